@@ -1,0 +1,163 @@
+//! Command-line flags, declared with clap's derive API. No logic lives here:
+//! [`crate::options`] validates these raw values and turns them into settings.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Turn web access logs into rate limits people can trust.
+#[derive(Debug, Parser)]
+#[command(name = "rlctl", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure per-client traffic and recommend a limit.
+    Analyze(AnalyzeArgs),
+    /// Write a seeded synthetic access log (fixtures, demos, benchmarks).
+    Generate(GenerateArgs),
+}
+
+/// Flags shared by every command that reads access logs.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Input")]
+pub struct IngestArgs {
+    /// Access logs to read (plain, gzip or zstd; `-` for stdin), in any order.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Log format: auto, combined, common, json, or a literal nginx `log_format`
+    /// string such as '$msec $remote_addr "$request" $status'.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub log_format: String,
+
+    /// Read the `log_format` named by --log-format-name from this nginx config.
+    #[arg(long, value_name = "FILE", requires = "log_format_name")]
+    pub nginx_conf: Option<PathBuf>,
+
+    /// Name of the `log_format` to take from --nginx-conf (e.g. main).
+    #[arg(long, value_name = "NAME", requires = "nginx_conf")]
+    pub log_format_name: Option<String>,
+
+    /// JSON field mapping, e.g. time=ts,client=request.remote_ip,path=request.uri
+    /// (roles: time, client, method, path, status, user, xff, limit_req_status).
+    #[arg(long, value_name = "ROLE=PATH,...", value_delimiter = ',')]
+    pub field: Vec<String>,
+
+    /// Client key: ip, xff, user, field:NAME, or several joined with + (ip+user).
+    #[arg(long, value_name = "KEY", default_value = "ip")]
+    pub key: String,
+
+    /// Aggregate IPv4 client addresses into /N prefixes (e.g. 24).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=32))]
+    pub cidr4: Option<u8>,
+
+    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub cidr6: Option<u8>,
+
+    /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins;
+    /// applied before the automatic :id normalisation).
+    #[arg(long, value_name = "REGEX=NAME")]
+    pub route: Vec<String>,
+
+    /// Treat any malformed line as an error (exit 2) instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// No progress bar, no notes on stderr (errors are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Output formats of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned text for a terminal (the default when stdout is a terminal).
+    Table,
+    /// The stable JSON contract (the default when stdout is not a terminal).
+    Json,
+    /// Comma-separated rows.
+    Csv,
+    /// GitHub-flavoured Markdown.
+    Markdown,
+}
+
+/// Where and how to write a report.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+
+    /// Write the report to FILE instead of stdout (replaced atomically).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `rlctl analyze`.
+#[derive(Debug, Clone, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub ingest: IngestArgs,
+
+    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1m",
+        help_heading = "Analysis"
+    )]
+    pub window: String,
+
+    /// How many top clients to list.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        help_heading = "Analysis"
+    )]
+    pub top: usize,
+
+    /// Recommended limit = MULTIPLIER x per-window p99.9 (3 to 5 is sensible).
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 4.0,
+        help_heading = "Analysis"
+    )]
+    pub multiplier: f64,
+
+    /// Leave this client out of the basis of the recommendation (repeatable).
+    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
+    pub exclude: Vec<String>,
+
+    /// Algorithm named in the written policy.
+    #[arg(
+        long,
+        value_name = "ALGO",
+        default_value = "token-bucket",
+        help_heading = "Analysis"
+    )]
+    pub algo: String,
+
+    /// Write the recommendation as a TOML policy (read by simulate, report, export).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub write_policy: Option<PathBuf>,
+
+    /// Write per-(client, endpoint, window) counts as Parquet or CSV (by extension).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_counts: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `rlctl generate`.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {}

@@ -1,0 +1,5 @@
+//! One module per subcommand: each turns its arguments into settings, calls the
+//! library and writes the result.
+
+pub mod analyze;
+pub mod generate;

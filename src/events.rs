@@ -1,0 +1,300 @@
+//! The event table: every parsed request as one row of a few integer columns,
+//! ordered by time (ties keep input order).
+//!
+//! Clients and endpoints are interned to dense `u32` ids so that statistics and
+//! simulation index plain vectors instead of hashing strings. This module owns the
+//! layout and the ordering guarantee; it knows nothing about log formats.
+
+use rustc_hash::FxHashMap;
+
+use crate::units::Millis;
+
+/// Dense id of an interned string (a client key or an endpoint).
+pub type Id = u32;
+
+/// Maps strings to dense ids and back.
+#[derive(Debug, Default, Clone)]
+pub struct Interner {
+    ids: FxHashMap<Box<str>, Id>,
+    names: Vec<Box<str>>,
+}
+
+impl Interner {
+    /// The id of `name`, adding it when new.
+    pub fn intern(&mut self, name: &str) -> Id {
+        if let Some(&id) = self.ids.get(name) {
+            return id;
+        }
+        let id = Id::try_from(self.names.len()).expect("more than 4 billion distinct names");
+        let boxed: Box<str> = name.into();
+        self.names.push(boxed.clone());
+        self.ids.insert(boxed, id);
+        id
+    }
+
+    /// The id of `name` if it was interned.
+    pub fn get(&self, name: &str) -> Option<Id> {
+        self.ids.get(name).copied()
+    }
+
+    /// The name behind `id`.
+    pub fn name(&self, id: Id) -> &str {
+        &self.names[id as usize]
+    }
+
+    /// How many distinct names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when nothing was interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+
+    /// All names in id order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|n| &**n)
+    }
+}
+
+/// A limiter decision recorded in the log itself (status 429/503 or nginx `$limit_req_status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Logged {
+    /// Nothing in the line says whether a limiter acted.
+    Unknown,
+    /// `$limit_req_status` PASSED, or a status other than 429/503.
+    Passed,
+    /// `$limit_req_status` DELAYED (admitted after a wait).
+    Delayed,
+    /// `$limit_req_status` REJECTED, or status 429/503 when no limiter field is logged.
+    Rejected,
+    /// `$limit_req_status` DELAYED_DRY_RUN.
+    DelayedDryRun,
+    /// `$limit_req_status` REJECTED_DRY_RUN.
+    RejectedDryRun,
+}
+
+impl Logged {
+    /// Parses nginx's `$limit_req_status` values; `-` and empty mean unknown.
+    pub fn from_limit_req_status(value: &[u8]) -> Logged {
+        match value {
+            b"PASSED" => Logged::Passed,
+            b"DELAYED" => Logged::Delayed,
+            b"REJECTED" => Logged::Rejected,
+            b"DELAYED_DRY_RUN" => Logged::DelayedDryRun,
+            b"REJECTED_DRY_RUN" => Logged::RejectedDryRun,
+            _ => Logged::Unknown,
+        }
+    }
+
+    /// Whether the real limiter admitted the request (dry-run rejections count as
+    /// what the limiter *would* have done: rejected).
+    pub fn admitted(self) -> Option<bool> {
+        match self {
+            Logged::Unknown => None,
+            Logged::Passed | Logged::Delayed | Logged::DelayedDryRun => Some(true),
+            Logged::Rejected | Logged::RejectedDryRun => Some(false),
+        }
+    }
+}
+
+/// How precise the timestamps of an input are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Resolution {
+    /// Every timestamp was a whole second (`$time_local`, `%t`).
+    Second,
+    /// At least one timestamp carried a fraction of a second (`$msec`, ISO 8601 with fraction, epoch floats).
+    Millisecond,
+}
+
+/// One parsed request, before it lands in the table.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Event {
+    pub ts: Millis,
+    pub client: Id,
+    pub endpoint: Id,
+    pub status: u16,
+    pub logged: Logged,
+}
+
+/// Columnar storage of all events, time-ordered once [`EventTable::sort_by_time`] ran.
+#[derive(Debug, Default, Clone)]
+pub struct EventTable {
+    pub ts: Vec<Millis>,
+    pub client: Vec<Id>,
+    pub endpoint: Vec<Id>,
+    pub status: Vec<u16>,
+    /// Limiter decisions read from the log ([`Logged::Unknown`] where a line had none).
+    pub logged: Vec<Logged>,
+    pub clients: Interner,
+    pub endpoints: Interner,
+}
+
+impl EventTable {
+    /// Number of events.
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    /// True when there are no events.
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+
+    /// Appends one event (ids must come from this table's interners).
+    pub fn push(&mut self, e: Event) {
+        self.logged.push(e.logged);
+        self.ts.push(e.ts);
+        self.client.push(e.client);
+        self.endpoint.push(e.endpoint);
+        self.status.push(e.status);
+    }
+
+    /// True when at least one line recorded a limiter decision.
+    pub fn has_logged_decisions(&self) -> bool {
+        self.logged.iter().any(|&l| l != Logged::Unknown)
+    }
+
+    /// The event at row `i`.
+    pub fn get(&self, i: usize) -> Event {
+        Event {
+            ts: self.ts[i],
+            client: self.client[i],
+            endpoint: self.endpoint[i],
+            status: self.status[i],
+            logged: self.logged[i],
+        }
+    }
+
+    /// Orders rows by time; rows with equal times keep their input order.
+    pub fn sort_by_time(&mut self) {
+        if self.ts.is_sorted() {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.ts.len() as u32).collect();
+        order.sort_by_key(|&i| self.ts[i as usize]); // stable
+        self.ts = permute(&self.ts, &order);
+        self.client = permute(&self.client, &order);
+        self.endpoint = permute(&self.endpoint, &order);
+        self.status = permute(&self.status, &order);
+        self.logged = permute(&self.logged, &order);
+    }
+
+    /// Time of the first and last event.
+    pub fn span(&self) -> Option<(Millis, Millis)> {
+        Some((*self.ts.first()?, *self.ts.last()?))
+    }
+
+    /// Row indices grouped by client, each group in time order.
+    /// `offsets[c]..offsets[c + 1]` indexes `rows` for client `c`.
+    pub fn rows_by_client(&self) -> ClientGroups {
+        group_rows(&self.client, self.clients.len())
+    }
+}
+
+/// Rows grouped by a dense key (a counting sort, so each group keeps time order).
+#[derive(Debug, Clone)]
+pub struct ClientGroups {
+    pub offsets: Vec<usize>,
+    pub rows: Vec<u32>,
+}
+
+impl ClientGroups {
+    /// The rows of group `c`.
+    pub fn rows(&self, c: usize) -> &[u32] {
+        &self.rows[self.offsets[c]..self.offsets[c + 1]]
+    }
+
+    /// Number of groups.
+    pub fn len(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// True when there are no groups.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Counting sort of row indices by `keys` (values below `groups`).
+pub fn group_rows(keys: &[Id], groups: usize) -> ClientGroups {
+    let mut offsets = vec![0usize; groups + 1];
+    for &k in keys {
+        offsets[k as usize + 1] += 1;
+    }
+    for i in 0..groups {
+        offsets[i + 1] += offsets[i];
+    }
+    let mut next = offsets.clone();
+    let mut rows = vec![0u32; keys.len()];
+    for (i, &k) in keys.iter().enumerate() {
+        let slot = &mut next[k as usize];
+        rows[*slot] = i as u32;
+        *slot += 1;
+    }
+    ClientGroups { offsets, rows }
+}
+
+fn permute<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
+    order.iter().map(|&i| values[i as usize]).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(ts: Millis, client: Id) -> Event {
+        Event {
+            ts,
+            client,
+            endpoint: 0,
+            status: 200,
+            logged: Logged::Unknown,
+        }
+    }
+
+    #[test]
+    fn sorting_is_stable_for_equal_times() {
+        let mut t = EventTable::default();
+        for (ts, c) in [(5, 0), (1, 1), (5, 2), (1, 3), (3, 4)] {
+            t.push(event(ts, c));
+        }
+        t.sort_by_time();
+        assert_eq!(t.ts, vec![1, 1, 3, 5, 5]);
+        assert_eq!(t.client, vec![1, 3, 4, 0, 2]);
+    }
+
+    #[test]
+    fn logged_decisions_are_detected() {
+        let mut t = EventTable::default();
+        t.push(event(1, 0));
+        assert!(!t.has_logged_decisions());
+        t.push(Event {
+            logged: Logged::Rejected,
+            ..event(2, 0)
+        });
+        assert!(t.has_logged_decisions());
+        assert_eq!(t.get(1).logged, Logged::Rejected);
+    }
+
+    #[test]
+    fn groups_keep_time_order() {
+        let g = group_rows(&[1, 0, 1, 2, 0], 3);
+        assert_eq!(g.rows(0), &[1, 4]);
+        assert_eq!(g.rows(1), &[0, 2]);
+        assert_eq!(g.rows(2), &[3]);
+    }
+
+    #[test]
+    fn interner_round_trips() {
+        let mut i = Interner::default();
+        assert_eq!(i.intern("a"), 0);
+        assert_eq!(i.intern("b"), 1);
+        assert_eq!(i.intern("a"), 0);
+        assert_eq!(i.name(1), "b");
+        assert_eq!(i.get("c"), None);
+    }
+}

@@ -1,0 +1,55 @@
+//! rlctl turns web access logs into rate limits people can trust.
+//!
+//! The library is what the binary, the tests and the benchmarks call:
+//! [`ingest`] reads logs into an [`events::EventTable`], [`stats`] measures it,
+//! [`recommend`] proposes limits, [`simulate`] replays traffic through limiters,
+//! and [`output`] renders results. Each subcommand lives in [`cmd`].
+
+pub mod cli;
+pub mod cmd;
+pub mod events;
+pub mod ingest;
+pub mod options;
+pub mod output;
+pub mod policy;
+pub mod recommend;
+pub mod stats;
+pub mod units;
+
+use std::process::ExitCode;
+
+/// How a successful run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Everything ran and every gate (if any) passed: exit 0.
+    Success,
+    /// A CI gate failed: exit 1.
+    GateFailed,
+}
+
+impl Outcome {
+    /// The process exit code for this outcome.
+    pub fn exit_code(self) -> ExitCode {
+        match self {
+            Outcome::Success => ExitCode::SUCCESS,
+            Outcome::GateFailed => ExitCode::from(1),
+        }
+    }
+}
+
+/// Runs one parsed command line.
+pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
+    match cli.command {
+        cli::Command::Analyze(args) => cmd::analyze::run(args),
+        cli::Command::Generate(args) => cmd::generate::run(args),
+    }
+}
+
+/// True when the error chain ends in a closed pipe (`rlctl analyze big.log | head`).
+pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,21 @@
+//! The `rlctl` binary: parse the command line, run the library, map the outcome
+//! to an exit code (0 ok, 1 a gate failed, 2 usage or input error).
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = rlctl::cli::Cli::parse();
+    match rlctl::run(cli) {
+        Ok(outcome) => outcome.exit_code(),
+        Err(err) if rlctl::is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!(
+                "rlctl: error: {}",
+                rlctl::output::escape::terminal(&format!("{err:#}"))
+            );
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,143 @@
+//! Escaping of log-derived text for each place it is shown. Log content is
+//! written by strangers (paths, user agents, headers): nothing from a log reaches
+//! a terminal, a table cell, a spreadsheet or a browser unescaped.
+
+use std::borrow::Cow;
+use std::fmt::Write;
+
+/// For terminals and plain text: control characters (C0, DEL, C1, including ESC
+/// of `\x1b[2J` and OSC 8 links) become visible `\x..` / `\u{..}` escapes; a
+/// backslash is doubled so the escaping cannot be forged.
+pub fn terminal(text: &str) -> Cow<'_, str> {
+    if !text
+        .chars()
+        .any(|c| c.is_control() || c == '\\' || is_bidi_control(c))
+    {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x80 && c.is_control() => {
+                let _ = write!(out, "\\x{:02x}", c as u32);
+            }
+            c if c.is_control() || is_bidi_control(c) => {
+                let _ = write!(out, "\\u{{{:x}}}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Unicode bidirectional overrides can reorder what a reader sees ("Trojan Source").
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+}
+
+/// For a Markdown table cell: terminal escaping, then characters Markdown would
+/// interpret (`|`, backticks, `*`, `_`, `<`, `>`, `[`, `]`...) are backslash- or
+/// entity-escaped so a cell cannot break the table, inject HTML or a link.
+pub fn markdown(text: &str) -> String {
+    let safe = terminal(text);
+    let mut out = String::with_capacity(safe.len() + 8);
+    for c in safe.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '!' | '(' | ')' | '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// For HTML text and attribute values.
+pub fn html(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '&' => out.push_str("&amp;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c if c.is_control() && c != '\n' && c != '\t' => {
+                let _ = write!(out, "&#xfffd;");
+            }
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// For a CSV cell that a spreadsheet may open: a cell starting with `=`, `+`,
+/// `-`, `@`, tab or carriage return is prefixed with `'` so it is not run as a
+/// formula (OWASP's advice). Quoting is left to the CSV writer.
+pub fn csv_cell(text: &str) -> Cow<'_, str> {
+    match text.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') if !is_plain_number(text) => {
+            Cow::Owned(format!("'{text}"))
+        }
+        _ => Cow::Borrowed(text),
+    }
+}
+
+/// Negative numbers such as `-5` are data, not formulas.
+fn is_plain_number(text: &str) -> bool {
+    text.parse::<f64>().is_ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_control_sequences() {
+        assert_eq!(terminal("/a\x1b[2J"), "/a\\x1b[2J");
+        assert_eq!(terminal("plain"), "plain");
+        assert_eq!(terminal("a\\x1b"), "a\\\\x1b");
+        assert_eq!(
+            terminal("\x1b]8;;http://x\x07link"),
+            "\\x1b]8;;http://x\\x07link"
+        );
+        assert_eq!(terminal("\u{9b}31m"), "\\u{9b}31m");
+        assert_eq!(terminal("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(terminal("nul\0"), "nul\\x00");
+    }
+
+    #[test]
+    fn markdown_cells_cannot_break_tables_or_inject() {
+        assert_eq!(markdown("a|b"), "a\\|b");
+        assert_eq!(markdown("<script>"), "&lt;script&gt;");
+        assert_eq!(markdown("`x`"), "\\`x\\`");
+        assert_eq!(markdown("[l](http://e)"), "\\[l\\]\\(http://e\\)");
+    }
+
+    #[test]
+    fn html_is_inert() {
+        assert_eq!(
+            html("<script>alert('x')</script>"),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
+        );
+        assert_eq!(html("\x1b[2J"), "&#xfffd;[2J");
+    }
+
+    #[test]
+    fn csv_formula_prefixes_are_neutralised() {
+        assert_eq!(csv_cell("=1+1"), "'=1+1");
+        assert_eq!(csv_cell("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_cell("+cmd"), "'+cmd");
+        assert_eq!(csv_cell("-2+3"), "'-2+3");
+        assert_eq!(csv_cell("-5"), "-5");
+        assert_eq!(csv_cell("/api"), "/api");
+    }
+}

@@ -1,0 +1,183 @@
+//! Time units and the two small value syntaxes every command shares:
+//! durations (`10s`, `1m`, `5m`, `1h`) and limits (`600/1m`, `10r/s`, `5000/1h`).
+//!
+//! Parsing lives here so the options layer, the policy file and the tests all
+//! agree on one grammar. Nothing here touches I/O.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A point in time: milliseconds since the Unix epoch (UTC).
+pub type Millis = i64;
+
+/// Milliseconds in one second.
+pub const MS_PER_SEC: i64 = 1000;
+
+/// Why a duration or limit did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("invalid duration `{0}`: expected a number and a unit, e.g. 1s, 10s, 1m, 5m, 1h")]
+    Duration(String),
+    #[error(
+        "invalid limit `{0}`: expected REQUESTS/WINDOW, e.g. 600/1m, 10/s, 10r/s, 10r/m, 5000/1h"
+    )]
+    Limit(String),
+}
+
+/// A span of time in whole seconds (windows and limit periods are never sub-second).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Window {
+    secs: u32,
+}
+
+impl Window {
+    /// A window of `secs` seconds; `None` when zero.
+    pub fn from_secs(secs: u32) -> Option<Self> {
+        (secs > 0).then_some(Window { secs })
+    }
+
+    /// Length in seconds.
+    pub fn secs(self) -> u32 {
+        self.secs
+    }
+
+    /// Length in milliseconds.
+    pub fn millis(self) -> i64 {
+        i64::from(self.secs) * MS_PER_SEC
+    }
+
+    /// The epoch-aligned index of the window holding `t`: floor(t / W).
+    pub fn index(self, t: Millis) -> i64 {
+        t.div_euclid(self.millis())
+    }
+}
+
+impl fmt::Display for Window {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.secs;
+        if s % 3600 == 0 {
+            write!(f, "{}h", s / 3600)
+        } else if s % 60 == 0 {
+            write!(f, "{}m", s / 60)
+        } else {
+            write!(f, "{s}s")
+        }
+    }
+}
+
+impl FromStr for Window {
+    type Err = UnitError;
+
+    /// `1s`, `10s`, `1m`, `5m`, `1h`, `1d`; a bare unit (`s`, `m`) means one of it;
+    /// `sec`, `min`, `hour` spellings are accepted too.
+    fn from_str(text: &str) -> Result<Self, UnitError> {
+        let err = || UnitError::Duration(text.to_string());
+        let t = text.trim();
+        let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+        let (digits, unit) = t.split_at(split);
+        let n: u64 = if digits.is_empty() {
+            1
+        } else {
+            digits.parse().map_err(|_| err())?
+        };
+        let scale: u64 = match unit.trim() {
+            "s" | "sec" | "secs" | "second" | "seconds" => 1,
+            "m" | "min" | "mins" | "minute" | "minutes" => 60,
+            "h" | "hour" | "hours" => 3600,
+            "d" | "day" | "days" => 86_400,
+            _ => return Err(err()),
+        };
+        let secs = n
+            .checked_mul(scale)
+            .filter(|&s| s > 0 && s <= u64::from(u32::MAX));
+        secs.map(|s| Window { secs: s as u32 }).ok_or_else(err)
+    }
+}
+
+/// A rate limit: at most `requests` per `window`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Limit {
+    /// L: requests allowed per window.
+    pub requests: u64,
+    /// W: the window.
+    pub window: Window,
+}
+
+impl Limit {
+    /// Average admitted rate in requests per second (L / W).
+    pub fn per_second(self) -> f64 {
+        self.requests as f64 / f64::from(self.window.secs())
+    }
+}
+
+impl fmt::Display for Limit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.requests, self.window)
+    }
+}
+
+impl FromStr for Limit {
+    type Err = UnitError;
+
+    /// `600/1m`, `10/s`, `10r/s`, `10r/m` (nginx style), `5000/1h`.
+    fn from_str(text: &str) -> Result<Self, UnitError> {
+        let err = || UnitError::Limit(text.to_string());
+        let (count, period) = text.trim().split_once('/').ok_or_else(err)?;
+        let count = count.trim();
+        let count = count.strip_suffix('r').unwrap_or(count);
+        let requests: u64 = count.parse().map_err(|_| err())?;
+        if requests == 0 {
+            return Err(err());
+        }
+        let window: Window = period.parse().map_err(|_| err())?;
+        Ok(Limit { requests, window })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_parse() {
+        let secs = |s: &str| s.parse::<Window>().map(Window::secs);
+        assert_eq!(secs("1s"), Ok(1));
+        assert_eq!(secs("10s"), Ok(10));
+        assert_eq!(secs("1m"), Ok(60));
+        assert_eq!(secs("5m"), Ok(300));
+        assert_eq!(secs("1h"), Ok(3600));
+        assert_eq!(secs("m"), Ok(60));
+        assert!(secs("0s").is_err());
+        assert!(secs("").is_err());
+        assert!(secs("10").is_err());
+        assert!(secs("1w").is_err());
+        assert!(secs("99999999999h").is_err());
+        assert!(secs("-1s").is_err());
+    }
+
+    #[test]
+    fn limits_parse_in_every_spelling() {
+        let lim = |s: &str| s.parse::<Limit>().map(|l| (l.requests, l.window.secs()));
+        assert_eq!(lim("600/1m"), Ok((600, 60)));
+        assert_eq!(lim("10/s"), Ok((10, 1)));
+        assert_eq!(lim("10r/s"), Ok((10, 1)));
+        assert_eq!(lim("10r/m"), Ok((10, 60)));
+        assert_eq!(lim("5000/1h"), Ok((5000, 3600)));
+        assert!(lim("0/1m").is_err());
+        assert!(lim("600").is_err());
+        assert!(lim("x/1m").is_err());
+        assert!(lim("10/0s").is_err());
+    }
+
+    #[test]
+    fn windows_are_epoch_aligned_and_display_compactly() {
+        let w: Window = "1m".parse().unwrap();
+        assert_eq!(w.index(0), 0);
+        assert_eq!(w.index(59_999), 0);
+        assert_eq!(w.index(60_000), 1);
+        assert_eq!(w.index(-1), -1);
+        assert_eq!(w.to_string(), "1m");
+        assert_eq!(Window::from_secs(90).unwrap().to_string(), "90s");
+        assert_eq!("600/1m".parse::<Limit>().unwrap().to_string(), "600/1m");
+    }
+}
