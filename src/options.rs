@@ -1,1 +1,107 @@
-//! TODO
+//! The options layer: raw command-line values ([`crate::cli`]) validated and
+//! turned into settings the library runs on. Every check a user can fail lives
+//! here, with a message that says what to type instead.
+
+use std::io::IsTerminal;
+
+use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
+use crate::ingest::endpoint::RouteRule;
+use crate::ingest::key::KeySpec;
+use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
+
+/// Turns the shared ingestion flags into [`ingest::Settings`].
+pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
+    let format = match (&args.nginx_conf, &args.log_format_name) {
+        (Some(conf), Some(name)) => {
+            let text = std::fs::read_to_string(conf)
+                .map_err(|source| IngestError::Open { file: conf.display().to_string(), source })?;
+            let found = nginx_conf::find_log_format(&text, name)?;
+            FormatChoice::LogFormat(found.format)
+        }
+        _ => format_choice(&args.log_format),
+    };
+    let json_fields = args
+        .field
+        .iter()
+        .map(|pair| {
+            pair.split_once('=')
+                .map(|(r, p)| (r.trim().to_string(), p.trim().to_string()))
+                .filter(|(r, p)| !r.is_empty() && !p.is_empty())
+                .ok_or_else(|| IngestError::Usage(format!("--field `{pair}`: expected ROLE=PATH, e.g. time=ts")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if !json_fields.is_empty() && !matches!(format, FormatChoice::Json | FormatChoice::Auto) {
+        return Err(IngestError::Usage("--field maps JSON fields; it needs --log-format json (or auto)".into()));
+    }
+    let format = if json_fields.is_empty() { format } else { FormatChoice::Json };
+    Ok(ingest::Settings {
+        inputs: args.files.clone(),
+        format,
+        json_fields,
+        key: KeySpec::parse(&args.key, args.cidr4, args.cidr6)?,
+        routes: args.route.iter().map(|r| RouteRule::parse(r)).collect::<Result<_, _>>()?,
+        strict: args.strict,
+        progress: !args.quiet && std::io::stderr().is_terminal(),
+    })
+}
+
+/// `--log-format` text to a format choice: a known name, else a literal `log_format`.
+pub fn format_choice(text: &str) -> FormatChoice {
+    match text.trim() {
+        "auto" => FormatChoice::Auto,
+        "combined" | "main" => FormatChoice::Combined,
+        "common" | "clf" => FormatChoice::Common,
+        "json" | "jsonl" => FormatChoice::Json,
+        literal => FormatChoice::LogFormat(literal.to_string()),
+    }
+}
+
+/// The output format: as asked, else a table on a terminal and JSON in a pipe or file.
+pub fn output_format(args: &OutputArgs) -> OutputFormat {
+    args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
+        OutputFormat::Table
+    } else {
+        OutputFormat::Json
+    })
+}
+
+/// Whether terminal output may use colour (a terminal, and `NO_COLOR` unset).
+pub fn use_colour(args: &OutputArgs) -> bool {
+    args.output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn settings(extra: &[&str]) -> Result<ingest::Settings, IngestError> {
+        let mut argv = vec!["rlctl", "analyze", "x.log"];
+        argv.extend(extra);
+        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        match cli.command {
+            crate::cli::Command::Analyze(a) => ingest_settings(&a.ingest),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn format_names_and_literals() {
+        assert_eq!(format_choice("combined"), FormatChoice::Combined);
+        assert_eq!(format_choice("$msec $remote_addr"), FormatChoice::LogFormat("$msec $remote_addr".into()));
+    }
+
+    #[test]
+    fn field_mapping_implies_json_and_is_validated() {
+        assert_eq!(settings(&["--field", "time=ts,client=who"]).unwrap().format, FormatChoice::Json);
+        assert!(settings(&["--field", "time"]).is_err());
+        assert!(settings(&["--log-format", "combined", "--field", "time=ts"]).is_err());
+    }
+
+    #[test]
+    fn bad_keys_and_routes_are_usage_errors() {
+        assert!(settings(&["--key", "ip+nope"]).is_err());
+        assert!(settings(&["--route", "([=x"]).is_err());
+        assert!(settings(&["--nginx-conf", "/nonexistent/nginx.conf", "--log-format-name", "main"]).is_err());
+    }
+}

@@ -1,1 +1,109 @@
-//! TODO
+//! Ingestion: access logs in, one time-ordered [`EventTable`] out.
+//!
+//! Inputs are opened and decompressed ([`source`]), split into chunks of whole
+//! lines ([`lines`]) on a reader thread, parsed in parallel ([`chunk`]) by the
+//! parser of their format ([`combined`], [`log_format`], [`json`], chosen by
+//! [`detect`] for `auto`), and merged in input order. Every line is accounted
+//! for: `lines = parsed + skipped`, with the reasons of the skipped ones.
+
+pub mod chunk;
+pub mod combined;
+pub mod detect;
+pub mod endpoint;
+pub mod json;
+pub mod key;
+pub mod lines;
+pub mod log_format;
+pub mod nginx_conf;
+pub mod record;
+pub mod source;
+pub mod time;
+
+mod merge;
+
+use std::io;
+use std::path::PathBuf;
+
+pub use merge::{FileReport, IngestReport};
+
+use crate::events::EventTable;
+use endpoint::RouteRule;
+use key::KeySpec;
+use record::LineParser;
+
+/// Errors that stop ingestion.
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    #[error("cannot open {file}: {source}")]
+    Open { file: String, source: io::Error },
+    #[error("cannot read {file} after line {line}: {source}{hint}")]
+    Read { file: String, line: u64, source: io::Error, hint: &'static str },
+    #[error("{0}")]
+    Format(String),
+    #[error("{0}")]
+    Usage(String),
+    #[error("unknown field `{field}` for the {format} format (known: {known})")]
+    UnknownField { field: String, format: String, known: String },
+    #[error(
+        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, or the nginx log_format string"
+    )]
+    Detect { file: String, first_line: String },
+    #[error("{file}:{line}: {reason} (--strict stops at the first bad line; drop --strict to skip and count such lines)")]
+    Strict { file: String, line: u64, reason: record::SkipReason },
+}
+
+/// The log format asked for with `--log-format`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormatChoice {
+    /// Detect per input from its first lines.
+    Auto,
+    Combined,
+    Common,
+    /// JSON lines with `ROLE=PATH` overrides.
+    Json,
+    /// A literal nginx `log_format` string.
+    LogFormat(String),
+}
+
+/// Everything ingestion needs, validated.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub inputs: Vec<PathBuf>,
+    pub format: FormatChoice,
+    /// `--field ROLE=PATH` pairs for JSON.
+    pub json_fields: Vec<(String, String)>,
+    pub key: KeySpec,
+    pub routes: Vec<RouteRule>,
+    pub strict: bool,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+/// The result of ingestion.
+#[derive(Debug)]
+pub struct Ingested {
+    pub table: EventTable,
+    pub report: IngestReport,
+}
+
+/// Builds the parser for a known format.
+pub fn parser_for(format: &FormatChoice, settings: &Settings) -> Result<Box<dyn LineParser>, IngestError> {
+    let extra = &settings.key.fields;
+    Ok(match format {
+        FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => Box::new(combined::CombinedParser::new(extra)?),
+        FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
+        FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),
+    })
+}
+
+/// Reads every input of `settings` into one time-ordered table.
+pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
+    if let FormatChoice::LogFormat(_) | FormatChoice::Json = settings.format {
+        parser_for(&settings.format, settings)?; // report format errors before opening files
+    }
+    let mut merger = merge::Merger::new(settings);
+    for path in &settings.inputs {
+        merger.read_input(path)?;
+    }
+    Ok(merger.finish())
+}

@@ -1,1 +1,234 @@
-//! TODO
+//! Traffic statistics: per-client request counts per window and per second,
+//! overall and per endpoint, top clients, and the 429/503 answers already in the
+//! log. Definitions (they are part of the contract; the README repeats them):
+//!
+//! - **per_window**: one sample per (client, window) pair with at least one
+//!   request; windows are epoch-aligned, t belongs to floor(t / W).
+//! - **per_second**: the same with W = 1 s.
+//! - **client_peak_second**: one sample per client, its largest count in any one second.
+//!
+//! Quantiles are nearest-rank ([`quantiles`]).
+
+pub mod counting;
+pub mod quantiles;
+
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+
+use crate::events::{EventTable, Id};
+use crate::units::{Millis, Window};
+use counting::{KeyCounts, ScopeDistributions};
+use quantiles::{CountDistribution, Quantiles};
+
+/// What to compute.
+#[derive(Debug, Clone)]
+pub struct StatsSettings {
+    pub window: Window,
+    /// How many top clients to list.
+    pub top: usize,
+    /// Clients left out of every figure (`--exclude`).
+    pub exclude: Vec<String>,
+    /// Keep the per-(client, endpoint, window) counts for export.
+    pub keep_counts: bool,
+}
+
+/// One client's totals and peaks within a scope.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ClientPeak {
+    pub client: Id,
+    pub requests: u64,
+    pub peak_window: u64,
+    pub peak_second: u64,
+}
+
+/// The figures of one scope (all traffic, or one endpoint).
+#[derive(Debug, Clone, Serialize)]
+pub struct ScopeStats {
+    pub requests: u64,
+    pub clients: u64,
+    pub per_window: Quantiles,
+    pub per_second: Quantiles,
+    pub client_peak_second: Quantiles,
+    #[serde(skip)]
+    pub distributions: ScopeDistributions,
+    #[serde(skip)]
+    pub peak_seconds: CountDistribution,
+    /// Every client of the scope with its peaks, in client-id order.
+    #[serde(skip)]
+    pub peaks: Vec<ClientPeak>,
+}
+
+impl ScopeStats {
+    fn new(distributions: ScopeDistributions, peaks: Vec<ClientPeak>) -> Self {
+        let mut peak_seconds = CountDistribution::default();
+        peaks.iter().for_each(|p| peak_seconds.record(p.peak_second));
+        ScopeStats {
+            requests: peaks.iter().map(|p| p.requests).sum(),
+            clients: peaks.len() as u64,
+            per_window: distributions.per_window.quantiles(),
+            per_second: distributions.per_second.quantiles(),
+            client_peak_second: peak_seconds.quantiles(),
+            distributions,
+            peak_seconds,
+            peaks,
+        }
+    }
+}
+
+/// Figures for one endpoint.
+#[derive(Debug, Clone, Serialize)]
+pub struct EndpointStats {
+    pub endpoint: String,
+    #[serde(flatten)]
+    pub stats: ScopeStats,
+}
+
+/// 429 and 503 answers already in the log.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct StatusSummary {
+    pub status_429: u64,
+    pub status_503: u64,
+    /// Clients that received them, most first: (client, 429s, 503s).
+    pub clients: Vec<StatusClient>,
+}
+
+/// One client's 429/503 answers.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatusClient {
+    pub client: String,
+    pub status_429: u64,
+    pub status_503: u64,
+}
+
+/// Per-(client, endpoint, window) counts, kept for `--export-counts`.
+#[derive(Debug, Clone, Default)]
+pub struct CountRows {
+    pub client: Vec<Id>,
+    pub endpoint: Vec<Id>,
+    /// Window start, ms since the epoch.
+    pub window_start: Vec<Millis>,
+    pub count: Vec<u64>,
+}
+
+/// Everything `rlctl analyze` measures.
+#[derive(Debug, Clone)]
+pub struct Analysis {
+    pub window: Window,
+    pub overall: ScopeStats,
+    /// Endpoints by requests, most first.
+    pub endpoints: Vec<EndpointStats>,
+    pub status: StatusSummary,
+    /// Excluded clients that were found in the log.
+    pub excluded: Vec<String>,
+    /// Excluded clients that never appeared (probably a typo).
+    pub excluded_unknown: Vec<String>,
+    pub counts: Option<CountRows>,
+}
+
+/// Computes every figure in one pass over the time-ordered table.
+pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
+    let window = settings.window;
+    let mut excluded = vec![false; table.clients.len()];
+    let (mut found, mut unknown) = (Vec::new(), Vec::new());
+    for name in &settings.exclude {
+        match table.clients.get(name) {
+            Some(id) => {
+                excluded[id as usize] = true;
+                found.push(name.clone());
+            }
+            None => unknown.push(name.clone()),
+        }
+    }
+    let mut per_client = vec![KeyCounts::default(); table.clients.len()];
+    let mut overall = ScopeDistributions::default();
+    let mut pair_index: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut pairs: Vec<(Id, Id, KeyCounts)> = Vec::new();
+    let mut per_endpoint = vec![ScopeDistributions::default(); table.endpoints.len()];
+    let mut counts = settings.keep_counts.then(CountRows::default);
+    let mut status: FxHashMap<Id, (u64, u64)> = FxHashMap::default();
+    let mut ignore = |_| {};
+    for i in 0..table.len() {
+        let (t, c, e) = (table.ts[i], table.client[i], table.endpoint[i]);
+        if excluded[c as usize] {
+            continue;
+        }
+        per_client[c as usize].add(t, window, &mut overall, &mut ignore);
+        let slot = *pair_index.entry(u64::from(c) << 32 | u64::from(e)).or_insert_with(|| {
+            pairs.push((c, e, KeyCounts::default()));
+            (pairs.len() - 1) as u32
+        });
+        let pair = &mut pairs[slot as usize];
+        pair.2.add(t, window, &mut per_endpoint[e as usize], &mut |closed| push_count(&mut counts, c, e, closed, window));
+        match table.status[i] {
+            429 => status.entry(c).or_default().0 += 1,
+            503 => status.entry(c).or_default().1 += 1,
+            _ => {}
+        }
+    }
+    let peaks: Vec<ClientPeak> = per_client
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, k)| k.requests > 0)
+        .map(|(c, k)| {
+            k.finish(&mut overall, &mut ignore);
+            ClientPeak { client: c as Id, requests: k.requests, peak_window: k.peak_window, peak_second: k.peak_second }
+        })
+        .collect();
+    let mut endpoint_peaks: Vec<Vec<ClientPeak>> = vec![Vec::new(); table.endpoints.len()];
+    for (c, e, k) in &mut pairs {
+        k.finish(&mut per_endpoint[*e as usize], &mut |closed| push_count(&mut counts, *c, *e, closed, window));
+        endpoint_peaks[*e as usize].push(ClientPeak { client: *c, requests: k.requests, peak_window: k.peak_window, peak_second: k.peak_second });
+    }
+    let mut endpoints: Vec<EndpointStats> = per_endpoint
+        .into_iter()
+        .zip(endpoint_peaks)
+        .enumerate()
+        .filter(|(_, (_, peaks))| !peaks.is_empty())
+        .map(|(e, (dist, mut peaks))| {
+            peaks.sort_by_key(|p| p.client);
+            EndpointStats { endpoint: table.endpoints.name(e as Id).to_string(), stats: ScopeStats::new(dist, peaks) }
+        })
+        .collect();
+    endpoints.sort_by(|a, b| b.stats.requests.cmp(&a.stats.requests).then_with(|| a.endpoint.cmp(&b.endpoint)));
+    Analysis {
+        window,
+        overall: ScopeStats::new(overall, peaks),
+        endpoints,
+        status: status_summary(table, status),
+        excluded: found,
+        excluded_unknown: unknown,
+        counts,
+    }
+}
+
+fn push_count(counts: &mut Option<CountRows>, client: Id, endpoint: Id, (w, n): (i64, u64), window: Window) {
+    if let Some(rows) = counts {
+        rows.client.push(client);
+        rows.endpoint.push(endpoint);
+        rows.window_start.push(w * window.millis());
+        rows.count.push(n);
+    }
+}
+
+fn status_summary(table: &EventTable, by_client: FxHashMap<Id, (u64, u64)>) -> StatusSummary {
+    let mut clients: Vec<StatusClient> = by_client
+        .into_iter()
+        .map(|(c, (a, b))| StatusClient { client: table.clients.name(c).to_string(), status_429: a, status_503: b })
+        .collect();
+    clients.sort_by(|a, b| (b.status_429 + b.status_503).cmp(&(a.status_429 + a.status_503)).then_with(|| a.client.cmp(&b.client)));
+    StatusSummary {
+        status_429: clients.iter().map(|c| c.status_429).sum(),
+        status_503: clients.iter().map(|c| c.status_503).sum(),
+        clients,
+    }
+}
+
+/// The `n` clients with the most requests (ties by name), from a scope's peaks.
+pub fn top_clients<'a>(table: &'a EventTable, stats: &ScopeStats, n: usize) -> Vec<(&'a str, ClientPeak)> {
+    let mut peaks: Vec<&ClientPeak> = stats.peaks.iter().collect();
+    peaks.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| table.clients.name(a.client).cmp(table.clients.name(b.client))));
+    peaks.into_iter().take(n).map(|p| (table.clients.name(p.client), *p)).collect()
+}
+
+#[cfg(test)]
+mod tests;

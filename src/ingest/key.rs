@@ -1,0 +1,180 @@
+//! The client key (`--key`): which fields identify "one client", and the
+//! optional aggregation of addresses into CIDR prefixes (`--cidr4`, `--cidr6`).
+
+use std::borrow::Cow;
+use std::fmt::Write;
+use std::net::IpAddr;
+
+use super::IngestError;
+use super::record::Record;
+
+/// One part of a client key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyPart {
+    /// The connecting address (the last address when a proxy list was logged there).
+    Ip,
+    /// The first address of X-Forwarded-For when logged, else the address.
+    Xff,
+    /// `$remote_user`.
+    User,
+    /// Any parsed field or JSON path; the index into `Record::extra`.
+    Field(usize),
+}
+
+/// A parsed `--key` with its CIDR settings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySpec {
+    pub parts: Vec<KeyPart>,
+    /// The `field:NAME` names, in the order of `KeyPart::Field` indices.
+    pub fields: Vec<String>,
+    pub cidr4: Option<u8>,
+    pub cidr6: Option<u8>,
+    /// The `--key` text as given, for messages and policies.
+    pub text: String,
+}
+
+impl KeySpec {
+    /// Parses `ip`, `xff`, `user`, `field:NAME`, or several joined with `+`.
+    pub fn parse(text: &str, cidr4: Option<u8>, cidr6: Option<u8>) -> Result<Self, IngestError> {
+        let mut parts = Vec::new();
+        let mut fields = Vec::new();
+        for part in text.split('+') {
+            parts.push(match part.trim() {
+                "ip" => KeyPart::Ip,
+                "xff" => KeyPart::Xff,
+                "user" => KeyPart::User,
+                other => match other.strip_prefix("field:").filter(|n| !n.is_empty()) {
+                    Some(name) => {
+                        fields.push(name.to_string());
+                        KeyPart::Field(fields.len() - 1)
+                    }
+                    None => {
+                        return Err(IngestError::Usage(format!(
+                            "--key {text}: unknown part `{other}` (use ip, xff, user, field:NAME, joined with +)"
+                        )));
+                    }
+                },
+            });
+        }
+        Ok(KeySpec { parts, fields, cidr4, cidr6, text: text.to_string() })
+    }
+
+    /// Writes the key of `record` into `out`; false when every part is missing.
+    pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
+        out.clear();
+        let mut any = false;
+        for (i, part) in self.parts.iter().enumerate() {
+            if i > 0 {
+                out.push('+');
+            }
+            let value: Cow<'_, str> = match part {
+                KeyPart::Ip => address_list(&record.addr).last().map(|a| self.aggregate(a)).unwrap_or_default(),
+                KeyPart::Xff => {
+                    let forwarded = address_list(&record.xff);
+                    match forwarded.first() {
+                        Some(first) => self.aggregate(first),
+                        None => address_list(&record.addr).first().map(|a| self.aggregate(a)).unwrap_or_default(),
+                    }
+                }
+                KeyPart::User => present(&record.user),
+                KeyPart::Field(f) => present(&record.extra[*f]),
+            };
+            any |= !value.is_empty() && value != "-";
+            out.push_str(if value.is_empty() { "-" } else { &value });
+        }
+        any
+    }
+
+    /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an IP stays as it is.
+    fn aggregate<'a>(&self, addr: &'a str) -> Cow<'a, str> {
+        if self.cidr4.is_none() && self.cidr6.is_none() {
+            return Cow::Borrowed(addr);
+        }
+        match addr.parse::<IpAddr>() {
+            Ok(IpAddr::V4(v4)) => match self.cidr4 {
+                Some(bits) => {
+                    let mask = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
+                    let net = std::net::Ipv4Addr::from(u32::from(v4) & mask);
+                    Cow::Owned(format!("{net}/{bits}"))
+                }
+                None => Cow::Borrowed(addr),
+            },
+            Ok(IpAddr::V6(v6)) => match self.cidr6 {
+                Some(bits) => {
+                    let mask = if bits == 0 { 0 } else { u128::MAX << (128 - u32::from(bits)) };
+                    let net = std::net::Ipv6Addr::from(u128::from(v6) & mask);
+                    let mut s = String::new();
+                    let _ = write!(s, "{net}/{bits}");
+                    Cow::Owned(s)
+                }
+                None => Cow::Borrowed(addr),
+            },
+            Err(_) => Cow::Borrowed(addr),
+        }
+    }
+}
+
+fn present(value: &[u8]) -> Cow<'_, str> {
+    String::from_utf8_lossy(value.trim_ascii())
+}
+
+/// The addresses in an address or X-Forwarded-For field: separated by commas,
+/// spaces or quotes; `-` and empty mean none.
+pub fn address_list(field: &[u8]) -> Vec<&str> {
+    let text = std::str::from_utf8(field).unwrap_or("");
+    text.split(|c: char| c == ',' || c == '"' || c.is_whitespace())
+        .filter(|a| !a.is_empty() && *a != "-")
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(spec: &str, cidr4: Option<u8>, cidr6: Option<u8>, addr: &str, xff: &str, user: &str) -> (String, bool) {
+        let spec = KeySpec::parse(spec, cidr4, cidr6).unwrap();
+        let mut r = Record::default();
+        r.clear(spec.fields.len());
+        r.addr = Cow::Owned(addr.as_bytes().to_vec());
+        r.xff = Cow::Owned(xff.as_bytes().to_vec());
+        r.user = Cow::Owned(user.as_bytes().to_vec());
+        for slot in &mut r.extra {
+            *slot = Cow::Owned(b"k-123".to_vec());
+        }
+        let mut out = String::new();
+        let ok = spec.build(&r, &mut out);
+        (out, ok)
+    }
+
+    #[test]
+    fn ip_takes_the_last_logged_address() {
+        assert_eq!(key("ip", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0, "127.0.0.1");
+        assert_eq!(key("ip", None, None, r#""10.5.102.222, 199.96.1.1" 10.2.1.185"#, "", "").0, "10.2.1.185");
+    }
+
+    #[test]
+    fn xff_takes_the_first_forwarded_address_else_the_address() {
+        assert_eq!(key("xff", None, None, "10.0.0.1", "203.0.113.9, 10.0.0.1", "").0, "203.0.113.9");
+        assert_eq!(key("xff", None, None, "10.0.0.1", "-", "").0, "10.0.0.1");
+        assert_eq!(key("xff", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0, "10.0.0.2");
+    }
+
+    #[test]
+    fn combined_keys_and_fields() {
+        assert_eq!(key("ip+user", None, None, "1.2.3.4", "", "alice"), ("1.2.3.4+alice".into(), true));
+        assert_eq!(key("user", None, None, "1.2.3.4", "", "-"), ("-".into(), false));
+        assert_eq!(key("field:api_key", None, None, "", "", "").0, "k-123");
+        assert!(KeySpec::parse("ip+bogus", None, None).is_err());
+        assert!(KeySpec::parse("field:", None, None).is_err());
+    }
+
+    #[test]
+    fn cidr_aggregation() {
+        assert_eq!(key("ip", Some(24), None, "192.0.2.77", "", "").0, "192.0.2.0/24");
+        assert_eq!(key("ip", Some(24), Some(64), "2001:db8:1:2:aaaa::1", "", "").0, "2001:db8:1:2::/64");
+        assert_eq!(key("ip", None, Some(64), "192.0.2.77", "", "").0, "192.0.2.77");
+        assert_eq!(key("ip", Some(0), None, "192.0.2.77", "", "").0, "0.0.0.0/0");
+        assert_eq!(key("ip", Some(24), None, "host.example", "", "").0, "host.example");
+        assert_eq!(key("ip", None, None, "", "", ""), ("-".into(), false));
+    }
+}

@@ -1,0 +1,168 @@
+//! Splitting a byte stream into chunks of whole lines, with line numbers.
+//!
+//! Chunks are large (megabytes) so that parsing can run on several threads.
+//! Memory never grows with line length: a line longer than [`MAX_LINE_BYTES`] is
+//! reported as a [`Piece::TooLong`] and its bytes are discarded as they stream by.
+
+use std::io::{self, Read};
+
+/// The longest line rlctl parses; longer lines are skipped and counted.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+
+/// Target size of a chunk.
+pub const CHUNK_BYTES: usize = 4 << 20;
+
+/// What the splitter yields.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Piece {
+    /// Whole lines; `first_line` is the 1-based number of the first.
+    Lines { data: Vec<u8>, first_line: u64, count: u64 },
+    /// One line too long to keep, at 1-based number `line`, of `len` bytes.
+    TooLong { line: u64, len: u64 },
+}
+
+/// Splits a reader into [`Piece`]s.
+pub struct Splitter<R> {
+    reader: R,
+    carry: Vec<u8>,
+    next_line: u64,
+    done: bool,
+    chunk_bytes: usize,
+}
+
+impl<R: Read> Splitter<R> {
+    /// A splitter with the default chunk size.
+    pub fn new(reader: R) -> Self {
+        Self::with_chunk_size(reader, CHUNK_BYTES)
+    }
+
+    /// A splitter with chunks of about `chunk_bytes` (at least `MAX_LINE_BYTES + 1` in practice).
+    pub fn with_chunk_size(reader: R, chunk_bytes: usize) -> Self {
+        Splitter { reader, carry: Vec::new(), next_line: 1, done: false, chunk_bytes }
+    }
+
+    /// Reads until the buffer holds `chunk_bytes` or the input ends; true at end of input.
+    fn fill(&mut self) -> io::Result<bool> {
+        let mut filled = self.carry.len();
+        self.carry.resize(self.chunk_bytes.max(filled + 1), 0);
+        while filled < self.carry.len() {
+            match self.reader.read(&mut self.carry[filled..]) {
+                Ok(0) => {
+                    self.carry.truncate(filled);
+                    return Ok(true);
+                }
+                Ok(n) => filled += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    self.carry.truncate(filled);
+                    return Err(e);
+                }
+            }
+        }
+        Ok(false)
+    }
+
+    /// Discards bytes up to and including the next newline; returns how many were dropped.
+    fn discard_line(&mut self) -> io::Result<u64> {
+        let mut dropped = 0u64;
+        loop {
+            if let Some(i) = memchr::memchr(b'\n', &self.carry) {
+                dropped += i as u64;
+                self.carry.drain(..=i);
+                return Ok(dropped);
+            }
+            dropped += self.carry.len() as u64;
+            self.carry.clear();
+            if self.fill()? {
+                dropped += self.carry.len() as u64;
+                self.carry.clear();
+                self.done = true;
+                return Ok(dropped);
+            }
+        }
+    }
+
+    fn take_lines(&mut self, end: usize) -> Piece {
+        let rest = self.carry.split_off(end);
+        let data = std::mem::replace(&mut self.carry, rest);
+        let newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
+        let count = newlines + u64::from(!data.ends_with(b"\n"));
+        let first_line = self.next_line;
+        self.next_line += count;
+        Piece::Lines { data, first_line, count }
+    }
+}
+
+impl<R: Read> Iterator for Splitter<R> {
+    type Item = io::Result<Piece>;
+
+    fn next(&mut self) -> Option<io::Result<Piece>> {
+        if self.done {
+            return None;
+        }
+        let at_end = match self.fill() {
+            Ok(end) => end,
+            Err(e) => {
+                self.done = true;
+                return Some(Err(e));
+            }
+        };
+        if at_end {
+            self.done = true;
+            return (!self.carry.is_empty()).then(|| Ok(self.take_lines(self.carry.len())));
+        }
+        match memchr::memrchr(b'\n', &self.carry) {
+            Some(i) => Some(Ok(self.take_lines(i + 1))),
+            None => {
+                let line = self.next_line;
+                self.next_line += 1;
+                Some(self.discard_line().map(|len| Piece::TooLong { line, len }))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(input: &[u8], chunk: usize) -> Vec<Piece> {
+        Splitter::with_chunk_size(input, chunk).map(Result::unwrap).collect()
+    }
+
+    #[test]
+    fn numbers_lines_across_chunks() {
+        let got = pieces(b"a\nbb\nccc\nd", 6);
+        assert_eq!(
+            got,
+            vec![
+                Piece::Lines { data: b"a\nbb\n".to_vec(), first_line: 1, count: 2 },
+                // the read that reaches the end takes the rest, final line without newline included
+                Piece::Lines { data: b"ccc\nd".to_vec(), first_line: 3, count: 2 },
+            ]
+        );
+    }
+
+    #[test]
+    fn overlong_lines_are_dropped_not_buffered() {
+        let mut input = b"ok\n".to_vec();
+        input.extend(std::iter::repeat_n(b'x', 50));
+        input.extend(b"\nafter\n");
+        let got = pieces(&input, 8);
+        assert_eq!(got[0], Piece::Lines { data: b"ok\n".to_vec(), first_line: 1, count: 1 });
+        assert_eq!(got[1], Piece::TooLong { line: 2, len: 50 });
+        assert_eq!(got[2], Piece::Lines { data: b"after\n".to_vec(), first_line: 3, count: 1 });
+    }
+
+    #[test]
+    fn empty_input_yields_nothing_and_trailing_newline_adds_no_line() {
+        assert!(pieces(b"", 8).is_empty());
+        assert_eq!(pieces(b"a\n", 8), vec![Piece::Lines { data: b"a\n".to_vec(), first_line: 1, count: 1 }]);
+    }
+
+    #[test]
+    fn overlong_last_line_without_newline() {
+        let input = vec![b'y'; 30];
+        assert_eq!(pieces(&input, 8), vec![Piece::TooLong { line: 1, len: 30 }]);
+    }
+}

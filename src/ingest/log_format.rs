@@ -1,0 +1,349 @@
+//! nginx `log_format` strings compiled to parsers.
+//!
+//! A format such as `'$msec $remote_addr "$request" $status'` becomes a list of
+//! literals and variables. Each variable's value runs up to the next occurrence of
+//! the literal that follows it, so matching is a handful of `memmem` searches per
+//! line. Two variables with nothing between them (`$a$b`) cannot be split that way;
+//! such formats fall back to a regular expression with lazy groups.
+
+use std::borrow::Cow;
+
+use memchr::memmem;
+use regex::bytes::Regex;
+
+use super::IngestError;
+use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
+use super::time::{self, ClfCache};
+
+/// What rlctl does with a variable's value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    TimeLocal,
+    TimeIso,
+    Msec,
+    Request,
+    Method,
+    RequestUri,
+    Uri,
+    Status,
+    Addr,
+    User,
+    Xff,
+    LimitReqStatus,
+    Other,
+}
+
+fn role_of(name: &str) -> Role {
+    match name {
+        "time_local" => Role::TimeLocal,
+        "time_iso8601" => Role::TimeIso,
+        "msec" => Role::Msec,
+        "request" => Role::Request,
+        "request_method" => Role::Method,
+        "request_uri" => Role::RequestUri,
+        "uri" | "document_uri" => Role::Uri,
+        "status" => Role::Status,
+        "remote_addr" | "realip_remote_addr" => Role::Addr,
+        "remote_user" => Role::User,
+        "http_x_forwarded_for" => Role::Xff,
+        "limit_req_status" => Role::LimitReqStatus,
+        _ => Role::Other,
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Token {
+    Literal(Vec<u8>),
+    Var(String),
+}
+
+/// Splits a format into literals and `$variables` (`${name}` also accepted).
+fn tokenize(format: &str) -> Vec<Token> {
+    let bytes = format.as_bytes();
+    let mut tokens = Vec::new();
+    let mut literal = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let is_name = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        if bytes[i] == b'$' {
+            let (start, end, skip) = if bytes.get(i + 1) == Some(&b'{') {
+                match bytes[i + 2..].iter().position(|&b| b == b'}') {
+                    Some(n) => (i + 2, i + 2 + n, 1),
+                    None => (i + 1, i + 1, 0),
+                }
+            } else {
+                let n = bytes[i + 1..].iter().take_while(|&&b| is_name(b)).count();
+                (i + 1, i + 1 + n, 0)
+            };
+            if end > start {
+                if !literal.is_empty() {
+                    tokens.push(Token::Literal(std::mem::take(&mut literal)));
+                }
+                tokens.push(Token::Var(format[start..end].to_string()));
+                i = end + skip;
+                continue;
+            }
+        }
+        literal.push(bytes[i]);
+        i += 1;
+    }
+    if !literal.is_empty() {
+        tokens.push(Token::Literal(literal));
+    }
+    tokens
+}
+
+/// How lines are matched against the format.
+#[derive(Debug, Clone)]
+enum Matcher {
+    /// Literal-delimited scanning (the fast path).
+    Scan(Vec<Token>),
+    /// A regex with one group per variable, for formats with adjacent variables.
+    Regex(Regex),
+}
+
+/// A parser compiled from an nginx `log_format` string.
+#[derive(Debug, Clone)]
+pub struct LogFormatParser {
+    format: String,
+    matcher: Matcher,
+    /// Role of each variable, in order of appearance.
+    roles: Vec<Role>,
+    /// For each `field:NAME` asked for, the index of its variable.
+    extra: Vec<usize>,
+    clock: ClfCache,
+}
+
+impl LogFormatParser {
+    /// Compiles `format`; `extra` names variables (without `$`) to capture for `field:NAME` keys.
+    pub fn new(format: &str, extra: &[String]) -> Result<Self, IngestError> {
+        let tokens = tokenize(format);
+        let vars: Vec<&str> =
+            tokens.iter().filter_map(|t| if let Token::Var(v) = t { Some(v.as_str()) } else { None }).collect();
+        let roles: Vec<Role> = vars.iter().map(|v| role_of(v)).collect();
+        if !roles.iter().any(|r| matches!(r, Role::TimeLocal | Role::TimeIso | Role::Msec)) {
+            return Err(IngestError::Format(format!(
+                "log_format `{format}` has no timestamp: it needs $time_local, $time_iso8601 or $msec"
+            )));
+        }
+        let extra = extra
+            .iter()
+            .map(|name| {
+                let name = name.trim_start_matches('$');
+                vars.iter().position(|v| *v == name).ok_or_else(|| IngestError::UnknownField {
+                    field: name.to_string(),
+                    format: "log_format".into(),
+                    known: vars.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(" "),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let adjacent = tokens.windows(2).any(|w| matches!(w, [Token::Var(_), Token::Var(_)]));
+        let matcher = if adjacent { Matcher::Regex(regex_for(&tokens)?) } else { Matcher::Scan(tokens) };
+        Ok(LogFormatParser { format: format.to_string(), matcher, roles, extra, clock: ClfCache::default() })
+    }
+
+    /// True when this format is matched with the regex fallback.
+    pub fn uses_regex(&self) -> bool {
+        matches!(self.matcher, Matcher::Regex(_))
+    }
+
+    /// The values of every variable in `line`, in order.
+    fn values<'a>(&self, line: &'a [u8], out: &mut Vec<&'a [u8]>) -> Result<(), SkipReason> {
+        out.clear();
+        match &self.matcher {
+            Matcher::Regex(re) => {
+                let caps = re.captures(line).ok_or(SkipReason::Malformed("line does not match the log_format"))?;
+                out.extend(caps.iter().skip(1).map(|m| m.map_or(&b""[..], |m| m.as_bytes())));
+            }
+            Matcher::Scan(tokens) => scan(tokens, &self.roles, line, out)?,
+        }
+        Ok(())
+    }
+}
+
+fn scan<'a>(tokens: &[Token], roles: &[Role], line: &'a [u8], out: &mut Vec<&'a [u8]>) -> Result<(), SkipReason> {
+    let mut pos = 0;
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Literal(lit) => {
+                if !line[pos..].starts_with(lit) {
+                    return Err(SkipReason::Malformed("line does not match the log_format"));
+                }
+                pos += lit.len();
+            }
+            Token::Var(_) => {
+                let end = match tokens.get(i + 1) {
+                    Some(Token::Literal(next)) => {
+                        // `$time_local` holds one space of its own; skip past it before searching.
+                        let from = if roles[out.len()] == Role::TimeLocal {
+                            memchr::memchr(b' ', &line[pos..]).map_or(pos, |s| pos + s + 1)
+                        } else {
+                            pos
+                        };
+                        from + find_delimiter(&line[from..], next)
+                            .ok_or(SkipReason::Malformed("line does not match the log_format"))?
+                    }
+                    _ => line.len(),
+                };
+                out.push(&line[pos..end]);
+                pos = end;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The first occurrence of `delim` in `hay` that is not escaped by a backslash
+/// (nginx `escape=json` writes `\"` inside quoted values).
+fn find_delimiter(hay: &[u8], delim: &[u8]) -> Option<usize> {
+    let finder = memmem::Finder::new(delim);
+    let mut from = 0;
+    while let Some(off) = finder.find(&hay[from..]) {
+        let at = from + off;
+        let backslashes = hay[..at].iter().rev().take_while(|&&b| b == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// What a variable's value can look like, so adjacent variables split where they must.
+fn value_pattern(role: Role, last: bool) -> &'static str {
+    match role {
+        Role::Msec => r"[0-9]+(?:\.[0-9]+)?",
+        Role::Status => r"[0-9]{3}|-",
+        Role::TimeIso => r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)?",
+        Role::TimeLocal => r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9:]{8} [+-][0-9]{4}",
+        Role::Addr => r"[0-9A-Fa-f:.]+|-",
+        Role::Method => r"[A-Z]+|-",
+        _ if last => ".*",
+        _ => ".*?",
+    }
+}
+
+fn regex_for(tokens: &[Token]) -> Result<Regex, IngestError> {
+    let mut pattern = String::from("(?s-u)^");
+    for (i, token) in tokens.iter().enumerate() {
+        match token {
+            Token::Literal(lit) => pattern.push_str(&regex::escape(&String::from_utf8_lossy(lit))),
+            Token::Var(name) => {
+                pattern.push('(');
+                pattern.push_str(value_pattern(role_of(name), i + 1 == tokens.len()));
+                pattern.push(')');
+            }
+        }
+    }
+    Regex::new(&pattern).map_err(|e| IngestError::Format(format!("cannot compile log_format: {e}")))
+}
+
+impl LineParser for LogFormatParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        let mut values = Vec::with_capacity(self.roles.len());
+        self.values(line, &mut values)?;
+        let mut method_from_request = &b""[..];
+        let mut path_from_request = &b""[..];
+        let mut uri = None;
+        for (&role, &value) in self.roles.iter().zip(&values) {
+            match role {
+                Role::TimeLocal => record.time = Some(self.clock.parse(value).ok_or(SkipReason::BadTime)?),
+                Role::TimeIso => record.time = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?),
+                Role::Msec => record.time = Some(time::parse_epoch(value).ok_or(SkipReason::BadTime)?),
+                Role::Request => (method_from_request, path_from_request) = split_request(value),
+                Role::Method => record.method = Cow::Borrowed(value),
+                Role::RequestUri => record.path = Cow::Borrowed(value),
+                Role::Uri => uri = Some(value),
+                Role::Status => record.status = parse_status(value)?,
+                Role::Addr => record.addr = Cow::Borrowed(value),
+                Role::User => record.user = Cow::Borrowed(value),
+                Role::Xff => record.xff = Cow::Borrowed(value),
+                Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
+                Role::Other => {}
+            }
+        }
+        if record.method.is_empty() {
+            record.method = Cow::Borrowed(method_from_request);
+        }
+        if record.path.is_empty() {
+            record.path = Cow::Borrowed(uri.unwrap_or(path_from_request));
+        }
+        for (slot, &var) in record.extra.iter_mut().zip(&self.extra) {
+            *slot = Cow::Borrowed(values[var]);
+        }
+        Ok(())
+    }
+
+    fn fork(&self) -> Box<dyn LineParser> {
+        Box::new(self.clone())
+    }
+
+    fn name(&self) -> String {
+        format!("log_format '{}'", self.format)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse<'a>(format: &str, line: &'a str) -> Result<Record<'a>, SkipReason> {
+        let extra: Vec<String> = if format.contains("$request_time") { vec!["request_time".into()] } else { vec![] };
+        let mut p = LogFormatParser::new(format, &extra).unwrap();
+        let mut r = Record::default();
+        r.clear(extra.len());
+        p.parse(line.as_bytes(), &mut r).map(|()| r)
+    }
+
+    #[test]
+    fn tokenizes_variables_and_braces() {
+        assert_eq!(
+            tokenize("$a-${b}c $"),
+            vec![Token::Var("a".into()), Token::Literal(b"-".to_vec()), Token::Var("b".into()), Token::Literal(b"c $".to_vec())]
+        );
+    }
+
+    #[test]
+    fn msec_format_from_the_issue() {
+        let f = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
+        let r = parse(f, r#"1767571200.123 10.0.0.1 "GET /api/x?y=1 HTTP/1.1" 200 0.004 "alice""#).unwrap();
+        assert_eq!(r.time.unwrap().ms, 1_767_571_200_123);
+        assert!(r.time.unwrap().subsecond);
+        assert_eq!((&*r.addr, &*r.method, &*r.path), (&b"10.0.0.1"[..], &b"GET"[..], &b"/api/x?y=1"[..]));
+        assert_eq!((r.status, &*r.user, &*r.extra[0]), (Some(200), &b"alice"[..], &b"0.004"[..]));
+    }
+
+    #[test]
+    fn combined_written_as_log_format() {
+        let f = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time"#;
+        let r = parse(f, r#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "Mozilla \"x\" 5.0" 0.5"#).unwrap();
+        assert_eq!(r.time.unwrap().ms, 971_211_336_000);
+        assert_eq!(&*r.extra[0], b"0.5");
+    }
+
+    #[test]
+    fn time_local_unbracketed_and_limit_req_status() {
+        let f = "$time_local $remote_addr $request_method $uri $status $limit_req_status";
+        let r = parse(f, "10/Oct/2000:13:55:36 +0000 1.2.3.4 GET /x 503 REJECTED").unwrap();
+        assert_eq!(r.time.unwrap().ms, 971_186_136_000);
+        assert_eq!((&*r.path, &*r.limit_req_status), (&b"/x"[..], &b"REJECTED"[..]));
+    }
+
+    #[test]
+    fn adjacent_variables_use_the_regex_fallback() {
+        let f = "$msec$request_method $uri $status";
+        let p = LogFormatParser::new(f, &[]).unwrap();
+        assert!(p.uses_regex());
+        let r = parse(f, "1767571200.5GET /x 200").unwrap();
+        assert_eq!(r.time.unwrap().ms, 1_767_571_200_500);
+        assert_eq!((&*r.method, &*r.path, r.status), (&b"GET"[..], &b"/x"[..], Some(200)));
+    }
+
+    #[test]
+    fn errors_are_clear() {
+        assert!(LogFormatParser::new("$remote_addr $status", &[]).is_err());
+        assert!(LogFormatParser::new("$msec $status", &["nope".into()]).is_err());
+        assert!(matches!(parse("$msec [$status]", "1.5 200"), Err(SkipReason::Malformed(_))));
+        assert!(matches!(parse("$msec $status", "abc 200"), Err(SkipReason::BadTime)));
+    }
+}

@@ -1,0 +1,252 @@
+//! The ingestion pipeline for one input after another: a reader thread splits the
+//! decompressed stream into chunks, rayon parses batches of chunks in parallel,
+//! and results are merged into the table in input order.
+
+use std::collections::BTreeMap;
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::sync_channel;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
+use super::detect::{Detected, detect};
+use super::lines::{Piece, Splitter};
+use super::record::{LineParser, SkipReason};
+use super::source::{self, Compression};
+use super::{FormatChoice, IngestError, Ingested, Settings, parser_for};
+use crate::events::{EventTable, Resolution};
+use crate::output::escape;
+
+/// How many skipped-line examples the report keeps.
+const EXAMPLES: usize = 10;
+
+/// Per-input counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct FileReport {
+    pub name: String,
+    /// The format used (detected or given).
+    pub format: String,
+    pub compression: String,
+    pub lines: u64,
+    pub parsed: u64,
+    pub skipped: u64,
+}
+
+/// What ingestion read, parsed and skipped.
+#[derive(Debug, Clone, Serialize)]
+pub struct IngestReport {
+    pub files: Vec<FileReport>,
+    pub lines: u64,
+    pub parsed: u64,
+    pub skipped: u64,
+    /// Skipped lines by reason.
+    pub skipped_by_reason: BTreeMap<String, u64>,
+    /// The first skipped lines as `file:line: reason`.
+    pub examples: Vec<String>,
+    pub resolution: Resolution,
+    /// Parsed lines whose client key or endpoint had bytes that are not UTF-8
+    /// (shown with U+FFFD).
+    pub invalid_utf8_lines: u64,
+}
+
+pub(super) struct Merger<'s> {
+    settings: &'s Settings,
+    table: EventTable,
+    report: IngestReport,
+    subsecond: bool,
+    progress: ProgressBar,
+    bytes_read: Arc<AtomicU64>,
+}
+
+impl<'s> Merger<'s> {
+    pub(super) fn new(settings: &'s Settings) -> Self {
+        let total: u64 = settings.inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        let progress = if settings.progress {
+            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}")
+                    .expect("valid progress template"),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Merger {
+            settings,
+            table: EventTable::default(),
+            report: IngestReport {
+                files: Vec::new(),
+                lines: 0,
+                parsed: 0,
+                skipped: 0,
+                skipped_by_reason: BTreeMap::new(),
+                examples: Vec::new(),
+                resolution: Resolution::Second,
+                invalid_utf8_lines: 0,
+            },
+            subsecond: false,
+            progress,
+            bytes_read: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// Reads one input completely.
+    pub(super) fn read_input(&mut self, path: &Path) -> Result<(), IngestError> {
+        let input = source::open(path, self.bytes_read.clone())?;
+        let name = input.name.clone();
+        self.progress.set_message(escape::terminal(&name).into_owned());
+        let mut file = FileReport {
+            name: name.clone(),
+            format: String::new(),
+            compression: match input.compression {
+                Compression::None => "none",
+                Compression::Gzip => "gzip",
+                Compression::Zstd => "zstd",
+            }
+            .into(),
+            lines: 0,
+            parsed: 0,
+            skipped: 0,
+        };
+        let threads = rayon::current_num_threads().max(1);
+        let (tx, rx) = sync_channel::<io::Result<Piece>>(threads * 2);
+        let splitter = Splitter::new(input.reader);
+        let result = std::thread::scope(|scope| {
+            let rx = rx; // dropped when this closure returns, so the reader thread stops early on error
+            scope.spawn(move || {
+                for piece in splitter {
+                    if tx.send(piece).is_err() {
+                        break;
+                    }
+                }
+            });
+            let mut parser: Option<Box<dyn LineParser>> = None;
+            while let Ok(first) = rx.recv() {
+                let mut batch = vec![first];
+                while batch.len() < threads * 2 {
+                    match rx.try_recv() {
+                        Ok(piece) => batch.push(piece),
+                        Err(_) => break,
+                    }
+                }
+                if parser.is_none() {
+                    parser = Some(self.choose_parser(&batch, &name, &mut file.format)?);
+                }
+                let parser = parser.as_deref().expect("parser chosen above");
+                let results = self.parse_batch(batch, parser);
+                for result in results {
+                    match result {
+                        Ok(chunk) => self.merge(chunk, &mut file)?,
+                        Err((line, source)) => {
+                            let hint = if input.compression == Compression::None { "" } else { " (is the compressed file truncated?)" };
+                            return Err(IngestError::Read { file: name.clone(), line, source, hint });
+                        }
+                    }
+                }
+                self.progress.set_position(self.bytes_read.load(Ordering::Relaxed));
+            }
+            Ok(())
+        });
+        if file.format.is_empty() {
+            file.format = "(empty input)".into();
+        }
+        self.report.files.push(file);
+        result
+    }
+
+    fn choose_parser(&self, batch: &[io::Result<Piece>], name: &str, format: &mut String) -> Result<Box<dyn LineParser>, IngestError> {
+        let chosen = match &self.settings.format {
+            FormatChoice::Auto => {
+                let head = batch.iter().find_map(|p| match p {
+                    Ok(Piece::Lines { data, .. }) => Some(&data[..data.len().min(64 << 10)]),
+                    _ => None,
+                });
+                match head.map(detect) {
+                    Some(Some(Detected::Json)) => FormatChoice::Json,
+                    Some(Some(Detected::Common)) => FormatChoice::Common,
+                    Some(Some(Detected::Combined)) => FormatChoice::Combined,
+                    Some(None) => {
+                        let first = head.unwrap_or_default().split(|&b| b == b'\n').next().unwrap_or_default();
+                        let first = String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
+                        return Err(IngestError::Detect { file: name.to_string(), first_line: format!("`{}`", escape::terminal(&first)) });
+                    }
+                    None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway
+                }
+            }
+            other => other.clone(),
+        };
+        *format = match &chosen {
+            FormatChoice::Auto | FormatChoice::Combined => "combined".into(),
+            FormatChoice::Common => "common".into(),
+            FormatChoice::Json => "json".into(),
+            FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
+        };
+        if self.settings.format == FormatChoice::Auto {
+            *format = format!("{format} (detected)");
+        }
+        parser_for(&chosen, self.settings)
+    }
+
+    /// Parses a batch of pieces in parallel; results keep the batch order.
+    fn parse_batch(&self, batch: Vec<io::Result<Piece>>, parser: &dyn LineParser) -> Vec<Result<ChunkResult, (u64, io::Error)>> {
+        let ctx = ChunkContext { key: &self.settings.key, routes: &self.settings.routes };
+        let last_line = self.report.lines;
+        batch
+            .into_par_iter()
+            .map(|piece| match piece {
+                Ok(Piece::Lines { data, first_line, .. }) => Ok(parse_chunk(&data, first_line, parser.fork().as_mut(), &ctx)),
+                Ok(Piece::TooLong { line, .. }) => {
+                    let mut r = ChunkResult { lines: 1, ..ChunkResult::default() };
+                    r.skip(line, SkipReason::TooLong);
+                    Ok(r)
+                }
+                Err(e) => Err((last_line, e)),
+            })
+            .collect()
+    }
+
+    fn merge(&mut self, chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
+        if self.settings.strict {
+            if let Some((line, reason)) = chunk.first_bad {
+                return Err(IngestError::Strict { file: file.name.clone(), line, reason });
+            }
+        }
+        let skipped: u64 = chunk.skipped.values().sum();
+        file.lines += chunk.lines;
+        file.parsed += chunk.parsed;
+        file.skipped += skipped;
+        self.report.lines += chunk.lines;
+        self.report.parsed += chunk.parsed;
+        self.report.skipped += skipped;
+        self.report.invalid_utf8_lines += chunk.invalid_utf8;
+        self.subsecond |= chunk.subsecond;
+        for (reason, n) in chunk.skipped {
+            *self.report.skipped_by_reason.entry(reason.to_string()).or_default() += n;
+        }
+        for (line, reason) in chunk.examples {
+            if self.report.examples.len() < EXAMPLES {
+                self.report.examples.push(format!("{}:{line}: {reason}", file.name));
+            }
+        }
+        let clients: Vec<u32> = chunk.clients.names().map(|n| self.table.clients.intern(n)).collect();
+        let endpoints: Vec<u32> = chunk.endpoints.names().map(|n| self.table.endpoints.intern(n)).collect();
+        for mut event in chunk.events {
+            event.client = clients[event.client as usize];
+            event.endpoint = endpoints[event.endpoint as usize];
+            self.table.push(event);
+        }
+        Ok(())
+    }
+
+    pub(super) fn finish(mut self) -> Ingested {
+        self.progress.finish_and_clear();
+        self.table.sort_by_time();
+        self.report.resolution = if self.subsecond { Resolution::Millisecond } else { Resolution::Second };
+        Ingested { table: self.table, report: self.report }
+    }
+}

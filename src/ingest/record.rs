@@ -1,0 +1,136 @@
+//! What a line parser extracts from one line, and why a line can be skipped.
+//!
+//! Parsers borrow from the line where they can (`Cow::Borrowed`), so the common
+//! formats allocate nothing per line. Turning a record into a client key and an
+//! endpoint is not the parser's job (see `key` and `endpoint`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use super::time::Stamp;
+
+/// A field's raw bytes (log lines are not guaranteed to be UTF-8).
+pub type Bytes<'a> = Cow<'a, [u8]>;
+
+/// The fields rlctl understands, from any log format. Empty means "not logged".
+#[derive(Debug, Default, Clone)]
+pub struct Record<'a> {
+    pub time: Option<Stamp>,
+    /// The connecting address (`$remote_addr`); may be a list when a proxy chain was logged there.
+    pub addr: Bytes<'a>,
+    pub user: Bytes<'a>,
+    /// `$http_x_forwarded_for`.
+    pub xff: Bytes<'a>,
+    pub method: Bytes<'a>,
+    /// Request target with any query string (`$request_uri`).
+    pub path: Bytes<'a>,
+    pub status: Option<u16>,
+    /// nginx `$limit_req_status`.
+    pub limit_req_status: Bytes<'a>,
+    /// Values of the `field:NAME` fields the key asks for, in the order asked.
+    pub extra: Vec<Bytes<'a>>,
+}
+
+impl Record<'_> {
+    /// Resets every field, keeping the `extra` allocation.
+    pub fn clear(&mut self, extra_fields: usize) {
+        let mut extra = std::mem::take(&mut self.extra);
+        extra.clear();
+        extra.resize(extra_fields, Cow::Borrowed(&[][..]));
+        *self = Record { extra, ..Record::default() };
+    }
+}
+
+/// Splits an nginx `$request` (`GET /path HTTP/1.1`) into method and target.
+/// A request line that is empty or `-` yields empty fields.
+pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
+    let request = request.trim_ascii();
+    if request == b"-" {
+        return (b"", b"");
+    }
+    let mut parts = request.splitn(3, |&b| b == b' ');
+    let method = parts.next().unwrap_or_default();
+    let target = parts.next().unwrap_or_default();
+    (method, target)
+}
+
+/// Why a line was not turned into an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SkipReason {
+    /// The line is empty or only white space.
+    Blank,
+    /// The line is longer than the limit rlctl keeps in memory.
+    TooLong,
+    /// The line does not have the shape of the log format.
+    Malformed(&'static str),
+    /// No timestamp field, or one that does not parse.
+    BadTime,
+    /// The status field is not a number from 100 to 999.
+    BadStatus,
+    /// The fields making up the client key are all missing.
+    NoClient,
+    /// A JSON line that is not an object, or not valid JSON.
+    BadJson,
+    /// A JSON object that is not an access-log entry (no request fields).
+    NotAccessEntry,
+}
+
+impl fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SkipReason::Blank => f.write_str("blank line"),
+            SkipReason::TooLong => write!(f, "line longer than {} bytes", super::lines::MAX_LINE_BYTES),
+            SkipReason::Malformed(what) => write!(f, "malformed line: {what}"),
+            SkipReason::BadTime => f.write_str("missing or unparseable timestamp"),
+            SkipReason::BadStatus => f.write_str("status is not a number from 100 to 999"),
+            SkipReason::NoClient => f.write_str("no value for the client key"),
+            SkipReason::BadJson => f.write_str("not a JSON object"),
+            SkipReason::NotAccessEntry => f.write_str("JSON object without request fields (not an access entry)"),
+        }
+    }
+}
+
+/// Parses `$status`; `-` or empty means not logged.
+pub fn parse_status(text: &[u8]) -> Result<Option<u16>, SkipReason> {
+    match text {
+        b"" | b"-" => Ok(None),
+        [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() && *a != b'0' => {
+            Ok(Some(u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')))
+        }
+        _ => Err(SkipReason::BadStatus),
+    }
+}
+
+/// A parser for one log format family. Parsers may keep small caches, so each
+/// worker thread parses with its own [`LineParser::fork`].
+pub trait LineParser: Send + Sync {
+    /// Fills `record` from `line` (no trailing newline), or says why the line is skipped.
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason>;
+
+    /// A fresh parser of the same configuration, for another thread.
+    fn fork(&self) -> Box<dyn LineParser>;
+
+    /// A short name for messages ("combined", "json", "log_format").
+    fn name(&self) -> String;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_lines_split() {
+        assert_eq!(split_request(b"GET /a?b HTTP/1.1"), (&b"GET"[..], &b"/a?b"[..]));
+        assert_eq!(split_request(b"GET /"), (&b"GET"[..], &b"/"[..]));
+        assert_eq!(split_request(b"-"), (&b""[..], &b""[..]));
+        assert_eq!(split_request(b""), (&b""[..], &b""[..]));
+    }
+
+    #[test]
+    fn statuses() {
+        assert_eq!(parse_status(b"200"), Ok(Some(200)));
+        assert_eq!(parse_status(b"-"), Ok(None));
+        assert_eq!(parse_status(b"20"), Err(SkipReason::BadStatus));
+        assert_eq!(parse_status(b"099"), Err(SkipReason::BadStatus));
+    }
+}

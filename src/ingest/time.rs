@@ -1,0 +1,293 @@
+//! Timestamp parsing for every shape access logs use, to UTC milliseconds:
+//! nginx/Apache `$time_local` (`10/Oct/2000:13:55:36 -0700`), ISO 8601 / RFC 3339
+//! (`$time_iso8601`, JSON loggers), and epoch numbers (`$msec`, Caddy's float `ts`,
+//! epoch milliseconds). Zone offsets are honoured.
+//!
+//! Each parser reports whether the text carried a fraction of a second, so the
+//! input's resolution can be tracked. Hand-written: this runs once per line.
+
+use crate::units::Millis;
+
+/// A parsed timestamp.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    /// UTC milliseconds since the Unix epoch.
+    pub ms: Millis,
+    /// True when the text had a fractional-second part.
+    pub subsecond: bool,
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The civil date (year, month, day) of a day count since 1970-01-01.
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+fn digits(b: &[u8]) -> Option<u32> {
+    if b.is_empty() || b.len() > 9 {
+        return None;
+    }
+    b.iter().try_fold(0u32, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+}
+
+fn month_from_abbrev(m: &[u8]) -> Option<u32> {
+    const MONTHS: [&[u8; 3]; 12] =
+        [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
+    MONTHS.iter().position(|name| name.eq_ignore_ascii_case(m)).map(|i| i as u32 + 1)
+}
+
+fn valid_date(year: i64, month: u32, day: u32) -> bool {
+    (1..=12).contains(&month) && (1..=31).contains(&day) && (1..=9999).contains(&year)
+}
+
+fn hms_ms(h: u32, m: u32, s: u32) -> Option<i64> {
+    (h < 24 && m < 60 && s <= 60).then(|| i64::from(h * 3600 + m * 60 + s) * 1000)
+}
+
+/// `+HHMM`, `-HHMM`, `+HH:MM`, `Z`: the offset east of UTC in milliseconds.
+fn zone_offset_ms(z: &[u8]) -> Option<i64> {
+    match z {
+        b"Z" | b"z" | b"" => Some(0),
+        [sign @ (b'+' | b'-'), rest @ ..] => {
+            let (h, m) = match rest {
+                [h1, h2, b':', m1, m2] | [h1, h2, m1, m2] => ([*h1, *h2], [*m1, *m2]),
+                [h1, h2] => ([*h1, *h2], [b'0', b'0']),
+                _ => return None,
+            };
+            let (h, m) = (digits(&h)?, digits(&m)?);
+            if h > 23 || m > 59 {
+                return None;
+            }
+            let ms = i64::from(h * 60 + m) * 60_000;
+            Some(if *sign == b'-' { -ms } else { ms })
+        }
+        _ => None,
+    }
+}
+
+/// nginx/Apache `$time_local`: `10/Oct/2000:13:55:36 -0700` (brackets already removed).
+pub fn parse_clf(text: &[u8]) -> Option<Stamp> {
+    if text.len() < 20 || text[2] != b'/' || text[6] != b'/' || text[11] != b':' {
+        return None;
+    }
+    let day = digits(&text[0..2])?;
+    let month = month_from_abbrev(&text[3..6])?;
+    let year = i64::from(digits(&text[7..11])?);
+    if !valid_date(year, month, day) || text[14] != b':' || text[17] != b':' {
+        return None;
+    }
+    let clock = hms_ms(digits(&text[12..14])?, digits(&text[15..17])?, digits(&text[18..20])?)?;
+    let rest = &text[20..];
+    let (frac_ms, subsecond, rest) = fraction(rest);
+    let zone = rest.strip_prefix(b" ").unwrap_or(rest);
+    let offset = zone_offset_ms(zone)?;
+    let ms = days_from_civil(year, month, day) * 86_400_000 + clock + frac_ms - offset;
+    Some(Stamp { ms, subsecond })
+}
+
+/// An optional `.123…` fraction: milliseconds (truncated), whether present, rest of text.
+fn fraction(text: &[u8]) -> (i64, bool, &[u8]) {
+    let Some(after_dot) = text.strip_prefix(b".").or_else(|| text.strip_prefix(b",")) else {
+        return (0, false, text);
+    };
+    let n = after_dot.iter().take_while(|c| c.is_ascii_digit()).count();
+    if n == 0 {
+        return (0, false, text);
+    }
+    let mut ms = 0i64;
+    for i in 0..3 {
+        ms = ms * 10 + after_dot.get(i).filter(|_| i < n).map_or(0, |&c| i64::from(c - b'0'));
+    }
+    (ms, true, &after_dot[n..])
+}
+
+/// ISO 8601 / RFC 3339: `2026-01-05T00:00:00Z`, `…T03:56:14+03:30`, `… 00:00:00.123456`,
+/// without a zone meaning UTC.
+pub fn parse_iso8601(text: &[u8]) -> Option<Stamp> {
+    if text.len() < 19 || text[4] != b'-' || text[7] != b'-' || !matches!(text[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let year = i64::from(digits(&text[0..4])?);
+    let month = digits(&text[5..7])?;
+    let day = digits(&text[8..10])?;
+    if !valid_date(year, month, day) || text[13] != b':' || text[16] != b':' {
+        return None;
+    }
+    let clock = hms_ms(digits(&text[11..13])?, digits(&text[14..16])?, digits(&text[17..19])?)?;
+    let (frac_ms, subsecond, rest) = fraction(&text[19..]);
+    let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
+    let ms = days_from_civil(year, month, day) * 86_400_000 + clock + frac_ms - offset;
+    Some(Stamp { ms, subsecond })
+}
+
+/// Epoch time as text: seconds (`1767571200`), seconds with a fraction (`$msec`
+/// `1767571200.123`, Caddy `1716723772.6014807`), or integer milliseconds,
+/// microseconds or nanoseconds (told apart by magnitude).
+pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
+    let (int_part, rest) = match memchr::memchr(b'.', text) {
+        Some(dot) => (&text[..dot], &text[dot..]),
+        None => (text, &b""[..]),
+    };
+    if int_part.is_empty() || int_part.len() > 19 || !int_part.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let whole: i64 = std::str::from_utf8(int_part).ok()?.parse().ok()?;
+    let (frac_ms, subsecond, tail) = fraction(rest);
+    if !tail.is_empty() {
+        return None;
+    }
+    if subsecond {
+        return Some(Stamp { ms: whole.checked_mul(1000)? + frac_ms, subsecond });
+    }
+    Some(epoch_integer(whole))
+}
+
+/// An integer epoch of unknown unit: seconds, milliseconds, microseconds or nanoseconds.
+pub fn epoch_integer(n: i64) -> Stamp {
+    match n.unsigned_abs() {
+        0..100_000_000_000 => Stamp { ms: n * 1000, subsecond: false },
+        100_000_000_000..100_000_000_000_000 => Stamp { ms: n, subsecond: true },
+        100_000_000_000_000..100_000_000_000_000_000 => Stamp { ms: n / 1000, subsecond: true },
+        _ => Stamp { ms: n / 1_000_000, subsecond: true },
+    }
+}
+
+/// Epoch seconds as a JSON float (`1716723772.6014807`).
+pub fn epoch_float(secs: f64) -> Option<Stamp> {
+    if !secs.is_finite() || secs.abs() > 1e17 {
+        return None;
+    }
+    if secs.fract() == 0.0 && secs.abs() >= 1e11 {
+        return Some(epoch_integer(secs as i64));
+    }
+    Some(Stamp { ms: (secs * 1000.0).floor() as i64, subsecond: secs.fract() != 0.0 })
+}
+
+/// Any of the textual shapes above, tried in order of cost.
+pub fn parse_any(text: &[u8]) -> Option<Stamp> {
+    let text = text.trim_ascii();
+    let text = text.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")).unwrap_or(text);
+    parse_iso8601(text).or_else(|| parse_clf(text)).or_else(|| parse_epoch(text))
+}
+
+/// Parses `$time_local` with a one-entry cache of the date part: consecutive lines
+/// almost always share the day, so only the clock and zone are parsed again.
+#[derive(Debug, Default, Clone)]
+pub struct ClfCache {
+    day_text: [u8; 11],
+    day_ms: Option<i64>,
+}
+
+impl ClfCache {
+    /// Same result as [`parse_clf`].
+    pub fn parse(&mut self, text: &[u8]) -> Option<Stamp> {
+        if text.len() < 20 || text[11] != b':' {
+            return None;
+        }
+        let day_ms = match self.day_ms {
+            Some(ms) if text[..11] == self.day_text => ms,
+            _ => {
+                parse_clf(text)?; // a new day: validate the whole text once
+                let day = days_from_civil(
+                    i64::from(digits(&text[7..11])?),
+                    month_from_abbrev(&text[3..6])?,
+                    digits(&text[0..2])?,
+                );
+                self.day_text.copy_from_slice(&text[..11]);
+                self.day_ms = Some(day * 86_400_000);
+                day * 86_400_000
+            }
+        };
+        if text[14] != b':' || text[17] != b':' {
+            return None;
+        }
+        let clock = hms_ms(digits(&text[12..14])?, digits(&text[15..17])?, digits(&text[18..20])?)?;
+        let (frac_ms, subsecond, rest) = fraction(&text[20..]);
+        let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
+        Some(Stamp { ms: day_ms + clock + frac_ms - offset, subsecond })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ms(s: &str) -> Option<i64> {
+        parse_any(s.as_bytes()).map(|s| s.ms)
+    }
+
+    #[test]
+    fn clf_honours_zone_offsets() {
+        // 2000-10-10T20:55:36Z = 971211336
+        assert_eq!(ms("10/Oct/2000:13:55:36 -0700"), Some(971_211_336_000));
+        assert_eq!(ms("[10/Oct/2000:20:55:36 +0000]"), Some(971_211_336_000));
+        // +0330: 03:56:14 local is 00:26:14 UTC
+        assert_eq!(ms("22/Jan/2019:03:56:14 +0330"), ms("2019-01-22T00:26:14Z"));
+        assert!(!parse_clf(b"10/Oct/2000:13:55:36 -0700").unwrap().subsecond);
+    }
+
+    #[test]
+    fn clf_rejects_garbage() {
+        for bad in ["10/Foo/2000:13:55:36 -0700", "1/Oct/2000:13:55:36 -0700", "10/Oct/2000:25:55:36 +0000", "10/Oct/2000:13:55:36 +99", ""] {
+            assert_eq!(parse_clf(bad.as_bytes()), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn iso8601_variants() {
+        assert_eq!(ms("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(ms("2026-01-05T00:00:00.123Z"), Some(1_767_571_200_123));
+        assert_eq!(ms("2026-01-05T03:30:00+03:30"), Some(1_767_571_200_000));
+        assert_eq!(ms("2026-01-05 00:00:00.123456"), Some(1_767_571_200_123));
+        assert!(parse_iso8601(b"2026-01-05T00:00:00.5Z").unwrap().subsecond);
+        assert_eq!(ms("2026-13-05T00:00:00Z"), None);
+    }
+
+    #[test]
+    fn epoch_forms() {
+        assert_eq!(ms("1767571200"), Some(1_767_571_200_000));
+        assert_eq!(ms("1767571200.123"), Some(1_767_571_200_123));
+        assert_eq!(ms("1716723772.6014807"), Some(1_716_723_772_601));
+        assert_eq!(ms("1767571200123"), Some(1_767_571_200_123));
+        assert_eq!(ms("1767571200123456"), Some(1_767_571_200_123));
+        assert!(parse_epoch(b"1767571200.000").unwrap().subsecond);
+        assert_eq!(ms("12a"), None);
+        assert_eq!(epoch_float(1716723772.6014807).unwrap().ms, 1_716_723_772_601);
+        assert_eq!(epoch_float(f64::NAN), None);
+    }
+
+    #[test]
+    fn civil_round_trip() {
+        for days in [-1_000_000, -1, 0, 1, 10_957, 20_458, 2_932_896] {
+            let (y, m, d) = civil_from_days(days);
+            assert_eq!(days_from_civil(y, m, d), days);
+        }
+    }
+
+    #[test]
+    fn cache_agrees_with_full_parse() {
+        let mut cache = ClfCache::default();
+        for text in ["10/Oct/2000:13:55:36 -0700", "10/Oct/2000:13:55:37 -0700", "11/Oct/2000:00:00:00 +0100", "10/Oct/2000:13:55:36 +0000", "10/Oct/2000:99:55:36 +0000"] {
+            assert_eq!(cache.parse(text.as_bytes()), parse_clf(text.as_bytes()), "{text}");
+        }
+    }
+}
