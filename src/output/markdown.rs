@@ -1,0 +1,59 @@
+//! `--format markdown`: GitHub-flavoured Markdown that fits a pull-request comment
+//! or `$GITHUB_STEP_SUMMARY`. Cells and text are escaped with
+//! [`escape::markdown`], so log content cannot break a table or inject HTML.
+
+use std::fmt::Write;
+
+use super::document::{Align, Block, Document};
+use super::escape;
+
+/// Renders `doc` as Markdown.
+pub fn render(doc: &Document) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "## {}", escape::markdown(&doc.title));
+    for block in &doc.blocks {
+        out.push('\n');
+        match block {
+            Block::Heading(h) => {
+                let _ = writeln!(out, "### {}", escape::markdown(h));
+            }
+            Block::Paragraph(p) => {
+                let _ = writeln!(out, "{}", escape::markdown(p));
+            }
+            Block::Warning(w) => {
+                let _ = writeln!(out, "> **Warning**: {}", escape::markdown(w));
+            }
+            Block::Facts(facts) => {
+                for (k, v) in facts {
+                    let _ = writeln!(out, "- **{}**: {}", escape::markdown(k), escape::markdown(v));
+                }
+            }
+            Block::Table(t) => {
+                let titles: Vec<String> = t.columns.iter().map(|(c, _)| escape::markdown(c)).collect();
+                let _ = writeln!(out, "| {} |", titles.join(" | "));
+                let rules: Vec<&str> = t.columns.iter().map(|(_, a)| if *a == Align::Right { "---:" } else { "---" }).collect();
+                let _ = writeln!(out, "| {} |", rules.join(" | "));
+                for row in &t.rows {
+                    let cells: Vec<String> = row.iter().map(|c| escape::markdown(c)).collect();
+                    let _ = writeln!(out, "| {} |", cells.join(" | "));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::document::Table;
+
+    #[test]
+    fn hostile_cells_stay_inside_their_cell() {
+        let mut doc = Document::new("Report");
+        let mut t = Table::new(&["path", "n>"]);
+        t.row(vec!["/a|<script>`x`".into(), "1".into()]);
+        doc.table(t);
+        assert_eq!(render(&doc), "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n");
+    }
+}

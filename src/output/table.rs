@@ -1,0 +1,85 @@
+//! `--format table`: aligned text for a terminal, coloured unless `NO_COLOR` is
+//! set or the output is not a terminal. All text passes through
+//! [`escape::terminal`], so log content cannot move the cursor or clear the screen.
+
+use std::fmt::Write;
+
+use super::document::{Align, Block, Document, Table};
+use super::escape;
+
+const BOLD: &str = "\x1b[1m";
+const YELLOW: &str = "\x1b[33m";
+const RESET: &str = "\x1b[0m";
+
+/// Renders `doc` as aligned text.
+pub fn render(doc: &Document, colour: bool) -> String {
+    let paint = |code: &str, text: &str| if colour { format!("{code}{text}{RESET}") } else { text.to_string() };
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", paint(BOLD, &escape::terminal(&doc.title)));
+    for block in &doc.blocks {
+        match block {
+            Block::Heading(h) => {
+                let _ = write!(out, "\n{}\n", paint(BOLD, &escape::terminal(h)));
+            }
+            Block::Paragraph(p) => {
+                let _ = writeln!(out, "{}", escape::terminal(p));
+            }
+            Block::Warning(w) => {
+                let _ = writeln!(out, "{} {}", paint(YELLOW, "warning:"), escape::terminal(w));
+            }
+            Block::Facts(facts) => {
+                let width = facts.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+                for (k, v) in facts {
+                    let _ = writeln!(out, "  {:<width$}  {}", escape::terminal(k), escape::terminal(v));
+                }
+            }
+            Block::Table(t) => render_table(t, &mut out),
+        }
+    }
+    out
+}
+
+fn render_table(t: &Table, out: &mut String) {
+    let cells: Vec<Vec<String>> = t.rows.iter().map(|r| r.iter().map(|c| escape::terminal(c).into_owned()).collect()).collect();
+    let widths: Vec<usize> = t
+        .columns
+        .iter()
+        .enumerate()
+        .map(|(i, (title, _))| cells.iter().map(|r| r[i].chars().count()).chain([title.chars().count()]).max().unwrap_or(0))
+        .collect();
+    let line = |row: &[String]| {
+        let parts: Vec<String> = row
+            .iter()
+            .zip(&t.columns)
+            .zip(&widths)
+            .map(|((cell, (_, align)), &w)| match align {
+                Align::Left => format!("{cell:<w$}"),
+                Align::Right => format!("{cell:>w$}"),
+            })
+            .collect();
+        format!("  {}", parts.join("  ").trim_end())
+    };
+    let titles: Vec<String> = t.columns.iter().map(|(title, _)| title.clone()).collect();
+    let _ = writeln!(out, "{}", line(&titles));
+    for row in &cells {
+        let _ = writeln!(out, "{}", line(row));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aligns_and_escapes() {
+        let mut doc = Document::new("T");
+        let mut t = Table::new(&["client", "requests>"]);
+        t.row(vec!["a\x1b[2J".into(), "5".into()]);
+        t.row(vec!["bb".into(), "120".into()]);
+        doc.table(t);
+        doc.warning("careful");
+        let text = render(&doc, false);
+        assert_eq!(text, "T\n  client      requests\n  a\\x1b[2J           5\n  bb               120\nwarning: careful\n");
+        assert!(render(&doc, true).contains("\x1b[1mT\x1b[0m"));
+    }
+}
