@@ -1,0 +1,5 @@
+//! The single integration-test binary (one link for all end-to-end tests):
+//! this file only declares the test modules and their shared support code.
+
+mod nginx;
+mod support;

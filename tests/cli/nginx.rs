@@ -1,0 +1,214 @@
+//! nginx's own `limit_req` as ground truth: a paced request schedule from
+//! several loopback clients is sent to a real nginx, and its access log (with
+//! `$limit_req_status`) records which requests the leaky bucket passed or
+//! rejected. [`run_limit_req_scenario`] returns that log for the simulator
+//! tests to replay; the tests here check the log itself is complete and sane.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::Ipv4Addr;
+
+use crate::support::nginx::{Nginx, ScheduledRequest, SentRequest, send_schedule};
+
+/// The `http {}` body of the scenario: `/api/` allows 5 r/s with a burst of 3,
+/// `/slow/` 30 r/m with no burst, `/` is unlimited. Decisions are immediate
+/// (`nodelay`), so every request is either passed or rejected with 429.
+///
+/// Limited locations answer with `empty_gif` (content phase), not `return`:
+/// `return` runs in the rewrite phase, before `limit_req` (preaccess phase)
+/// ever sees the request, so nothing would be limited.
+pub const LIMIT_REQ_CONFIG: &str = r#"
+    limit_req_zone $binary_remote_addr zone=perip:1m rate=5r/s;
+    limit_req_zone $binary_remote_addr zone=slow:1m rate=30r/m;
+    log_format rl '$msec $remote_addr "$request" $status $limit_req_status';
+    server {
+        listen 127.0.0.1:{{port}};
+        access_log {{access_log}} rl;
+        location /api/ {
+            limit_req zone=perip burst=3 nodelay;
+            limit_req_status 429;
+            empty_gif;
+        }
+        location /slow/ {
+            limit_req zone=slow nodelay;
+            limit_req_status 429;
+            empty_gif;
+        }
+        location / {
+            return 200 "ok\n";
+        }
+    }
+"#;
+
+/// The request schedule of the scenario, in sending order. Each request's
+/// target ends in `?seq=N`, N being its index here, so log lines map back to
+/// requests.
+///
+/// - `/api/items` from 127.0.0.2–5: a burst of 10 back-to-back requests, then
+///   16 requests spaced 153, 190, 210 or 250 ms (one spacing per client,
+///   around the 200 ms drain interval of 5 r/s), a 1 s pause, another burst.
+///   153 rather than 150 ms: at 150 ms every fourth request would fill the
+///   bucket exactly to the burst limit, where the log's `$msec` (wall clock)
+///   and nginx's own clock (monotonic) can round one millisecond apart, and a
+///   replay of the log could then decide differently from nginx. With these
+///   spacings every paced request is nominally at least 10 ms from the limit.
+///   (The fourth request of a burst reaches the limit exactly, but a rounding
+///   difference can only leave the bucket emptier, so it passes either way.)
+/// - `/slow/items` from 127.0.0.6: gaps alternating 1.5 s and 2.5 s around
+///   the 2 s interval of 30 r/m.
+/// - `/` from 127.0.0.7: an unlimited burst of 5 (`$limit_req_status` is `-`).
+pub fn limit_req_schedule() -> Vec<ScheduledRequest> {
+    let mut plan: Vec<(u64, Ipv4Addr, &str)> = Vec::new();
+    for (client, spacing_ms) in [153, 190, 210, 250].into_iter().enumerate() {
+        let source = Ipv4Addr::new(127, 0, 0, 2 + client as u8);
+        let start = 40 * client as u64;
+        plan.extend((0..10).map(|_| (start, source, "/api/items")));
+        let train: Vec<u64> = (1..=16).map(|k| start + k * spacing_ms).collect();
+        let second_burst = train.last().expect("train is not empty") + 1_000;
+        plan.extend(train.into_iter().map(|at| (at, source, "/api/items")));
+        plan.extend((0..10).map(|_| (second_burst, source, "/api/items")));
+    }
+    // Gaps of 1.5 s, 2.5 s, 1.5 s, 2.5 s, 1.5 s.
+    for at in [0, 1_500, 4_000, 5_500, 8_000, 9_500] {
+        plan.push((at, Ipv4Addr::new(127, 0, 0, 6), "/slow/items"));
+    }
+    plan.extend((0..5).map(|_| (500, Ipv4Addr::new(127, 0, 0, 7), "/")));
+    // Stable: requests due at the same moment keep their burst order.
+    plan.sort_by_key(|&(offset_ms, _, _)| offset_ms);
+    plan.into_iter()
+        .enumerate()
+        .map(|(seq, (offset_ms, source, path))| ScheduledRequest {
+            offset_ms,
+            source,
+            path: format!("{path}?seq={seq}"),
+        })
+        .collect()
+}
+
+/// One run of the scenario against a real nginx.
+pub struct LimitReqRun {
+    /// The schedule that was sent ([`limit_req_schedule`]).
+    pub schedule: Vec<ScheduledRequest>,
+    /// What the client saw, one entry per scheduled request.
+    pub sent: Vec<SentRequest>,
+    /// nginx's access log, format `rl` of [`LIMIT_REQ_CONFIG`].
+    pub log_text: String,
+}
+
+/// Starts nginx with [`LIMIT_REQ_CONFIG`], sends [`limit_req_schedule`] and
+/// returns the access log it wrote; `None` when nginx is not installed.
+/// Takes about 10 s (the schedule spans 9.5 s).
+pub fn run_limit_req_scenario() -> Option<LimitReqRun> {
+    let nginx = Nginx::start(LIMIT_REQ_CONFIG)?;
+    let schedule = limit_req_schedule();
+    let sent = send_schedule(nginx.addr(), &schedule)
+        .unwrap_or_else(|err| panic!("request failed: {err}\n{}", nginx.error_log()));
+    let log_text = nginx.read_access_log(schedule.len());
+    let worst_lateness = schedule
+        .iter()
+        .zip(&sent)
+        .map(|(request, sent)| sent.sent_at.as_millis() as i64 - request.offset_ms as i64)
+        .max()
+        .unwrap_or(0);
+    println!(
+        "limit_req scenario: {} requests, worst lateness {worst_lateness} ms",
+        sent.len()
+    );
+    Some(LimitReqRun {
+        schedule,
+        sent,
+        log_text,
+    })
+}
+
+/// One line of the `rl` log format.
+#[derive(Debug)]
+struct RlLine {
+    remote_addr: Ipv4Addr,
+    target: String,
+    status: u16,
+    limit_req_status: String,
+}
+
+fn parse_rl_line(line: &str) -> RlLine {
+    let mut quoted = line.split('"');
+    let (head, request, tail) = match (quoted.next(), quoted.next(), quoted.next()) {
+        (Some(head), Some(request), Some(tail)) => (head, request, tail),
+        _ => panic!("not an rl line: {line}"),
+    };
+    let mut head = head.split_whitespace();
+    let msec: f64 = head.next().and_then(|t| t.parse().ok()).expect(line);
+    assert!(msec > 1e9, "odd $msec in {line}");
+    let remote_addr = head.next().and_then(|a| a.parse().ok()).expect(line);
+    let target = request.split(' ').nth(1).expect(line).to_owned();
+    let mut tail = tail.split_whitespace();
+    let status = tail.next().and_then(|s| s.parse().ok()).expect(line);
+    let limit_req_status = tail.next().expect(line).to_owned();
+    RlLine {
+        remote_addr,
+        target,
+        status,
+        limit_req_status,
+    }
+}
+
+#[test]
+fn nginx_limit_req_log_has_decisions() {
+    let Some(run) = run_limit_req_scenario() else {
+        return;
+    };
+    let lines: Vec<RlLine> = run.log_text.lines().map(parse_rl_line).collect();
+    assert_eq!(lines.len(), run.schedule.len(), "log:\n{}", run.log_text);
+
+    let by_target: BTreeMap<&str, &RlLine> = lines.iter().map(|l| (l.target.as_str(), l)).collect();
+    assert_eq!(by_target.len(), lines.len(), "a request was logged twice");
+    for (request, sent) in run.schedule.iter().zip(&run.sent) {
+        let line = by_target
+            .get(request.path.as_str())
+            .unwrap_or_else(|| panic!("{} is not in the log", request.path));
+        assert_eq!(line.remote_addr, request.source, "{line:?}");
+        assert_eq!(
+            line.status, sent.status,
+            "client and log disagree: {line:?}"
+        );
+    }
+
+    let mut decisions: BTreeMap<Ipv4Addr, BTreeSet<&str>> = BTreeMap::new();
+    for line in &lines {
+        let limited = !line.target.starts_with("/?");
+        let expected = match (limited, line.status) {
+            (true, 200) => "PASSED",
+            (true, 429) => "REJECTED",
+            (false, 200) => "-",
+            _ => panic!("unexpected status: {line:?}"),
+        };
+        assert_eq!(line.limit_req_status, expected, "{line:?}");
+        decisions
+            .entry(line.remote_addr)
+            .or_default()
+            .insert(expected);
+    }
+    let both = decisions
+        .values()
+        .filter(|seen| seen.contains("PASSED") && seen.contains("REJECTED"))
+        .count();
+    assert!(
+        both >= 3,
+        "passed and rejected for only {both} clients: {decisions:?}"
+    );
+}
+
+#[test]
+fn nginx_check_config_accepts_valid_and_rejects_invalid() {
+    let valid = "limit_req_zone $binary_remote_addr zone=z:1m rate=10r/s;
+        server { listen 127.0.0.1:{{port}}; location / { limit_req zone=z burst=5; } }";
+    let Some(verdict) = Nginx::check_config(valid) else {
+        return;
+    };
+    assert_eq!(verdict, Ok(()));
+
+    let unknown_zone = "server { listen 127.0.0.1:{{port}}; location / { limit_req zone=nope; } }";
+    let message = Nginx::check_config(unknown_zone)
+        .expect("nginx was found a moment ago")
+        .expect_err("a limit_req without its zone must be rejected");
+    assert!(message.contains("nope"), "{message}");
+}

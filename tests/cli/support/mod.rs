@@ -1,0 +1,3 @@
+//! Helpers shared by the integration tests: real engines to compare against.
+
+pub mod nginx;
