@@ -17,7 +17,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Measure per-client traffic and recommend a limit.
-    Analyze(AnalyzeArgs),
+    Analyze(Box<AnalyzeArgs>),
     /// Write a seeded synthetic access log (fixtures, demos, benchmarks).
     Generate(GenerateArgs),
 }
@@ -136,6 +136,10 @@ pub struct AnalyzeArgs {
     /// Leave this client out of the basis of the recommendation (repeatable).
     #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
     pub exclude: Vec<String>,
+
+    /// How many endpoints to report (by requests, most first).
+    #[arg(long, value_name = "N", default_value_t = 20, help_heading = "Analysis")]
+    pub endpoints: usize,
 
     /// Algorithm named in the written policy.
     #[arg(

@@ -41,7 +41,7 @@ impl Outcome {
 /// Runs one parsed command line.
 pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
     match cli.command {
-        cli::Command::Analyze(args) => cmd::analyze::run(args),
+        cli::Command::Analyze(args) => cmd::analyze::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
     }
 }

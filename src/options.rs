@@ -4,7 +4,12 @@
 
 use std::io::IsTerminal;
 
-use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
+use std::path::PathBuf;
+
+use crate::cli::{AnalyzeArgs, IngestArgs, OutputArgs, OutputFormat};
+use crate::policy::ALGORITHMS;
+use crate::stats::StatsSettings;
+use crate::units::Window;
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::KeySpec;
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
@@ -45,6 +50,51 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
     })
 }
 
+/// Validated settings of `rlctl analyze`.
+#[derive(Debug, Clone)]
+pub struct AnalyzeSettings {
+    pub ingest: ingest::Settings,
+    pub stats: StatsSettings,
+    pub multiplier: f64,
+    /// How many endpoints to report.
+    pub endpoints: usize,
+    /// Algorithm written into the policy.
+    pub algorithm: String,
+    pub write_policy: Option<PathBuf>,
+    pub export_counts: Option<PathBuf>,
+    pub format: OutputFormat,
+    pub output: Option<PathBuf>,
+    pub colour: bool,
+    pub quiet: bool,
+}
+
+/// Checks the flags of `rlctl analyze`.
+pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestError> {
+    let window: Window = args.window.parse().map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
+    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
+        return Err(IngestError::Usage(format!("--multiplier {}: must be a positive number (3 to 5 is usual)", args.multiplier)));
+    }
+    if !ALGORITHMS.contains(&args.algo.as_str()) {
+        return Err(IngestError::Usage(format!("--algo {}: unknown algorithm (one of {})", args.algo, ALGORITHMS.join(", "))));
+    }
+    if let Some(path) = &args.export_counts {
+        crate::frames::TableFormat::of(path).map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
+    }
+    Ok(AnalyzeSettings {
+        ingest: ingest_settings(&args.ingest)?,
+        stats: StatsSettings { window, top: args.top, exclude: args.exclude.clone(), keep_counts: args.export_counts.is_some() },
+        multiplier: args.multiplier,
+        endpoints: args.endpoints,
+        algorithm: args.algo.clone(),
+        write_policy: args.write_policy.clone(),
+        export_counts: args.export_counts.clone(),
+        format: output_format(&args.output),
+        output: args.output.output.clone(),
+        colour: use_colour(&args.output),
+        quiet: args.ingest.quiet,
+    })
+}
+
 /// `--log-format` text to a format choice: a known name, else a literal `log_format`.
 pub fn format_choice(text: &str) -> FormatChoice {
     match text.trim() {
@@ -80,7 +130,7 @@ mod tests {
         argv.extend(extra);
         let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
         match cli.command {
-            crate::cli::Command::Analyze(a) => ingest_settings(&a.ingest),
+            crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.ingest),
             _ => unreachable!(),
         }
     }
@@ -103,5 +153,9 @@ mod tests {
         assert!(settings(&["--key", "ip+nope"]).is_err());
         assert!(settings(&["--route", "([=x"]).is_err());
         assert!(settings(&["--nginx-conf", "/nonexistent/nginx.conf", "--log-format-name", "main"]).is_err());
+        assert!(settings(&["--window", "7x"]).is_err());
+        assert!(settings(&["--multiplier", "0"]).is_err());
+        assert!(settings(&["--algo", "magic"]).is_err());
+        assert!(settings(&["--export-counts", "out.xlsx"]).is_err());
     }
 }

@@ -1,1 +1,240 @@
-//! TODO
+//! Rate-limit policies as TOML: written by `rlctl analyze --write-policy`, read by
+//! `simulate`, `report` and `export`.
+//!
+//! ```toml
+//! [[rule]]
+//! name = "global"
+//! key = "ip"                # as --key: ip, xff, user, field:NAME, joined with +
+//! limit = "40/1m"           # as --limit
+//! burst = 7                 # optional; algorithms without a burst ignore it
+//! algorithm = "token-bucket"
+//!
+//! [[rule]]
+//! name = "get-api-search"
+//! method = "GET"            # optional: only this method
+//! route = "^/api/search$"   # optional: regex on the path without its query string
+//! key = "ip"
+//! limit = "20/1m"
+//! algorithm = "token-bucket"
+//! ```
+//!
+//! A request is checked against every rule that matches it.
+
+use std::path::Path;
+
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use crate::ingest::key::KeySpec;
+use crate::units::Limit;
+
+/// Algorithm names a policy may use.
+pub const ALGORITHMS: [&str; 6] = ["fixed-window", "sliding-log", "sliding-counter", "token-bucket", "leaky-bucket", "gcra"];
+
+/// Errors reading a policy.
+#[derive(Debug, thiserror::Error)]
+pub enum PolicyError {
+    #[error("cannot read policy {path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("policy {path} is not valid TOML for a policy: {message}")]
+    Toml { path: String, message: String },
+    #[error("policy {path}, rule `{rule}`: {message}")]
+    Rule { path: String, rule: String, message: String },
+    #[error("policy {path} has no [[rule]]")]
+    Empty { path: String },
+}
+
+/// A policy file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Policy {
+    #[serde(rename = "rule", default)]
+    pub rules: Vec<Rule>,
+}
+
+/// One rule as written in the file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rule {
+    pub name: String,
+    /// Only this HTTP method (absent: any).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// A regex on the path without its query string (absent: every path).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    #[serde(default = "default_key")]
+    pub key: String,
+    pub limit: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<u64>,
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+}
+
+fn default_key() -> String {
+    "ip".into()
+}
+
+fn default_algorithm() -> String {
+    "token-bucket".into()
+}
+
+/// A rule with every field checked and parsed.
+#[derive(Debug, Clone)]
+pub struct CheckedRule {
+    pub name: String,
+    pub method: Option<String>,
+    pub route: Option<Regex>,
+    pub key: KeySpec,
+    pub limit: Limit,
+    pub burst: Option<u64>,
+    pub algorithm: String,
+}
+
+impl CheckedRule {
+    /// Whether the rule applies to a request with this method and path (query ignored).
+    pub fn matches(&self, method: &str, path: &str) -> bool {
+        let path = path.split(['?', '#']).next().unwrap_or_default();
+        self.method.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(method)) && self.route.as_ref().is_none_or(|r| r.is_match(path))
+    }
+}
+
+impl Policy {
+    /// Reads and checks a policy file.
+    pub fn load(path: &Path) -> Result<Vec<CheckedRule>, PolicyError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read { path: name.clone(), source })?;
+        Self::parse(&text, &name)
+    }
+
+    /// Parses and checks policy text (`origin` names it in messages).
+    pub fn parse(text: &str, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
+        let policy: Policy = toml::from_str(text).map_err(|e| PolicyError::Toml { path: origin.into(), message: e.message().to_string() })?;
+        if policy.rules.is_empty() {
+            return Err(PolicyError::Empty { path: origin.into() });
+        }
+        let mut seen = std::collections::HashSet::new();
+        policy
+            .rules
+            .iter()
+            .map(|rule| {
+                let fail = |message: String| PolicyError::Rule { path: origin.into(), rule: rule.name.clone(), message };
+                if !seen.insert(rule.name.as_str()) {
+                    return Err(fail("two rules have this name".into()));
+                }
+                if !ALGORITHMS.contains(&rule.algorithm.as_str()) {
+                    return Err(fail(format!("unknown algorithm `{}` (one of {})", rule.algorithm, ALGORITHMS.join(", "))));
+                }
+                Ok(CheckedRule {
+                    name: rule.name.clone(),
+                    method: rule.method.clone(),
+                    route: rule.route.as_deref().map(Regex::new).transpose().map_err(|e| fail(format!("bad route regex: {e}")))?,
+                    key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
+                    limit: rule.limit.parse().map_err(|e: crate::units::UnitError| fail(e.to_string()))?,
+                    burst: rule.burst,
+                    algorithm: rule.algorithm.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// The policy as TOML, after a comment header.
+    pub fn to_toml(&self, header: &[String]) -> String {
+        let mut out: String = header.iter().map(|l| format!("# {l}\n")).collect();
+        out.push('\n');
+        out.push_str(&toml::to_string(self).expect("a policy always serializes"));
+        out
+    }
+}
+
+/// The method and route regex that select an endpoint named like `GET /api/users/:id`.
+pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
+    let (method, path) = endpoint.split_once(' ')?;
+    if !path.starts_with('/') {
+        return None;
+    }
+    let segments: Vec<String> = path.split('/').map(|s| if s == ":id" { "[^/]+".to_string() } else { regex::escape(s) }).collect();
+    Some((method.to_string(), format!("^{}$", segments.join("/"))))
+}
+
+/// A rule name made of an endpoint's letters and digits (`GET /api/users/:id` → `get-api-users-id`).
+pub fn rule_name(endpoint: &str) -> String {
+    let mut name = String::new();
+    for c in endpoint.chars() {
+        if c.is_ascii_alphanumeric() {
+            name.push(c.to_ascii_lowercase());
+        } else if !name.ends_with('-') && !name.is_empty() {
+            name.push('-');
+        }
+    }
+    name.trim_end_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEXT: &str = r#"
+[[rule]]
+name = "global"
+limit = "40/1m"
+burst = 7
+
+[[rule]]
+name = "search"
+method = "GET"
+route = "^/api/search$"
+key = "ip+user"
+limit = "10r/s"
+algorithm = "leaky-bucket"
+"#;
+
+    #[test]
+    fn parses_defaults_and_matches() {
+        let rules = Policy::parse(TEXT, "p.toml").unwrap();
+        assert_eq!(rules[0].algorithm, "token-bucket");
+        assert_eq!(rules[0].key.text, "ip");
+        assert_eq!((rules[1].limit.requests, rules[1].limit.window.secs()), (10, 1));
+        assert!(rules[1].matches("GET", "/api/search?q=1"));
+        assert!(!rules[1].matches("POST", "/api/search"));
+        assert!(rules[0].matches("DELETE", "/anything"));
+    }
+
+    #[test]
+    fn errors_name_the_rule_and_the_problem() {
+        let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
+        assert!(err("[[rule]]\nname='a'\nlimit='x'").contains("rule `a`: invalid limit"));
+        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nalgorithm='magic'").contains("unknown algorithm"));
+        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nroute='('").contains("bad route regex"));
+        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='a'\nlimit='1/s'").contains("two rules"));
+        assert!(err("").contains("no [[rule]]"));
+        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nbogus=1").contains("not valid TOML"));
+    }
+
+    #[test]
+    fn round_trips_through_toml() {
+        let policy = Policy {
+            rules: vec![Rule {
+                name: "global".into(),
+                method: None,
+                route: None,
+                key: "ip".into(),
+                limit: "40/1m".into(),
+                burst: Some(7),
+                algorithm: "gcra".into(),
+            }],
+        };
+        let text = policy.to_toml(&["written by a test".into()]);
+        assert!(text.starts_with("# written by a test\n"));
+        assert_eq!(toml::from_str::<Policy>(&text).unwrap(), policy);
+    }
+
+    #[test]
+    fn endpoints_become_rules() {
+        assert_eq!(endpoint_match("GET /api/users/:id"), Some(("GET".into(), "^/api/users/[^/]+$".into())));
+        assert_eq!(endpoint_match("GET /a.b"), Some(("GET".into(), r"^/a\.b$".into())));
+        assert_eq!(endpoint_match("(invalid request)"), None);
+        assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
+    }
+}

@@ -189,6 +189,15 @@ pub fn parse_any(text: &[u8]) -> Option<Stamp> {
     parse_iso8601(text).or_else(|| parse_clf(text)).or_else(|| parse_epoch(text))
 }
 
+/// RFC 3339 in UTC with milliseconds: `2026-01-05T00:00:00.000Z`.
+pub fn format_rfc3339(ms: Millis) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rest = ms.rem_euclid(86_400_000);
+    let (y, m, d) = civil_from_days(days);
+    let (h, min, s, milli) = (rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+    format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
+}
+
 /// Parses `$time_local` with a one-entry cache of the date part: consecutive lines
 /// almost always share the day, so only the clock and zone are parsed again.
 #[derive(Debug, Default, Clone)]
@@ -273,6 +282,13 @@ mod tests {
         assert_eq!(ms("12a"), None);
         assert_eq!(epoch_float(1716723772.6014807).unwrap().ms, 1_716_723_772_601);
         assert_eq!(epoch_float(f64::NAN), None);
+    }
+
+    #[test]
+    fn formats_rfc3339() {
+        assert_eq!(format_rfc3339(1_767_571_200_123), "2026-01-05T00:00:00.123Z");
+        assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59.999Z");
+        assert_eq!(parse_any(format_rfc3339(971_211_336_000).as_bytes()).unwrap().ms, 971_211_336_000);
     }
 
     #[test]

@@ -26,7 +26,7 @@ mod tests {
     #[test]
     fn quotes_and_neutralises() {
         let mut doc = Document::new("x");
-        let mut t = Table::new(&["client", "n"]).for_csv();
+        let mut t = Table::new(&["client", "n"]).csv_only();
         t.row(vec!["=HYPERLINK(\"http://e\")".into(), "-3".into()]);
         t.row(vec!["a,b".into(), "2".into()]);
         doc.table(t);

@@ -17,6 +17,8 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
     /// The table that `--format csv` writes (one per document).
     pub is_csv: bool,
+    /// False for a table that only `--format csv` writes.
+    pub shown: bool,
 }
 
 impl Table {
@@ -30,12 +32,13 @@ impl Table {
                 None => (c.to_string(), Align::Left),
             })
             .collect();
-        Table { columns, rows: Vec::new(), is_csv: false }
+        Table { columns, rows: Vec::new(), is_csv: false, shown: true }
     }
 
-    /// Marks this table as the document's CSV table.
-    pub fn for_csv(mut self) -> Self {
+    /// Marks this table as the document's CSV table, written only by `--format csv`.
+    pub fn csv_only(mut self) -> Self {
         self.is_csv = true;
+        self.shown = false;
         self
     }
 

@@ -28,6 +28,7 @@ pub fn render(doc: &Document) -> String {
                     let _ = writeln!(out, "- **{}**: {}", escape::markdown(k), escape::markdown(v));
                 }
             }
+            Block::Table(t) if !t.shown => {}
             Block::Table(t) => {
                 let titles: Vec<String> = t.columns.iter().map(|(c, _)| escape::markdown(c)).collect();
                 let _ = writeln!(out, "| {} |", titles.join(" | "));

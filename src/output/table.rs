@@ -33,14 +33,29 @@ pub fn render(doc: &Document, colour: bool) -> String {
                     let _ = writeln!(out, "  {:<width$}  {}", escape::terminal(k), escape::terminal(v));
                 }
             }
-            Block::Table(t) => render_table(t, &mut out),
+            Block::Table(t) if t.shown => render_table(t, &mut out),
+            Block::Table(_) => {}
         }
     }
     out
 }
 
+/// Cells wider than this are cut with an ellipsis, so a long path cannot push the
+/// other columns off the screen (the JSON, CSV and Markdown outputs keep it whole).
+const MAX_CELL_CHARS: usize = 60;
+
+fn clip(cell: &str) -> String {
+    let escaped = escape::terminal(cell);
+    if escaped.chars().count() <= MAX_CELL_CHARS {
+        return escaped.into_owned();
+    }
+    let mut cut: String = escaped.chars().take(MAX_CELL_CHARS - 1).collect();
+    cut.push('…');
+    cut
+}
+
 fn render_table(t: &Table, out: &mut String) {
-    let cells: Vec<Vec<String>> = t.rows.iter().map(|r| r.iter().map(|c| escape::terminal(c).into_owned()).collect()).collect();
+    let cells: Vec<Vec<String>> = t.rows.iter().map(|r| r.iter().map(|c| clip(c)).collect()).collect();
     let widths: Vec<usize> = t
         .columns
         .iter()
@@ -81,5 +96,6 @@ mod tests {
         let text = render(&doc, false);
         assert_eq!(text, "T\n  client      requests\n  a\\x1b[2J           5\n  bb               120\nwarning: careful\n");
         assert!(render(&doc, true).contains("\x1b[1mT\x1b[0m"));
+        assert_eq!(clip(&"x".repeat(100)).chars().count(), MAX_CELL_CHARS);
     }
 }

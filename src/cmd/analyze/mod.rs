@@ -1,0 +1,167 @@
+//! `rlctl analyze`: read logs, measure per-client traffic, recommend a limit.
+//!
+//! [`compute`] is the whole analysis as a library call (also used by `simulate
+//! --recommended` and `report`); [`run`] adds the command's notes and outputs.
+
+pub mod view;
+
+use anyhow::Context;
+
+use crate::Outcome;
+use crate::cli::AnalyzeArgs;
+use crate::events::Resolution;
+use crate::ingest::{self, IngestReport, Ingested};
+use crate::options::{self, AnalyzeSettings};
+use crate::output::{self, escape};
+use crate::policy::{self, Policy, Rule};
+use crate::recommend::{Recommendation, recommend};
+use crate::stats::{self, Analysis};
+use crate::{frames, ingest::time::format_rfc3339};
+
+/// A recommendation for one endpoint.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EndpointRecommendation {
+    pub endpoint: String,
+    #[serde(flatten)]
+    pub recommendation: Recommendation,
+}
+
+/// Everything an analysis produced.
+#[derive(Debug)]
+pub struct AnalyzeRun {
+    pub ingested: Ingested,
+    pub analysis: Analysis,
+    /// The recommendation for all traffic (`None` without traffic).
+    pub recommendation: Option<Recommendation>,
+    /// Recommendations for reported endpoints whose p99.9 rests on enough samples.
+    pub endpoint_recommendations: Vec<EndpointRecommendation>,
+}
+
+/// Ingests and analyzes; the library form of `rlctl analyze`.
+pub fn compute(settings: &AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
+    let ingested = ingest::ingest(&settings.ingest)?;
+    if ingested.table.is_empty() {
+        anyhow::bail!("{}", no_events_message(&ingested.report));
+    }
+    let analysis = stats::analyze(&ingested.table, &settings.stats);
+    let table = &ingested.table;
+    let window = settings.stats.window;
+    let recommendation = recommend(table, &analysis.overall, window, settings.multiplier);
+    let endpoint_recommendations = analysis
+        .endpoints
+        .iter()
+        .take(settings.endpoints)
+        .filter(|e| !e.stats.per_window.p999_is_thin())
+        .filter_map(|e| {
+            let recommendation = recommend(table, &e.stats, window, settings.multiplier)?;
+            Some(EndpointRecommendation { endpoint: e.endpoint.clone(), recommendation })
+        })
+        .collect();
+    Ok(AnalyzeRun { ingested, analysis, recommendation, endpoint_recommendations })
+}
+
+fn no_events_message(report: &IngestReport) -> String {
+    let files: Vec<&str> = report.files.iter().map(|f| f.name.as_str()).collect();
+    let mut msg = format!(
+        "no requests found in {}: {} lines read, {} parsed, {} skipped",
+        files.join(", "),
+        report.lines,
+        report.parsed,
+        report.skipped
+    );
+    if let Some(first) = report.examples.first() {
+        msg.push_str(&format!(" (first: {first}); check --log-format"));
+    }
+    msg
+}
+
+/// Runs `rlctl analyze`.
+pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
+    let settings = options::analyze_settings(&args)?;
+    let run = compute(&settings)?;
+    if !settings.quiet {
+        print_notes(&run.ingested.report, &run.analysis);
+    }
+    let doc = view::document(&run, &settings);
+    let json = view::json(&run, &settings);
+    let bytes = output::render(settings.format, &doc, &json, settings.colour)?;
+    output::write_output(settings.output.as_deref(), &bytes)
+        .with_context(|| format!("cannot write the report to {}", settings.output.as_ref().map_or("stdout".into(), |p| p.display().to_string())))?;
+    if let Some(path) = &settings.write_policy {
+        let text = policy_text(&run, &settings).context("no traffic to base a policy on")?;
+        output::write_atomic(path, text.as_bytes()).with_context(|| format!("cannot write the policy to {}", path.display()))?;
+    }
+    if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {
+        let format = frames::TableFormat::of(path)?;
+        let mut frame = frames::counts_frame(&run.ingested.table, rows, settings.stats.window, format)?;
+        frames::write_frame(&mut frame, path)?;
+    }
+    Ok(Outcome::Success)
+}
+
+/// Notes on stderr: the format of each input, skipped lines, timestamp resolution.
+pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
+    for file in &report.files {
+        eprintln!(
+            "rlctl: {}: {} format, {} lines, {} parsed, {} skipped",
+            escape::terminal(&file.name),
+            escape::terminal(&file.format),
+            file.lines,
+            file.parsed,
+            file.skipped
+        );
+    }
+    for example in &report.examples {
+        eprintln!("rlctl: skipped {}", escape::terminal(example));
+    }
+    if report.skipped as usize > report.examples.len() {
+        eprintln!("rlctl: ({} skipped lines in all; by reason in the report)", report.skipped);
+    }
+    if report.resolution == Resolution::Second {
+        eprintln!(
+            "rlctl: note: timestamps have whole-second resolution, so per-second and sub-second figures are coarse; logging $msec gives millisecond resolution"
+        );
+    }
+    if report.invalid_utf8_lines > 0 {
+        eprintln!("rlctl: note: {} lines had bytes that are not UTF-8 in the client or path (shown as U+FFFD)", report.invalid_utf8_lines);
+    }
+    for name in &analysis.excluded_unknown {
+        eprintln!("rlctl: warning: --exclude {}: no such client in the log", escape::terminal(name));
+    }
+}
+
+/// The recommendation as a policy file: a global rule, then one rule per endpoint
+/// that has its own recommendation.
+pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<String> {
+    let overall = run.recommendation.as_ref()?;
+    let key = settings.ingest.key.text.clone();
+    let rule = |name: String, method, route, r: &Recommendation| Rule {
+        name,
+        method,
+        route,
+        key: key.clone(),
+        limit: r.rate.clone(),
+        burst: Some(r.burst),
+        algorithm: settings.algorithm.clone(),
+    };
+    let mut rules = vec![rule("global".into(), None, None, overall)];
+    for e in &run.endpoint_recommendations {
+        let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
+        let (method, route) = match routed {
+            Some(r) => (None, Some(r.pattern.as_str().to_string())),
+            None => match policy::endpoint_match(&e.endpoint) {
+                Some((m, r)) => (Some(m), Some(r)),
+                None => continue,
+            },
+        };
+        rules.push(rule(policy::rule_name(&e.endpoint), method, route, &e.recommendation));
+    }
+    let span = run.ingested.table.span().map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b))).unwrap_or_default();
+    let header = vec![
+        "Rate-limit policy written by `rlctl analyze --write-policy`.".to_string(),
+        format!("Basis: {} requests from {} clients, {span}.", run.analysis.overall.requests, run.analysis.overall.clients),
+        format!("Limits are {} x the per-window p99.9 of requests per client (window {}).", settings.multiplier, settings.stats.window),
+        "Review the flagged clients in the analysis before enforcing.".to_string(),
+    ];
+    Some(Policy { rules }.to_toml(&header))
+}

@@ -1,0 +1,237 @@
+//! What `rlctl analyze` shows: the JSON contract ([`json`]) and the document the
+//! text formats render ([`document`]).
+
+use serde::Serialize;
+
+use super::{AnalyzeRun, EndpointRecommendation};
+use crate::ingest::IngestReport;
+use crate::ingest::time::format_rfc3339;
+use crate::options::AnalyzeSettings;
+use crate::output::document::{Document, Table};
+use crate::recommend::Recommendation;
+use crate::stats::quantiles::Quantiles;
+use crate::stats::{EndpointStats, ScopeStats, StatusSummary, top_clients};
+
+/// The JSON contract of `rlctl analyze` (documented in the README).
+#[derive(Debug, Serialize)]
+pub struct AnalyzeJson<'a> {
+    pub input: InputJson<'a>,
+    pub key: &'a str,
+    pub window_s: u32,
+    pub overall: &'a ScopeStats,
+    pub endpoints: Vec<EndpointJson<'a>>,
+    pub top_clients: Vec<TopClient<'a>>,
+    pub status_codes: &'a StatusSummary,
+    pub recommendation: Option<&'a Recommendation>,
+    pub endpoint_recommendations: &'a [EndpointRecommendation],
+    pub excluded: &'a [String],
+}
+
+/// `input` of the JSON contract.
+#[derive(Debug, Serialize)]
+pub struct InputJson<'a> {
+    #[serde(flatten)]
+    pub report: &'a IngestReport,
+    pub first_ts: Option<String>,
+    pub last_ts: Option<String>,
+}
+
+/// One endpoint in the JSON contract.
+#[derive(Debug, Serialize)]
+pub struct EndpointJson<'a> {
+    #[serde(flatten)]
+    pub stats: &'a EndpointStats,
+    /// True when p99.9 rests on fewer than 1000 samples.
+    pub low_confidence: bool,
+}
+
+/// One of the top clients.
+#[derive(Debug, Serialize)]
+pub struct TopClient<'a> {
+    pub client: &'a str,
+    pub requests: u64,
+    /// Share of all requests, 0 to 1.
+    pub share: f64,
+    pub peak_window: u64,
+    pub peak_second: u64,
+    /// Peak window above the recommended limit.
+    pub flagged: bool,
+}
+
+fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalyzeSettings) -> Vec<TopClient<'a>> {
+    let total = run.analysis.overall.requests.max(1) as f64;
+    let limit = run.recommendation.as_ref().map_or(u64::MAX, |r| r.limit);
+    top_clients(&run.ingested.table, &run.analysis.overall, settings.stats.top)
+        .into_iter()
+        .map(|(client, p)| TopClient {
+            client,
+            requests: p.requests,
+            share: p.requests as f64 / total,
+            peak_window: p.peak_window,
+            peak_second: p.peak_second,
+            flagged: p.peak_window > limit,
+        })
+        .collect()
+}
+
+/// The JSON form.
+pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJson<'a> {
+    let span = run.ingested.table.span();
+    AnalyzeJson {
+        input: InputJson {
+            report: &run.ingested.report,
+            first_ts: span.map(|(a, _)| format_rfc3339(a)),
+            last_ts: span.map(|(_, b)| format_rfc3339(b)),
+        },
+        key: &settings.ingest.key.text,
+        window_s: settings.stats.window.secs(),
+        overall: &run.analysis.overall,
+        endpoints: run
+            .analysis
+            .endpoints
+            .iter()
+            .take(settings.endpoints)
+            .map(|e| EndpointJson { stats: e, low_confidence: e.stats.per_window.p999_is_thin() })
+            .collect(),
+        top_clients: tops(run, settings),
+        status_codes: &run.analysis.status,
+        recommendation: run.recommendation.as_ref(),
+        endpoint_recommendations: &run.endpoint_recommendations,
+        excluded: &run.analysis.excluded,
+    }
+}
+
+fn quantile_cells(q: &Quantiles) -> Vec<String> {
+    [q.samples, q.p50, q.p90, q.p95, q.p99, q.p999, q.max].iter().map(u64::to_string).collect()
+}
+
+fn metrics(s: &ScopeStats) -> [(&'static str, &Quantiles); 3] {
+    [("per_window", &s.per_window), ("per_second", &s.per_second), ("client_peak_second", &s.client_peak_second)]
+}
+
+const QUANTILE_COLUMNS: [&str; 7] = ["samples>", "p50>", "p90>", "p95>", "p99>", "p99.9>", "max>"];
+
+/// The document the text formats render.
+pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
+    let a = &run.analysis;
+    let report = &run.ingested.report;
+    let span = run.ingested.table.span().map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y))).unwrap_or_default();
+    let mut doc = Document::new(format!("rlctl analyze: {} requests from {} clients", a.overall.requests, a.overall.clients));
+    doc.facts(vec![
+        ("period", span),
+        ("lines", format!("{} read = {} parsed + {} skipped", report.lines, report.parsed, report.skipped)),
+        ("client key", settings.ingest.key.text.clone()),
+        ("window", settings.stats.window.to_string()),
+    ]);
+    for (reason, n) in &report.skipped_by_reason {
+        doc.paragraph(format!("skipped {n}: {reason}"));
+    }
+
+    doc.heading(format!("Requests per client (window {})", settings.stats.window));
+    let columns: Vec<&str> = ["metric"].into_iter().chain(QUANTILE_COLUMNS).collect();
+    let mut shown = Table::new(&columns);
+    for (metric, q) in metrics(&a.overall) {
+        shown.row(std::iter::once(metric.replace('_', " ")).chain(quantile_cells(q)).collect());
+    }
+    doc.table(shown);
+    let columns: Vec<&str> = ["scope", "metric"].into_iter().chain(QUANTILE_COLUMNS).collect();
+    let mut csv = Table::new(&columns).csv_only();
+    let scopes = std::iter::once(("(all)", &a.overall)).chain(a.endpoints.iter().take(settings.endpoints).map(|e| (e.endpoint.as_str(), &e.stats)));
+    for (scope, stats) in scopes {
+        for (metric, q) in metrics(stats) {
+            csv.row([scope.to_string(), metric.to_string()].into_iter().chain(quantile_cells(q)).collect());
+        }
+    }
+    doc.table(csv);
+
+    recommendation_blocks(&mut doc, run);
+    top_client_blocks(&mut doc, run, settings);
+    endpoint_blocks(&mut doc, run, settings);
+    status_blocks(&mut doc, &a.status);
+    doc
+}
+
+fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
+    doc.heading("Recommendation");
+    let Some(r) = &run.recommendation else {
+        doc.paragraph("no recommendation: no traffic");
+        return;
+    };
+    doc.facts(vec![
+        ("limit", format!("{} ({} x per-window p99.9 of {})", r.rate, r.multiplier, r.basis_p999)),
+        ("burst", format!("{} (covers the normal peak second of {}; at least 10 s of the average rate = {})", r.burst, r.normal_peak_second, r.burst_floor)),
+        ("flagged clients", r.flagged_count.to_string()),
+    ]);
+    let mut alts = Table::new(&["multiplier>", "limit", "clients over>"]);
+    for alt in &r.alternatives {
+        alts.row(vec![format!("{}x", alt.multiplier), format!("{}/{}", alt.limit, run.analysis.window), alt.clients_over.to_string()]);
+    }
+    doc.table(alts);
+    for w in &r.warnings {
+        doc.warning(w.clone());
+    }
+    if !r.flagged.is_empty() {
+        doc.heading("Flagged clients (peak window above the limit): review before enforcing");
+        let mut t = Table::new(&["client", "requests>", "peak window>", "peak second>"]);
+        for f in &r.flagged {
+            t.row(vec![f.client.clone(), f.requests.to_string(), f.peak_window.to_string(), f.peak_second.to_string()]);
+        }
+        doc.table(t);
+        if r.flagged_count > r.flagged.len() as u64 {
+            doc.paragraph(format!("... and {} more", r.flagged_count - r.flagged.len() as u64));
+        }
+        doc.paragraph("Exclude a runaway client with --exclude CLIENT to recompute without it.");
+    }
+}
+
+fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
+    doc.heading(format!("Top {} clients", settings.stats.top));
+    let mut t = Table::new(&["client", "requests>", "share>", "peak window>", "peak second>", "flagged"]);
+    for c in tops(run, settings) {
+        t.row(vec![
+            c.client.to_string(),
+            c.requests.to_string(),
+            format!("{:.1}%", c.share * 100.0),
+            c.peak_window.to_string(),
+            c.peak_second.to_string(),
+            if c.flagged { "yes".into() } else { String::new() },
+        ]);
+    }
+    doc.table(t);
+}
+
+fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
+    doc.heading("Endpoints");
+    let mut t = Table::new(&["endpoint", "requests>", "clients>", "p99>", "p99.9>", "max>", "peak second>", "limit"]);
+    for e in run.analysis.endpoints.iter().take(settings.endpoints) {
+        let s = &e.stats;
+        let limit = run.endpoint_recommendations.iter().find(|r| r.endpoint == e.endpoint).map(|r| format!("{} burst {}", r.recommendation.rate, r.recommendation.burst));
+        t.row(vec![
+            e.endpoint.clone(),
+            s.requests.to_string(),
+            s.clients.to_string(),
+            s.per_window.p99.to_string(),
+            format!("{}{}", s.per_window.p999, if s.per_window.p999_is_thin() { "*" } else { "" }),
+            s.per_window.max.to_string(),
+            s.client_peak_second.max.to_string(),
+            limit.unwrap_or_else(|| "-".into()),
+        ]);
+    }
+    doc.table(t);
+    if run.analysis.endpoints.len() > settings.endpoints {
+        doc.paragraph(format!("... {} endpoints in all (--endpoints N shows more)", run.analysis.endpoints.len()));
+    }
+    doc.paragraph("* p99.9 from fewer than 1000 samples: too few for a limit of its own.");
+}
+
+fn status_blocks(doc: &mut Document, status: &StatusSummary) {
+    doc.heading("Limiter answers already in the log");
+    doc.facts(vec![("status 429", status.status_429.to_string()), ("status 503", status.status_503.to_string())]);
+    if !status.clients.is_empty() {
+        let mut t = Table::new(&["client", "429>", "503>"]);
+        for c in status.clients.iter().take(10) {
+            t.row(vec![c.client.clone(), c.status_429.to_string(), c.status_503.to_string()]);
+        }
+        doc.table(t);
+    }
+}
