@@ -73,7 +73,8 @@ impl<R: Read> Splitter<R> {
             }
             dropped += self.carry.len() as u64;
             self.carry.clear();
-            if self.fill()? {
+            let at_end = self.fill()?;
+            if at_end && memchr::memchr(b'\n', &self.carry).is_none() {
                 dropped += self.carry.len() as u64;
                 self.carry.clear();
                 self.done = true;
@@ -158,6 +159,14 @@ mod tests {
     fn empty_input_yields_nothing_and_trailing_newline_adds_no_line() {
         assert!(pieces(b"", 8).is_empty());
         assert_eq!(pieces(b"a\n", 8), vec![Piece::Lines { data: b"a\n".to_vec(), first_line: 1, count: 1 }]);
+    }
+
+    #[test]
+    fn the_line_after_an_overlong_one_survives_the_end_of_input() {
+        let mut input = vec![b'z'; 20];
+        input.extend(b"\nlast");
+        let got = pieces(&input, 8);
+        assert_eq!(got, vec![Piece::TooLong { line: 1, len: 20 }, Piece::Lines { data: b"last".to_vec(), first_line: 2, count: 1 }]);
     }
 
     #[test]

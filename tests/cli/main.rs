@@ -1,5 +1,7 @@
 //! The single integration-test binary (one link for all end-to-end tests):
 //! this file only declares the test modules and their shared support code.
 
+mod analyze;
+mod cases;
 mod nginx;
 mod support;
