@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod events;
+pub mod generate;
 pub mod ingest;
 pub mod options;
 pub mod output;
