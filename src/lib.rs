@@ -9,6 +9,7 @@ pub mod cli;
 pub mod cmd;
 pub mod events;
 pub mod frames;
+pub mod generate;
 pub mod ingest;
 pub mod options;
 pub mod output;

@@ -7,19 +7,21 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::cli::{AnalyzeArgs, IngestArgs, OutputArgs, OutputFormat};
-use crate::policy::ALGORITHMS;
-use crate::stats::StatsSettings;
-use crate::units::Window;
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::KeySpec;
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
+use crate::policy::ALGORITHMS;
+use crate::stats::StatsSettings;
+use crate::units::Window;
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
     let format = match (&args.nginx_conf, &args.log_format_name) {
         (Some(conf), Some(name)) => {
-            let text = std::fs::read_to_string(conf)
-                .map_err(|source| IngestError::Open { file: conf.display().to_string(), source })?;
+            let text = std::fs::read_to_string(conf).map_err(|source| IngestError::Open {
+                file: conf.display().to_string(),
+                source,
+            })?;
             let found = nginx_conf::find_log_format(&text, name)?;
             FormatChoice::LogFormat(found.format)
         }
@@ -32,19 +34,33 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
             pair.split_once('=')
                 .map(|(r, p)| (r.trim().to_string(), p.trim().to_string()))
                 .filter(|(r, p)| !r.is_empty() && !p.is_empty())
-                .ok_or_else(|| IngestError::Usage(format!("--field `{pair}`: expected ROLE=PATH, e.g. time=ts")))
+                .ok_or_else(|| {
+                    IngestError::Usage(format!(
+                        "--field `{pair}`: expected ROLE=PATH, e.g. time=ts"
+                    ))
+                })
         })
         .collect::<Result<Vec<_>, _>>()?;
     if !json_fields.is_empty() && !matches!(format, FormatChoice::Json | FormatChoice::Auto) {
-        return Err(IngestError::Usage("--field maps JSON fields; it needs --log-format json (or auto)".into()));
+        return Err(IngestError::Usage(
+            "--field maps JSON fields; it needs --log-format json (or auto)".into(),
+        ));
     }
-    let format = if json_fields.is_empty() { format } else { FormatChoice::Json };
+    let format = if json_fields.is_empty() {
+        format
+    } else {
+        FormatChoice::Json
+    };
     Ok(ingest::Settings {
         inputs: args.files.clone(),
         format,
         json_fields,
         key: KeySpec::parse(&args.key, args.cidr4, args.cidr6)?,
-        routes: args.route.iter().map(|r| RouteRule::parse(r)).collect::<Result<_, _>>()?,
+        routes: args
+            .route
+            .iter()
+            .map(|r| RouteRule::parse(r))
+            .collect::<Result<_, _>>()?,
         strict: args.strict,
         progress: !args.quiet && std::io::stderr().is_terminal(),
     })
@@ -70,19 +86,35 @@ pub struct AnalyzeSettings {
 
 /// Checks the flags of `rlctl analyze`.
 pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestError> {
-    let window: Window = args.window.parse().map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
+    let window: Window = args
+        .window
+        .parse()
+        .map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
     if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-        return Err(IngestError::Usage(format!("--multiplier {}: must be a positive number (3 to 5 is usual)", args.multiplier)));
+        return Err(IngestError::Usage(format!(
+            "--multiplier {}: must be a positive number (3 to 5 is usual)",
+            args.multiplier
+        )));
     }
     if !ALGORITHMS.contains(&args.algo.as_str()) {
-        return Err(IngestError::Usage(format!("--algo {}: unknown algorithm (one of {})", args.algo, ALGORITHMS.join(", "))));
+        return Err(IngestError::Usage(format!(
+            "--algo {}: unknown algorithm (one of {})",
+            args.algo,
+            ALGORITHMS.join(", ")
+        )));
     }
     if let Some(path) = &args.export_counts {
-        crate::frames::TableFormat::of(path).map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
+        crate::frames::TableFormat::of(path)
+            .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
     }
     Ok(AnalyzeSettings {
         ingest: ingest_settings(&args.ingest)?,
-        stats: StatsSettings { window, top: args.top, exclude: args.exclude.clone(), keep_counts: args.export_counts.is_some() },
+        stats: StatsSettings {
+            window,
+            top: args.top,
+            exclude: args.exclude.clone(),
+            keep_counts: args.export_counts.is_some(),
+        },
         multiplier: args.multiplier,
         endpoints: args.endpoints,
         algorithm: args.algo.clone(),
@@ -108,16 +140,20 @@ pub fn format_choice(text: &str) -> FormatChoice {
 
 /// The output format: as asked, else a table on a terminal and JSON in a pipe or file.
 pub fn output_format(args: &OutputArgs) -> OutputFormat {
-    args.format.unwrap_or(if args.output.is_none() && std::io::stdout().is_terminal() {
-        OutputFormat::Table
-    } else {
-        OutputFormat::Json
-    })
+    args.format.unwrap_or(
+        if args.output.is_none() && std::io::stdout().is_terminal() {
+            OutputFormat::Table
+        } else {
+            OutputFormat::Json
+        },
+    )
 }
 
 /// Whether terminal output may use colour (a terminal, and `NO_COLOR` unset).
 pub fn use_colour(args: &OutputArgs) -> bool {
-    args.output.is_none() && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+    args.output.is_none()
+        && std::io::stdout().is_terminal()
+        && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
 }
 
 #[cfg(test)]
@@ -138,12 +174,18 @@ mod tests {
     #[test]
     fn format_names_and_literals() {
         assert_eq!(format_choice("combined"), FormatChoice::Combined);
-        assert_eq!(format_choice("$msec $remote_addr"), FormatChoice::LogFormat("$msec $remote_addr".into()));
+        assert_eq!(
+            format_choice("$msec $remote_addr"),
+            FormatChoice::LogFormat("$msec $remote_addr".into())
+        );
     }
 
     #[test]
     fn field_mapping_implies_json_and_is_validated() {
-        assert_eq!(settings(&["--field", "time=ts,client=who"]).unwrap().format, FormatChoice::Json);
+        assert_eq!(
+            settings(&["--field", "time=ts,client=who"]).unwrap().format,
+            FormatChoice::Json
+        );
         assert!(settings(&["--field", "time"]).is_err());
         assert!(settings(&["--log-format", "combined", "--field", "time=ts"]).is_err());
     }
@@ -152,7 +194,15 @@ mod tests {
     fn bad_keys_and_routes_are_usage_errors() {
         assert!(settings(&["--key", "ip+nope"]).is_err());
         assert!(settings(&["--route", "([=x"]).is_err());
-        assert!(settings(&["--nginx-conf", "/nonexistent/nginx.conf", "--log-format-name", "main"]).is_err());
+        assert!(
+            settings(&[
+                "--nginx-conf",
+                "/nonexistent/nginx.conf",
+                "--log-format-name",
+                "main"
+            ])
+            .is_err()
+        );
         assert!(settings(&["--window", "7x"]).is_err());
         assert!(settings(&["--multiplier", "0"]).is_err());
         assert!(settings(&["--algo", "magic"]).is_err());

@@ -29,17 +29,31 @@ use crate::ingest::key::KeySpec;
 use crate::units::Limit;
 
 /// Algorithm names a policy may use.
-pub const ALGORITHMS: [&str; 6] = ["fixed-window", "sliding-log", "sliding-counter", "token-bucket", "leaky-bucket", "gcra"];
+pub const ALGORITHMS: [&str; 6] = [
+    "fixed-window",
+    "sliding-log",
+    "sliding-counter",
+    "token-bucket",
+    "leaky-bucket",
+    "gcra",
+];
 
 /// Errors reading a policy.
 #[derive(Debug, thiserror::Error)]
 pub enum PolicyError {
     #[error("cannot read policy {path}: {source}")]
-    Read { path: String, source: std::io::Error },
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("policy {path} is not valid TOML for a policy: {message}")]
     Toml { path: String, message: String },
     #[error("policy {path}, rule `{rule}`: {message}")]
-    Rule { path: String, rule: String, message: String },
+    Rule {
+        path: String,
+        rule: String,
+        message: String,
+    },
     #[error("policy {path} has no [[rule]]")]
     Empty { path: String },
 }
@@ -96,7 +110,10 @@ impl CheckedRule {
     /// Whether the rule applies to a request with this method and path (query ignored).
     pub fn matches(&self, method: &str, path: &str) -> bool {
         let path = path.split(['?', '#']).next().unwrap_or_default();
-        self.method.as_deref().is_none_or(|m| m.eq_ignore_ascii_case(method)) && self.route.as_ref().is_none_or(|r| r.is_match(path))
+        self.method
+            .as_deref()
+            .is_none_or(|m| m.eq_ignore_ascii_case(method))
+            && self.route.as_ref().is_none_or(|r| r.is_match(path))
     }
 }
 
@@ -104,34 +121,58 @@ impl Policy {
     /// Reads and checks a policy file.
     pub fn load(path: &Path) -> Result<Vec<CheckedRule>, PolicyError> {
         let name = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read { path: name.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
+            path: name.clone(),
+            source,
+        })?;
         Self::parse(&text, &name)
     }
 
     /// Parses and checks policy text (`origin` names it in messages).
     pub fn parse(text: &str, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
-        let policy: Policy = toml::from_str(text).map_err(|e| PolicyError::Toml { path: origin.into(), message: e.message().to_string() })?;
+        let policy: Policy = toml::from_str(text).map_err(|e| PolicyError::Toml {
+            path: origin.into(),
+            message: e.message().to_string(),
+        })?;
         if policy.rules.is_empty() {
-            return Err(PolicyError::Empty { path: origin.into() });
+            return Err(PolicyError::Empty {
+                path: origin.into(),
+            });
         }
         let mut seen = std::collections::HashSet::new();
         policy
             .rules
             .iter()
             .map(|rule| {
-                let fail = |message: String| PolicyError::Rule { path: origin.into(), rule: rule.name.clone(), message };
+                let fail = |message: String| PolicyError::Rule {
+                    path: origin.into(),
+                    rule: rule.name.clone(),
+                    message,
+                };
                 if !seen.insert(rule.name.as_str()) {
                     return Err(fail("two rules have this name".into()));
                 }
                 if !ALGORITHMS.contains(&rule.algorithm.as_str()) {
-                    return Err(fail(format!("unknown algorithm `{}` (one of {})", rule.algorithm, ALGORITHMS.join(", "))));
+                    return Err(fail(format!(
+                        "unknown algorithm `{}` (one of {})",
+                        rule.algorithm,
+                        ALGORITHMS.join(", ")
+                    )));
                 }
                 Ok(CheckedRule {
                     name: rule.name.clone(),
                     method: rule.method.clone(),
-                    route: rule.route.as_deref().map(Regex::new).transpose().map_err(|e| fail(format!("bad route regex: {e}")))?,
+                    route: rule
+                        .route
+                        .as_deref()
+                        .map(Regex::new)
+                        .transpose()
+                        .map_err(|e| fail(format!("bad route regex: {e}")))?,
                     key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
-                    limit: rule.limit.parse().map_err(|e: crate::units::UnitError| fail(e.to_string()))?,
+                    limit: rule
+                        .limit
+                        .parse()
+                        .map_err(|e: crate::units::UnitError| fail(e.to_string()))?,
                     burst: rule.burst,
                     algorithm: rule.algorithm.clone(),
                 })
@@ -154,7 +195,16 @@ pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
     if !path.starts_with('/') {
         return None;
     }
-    let segments: Vec<String> = path.split('/').map(|s| if s == ":id" { "[^/]+".to_string() } else { regex::escape(s) }).collect();
+    let segments: Vec<String> = path
+        .split('/')
+        .map(|s| {
+            if s == ":id" {
+                "[^/]+".to_string()
+            } else {
+                regex::escape(s)
+            }
+        })
+        .collect();
     Some((method.to_string(), format!("^{}$", segments.join("/"))))
 }
 
@@ -195,7 +245,10 @@ algorithm = "leaky-bucket"
         let rules = Policy::parse(TEXT, "p.toml").unwrap();
         assert_eq!(rules[0].algorithm, "token-bucket");
         assert_eq!(rules[0].key.text, "ip");
-        assert_eq!((rules[1].limit.requests, rules[1].limit.window.secs()), (10, 1));
+        assert_eq!(
+            (rules[1].limit.requests, rules[1].limit.window.secs()),
+            (10, 1)
+        );
         assert!(rules[1].matches("GET", "/api/search?q=1"));
         assert!(!rules[1].matches("POST", "/api/search"));
         assert!(rules[0].matches("DELETE", "/anything"));
@@ -205,9 +258,14 @@ algorithm = "leaky-bucket"
     fn errors_name_the_rule_and_the_problem() {
         let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
         assert!(err("[[rule]]\nname='a'\nlimit='x'").contains("rule `a`: invalid limit"));
-        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nalgorithm='magic'").contains("unknown algorithm"));
+        assert!(
+            err("[[rule]]\nname='a'\nlimit='1/s'\nalgorithm='magic'").contains("unknown algorithm")
+        );
         assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nroute='('").contains("bad route regex"));
-        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='a'\nlimit='1/s'").contains("two rules"));
+        assert!(
+            err("[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='a'\nlimit='1/s'")
+                .contains("two rules")
+        );
         assert!(err("").contains("no [[rule]]"));
         assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nbogus=1").contains("not valid TOML"));
     }
@@ -232,8 +290,14 @@ algorithm = "leaky-bucket"
 
     #[test]
     fn endpoints_become_rules() {
-        assert_eq!(endpoint_match("GET /api/users/:id"), Some(("GET".into(), "^/api/users/[^/]+$".into())));
-        assert_eq!(endpoint_match("GET /a.b"), Some(("GET".into(), r"^/a\.b$".into())));
+        assert_eq!(
+            endpoint_match("GET /api/users/:id"),
+            Some(("GET".into(), "^/api/users/[^/]+$".into()))
+        );
+        assert_eq!(
+            endpoint_match("GET /a.b"),
+            Some(("GET".into(), r"^/a\.b$".into()))
+        );
         assert_eq!(endpoint_match("(invalid request)"), None);
         assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
     }

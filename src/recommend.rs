@@ -73,31 +73,58 @@ pub struct Recommendation {
 impl Recommendation {
     /// The limit as a [`Limit`].
     pub fn as_limit(&self) -> Limit {
-        Limit { requests: self.limit, window: Window::from_secs(self.window_s).expect("window is positive") }
+        Limit {
+            requests: self.limit,
+            window: Window::from_secs(self.window_s).expect("window is positive"),
+        }
     }
 }
 
 /// Recommends a limit for `stats`; `None` when there is no traffic to rest on.
-pub fn recommend(table: &EventTable, stats: &ScopeStats, window: Window, multiplier: f64) -> Option<Recommendation> {
+pub fn recommend(
+    table: &EventTable,
+    stats: &ScopeStats,
+    window: Window,
+    multiplier: f64,
+) -> Option<Recommendation> {
     let basis = stats.per_window.p999;
     if basis == 0 || !(multiplier.is_finite() && multiplier > 0.0) {
         return None;
     }
     let limit_at = |m: f64| (m * basis as f64).ceil().max(1.0) as u64;
-    let clients_over = |limit: u64| stats.peaks.iter().filter(|p| p.peak_window > limit).count() as u64;
+    let clients_over =
+        |limit: u64| stats.peaks.iter().filter(|p| p.peak_window > limit).count() as u64;
     let limit = limit_at(multiplier);
 
     let mut alternatives: Vec<Alternative> = ALTERNATIVE_MULTIPLIERS
         .iter()
         .chain(std::iter::once(&multiplier))
-        .map(|&m| Alternative { multiplier: m, limit: limit_at(m), clients_over: clients_over(limit_at(m)) })
+        .map(|&m| Alternative {
+            multiplier: m,
+            limit: limit_at(m),
+            clients_over: clients_over(limit_at(m)),
+        })
         .collect();
     alternatives.sort_by(|a, b| a.multiplier.total_cmp(&b.multiplier));
     alternatives.dedup_by(|a, b| a.multiplier == b.multiplier);
 
-    let mut flagged: Vec<_> = stats.peaks.iter().filter(|p| p.peak_window > limit).collect();
-    flagged.sort_by(|a, b| b.peak_window.cmp(&a.peak_window).then(b.requests.cmp(&a.requests)));
-    let normal_peak_second = stats.peaks.iter().filter(|p| p.peak_window <= limit).map(|p| p.peak_second).max().unwrap_or(0);
+    let mut flagged: Vec<_> = stats
+        .peaks
+        .iter()
+        .filter(|p| p.peak_window > limit)
+        .collect();
+    flagged.sort_by(|a, b| {
+        b.peak_window
+            .cmp(&a.peak_window)
+            .then(b.requests.cmp(&a.requests))
+    });
+    let normal_peak_second = stats
+        .peaks
+        .iter()
+        .filter(|p| p.peak_window <= limit)
+        .map(|p| p.peak_second)
+        .max()
+        .unwrap_or(0);
 
     let secs = u64::from(window.secs());
     let burst_floor = (BURST_FLOOR_SECONDS * limit).div_ceil(secs);
@@ -118,7 +145,11 @@ pub fn recommend(table: &EventTable, stats: &ScopeStats, window: Window, multipl
     Some(Recommendation {
         limit,
         window_s: window.secs(),
-        rate: Limit { requests: limit, window }.to_string(),
+        rate: Limit {
+            requests: limit,
+            window,
+        }
+        .to_string(),
         burst,
         multiplier,
         basis_p999: basis,
@@ -155,13 +186,25 @@ mod tests {
         for c in 0..1000u32 {
             let id = t.clients.intern(&format!("c{c}"));
             for r in 0..(c % 10 + 1) {
-                t.push(Event { ts: i64::from(r) * 5_000, client: id, endpoint: e, status: 200, logged: Logged::Unknown });
+                t.push(Event {
+                    ts: i64::from(r) * 5_000,
+                    client: id,
+                    endpoint: e,
+                    status: 200,
+                    logged: Logged::Unknown,
+                });
             }
         }
         let bad = t.clients.intern("runaway");
         for r in 0..500 {
             let ts = if r < 50 { 1_000 } else { 2_000 + r * 100 };
-            t.push(Event { ts, client: bad, endpoint: e, status: 200, logged: Logged::Unknown });
+            t.push(Event {
+                ts,
+                client: bad,
+                endpoint: e,
+                status: 200,
+                logged: Logged::Unknown,
+            });
         }
         t.sort_by_time();
         t
@@ -170,7 +213,12 @@ mod tests {
     #[test]
     fn limit_burst_and_flags_by_hand() {
         let t = table();
-        let s = StatsSettings { window: "1m".parse().unwrap(), top: 5, exclude: vec![], keep_counts: false };
+        let s = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 5,
+            exclude: vec![],
+            keep_counts: false,
+        };
         let a = analyze(&t, &s);
         // 1001 samples: 100 each of 1..=10, plus 500. rank ceil(0.999*1001) = 1000 → 10.
         assert_eq!(a.overall.per_window.p999, 10);
@@ -181,7 +229,11 @@ mod tests {
         assert_eq!(r.flagged_count, 1);
         assert_eq!(r.flagged[0].client, "runaway");
         assert_eq!(r.flagged[0].peak_second, 50);
-        let limits: Vec<(u64, u64)> = r.alternatives.iter().map(|a| (a.limit, a.clients_over)).collect();
+        let limits: Vec<(u64, u64)> = r
+            .alternatives
+            .iter()
+            .map(|a| (a.limit, a.clients_over))
+            .collect();
         assert_eq!(limits, vec![(30, 1), (40, 1), (50, 1)]);
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
     }
@@ -189,7 +241,12 @@ mod tests {
     #[test]
     fn excluding_the_runaway_changes_nothing_but_the_flag() {
         let t = table();
-        let s = StatsSettings { window: "1m".parse().unwrap(), top: 5, exclude: vec!["runaway".into()], keep_counts: false };
+        let s = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 5,
+            exclude: vec!["runaway".into()],
+            keep_counts: false,
+        };
         let a = analyze(&t, &s);
         let r = recommend(&t, &a.overall, s.window, 4.0).unwrap();
         assert_eq!((r.limit, r.flagged_count), (40, 0));
@@ -198,7 +255,12 @@ mod tests {
     #[test]
     fn no_traffic_no_recommendation() {
         let t = EventTable::default();
-        let s = StatsSettings { window: "1m".parse().unwrap(), top: 5, exclude: vec![], keep_counts: false };
+        let s = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 5,
+            exclude: vec![],
+            keep_counts: false,
+        };
         assert!(recommend(&t, &analyze(&t, &s).overall, s.window, 4.0).is_none());
     }
 }

@@ -1,8 +1,58 @@
-//! `rlctl generate`.
+//! `rlctl generate`: turns the flags into a [`generate::Config`] and writes the
+//! synthetic log to stdout or a file (gzip when the name ends in `.gz`).
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::path::Path;
+
+use anyhow::Context;
+use flate2::Compression;
+use flate2::write::GzEncoder;
+
 use crate::Outcome;
 use crate::cli::GenerateArgs;
+use crate::generate::{self, Config, Format, Generator, Length};
 
 /// Runs `rlctl generate`.
-pub fn run(_args: GenerateArgs) -> anyhow::Result<Outcome> {
-    anyhow::bail!("generate is being built")
+pub fn run(args: GenerateArgs) -> anyhow::Result<Outcome> {
+    let config = config(&args)?;
+    let generator = Generator::new(&config)?;
+    match &args.output {
+        None => {
+            let mut out = io::stdout().lock();
+            generator.write_to(&mut out)?;
+        }
+        Some(path) => write_file(&generator, path)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+    }
+    Ok(Outcome::Success)
+}
+
+/// The library configuration for these flags.
+pub fn config(args: &GenerateArgs) -> anyhow::Result<Config> {
+    Ok(Config {
+        clients: args.clients,
+        length: match args.lines {
+            Some(n) => Length::Lines(n),
+            None => Length::Duration(args.duration),
+        },
+        seed: args.seed,
+        start: generate::clock::parse_start(&args.start)?,
+        format: Format::parse(&args.format)?,
+        time_offset: args.time_offset.parse()?,
+    })
+}
+
+fn write_file(generator: &Generator, path: &Path) -> io::Result<()> {
+    let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let gzip = path.extension().is_some_and(|ext| ext == "gz");
+    if gzip {
+        let mut encoder = GzEncoder::new(file, Compression::default());
+        generator.write_to(&mut encoder)?;
+        encoder.finish()?.flush()
+    } else {
+        let mut file = file;
+        generator.write_to(&mut file)?;
+        file.flush()
+    }
 }

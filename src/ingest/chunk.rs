@@ -56,7 +56,12 @@ pub struct ChunkContext<'a> {
 }
 
 /// Parses `data` (whole lines; the first is line `first_line`).
-pub fn parse_chunk(data: &[u8], first_line: u64, parser: &mut dyn LineParser, ctx: &ChunkContext<'_>) -> ChunkResult {
+pub fn parse_chunk(
+    data: &[u8],
+    first_line: u64,
+    parser: &mut dyn LineParser,
+    ctx: &ChunkContext<'_>,
+) -> ChunkResult {
     let mut out = ChunkResult::default();
     let mut record = Record::default();
     let mut key = String::new();
@@ -65,13 +70,10 @@ pub fn parse_chunk(data: &[u8], first_line: u64, parser: &mut dyn LineParser, ct
     if data.is_empty() {
         return out;
     }
-    let mut line_no = first_line;
     let body = data.strip_suffix(b"\n").unwrap_or(data);
-    for raw in body.split(|&b| b == b'\n') {
+    for (this_line, raw) in (first_line..).zip(body.split(|&b| b == b'\n')) {
         let line = raw.strip_suffix(b"\r").unwrap_or(raw);
         out.lines += 1;
-        let this_line = line_no;
-        line_no += 1;
         if line.len() > MAX_LINE_BYTES {
             out.skip(this_line, SkipReason::TooLong);
             continue;
@@ -133,7 +135,15 @@ mod tests {
         let data = b"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a/1 HTTP/1.1\" 200 1\n\nbad line\n5.6.7.8 - - [10/Oct/2000:13:55:37 +0000] \"GET /a/2 HTTP/1.1\" 429 1\n";
         let key = KeySpec::parse("ip", None, None).unwrap();
         let mut parser = CombinedParser::new(&[]).unwrap();
-        let r = parse_chunk(data, 10, &mut parser, &ChunkContext { key: &key, routes: &[] });
+        let r = parse_chunk(
+            data,
+            10,
+            &mut parser,
+            &ChunkContext {
+                key: &key,
+                routes: &[],
+            },
+        );
         assert_eq!((r.lines, r.parsed), (4, 2));
         assert_eq!(r.skipped.values().sum::<u64>(), 2);
         assert_eq!(r.examples[0], (11, SkipReason::Blank));

@@ -11,9 +11,9 @@ use std::borrow::Cow;
 
 use memchr::memchr;
 
+use super::IngestError;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::ClfCache;
-use super::IngestError;
 
 /// Fields of a combined line that `--key field:NAME` can name (nginx variable names).
 pub const FIELD_NAMES: &[&str] = &[
@@ -50,32 +50,45 @@ impl CombinedParser {
         let extra = extra
             .iter()
             .map(|name| {
-                FIELD_NAMES.iter().position(|f| f == name).ok_or_else(|| IngestError::UnknownField {
-                    field: name.clone(),
-                    format: "combined".into(),
-                    known: FIELD_NAMES.join(", "),
+                FIELD_NAMES.iter().position(|f| f == name).ok_or_else(|| {
+                    IngestError::UnknownField {
+                        field: name.clone(),
+                        format: "combined".into(),
+                        known: FIELD_NAMES.join(", "),
+                    }
                 })
             })
             .collect::<Result<_, _>>()?;
-        Ok(CombinedParser { extra, clock: ClfCache::default() })
+        Ok(CombinedParser {
+            extra,
+            clock: ClfCache::default(),
+        })
     }
 
     fn split(line: &[u8]) -> Result<Split<'_>, SkipReason> {
         let mut s = Split::default();
         let open = memchr(b'[', line).ok_or(SkipReason::Malformed("no [time] field"))?;
         let prefix = line[..open].trim_ascii_end();
-        let (user_at, user) = last_token(prefix).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
-        let (ident_at, ident) =
-            last_token(prefix[..user_at].trim_ascii_end()).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
+        let (user_at, user) =
+            last_token(prefix).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
+        let (ident_at, ident) = last_token(prefix[..user_at].trim_ascii_end())
+            .ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
         let addr = prefix[..ident_at].trim_ascii();
         if addr.is_empty() {
             return Err(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"));
         }
-        let close = open + memchr(b']', &line[open..]).ok_or(SkipReason::Malformed("unterminated [time]"))?;
+        let close = open
+            + memchr(b']', &line[open..]).ok_or(SkipReason::Malformed("unterminated [time]"))?;
         let rest = line[close + 1..].trim_ascii_start();
-        let (request, rest) = quoted(rest).ok_or(SkipReason::Malformed("no quoted \"request\" after [time]"))?;
-        let mut rest = rest.trim_ascii_start().split(|&b| b == b' ').filter(|t| !t.is_empty());
-        let status = rest.next().ok_or(SkipReason::Malformed("no status after the request"))?;
+        let (request, rest) =
+            quoted(rest).ok_or(SkipReason::Malformed("no quoted \"request\" after [time]"))?;
+        let mut rest = rest
+            .trim_ascii_start()
+            .split(|&b| b == b' ')
+            .filter(|t| !t.is_empty());
+        let status = rest
+            .next()
+            .ok_or(SkipReason::Malformed("no status after the request"))?;
         let bytes = rest.next().unwrap_or_default();
         s.fields[0] = addr;
         s.fields[1] = ident;
@@ -163,7 +176,8 @@ mod tests {
     use super::*;
 
     fn parse(line: &str) -> Result<Record<'_>, SkipReason> {
-        let mut parser = CombinedParser::new(&["http_user_agent".into(), "request_uri".into()]).unwrap();
+        let mut parser =
+            CombinedParser::new(&["http_user_agent".into(), "request_uri".into()]).unwrap();
         let mut r = Record::default();
         r.clear(2);
         parser.parse(line.as_bytes(), &mut r).map(|()| r)
@@ -185,7 +199,8 @@ mod tests {
 
     #[test]
     fn common_line_and_nginx_main_xff() {
-        let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "POST /login HTTP/1.1" 401 -"#).unwrap();
+        let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "POST /login HTTP/1.1" 401 -"#)
+            .unwrap();
         assert_eq!(r.status, Some(401));
         let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl" "203.0.113.9, 10.0.0.1" 0.003"#).unwrap();
         assert_eq!(&*r.xff, b"203.0.113.9, 10.0.0.1");
@@ -196,20 +211,27 @@ mod tests {
         let r = parse(r#"10.0.0.2, 10.0.0.1, 127.0.0.1 - - [07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "UA""#).unwrap();
         assert_eq!(&*r.addr, b"10.0.0.2, 10.0.0.1, 127.0.0.1");
         let r = parse(r#""10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185 - - [22/Jan/2016:13:18:29 +0000] "GET /assets/xxxx?q=100 HTTP/1.1" 200 25507 "-" "Amazon CloudFront""#).unwrap();
-        assert_eq!(&*r.addr, br#""10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185"#);
+        assert_eq!(
+            &*r.addr,
+            br#""10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185"#
+        );
     }
 
     #[test]
     fn empty_and_dash_requests_are_events() {
         let r = parse(r#"127.0.0.1 - - [12/Apr/2018:09:48:40 +0200] "" 400 0 "-" "-""#).unwrap();
         assert_eq!((&*r.method, r.status), (&b""[..], Some(400)));
-        let r = parse(r#"10.112.81.15 - - [15/Feb/2013:06:00:31 +0000] "-" 400 0 "-" "-""#).unwrap();
+        let r =
+            parse(r#"10.112.81.15 - - [15/Feb/2013:06:00:31 +0000] "-" 400 0 "-" "-""#).unwrap();
         assert_eq!(&*r.path, b"");
     }
 
     #[test]
     fn escaped_quotes_inside_fields() {
-        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\"b HTTP/1.1" 200 1 "-" "x\"y""#).unwrap();
+        let r = parse(
+            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\"b HTTP/1.1" 200 1 "-" "x\"y""#,
+        )
+        .unwrap();
         assert_eq!(&*r.path, br#"/a\"b"#);
         assert_eq!(&*r.extra[0], br#"x\"y"#);
     }
@@ -217,11 +239,23 @@ mod tests {
     #[test]
     fn malformed_lines_say_why() {
         let missing_ident = r#"192.168.202.254 [20/Jul/2009:22:59:29 +0000] "GET / HTTP/1.0" 404 46210 "-" "gPXE/0.9.7""#;
-        assert!(matches!(parse(missing_ident), Err(SkipReason::Malformed(_))));
+        assert!(matches!(
+            parse(missing_ident),
+            Err(SkipReason::Malformed(_))
+        ));
         assert!(matches!(parse("garbage"), Err(SkipReason::Malformed(_))));
-        assert!(matches!(parse(r#"1.2.3.4 - - [bad] "GET / HTTP/1.1" 200 1"#), Err(SkipReason::BadTime)));
-        assert!(matches!(parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" abc 1"#), Err(SkipReason::BadStatus)));
-        assert!(matches!(parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1"#), Err(SkipReason::Malformed(_))));
+        assert!(matches!(
+            parse(r#"1.2.3.4 - - [bad] "GET / HTTP/1.1" 200 1"#),
+            Err(SkipReason::BadTime)
+        ));
+        assert!(matches!(
+            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" abc 1"#),
+            Err(SkipReason::BadStatus)
+        ));
+        assert!(matches!(
+            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1"#),
+            Err(SkipReason::Malformed(_))
+        ));
     }
 
     #[test]

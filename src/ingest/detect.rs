@@ -59,15 +59,20 @@ pub fn detect(head: &[u8]) -> Option<Detected> {
     if json >= half && json >= combined {
         Some(Detected::Json)
     } else if combined >= half {
-        Some(if with_agent * 2 >= combined { Detected::Combined } else { Detected::Common })
+        Some(if with_agent * 2 >= combined {
+            Detected::Combined
+        } else {
+            Detected::Common
+        })
     } else {
         None
     }
 }
 
 fn is_json_object(line: &[u8]) -> bool {
-    memchr::memchr(b'{', line)
-        .is_some_and(|start| serde_json::from_slice::<serde_json::Value>(&line[start..]).is_ok_and(|v| v.is_object()))
+    memchr::memchr(b'{', line).is_some_and(|start| {
+        serde_json::from_slice::<serde_json::Value>(&line[start..]).is_ok_and(|v| v.is_object())
+    })
 }
 
 /// True when the line ends with a quoted field (a user agent) after the status.
@@ -81,7 +86,8 @@ mod tests {
 
     #[test]
     fn detects_each_family() {
-        let combined = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
+        let combined =
+            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
         assert_eq!(detect(combined), Some(Detected::Combined));
         let common = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#;
         assert_eq!(detect(common), Some(Detected::Common));

@@ -24,9 +24,17 @@ impl RouteRule {
         let (pattern, name) = text
             .rsplit_once('=')
             .filter(|(p, n)| !p.is_empty() && !n.trim().is_empty())
-            .ok_or_else(|| IngestError::Usage(format!("--route `{text}`: expected REGEX=NAME, e.g. '^/api/search=search'")))?;
-        let pattern = Regex::new(pattern).map_err(|e| IngestError::Usage(format!("--route `{text}`: bad regex: {e}")))?;
-        Ok(RouteRule { pattern, name: name.trim().to_string() })
+            .ok_or_else(|| {
+                IngestError::Usage(format!(
+                    "--route `{text}`: expected REGEX=NAME, e.g. '^/api/search=search'"
+                ))
+            })?;
+        let pattern = Regex::new(pattern)
+            .map_err(|e| IngestError::Usage(format!("--route `{text}`: bad regex: {e}")))?;
+        Ok(RouteRule {
+            pattern,
+            name: name.trim().to_string(),
+        })
     }
 }
 
@@ -36,7 +44,11 @@ pub const INVALID_REQUEST: &str = "(invalid request)";
 /// Writes the endpoint of `method` + `target` into `out`.
 pub fn endpoint(method: &[u8], target: &[u8], routes: &[RouteRule], out: &mut String) {
     out.clear();
-    let valid_method = !method.is_empty() && method.len() <= 20 && method.iter().all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_');
+    let valid_method = !method.is_empty()
+        && method.len() <= 20
+        && method
+            .iter()
+            .all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_');
     if !valid_method {
         out.push_str(INVALID_REQUEST);
         return;
@@ -92,7 +104,8 @@ pub fn is_id(segment: &str) -> bool {
         && has_digit
         && b.iter().any(u8::is_ascii_lowercase)
         && b.iter().any(u8::is_ascii_uppercase)
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'=' | b'~'))
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'=' | b'~'))
 }
 
 fn is_uuid(b: &[u8]) -> bool {
@@ -108,7 +121,10 @@ mod tests {
     use super::*;
 
     fn ep(method: &str, target: &str, routes: &[&str]) -> String {
-        let routes: Vec<RouteRule> = routes.iter().map(|r| RouteRule::parse(r).unwrap()).collect();
+        let routes: Vec<RouteRule> = routes
+            .iter()
+            .map(|r| RouteRule::parse(r).unwrap())
+            .collect();
         let mut out = String::new();
         endpoint(method.as_bytes(), target.as_bytes(), &routes, &mut out);
         out
@@ -117,11 +133,27 @@ mod tests {
     #[test]
     fn ids_become_placeholders() {
         assert_eq!(ep("GET", "/api/users/42?x=1", &[]), "GET /api/users/:id");
-        assert_eq!(ep("GET", "/api/orders/3f2b8c1e-9d4a-4b6e-8f00-1234567890ab", &[]), "GET /api/orders/:id");
-        assert_eq!(ep("GET", "/blob/deadbeefcafe0123456789", &[]), "GET /blob/:id");
+        assert_eq!(
+            ep(
+                "GET",
+                "/api/orders/3f2b8c1e-9d4a-4b6e-8f00-1234567890ab",
+                &[]
+            ),
+            "GET /api/orders/:id"
+        );
+        assert_eq!(
+            ep("GET", "/blob/deadbeefcafe0123456789", &[]),
+            "GET /blob/:id"
+        );
         assert_eq!(ep("GET", "/t/AbCdEfGhIjKlMnOp12345_-x", &[]), "GET /t/:id");
-        assert_eq!(ep("GET", "/api/v1/presentations/logstash-monitorama-2013", &[]), "GET /api/v1/presentations/logstash-monitorama-2013");
-        assert_eq!(ep("DELETE", "http://example.com:8080/a/7#frag", &[]), "DELETE /a/:id");
+        assert_eq!(
+            ep("GET", "/api/v1/presentations/logstash-monitorama-2013", &[]),
+            "GET /api/v1/presentations/logstash-monitorama-2013"
+        );
+        assert_eq!(
+            ep("DELETE", "http://example.com:8080/a/7#frag", &[]),
+            "DELETE /a/:id"
+        );
         assert_eq!(ep("GET", "", &[]), "GET /");
     }
 

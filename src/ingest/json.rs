@@ -30,15 +30,80 @@ enum Role {
 }
 
 const ROLES: [(Role, &str, &[&str]); 9] = [
-    (Role::Time, "time", &["time", "timestamp", "@timestamp", "ts", "time_iso8601", "time_local", "msec", "StartUTC", "start_time"]),
-    (Role::Client, "client", &["remote_addr", "client_ip", "ip", "request.client_ip", "request.remote_ip", "ClientHost", "ClientAddr"]),
-    (Role::User, "user", &["remote_user", "user", "user_id", "ClientUsername"]),
-    (Role::Xff, "xff", &["http_x_forwarded_for", "x_forwarded_for", "request.headers.X-Forwarded-For", "request_X-Forwarded-For"]),
-    (Role::Method, "method", &["request_method", "method", "request.method", "RequestMethod"]),
-    (Role::Path, "path", &["request_uri", "uri", "path", "request.uri", "RequestPath"]),
+    (
+        Role::Time,
+        "time",
+        &[
+            "time",
+            "timestamp",
+            "@timestamp",
+            "ts",
+            "time_iso8601",
+            "time_local",
+            "msec",
+            "StartUTC",
+            "start_time",
+        ],
+    ),
+    (
+        Role::Client,
+        "client",
+        &[
+            "remote_addr",
+            "client_ip",
+            "ip",
+            "request.client_ip",
+            "request.remote_ip",
+            "ClientHost",
+            "ClientAddr",
+        ],
+    ),
+    (
+        Role::User,
+        "user",
+        &["remote_user", "user", "user_id", "ClientUsername"],
+    ),
+    (
+        Role::Xff,
+        "xff",
+        &[
+            "http_x_forwarded_for",
+            "x_forwarded_for",
+            "request.headers.X-Forwarded-For",
+            "request_X-Forwarded-For",
+        ],
+    ),
+    (
+        Role::Method,
+        "method",
+        &[
+            "request_method",
+            "method",
+            "request.method",
+            "RequestMethod",
+        ],
+    ),
+    (
+        Role::Path,
+        "path",
+        &["request_uri", "uri", "path", "request.uri", "RequestPath"],
+    ),
     (Role::Request, "request", &["request"]),
-    (Role::Status, "status", &["status", "DownstreamStatus", "response.status", "status_code"]),
-    (Role::LimitReqStatus, "limit_req_status", &["limit_req_status"]),
+    (
+        Role::Status,
+        "status",
+        &[
+            "status",
+            "DownstreamStatus",
+            "response.status",
+            "status_code",
+        ],
+    ),
+    (
+        Role::LimitReqStatus,
+        "limit_req_status",
+        &["limit_req_status"],
+    ),
 ];
 
 /// The role names `--field` accepts.
@@ -74,7 +139,10 @@ impl JsonParser {
             };
             paths[i].1 = vec![split_path(path)];
         }
-        Ok(JsonParser { paths, extra: extra.iter().map(|p| split_path(p)).collect() })
+        Ok(JsonParser {
+            paths,
+            extra: extra.iter().map(|p| split_path(p)).collect(),
+        })
     }
 
     fn find<'v>(&self, object: &'v Value, role: Role) -> Option<&'v Value> {
@@ -119,7 +187,11 @@ fn time_of(value: &Value) -> Option<Stamp> {
 
 fn status_of(value: &Value) -> Result<Option<u16>, SkipReason> {
     match value {
-        Value::Number(n) => n.as_u64().filter(|s| (100..=999).contains(s)).map(|s| Some(s as u16)).ok_or(SkipReason::BadStatus),
+        Value::Number(n) => n
+            .as_u64()
+            .filter(|s| (100..=999).contains(s))
+            .map(|s| Some(s as u16))
+            .ok_or(SkipReason::BadStatus),
         Value::String(s) => super::record::parse_status(s.as_bytes()),
         _ => Err(SkipReason::BadStatus),
     }
@@ -128,7 +200,8 @@ fn status_of(value: &Value) -> Result<Option<u16>, SkipReason> {
 impl LineParser for JsonParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
-        let object: Value = serde_json::from_slice(&line[start..]).map_err(|_| SkipReason::BadJson)?;
+        let object: Value =
+            serde_json::from_slice(&line[start..]).map_err(|_| SkipReason::BadJson)?;
         if !object.is_object() {
             return Err(SkipReason::BadJson);
         }
@@ -138,7 +211,11 @@ impl LineParser for JsonParser {
         if method.is_none() && path.is_none() && request.is_none() && status.is_none() {
             return Err(SkipReason::NotAccessEntry);
         }
-        record.time = Some(get(Role::Time).and_then(time_of).ok_or(SkipReason::BadTime)?);
+        record.time = Some(
+            get(Role::Time)
+                .and_then(time_of)
+                .ok_or(SkipReason::BadTime)?,
+        );
         record.status = match status {
             Some(s) => status_of(s)?,
             None => None,
@@ -178,7 +255,10 @@ mod tests {
     use super::*;
 
     fn parse_with<'a>(mapping: &[(&str, &str)], line: &'a str) -> Result<Record<'a>, SkipReason> {
-        let mapping: Vec<(String, String)> = mapping.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect();
+        let mapping: Vec<(String, String)> = mapping
+            .iter()
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect();
         let mut p = JsonParser::new(&mapping, &["request.headers.User-Agent".into()]).unwrap();
         let mut r = Record::default();
         r.clear(1);
@@ -189,7 +269,10 @@ mod tests {
     fn nginx_escape_json_names() {
         let r = parse_with(&[], r#"{"time_iso8601":"2026-01-05T00:00:00+00:00","remote_addr":"1.2.3.4","request":"GET /a?b=1 HTTP/1.1","status":"200","remote_user":"-"}"#).unwrap();
         assert_eq!(r.time.unwrap().ms, 1_767_571_200_000);
-        assert_eq!((&*r.addr, &*r.method, &*r.path, r.status), (&b"1.2.3.4"[..], &b"GET"[..], &b"/a?b=1"[..], Some(200)));
+        assert_eq!(
+            (&*r.addr, &*r.method, &*r.path, r.status),
+            (&b"1.2.3.4"[..], &b"GET"[..], &b"/a?b=1"[..], Some(200))
+        );
     }
 
     #[test]
@@ -200,27 +283,49 @@ mod tests {
         assert_eq!((&*r.addr, &*r.path), (&b"10.10.10.117"[..], &b"/x"[..]));
         assert_eq!(&*r.extra[0], b"curl/8");
         let startup = r#"caddy  | {"level":"info","ts":1761019822.3152757,"msg":"maxprocs: Leaving GOMAXPROCS=12"}"#;
-        assert_eq!(parse_with(&[], startup).unwrap_err(), SkipReason::NotAccessEntry);
+        assert_eq!(
+            parse_with(&[], startup).unwrap_err(),
+            SkipReason::NotAccessEntry
+        );
     }
 
     #[test]
     fn traefik_names() {
         let r = parse_with(&[], r#"{"StartUTC":"2026-01-05T00:00:01.5Z","ClientHost":"9.9.9.9","RequestMethod":"POST","RequestPath":"/login","DownstreamStatus":401}"#).unwrap();
-        assert_eq!((r.time.unwrap().ms, r.status), (1_767_571_201_500, Some(401)));
+        assert_eq!(
+            (r.time.unwrap().ms, r.status),
+            (1_767_571_201_500, Some(401))
+        );
     }
 
     #[test]
     fn explicit_mapping_and_epoch_millis() {
-        let r = parse_with(&[("time", "t.when"), ("client", "who")], r#"{"t":{"when":1767571200123},"who":"k1","path":"/p"}"#).unwrap();
-        assert_eq!((r.time.unwrap().ms, &*r.addr), (1_767_571_200_123, &b"k1"[..]));
+        let r = parse_with(
+            &[("time", "t.when"), ("client", "who")],
+            r#"{"t":{"when":1767571200123},"who":"k1","path":"/p"}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            (r.time.unwrap().ms, &*r.addr),
+            (1_767_571_200_123, &b"k1"[..])
+        );
         assert!(JsonParser::new(&[("nope".into(), "x".into())], &[]).is_err());
     }
 
     #[test]
     fn bad_lines() {
-        assert_eq!(parse_with(&[], "not json").unwrap_err(), SkipReason::BadJson);
+        assert_eq!(
+            parse_with(&[], "not json").unwrap_err(),
+            SkipReason::BadJson
+        );
         assert_eq!(parse_with(&[], "{broken").unwrap_err(), SkipReason::BadJson);
-        assert_eq!(parse_with(&[], r#"{"path":"/x"}"#).unwrap_err(), SkipReason::BadTime);
-        assert_eq!(parse_with(&[], r#"{"ts":1,"path":"/x","status":"abc"}"#).unwrap_err(), SkipReason::BadStatus);
+        assert_eq!(
+            parse_with(&[], r#"{"path":"/x"}"#).unwrap_err(),
+            SkipReason::BadTime
+        );
+        assert_eq!(
+            parse_with(&[], r#"{"ts":1,"path":"/x","status":"abc"}"#).unwrap_err(),
+            SkipReason::BadStatus
+        );
     }
 }

@@ -56,7 +56,13 @@ impl KeySpec {
                 },
             });
         }
-        Ok(KeySpec { parts, fields, cidr4, cidr6, text: text.to_string() })
+        Ok(KeySpec {
+            parts,
+            fields,
+            cidr4,
+            cidr6,
+            text: text.to_string(),
+        })
     }
 
     /// Writes the key of `record` into `out`; false when every part is missing.
@@ -68,12 +74,18 @@ impl KeySpec {
                 out.push('+');
             }
             let value: Cow<'_, str> = match part {
-                KeyPart::Ip => address_list(&record.addr).last().map(|a| self.aggregate(a)).unwrap_or_default(),
+                KeyPart::Ip => address_list(&record.addr)
+                    .last()
+                    .map(|a| self.aggregate(a))
+                    .unwrap_or_default(),
                 KeyPart::Xff => {
                     let forwarded = address_list(&record.xff);
                     match forwarded.first() {
                         Some(first) => self.aggregate(first),
-                        None => address_list(&record.addr).first().map(|a| self.aggregate(a)).unwrap_or_default(),
+                        None => address_list(&record.addr)
+                            .first()
+                            .map(|a| self.aggregate(a))
+                            .unwrap_or_default(),
                     }
                 }
                 KeyPart::User => present(&record.user),
@@ -93,7 +105,11 @@ impl KeySpec {
         match addr.parse::<IpAddr>() {
             Ok(IpAddr::V4(v4)) => match self.cidr4 {
                 Some(bits) => {
-                    let mask = if bits == 0 { 0 } else { u32::MAX << (32 - u32::from(bits)) };
+                    let mask = if bits == 0 {
+                        0
+                    } else {
+                        u32::MAX << (32 - u32::from(bits))
+                    };
                     let net = std::net::Ipv4Addr::from(u32::from(v4) & mask);
                     Cow::Owned(format!("{net}/{bits}"))
                 }
@@ -101,7 +117,11 @@ impl KeySpec {
             },
             Ok(IpAddr::V6(v6)) => match self.cidr6 {
                 Some(bits) => {
-                    let mask = if bits == 0 { 0 } else { u128::MAX << (128 - u32::from(bits)) };
+                    let mask = if bits == 0 {
+                        0
+                    } else {
+                        u128::MAX << (128 - u32::from(bits))
+                    };
                     let net = std::net::Ipv6Addr::from(u128::from(v6) & mask);
                     let mut s = String::new();
                     let _ = write!(s, "{net}/{bits}");
@@ -131,7 +151,14 @@ pub fn address_list(field: &[u8]) -> Vec<&str> {
 mod tests {
     use super::*;
 
-    fn key(spec: &str, cidr4: Option<u8>, cidr6: Option<u8>, addr: &str, xff: &str, user: &str) -> (String, bool) {
+    fn key(
+        spec: &str,
+        cidr4: Option<u8>,
+        cidr6: Option<u8>,
+        addr: &str,
+        xff: &str,
+        user: &str,
+    ) -> (String, bool) {
         let spec = KeySpec::parse(spec, cidr4, cidr6).unwrap();
         let mut r = Record::default();
         r.clear(spec.fields.len());
@@ -148,21 +175,47 @@ mod tests {
 
     #[test]
     fn ip_takes_the_last_logged_address() {
-        assert_eq!(key("ip", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0, "127.0.0.1");
-        assert_eq!(key("ip", None, None, r#""10.5.102.222, 199.96.1.1" 10.2.1.185"#, "", "").0, "10.2.1.185");
+        assert_eq!(
+            key("ip", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0,
+            "127.0.0.1"
+        );
+        assert_eq!(
+            key(
+                "ip",
+                None,
+                None,
+                r#""10.5.102.222, 199.96.1.1" 10.2.1.185"#,
+                "",
+                ""
+            )
+            .0,
+            "10.2.1.185"
+        );
     }
 
     #[test]
     fn xff_takes_the_first_forwarded_address_else_the_address() {
-        assert_eq!(key("xff", None, None, "10.0.0.1", "203.0.113.9, 10.0.0.1", "").0, "203.0.113.9");
+        assert_eq!(
+            key("xff", None, None, "10.0.0.1", "203.0.113.9, 10.0.0.1", "").0,
+            "203.0.113.9"
+        );
         assert_eq!(key("xff", None, None, "10.0.0.1", "-", "").0, "10.0.0.1");
-        assert_eq!(key("xff", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0, "10.0.0.2");
+        assert_eq!(
+            key("xff", None, None, "10.0.0.2, 10.0.0.1, 127.0.0.1", "", "").0,
+            "10.0.0.2"
+        );
     }
 
     #[test]
     fn combined_keys_and_fields() {
-        assert_eq!(key("ip+user", None, None, "1.2.3.4", "", "alice"), ("1.2.3.4+alice".into(), true));
-        assert_eq!(key("user", None, None, "1.2.3.4", "", "-"), ("-".into(), false));
+        assert_eq!(
+            key("ip+user", None, None, "1.2.3.4", "", "alice"),
+            ("1.2.3.4+alice".into(), true)
+        );
+        assert_eq!(
+            key("user", None, None, "1.2.3.4", "", "-"),
+            ("-".into(), false)
+        );
         assert_eq!(key("field:api_key", None, None, "", "", "").0, "k-123");
         assert!(KeySpec::parse("ip+bogus", None, None).is_err());
         assert!(KeySpec::parse("field:", None, None).is_err());
@@ -170,11 +223,26 @@ mod tests {
 
     #[test]
     fn cidr_aggregation() {
-        assert_eq!(key("ip", Some(24), None, "192.0.2.77", "", "").0, "192.0.2.0/24");
-        assert_eq!(key("ip", Some(24), Some(64), "2001:db8:1:2:aaaa::1", "", "").0, "2001:db8:1:2::/64");
-        assert_eq!(key("ip", None, Some(64), "192.0.2.77", "", "").0, "192.0.2.77");
-        assert_eq!(key("ip", Some(0), None, "192.0.2.77", "", "").0, "0.0.0.0/0");
-        assert_eq!(key("ip", Some(24), None, "host.example", "", "").0, "host.example");
+        assert_eq!(
+            key("ip", Some(24), None, "192.0.2.77", "", "").0,
+            "192.0.2.0/24"
+        );
+        assert_eq!(
+            key("ip", Some(24), Some(64), "2001:db8:1:2:aaaa::1", "", "").0,
+            "2001:db8:1:2::/64"
+        );
+        assert_eq!(
+            key("ip", None, Some(64), "192.0.2.77", "", "").0,
+            "192.0.2.77"
+        );
+        assert_eq!(
+            key("ip", Some(0), None, "192.0.2.77", "", "").0,
+            "0.0.0.0/0"
+        );
+        assert_eq!(
+            key("ip", Some(24), None, "host.example", "", "").0,
+            "host.example"
+        );
         assert_eq!(key("ip", None, None, "", "", ""), ("-".into(), false));
     }
 }

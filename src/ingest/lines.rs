@@ -16,7 +16,11 @@ pub const CHUNK_BYTES: usize = 4 << 20;
 #[derive(Debug, PartialEq, Eq)]
 pub enum Piece {
     /// Whole lines; `first_line` is the 1-based number of the first.
-    Lines { data: Vec<u8>, first_line: u64, count: u64 },
+    Lines {
+        data: Vec<u8>,
+        first_line: u64,
+        count: u64,
+    },
     /// One line too long to keep, at 1-based number `line`, of `len` bytes.
     TooLong { line: u64, len: u64 },
 }
@@ -38,7 +42,13 @@ impl<R: Read> Splitter<R> {
 
     /// A splitter with chunks of about `chunk_bytes` (at least `MAX_LINE_BYTES + 1` in practice).
     pub fn with_chunk_size(reader: R, chunk_bytes: usize) -> Self {
-        Splitter { reader, carry: Vec::new(), next_line: 1, done: false, chunk_bytes }
+        Splitter {
+            reader,
+            carry: Vec::new(),
+            next_line: 1,
+            done: false,
+            chunk_bytes,
+        }
     }
 
     /// Reads until the buffer holds `chunk_bytes` or the input ends; true at end of input.
@@ -90,7 +100,11 @@ impl<R: Read> Splitter<R> {
         let count = newlines + u64::from(!data.ends_with(b"\n"));
         let first_line = self.next_line;
         self.next_line += count;
-        Piece::Lines { data, first_line, count }
+        Piece::Lines {
+            data,
+            first_line,
+            count,
+        }
     }
 }
 
@@ -128,7 +142,9 @@ mod tests {
     use super::*;
 
     fn pieces(input: &[u8], chunk: usize) -> Vec<Piece> {
-        Splitter::with_chunk_size(input, chunk).map(Result::unwrap).collect()
+        Splitter::with_chunk_size(input, chunk)
+            .map(Result::unwrap)
+            .collect()
     }
 
     #[test]
@@ -137,9 +153,17 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Piece::Lines { data: b"a\nbb\n".to_vec(), first_line: 1, count: 2 },
+                Piece::Lines {
+                    data: b"a\nbb\n".to_vec(),
+                    first_line: 1,
+                    count: 2
+                },
                 // the read that reaches the end takes the rest, final line without newline included
-                Piece::Lines { data: b"ccc\nd".to_vec(), first_line: 3, count: 2 },
+                Piece::Lines {
+                    data: b"ccc\nd".to_vec(),
+                    first_line: 3,
+                    count: 2
+                },
             ]
         );
     }
@@ -150,15 +174,36 @@ mod tests {
         input.extend(std::iter::repeat_n(b'x', 50));
         input.extend(b"\nafter\n");
         let got = pieces(&input, 8);
-        assert_eq!(got[0], Piece::Lines { data: b"ok\n".to_vec(), first_line: 1, count: 1 });
+        assert_eq!(
+            got[0],
+            Piece::Lines {
+                data: b"ok\n".to_vec(),
+                first_line: 1,
+                count: 1
+            }
+        );
         assert_eq!(got[1], Piece::TooLong { line: 2, len: 50 });
-        assert_eq!(got[2], Piece::Lines { data: b"after\n".to_vec(), first_line: 3, count: 1 });
+        assert_eq!(
+            got[2],
+            Piece::Lines {
+                data: b"after\n".to_vec(),
+                first_line: 3,
+                count: 1
+            }
+        );
     }
 
     #[test]
     fn empty_input_yields_nothing_and_trailing_newline_adds_no_line() {
         assert!(pieces(b"", 8).is_empty());
-        assert_eq!(pieces(b"a\n", 8), vec![Piece::Lines { data: b"a\n".to_vec(), first_line: 1, count: 1 }]);
+        assert_eq!(
+            pieces(b"a\n", 8),
+            vec![Piece::Lines {
+                data: b"a\n".to_vec(),
+                first_line: 1,
+                count: 1
+            }]
+        );
     }
 
     #[test]
@@ -166,7 +211,17 @@ mod tests {
         let mut input = vec![b'z'; 20];
         input.extend(b"\nlast");
         let got = pieces(&input, 8);
-        assert_eq!(got, vec![Piece::TooLong { line: 1, len: 20 }, Piece::Lines { data: b"last".to_vec(), first_line: 2, count: 1 }]);
+        assert_eq!(
+            got,
+            vec![
+                Piece::TooLong { line: 1, len: 20 },
+                Piece::Lines {
+                    data: b"last".to_vec(),
+                    first_line: 2,
+                    count: 1
+                }
+            ]
+        );
     }
 
     #[test]

@@ -118,10 +118,21 @@ impl LogFormatParser {
     /// Compiles `format`; `extra` names variables (without `$`) to capture for `field:NAME` keys.
     pub fn new(format: &str, extra: &[String]) -> Result<Self, IngestError> {
         let tokens = tokenize(format);
-        let vars: Vec<&str> =
-            tokens.iter().filter_map(|t| if let Token::Var(v) = t { Some(v.as_str()) } else { None }).collect();
+        let vars: Vec<&str> = tokens
+            .iter()
+            .filter_map(|t| {
+                if let Token::Var(v) = t {
+                    Some(v.as_str())
+                } else {
+                    None
+                }
+            })
+            .collect();
         let roles: Vec<Role> = vars.iter().map(|v| role_of(v)).collect();
-        if !roles.iter().any(|r| matches!(r, Role::TimeLocal | Role::TimeIso | Role::Msec)) {
+        if !roles
+            .iter()
+            .any(|r| matches!(r, Role::TimeLocal | Role::TimeIso | Role::Msec))
+        {
             return Err(IngestError::Format(format!(
                 "log_format `{format}` has no timestamp: it needs $time_local, $time_iso8601 or $msec"
             )));
@@ -130,16 +141,34 @@ impl LogFormatParser {
             .iter()
             .map(|name| {
                 let name = name.trim_start_matches('$');
-                vars.iter().position(|v| *v == name).ok_or_else(|| IngestError::UnknownField {
-                    field: name.to_string(),
-                    format: "log_format".into(),
-                    known: vars.iter().map(|v| format!("${v}")).collect::<Vec<_>>().join(" "),
-                })
+                vars.iter()
+                    .position(|v| *v == name)
+                    .ok_or_else(|| IngestError::UnknownField {
+                        field: name.to_string(),
+                        format: "log_format".into(),
+                        known: vars
+                            .iter()
+                            .map(|v| format!("${v}"))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    })
             })
             .collect::<Result<_, _>>()?;
-        let adjacent = tokens.windows(2).any(|w| matches!(w, [Token::Var(_), Token::Var(_)]));
-        let matcher = if adjacent { Matcher::Regex(regex_for(&tokens)?) } else { Matcher::Scan(tokens) };
-        Ok(LogFormatParser { format: format.to_string(), matcher, roles, extra, clock: ClfCache::default() })
+        let adjacent = tokens
+            .windows(2)
+            .any(|w| matches!(w, [Token::Var(_), Token::Var(_)]));
+        let matcher = if adjacent {
+            Matcher::Regex(regex_for(&tokens)?)
+        } else {
+            Matcher::Scan(tokens)
+        };
+        Ok(LogFormatParser {
+            format: format.to_string(),
+            matcher,
+            roles,
+            extra,
+            clock: ClfCache::default(),
+        })
     }
 
     /// True when this format is matched with the regex fallback.
@@ -152,8 +181,14 @@ impl LogFormatParser {
         out.clear();
         match &self.matcher {
             Matcher::Regex(re) => {
-                let caps = re.captures(line).ok_or(SkipReason::Malformed("line does not match the log_format"))?;
-                out.extend(caps.iter().skip(1).map(|m| m.map_or(&b""[..], |m| m.as_bytes())));
+                let caps = re
+                    .captures(line)
+                    .ok_or(SkipReason::Malformed("line does not match the log_format"))?;
+                out.extend(
+                    caps.iter()
+                        .skip(1)
+                        .map(|m| m.map_or(&b""[..], |m| m.as_bytes())),
+                );
             }
             Matcher::Scan(tokens) => scan(tokens, &self.roles, line, out)?,
         }
@@ -161,7 +196,12 @@ impl LogFormatParser {
     }
 }
 
-fn scan<'a>(tokens: &[Token], roles: &[Role], line: &'a [u8], out: &mut Vec<&'a [u8]>) -> Result<(), SkipReason> {
+fn scan<'a>(
+    tokens: &[Token],
+    roles: &[Role],
+    line: &'a [u8],
+    out: &mut Vec<&'a [u8]>,
+) -> Result<(), SkipReason> {
     let mut pos = 0;
     for (i, token) in tokens.iter().enumerate() {
         match token {
@@ -247,9 +287,15 @@ impl LineParser for LogFormatParser {
         let mut uri = None;
         for (&role, &value) in self.roles.iter().zip(&values) {
             match role {
-                Role::TimeLocal => record.time = Some(self.clock.parse(value).ok_or(SkipReason::BadTime)?),
-                Role::TimeIso => record.time = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?),
-                Role::Msec => record.time = Some(time::parse_epoch(value).ok_or(SkipReason::BadTime)?),
+                Role::TimeLocal => {
+                    record.time = Some(self.clock.parse(value).ok_or(SkipReason::BadTime)?)
+                }
+                Role::TimeIso => {
+                    record.time = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?)
+                }
+                Role::Msec => {
+                    record.time = Some(time::parse_epoch(value).ok_or(SkipReason::BadTime)?)
+                }
                 Role::Request => (method_from_request, path_from_request) = split_request(value),
                 Role::Method => record.method = Cow::Borrowed(value),
                 Role::RequestUri => record.path = Cow::Borrowed(value),
@@ -288,7 +334,11 @@ mod tests {
     use super::*;
 
     fn parse<'a>(format: &str, line: &'a str) -> Result<Record<'a>, SkipReason> {
-        let extra: Vec<String> = if format.contains("$request_time") { vec!["request_time".into()] } else { vec![] };
+        let extra: Vec<String> = if format.contains("$request_time") {
+            vec!["request_time".into()]
+        } else {
+            vec![]
+        };
         let mut p = LogFormatParser::new(format, &extra).unwrap();
         let mut r = Record::default();
         r.clear(extra.len());
@@ -299,18 +349,33 @@ mod tests {
     fn tokenizes_variables_and_braces() {
         assert_eq!(
             tokenize("$a-${b}c $"),
-            vec![Token::Var("a".into()), Token::Literal(b"-".to_vec()), Token::Var("b".into()), Token::Literal(b"c $".to_vec())]
+            vec![
+                Token::Var("a".into()),
+                Token::Literal(b"-".to_vec()),
+                Token::Var("b".into()),
+                Token::Literal(b"c $".to_vec())
+            ]
         );
     }
 
     #[test]
     fn msec_format_from_the_issue() {
         let f = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
-        let r = parse(f, r#"1767571200.123 10.0.0.1 "GET /api/x?y=1 HTTP/1.1" 200 0.004 "alice""#).unwrap();
+        let r = parse(
+            f,
+            r#"1767571200.123 10.0.0.1 "GET /api/x?y=1 HTTP/1.1" 200 0.004 "alice""#,
+        )
+        .unwrap();
         assert_eq!(r.time.unwrap().ms, 1_767_571_200_123);
         assert!(r.time.unwrap().subsecond);
-        assert_eq!((&*r.addr, &*r.method, &*r.path), (&b"10.0.0.1"[..], &b"GET"[..], &b"/api/x?y=1"[..]));
-        assert_eq!((r.status, &*r.user, &*r.extra[0]), (Some(200), &b"alice"[..], &b"0.004"[..]));
+        assert_eq!(
+            (&*r.addr, &*r.method, &*r.path),
+            (&b"10.0.0.1"[..], &b"GET"[..], &b"/api/x?y=1"[..])
+        );
+        assert_eq!(
+            (r.status, &*r.user, &*r.extra[0]),
+            (Some(200), &b"alice"[..], &b"0.004"[..])
+        );
     }
 
     #[test]
@@ -326,7 +391,10 @@ mod tests {
         let f = "$time_local $remote_addr $request_method $uri $status $limit_req_status";
         let r = parse(f, "10/Oct/2000:13:55:36 +0000 1.2.3.4 GET /x 503 REJECTED").unwrap();
         assert_eq!(r.time.unwrap().ms, 971_186_136_000);
-        assert_eq!((&*r.path, &*r.limit_req_status), (&b"/x"[..], &b"REJECTED"[..]));
+        assert_eq!(
+            (&*r.path, &*r.limit_req_status),
+            (&b"/x"[..], &b"REJECTED"[..])
+        );
     }
 
     #[test]
@@ -336,14 +404,23 @@ mod tests {
         assert!(p.uses_regex());
         let r = parse(f, "1767571200.5GET /x 200").unwrap();
         assert_eq!(r.time.unwrap().ms, 1_767_571_200_500);
-        assert_eq!((&*r.method, &*r.path, r.status), (&b"GET"[..], &b"/x"[..], Some(200)));
+        assert_eq!(
+            (&*r.method, &*r.path, r.status),
+            (&b"GET"[..], &b"/x"[..], Some(200))
+        );
     }
 
     #[test]
     fn errors_are_clear() {
         assert!(LogFormatParser::new("$remote_addr $status", &[]).is_err());
         assert!(LogFormatParser::new("$msec $status", &["nope".into()]).is_err());
-        assert!(matches!(parse("$msec [$status]", "1.5 200"), Err(SkipReason::Malformed(_))));
-        assert!(matches!(parse("$msec $status", "abc 200"), Err(SkipReason::BadTime)));
+        assert!(matches!(
+            parse("$msec [$status]", "1.5 200"),
+            Err(SkipReason::Malformed(_))
+        ));
+        assert!(matches!(
+            parse("$msec $status", "abc 200"),
+            Err(SkipReason::BadTime)
+        ));
     }
 }

@@ -65,7 +65,12 @@ pub(super) struct Merger<'s> {
 
 impl<'s> Merger<'s> {
     pub(super) fn new(settings: &'s Settings) -> Self {
-        let total: u64 = settings.inputs.iter().filter_map(|p| std::fs::metadata(p).ok()).map(|m| m.len()).sum();
+        let total: u64 = settings
+            .inputs
+            .iter()
+            .filter_map(|p| std::fs::metadata(p).ok())
+            .map(|m| m.len())
+            .sum();
         let progress = if settings.progress {
             let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
             bar.set_style(
@@ -99,7 +104,8 @@ impl<'s> Merger<'s> {
     pub(super) fn read_input(&mut self, path: &Path) -> Result<(), IngestError> {
         let input = source::open(path, self.bytes_read.clone())?;
         let name = input.name.clone();
-        self.progress.set_message(escape::terminal(&name).into_owned());
+        self.progress
+            .set_message(escape::terminal(&name).into_owned());
         let mut file = FileReport {
             name: name.clone(),
             format: String::new(),
@@ -143,12 +149,22 @@ impl<'s> Merger<'s> {
                     match result {
                         Ok(chunk) => self.merge(chunk, &mut file)?,
                         Err((line, source)) => {
-                            let hint = if input.compression == Compression::None { "" } else { " (is the compressed file truncated?)" };
-                            return Err(IngestError::Read { file: name.clone(), line, source, hint });
+                            let hint = if input.compression == Compression::None {
+                                ""
+                            } else {
+                                " (is the compressed file truncated?)"
+                            };
+                            return Err(IngestError::Read {
+                                file: name.clone(),
+                                line,
+                                source,
+                                hint,
+                            });
                         }
                     }
                 }
-                self.progress.set_position(self.bytes_read.load(Ordering::Relaxed));
+                self.progress
+                    .set_position(self.bytes_read.load(Ordering::Relaxed));
             }
             Ok(())
         });
@@ -159,7 +175,12 @@ impl<'s> Merger<'s> {
         result
     }
 
-    fn choose_parser(&self, batch: &[io::Result<Piece>], name: &str, format: &mut String) -> Result<Box<dyn LineParser>, IngestError> {
+    fn choose_parser(
+        &self,
+        batch: &[io::Result<Piece>],
+        name: &str,
+        format: &mut String,
+    ) -> Result<Box<dyn LineParser>, IngestError> {
         let chosen = match &self.settings.format {
             FormatChoice::Auto => {
                 let head = batch.iter().find_map(|p| match p {
@@ -171,9 +192,17 @@ impl<'s> Merger<'s> {
                     Some(Some(Detected::Common)) => FormatChoice::Common,
                     Some(Some(Detected::Combined)) => FormatChoice::Combined,
                     Some(None) => {
-                        let first = head.unwrap_or_default().split(|&b| b == b'\n').next().unwrap_or_default();
-                        let first = String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
-                        return Err(IngestError::Detect { file: name.to_string(), first_line: format!("`{}`", escape::terminal(&first)) });
+                        let first = head
+                            .unwrap_or_default()
+                            .split(|&b| b == b'\n')
+                            .next()
+                            .unwrap_or_default();
+                        let first =
+                            String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
+                        return Err(IngestError::Detect {
+                            file: name.to_string(),
+                            first_line: format!("`{}`", escape::terminal(&first)),
+                        });
                     }
                     None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway
                 }
@@ -193,15 +222,27 @@ impl<'s> Merger<'s> {
     }
 
     /// Parses a batch of pieces in parallel; results keep the batch order.
-    fn parse_batch(&self, batch: Vec<io::Result<Piece>>, parser: &dyn LineParser) -> Vec<Result<ChunkResult, (u64, io::Error)>> {
-        let ctx = ChunkContext { key: &self.settings.key, routes: &self.settings.routes };
+    fn parse_batch(
+        &self,
+        batch: Vec<io::Result<Piece>>,
+        parser: &dyn LineParser,
+    ) -> Vec<Result<ChunkResult, (u64, io::Error)>> {
+        let ctx = ChunkContext {
+            key: &self.settings.key,
+            routes: &self.settings.routes,
+        };
         let last_line = self.report.lines;
         batch
             .into_par_iter()
             .map(|piece| match piece {
-                Ok(Piece::Lines { data, first_line, .. }) => Ok(parse_chunk(&data, first_line, parser.fork().as_mut(), &ctx)),
+                Ok(Piece::Lines {
+                    data, first_line, ..
+                }) => Ok(parse_chunk(&data, first_line, parser.fork().as_mut(), &ctx)),
                 Ok(Piece::TooLong { line, .. }) => {
-                    let mut r = ChunkResult { lines: 1, ..ChunkResult::default() };
+                    let mut r = ChunkResult {
+                        lines: 1,
+                        ..ChunkResult::default()
+                    };
                     r.skip(line, SkipReason::TooLong);
                     Ok(r)
                 }
@@ -213,7 +254,11 @@ impl<'s> Merger<'s> {
     fn merge(&mut self, chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
         if self.settings.strict {
             if let Some((line, reason)) = chunk.first_bad {
-                return Err(IngestError::Strict { file: file.name.clone(), line, reason });
+                return Err(IngestError::Strict {
+                    file: file.name.clone(),
+                    line,
+                    reason,
+                });
             }
         }
         let skipped: u64 = chunk.skipped.values().sum();
@@ -226,15 +271,29 @@ impl<'s> Merger<'s> {
         self.report.invalid_utf8_lines += chunk.invalid_utf8;
         self.subsecond |= chunk.subsecond;
         for (reason, n) in chunk.skipped {
-            *self.report.skipped_by_reason.entry(reason.to_string()).or_default() += n;
+            *self
+                .report
+                .skipped_by_reason
+                .entry(reason.to_string())
+                .or_default() += n;
         }
         for (line, reason) in chunk.examples {
             if self.report.examples.len() < EXAMPLES {
-                self.report.examples.push(format!("{}:{line}: {reason}", file.name));
+                self.report
+                    .examples
+                    .push(format!("{}:{line}: {reason}", file.name));
             }
         }
-        let clients: Vec<u32> = chunk.clients.names().map(|n| self.table.clients.intern(n)).collect();
-        let endpoints: Vec<u32> = chunk.endpoints.names().map(|n| self.table.endpoints.intern(n)).collect();
+        let clients: Vec<u32> = chunk
+            .clients
+            .names()
+            .map(|n| self.table.clients.intern(n))
+            .collect();
+        let endpoints: Vec<u32> = chunk
+            .endpoints
+            .names()
+            .map(|n| self.table.endpoints.intern(n))
+            .collect();
         for mut event in chunk.events {
             event.client = clients[event.client as usize];
             event.endpoint = endpoints[event.endpoint as usize];
@@ -246,7 +305,14 @@ impl<'s> Merger<'s> {
     pub(super) fn finish(mut self) -> Ingested {
         self.progress.finish_and_clear();
         self.table.sort_by_time();
-        self.report.resolution = if self.subsecond { Resolution::Millisecond } else { Resolution::Second };
-        Ingested { table: self.table, report: self.report }
+        self.report.resolution = if self.subsecond {
+            Resolution::Millisecond
+        } else {
+            Resolution::Second
+        };
+        Ingested {
+            table: self.table,
+            report: self.report,
+        }
     }
 }

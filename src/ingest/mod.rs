@@ -37,19 +37,34 @@ pub enum IngestError {
     #[error("cannot open {file}: {source}")]
     Open { file: String, source: io::Error },
     #[error("cannot read {file} after line {line}: {source}{hint}")]
-    Read { file: String, line: u64, source: io::Error, hint: &'static str },
+    Read {
+        file: String,
+        line: u64,
+        source: io::Error,
+        hint: &'static str,
+    },
     #[error("{0}")]
     Format(String),
     #[error("{0}")]
     Usage(String),
     #[error("unknown field `{field}` for the {format} format (known: {known})")]
-    UnknownField { field: String, format: String, known: String },
+    UnknownField {
+        field: String,
+        format: String,
+        known: String,
+    },
     #[error(
         "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, or the nginx log_format string"
     )]
     Detect { file: String, first_line: String },
-    #[error("{file}:{line}: {reason} (--strict stops at the first bad line; drop --strict to skip and count such lines)")]
-    Strict { file: String, line: u64, reason: record::SkipReason },
+    #[error(
+        "{file}:{line}: {reason} (--strict stops at the first bad line; drop --strict to skip and count such lines)"
+    )]
+    Strict {
+        file: String,
+        line: u64,
+        reason: record::SkipReason,
+    },
 }
 
 /// The log format asked for with `--log-format`.
@@ -87,10 +102,15 @@ pub struct Ingested {
 }
 
 /// Builds the parser for a known format.
-pub fn parser_for(format: &FormatChoice, settings: &Settings) -> Result<Box<dyn LineParser>, IngestError> {
+pub fn parser_for(
+    format: &FormatChoice,
+    settings: &Settings,
+) -> Result<Box<dyn LineParser>, IngestError> {
     let extra = &settings.key.fields;
     Ok(match format {
-        FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => Box::new(combined::CombinedParser::new(extra)?),
+        FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
+            Box::new(combined::CombinedParser::new(extra)?)
+        }
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
         FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),
     })

@@ -44,7 +44,9 @@ fn directives(conf: &str) -> Result<Vec<Vec<String>>, String> {
                 let mut word = String::new();
                 loop {
                     match chars.next() {
-                        None => return Err(format!("unterminated {quote}string{quote} at line {line}")),
+                        None => {
+                            return Err(format!("unterminated {quote}string{quote} at line {line}"));
+                        }
                         Some('\\') => match chars.next() {
                             Some(e @ ('"' | '\'' | '\\')) => word.push(e),
                             Some('n') => word.push('\n'),
@@ -94,7 +96,11 @@ pub fn log_formats(conf: &str) -> Result<Vec<NamedFormat>, String> {
                 escape = e.to_string();
                 rest = &rest[1..];
             }
-            NamedFormat { name: d[1].clone(), escape, format: rest.concat() }
+            NamedFormat {
+                name: d[1].clone(),
+                escape,
+                format: rest.concat(),
+            }
         })
         .collect())
 }
@@ -107,18 +113,25 @@ pub fn find_log_format(conf: &str, name: &str) -> Result<NamedFormat, IngestErro
         return Ok(found.clone());
     }
     if name == "combined" {
-        return Ok(NamedFormat { name: name.into(), escape: "default".into(), format: COMBINED.into() });
+        return Ok(NamedFormat {
+            name: name.into(),
+            escape: "default".into(),
+            format: COMBINED.into(),
+        });
     }
     let known: Vec<&str> = formats.iter().map(|f| f.name.as_str()).collect();
     Err(IngestError::Format(format!(
         "no log_format named `{name}` in the nginx config (found: {})",
-        if known.is_empty() { "none".to_string() } else { known.join(", ") }
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
     )))
 }
 
 /// nginx's predefined `combined` format.
-pub const COMBINED: &str =
-    r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
+pub const COMBINED: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent""#;
 
 #[cfg(test)]
 mod tests {
@@ -152,7 +165,10 @@ http {
     fn escape_prefix_is_read() {
         let f = find_log_format(CONF, "json").unwrap();
         assert_eq!(f.escape, "json");
-        assert_eq!(f.format, r#"{"time":"$time_iso8601","remote_addr":"$remote_addr","status":$status}"#);
+        assert_eq!(
+            f.format,
+            r#"{"time":"$time_iso8601","remote_addr":"$remote_addr","status":$status}"#
+        );
     }
 
     #[test]

@@ -37,7 +37,10 @@ impl Record<'_> {
         let mut extra = std::mem::take(&mut self.extra);
         extra.clear();
         extra.resize(extra_fields, Cow::Borrowed(&[][..]));
-        *self = Record { extra, ..Record::default() };
+        *self = Record {
+            extra,
+            ..Record::default()
+        };
     }
 }
 
@@ -79,13 +82,17 @@ impl fmt::Display for SkipReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             SkipReason::Blank => f.write_str("blank line"),
-            SkipReason::TooLong => write!(f, "line longer than {} bytes", super::lines::MAX_LINE_BYTES),
+            SkipReason::TooLong => {
+                write!(f, "line longer than {} bytes", super::lines::MAX_LINE_BYTES)
+            }
             SkipReason::Malformed(what) => write!(f, "malformed line: {what}"),
             SkipReason::BadTime => f.write_str("missing or unparseable timestamp"),
             SkipReason::BadStatus => f.write_str("status is not a number from 100 to 999"),
             SkipReason::NoClient => f.write_str("no value for the client key"),
             SkipReason::BadJson => f.write_str("not a JSON object"),
-            SkipReason::NotAccessEntry => f.write_str("JSON object without request fields (not an access entry)"),
+            SkipReason::NotAccessEntry => {
+                f.write_str("JSON object without request fields (not an access entry)")
+            }
         }
     }
 }
@@ -94,8 +101,12 @@ impl fmt::Display for SkipReason {
 pub fn parse_status(text: &[u8]) -> Result<Option<u16>, SkipReason> {
     match text {
         b"" | b"-" => Ok(None),
-        [a, b, c] if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() && *a != b'0' => {
-            Ok(Some(u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0')))
+        [a, b, c]
+            if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() && *a != b'0' =>
+        {
+            Ok(Some(
+                u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'),
+            ))
         }
         _ => Err(SkipReason::BadStatus),
     }
@@ -120,7 +131,10 @@ mod tests {
 
     #[test]
     fn request_lines_split() {
-        assert_eq!(split_request(b"GET /a?b HTTP/1.1"), (&b"GET"[..], &b"/a?b"[..]));
+        assert_eq!(
+            split_request(b"GET /a?b HTTP/1.1"),
+            (&b"GET"[..], &b"/a?b"[..])
+        );
         assert_eq!(split_request(b"GET /"), (&b"GET"[..], &b"/"[..]));
         assert_eq!(split_request(b"-"), (&b""[..], &b""[..]));
         assert_eq!(split_request(b""), (&b""[..], &b""[..]));

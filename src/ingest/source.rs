@@ -46,13 +46,20 @@ impl<R: Read> Read for Counting<R> {
 
 /// A display name for `path`.
 pub fn display_name(path: &Path) -> String {
-    if path == Path::new("-") { "<stdin>".to_string() } else { path.display().to_string() }
+    if path == Path::new("-") {
+        "<stdin>".to_string()
+    } else {
+        path.display().to_string()
+    }
 }
 
 /// Opens `path` (or stdin for `-`) and sets up decompression.
 pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> {
     let name = display_name(path);
-    let io_err = |source: io::Error| IngestError::Open { file: name.clone(), source };
+    let io_err = |source: io::Error| IngestError::Open {
+        file: name.clone(),
+        source,
+    };
     let (raw, size): (Box<dyn Read + Send>, Option<u64>) = if path == Path::new("-") {
         (Box::new(io::stdin()), None)
     } else {
@@ -60,12 +67,24 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         if meta.is_dir() {
             return Err(IngestError::Open {
                 file: name,
-                source: io::Error::new(io::ErrorKind::InvalidInput, "is a directory, not a log file"),
+                source: io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    "is a directory, not a log file",
+                ),
             });
         }
-        (Box::new(File::open(path).map_err(io_err)?), Some(meta.len()))
+        (
+            Box::new(File::open(path).map_err(io_err)?),
+            Some(meta.len()),
+        )
     };
-    let mut buffered = BufReader::with_capacity(1 << 20, Counting { inner: raw, counter });
+    let mut buffered = BufReader::with_capacity(
+        1 << 20,
+        Counting {
+            inner: raw,
+            counter,
+        },
+    );
     let magic = buffered.fill_buf().map_err(io_err)?;
     let compression = match magic {
         [0x1f, 0x8b, ..] => Compression::Gzip,
@@ -77,5 +96,11 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
         Compression::Zstd => Box::new(zstd::Decoder::with_buffer(buffered).map_err(io_err)?),
     };
-    Ok(Input { name, path: path.to_path_buf(), compression, size, reader })
+    Ok(Input {
+        name,
+        path: path.to_path_buf(),
+        compression,
+        size,
+        reader,
+    })
 }

@@ -46,13 +46,20 @@ fn digits(b: &[u8]) -> Option<u32> {
     if b.is_empty() || b.len() > 9 {
         return None;
     }
-    b.iter().try_fold(0u32, |acc, &c| c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0')))
+    b.iter().try_fold(0u32, |acc, &c| {
+        c.is_ascii_digit().then(|| acc * 10 + u32::from(c - b'0'))
+    })
 }
 
 fn month_from_abbrev(m: &[u8]) -> Option<u32> {
-    const MONTHS: [&[u8; 3]; 12] =
-        [b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov", b"Dec"];
-    MONTHS.iter().position(|name| name.eq_ignore_ascii_case(m)).map(|i| i as u32 + 1)
+    const MONTHS: [&[u8; 3]; 12] = [
+        b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
+        b"Dec",
+    ];
+    MONTHS
+        .iter()
+        .position(|name| name.eq_ignore_ascii_case(m))
+        .map(|i| i as u32 + 1)
 }
 
 fn valid_date(year: i64, month: u32, day: u32) -> bool {
@@ -95,7 +102,11 @@ pub fn parse_clf(text: &[u8]) -> Option<Stamp> {
     if !valid_date(year, month, day) || text[14] != b':' || text[17] != b':' {
         return None;
     }
-    let clock = hms_ms(digits(&text[12..14])?, digits(&text[15..17])?, digits(&text[18..20])?)?;
+    let clock = hms_ms(
+        digits(&text[12..14])?,
+        digits(&text[15..17])?,
+        digits(&text[18..20])?,
+    )?;
     let rest = &text[20..];
     let (frac_ms, subsecond, rest) = fraction(rest);
     let zone = rest.strip_prefix(b" ").unwrap_or(rest);
@@ -115,7 +126,11 @@ fn fraction(text: &[u8]) -> (i64, bool, &[u8]) {
     }
     let mut ms = 0i64;
     for i in 0..3 {
-        ms = ms * 10 + after_dot.get(i).filter(|_| i < n).map_or(0, |&c| i64::from(c - b'0'));
+        ms = ms * 10
+            + after_dot
+                .get(i)
+                .filter(|_| i < n)
+                .map_or(0, |&c| i64::from(c - b'0'));
     }
     (ms, true, &after_dot[n..])
 }
@@ -123,7 +138,11 @@ fn fraction(text: &[u8]) -> (i64, bool, &[u8]) {
 /// ISO 8601 / RFC 3339: `2026-01-05T00:00:00Z`, `…T03:56:14+03:30`, `… 00:00:00.123456`,
 /// without a zone meaning UTC.
 pub fn parse_iso8601(text: &[u8]) -> Option<Stamp> {
-    if text.len() < 19 || text[4] != b'-' || text[7] != b'-' || !matches!(text[10], b'T' | b't' | b' ') {
+    if text.len() < 19
+        || text[4] != b'-'
+        || text[7] != b'-'
+        || !matches!(text[10], b'T' | b't' | b' ')
+    {
         return None;
     }
     let year = i64::from(digits(&text[0..4])?);
@@ -132,7 +151,11 @@ pub fn parse_iso8601(text: &[u8]) -> Option<Stamp> {
     if !valid_date(year, month, day) || text[13] != b':' || text[16] != b':' {
         return None;
     }
-    let clock = hms_ms(digits(&text[11..13])?, digits(&text[14..16])?, digits(&text[17..19])?)?;
+    let clock = hms_ms(
+        digits(&text[11..13])?,
+        digits(&text[14..16])?,
+        digits(&text[17..19])?,
+    )?;
     let (frac_ms, subsecond, rest) = fraction(&text[19..]);
     let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
     let ms = days_from_civil(year, month, day) * 86_400_000 + clock + frac_ms - offset;
@@ -156,7 +179,10 @@ pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
         return None;
     }
     if subsecond {
-        return Some(Stamp { ms: whole.checked_mul(1000)? + frac_ms, subsecond });
+        return Some(Stamp {
+            ms: whole.checked_mul(1000)? + frac_ms,
+            subsecond,
+        });
     }
     Some(epoch_integer(whole))
 }
@@ -164,10 +190,22 @@ pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
 /// An integer epoch of unknown unit: seconds, milliseconds, microseconds or nanoseconds.
 pub fn epoch_integer(n: i64) -> Stamp {
     match n.unsigned_abs() {
-        0..100_000_000_000 => Stamp { ms: n * 1000, subsecond: false },
-        100_000_000_000..100_000_000_000_000 => Stamp { ms: n, subsecond: true },
-        100_000_000_000_000..100_000_000_000_000_000 => Stamp { ms: n / 1000, subsecond: true },
-        _ => Stamp { ms: n / 1_000_000, subsecond: true },
+        0..100_000_000_000 => Stamp {
+            ms: n * 1000,
+            subsecond: false,
+        },
+        100_000_000_000..100_000_000_000_000 => Stamp {
+            ms: n,
+            subsecond: true,
+        },
+        100_000_000_000_000..100_000_000_000_000_000 => Stamp {
+            ms: n / 1000,
+            subsecond: true,
+        },
+        _ => Stamp {
+            ms: n / 1_000_000,
+            subsecond: true,
+        },
     }
 }
 
@@ -179,14 +217,22 @@ pub fn epoch_float(secs: f64) -> Option<Stamp> {
     if secs.fract() == 0.0 && secs.abs() >= 1e11 {
         return Some(epoch_integer(secs as i64));
     }
-    Some(Stamp { ms: (secs * 1000.0).floor() as i64, subsecond: secs.fract() != 0.0 })
+    Some(Stamp {
+        ms: (secs * 1000.0).floor() as i64,
+        subsecond: secs.fract() != 0.0,
+    })
 }
 
 /// Any of the textual shapes above, tried in order of cost.
 pub fn parse_any(text: &[u8]) -> Option<Stamp> {
     let text = text.trim_ascii();
-    let text = text.strip_prefix(b"[").and_then(|t| t.strip_suffix(b"]")).unwrap_or(text);
-    parse_iso8601(text).or_else(|| parse_clf(text)).or_else(|| parse_epoch(text))
+    let text = text
+        .strip_prefix(b"[")
+        .and_then(|t| t.strip_suffix(b"]"))
+        .unwrap_or(text);
+    parse_iso8601(text)
+        .or_else(|| parse_clf(text))
+        .or_else(|| parse_epoch(text))
 }
 
 /// RFC 3339 in UTC with milliseconds: `2026-01-05T00:00:00.000Z`.
@@ -194,7 +240,12 @@ pub fn format_rfc3339(ms: Millis) -> String {
     let days = ms.div_euclid(86_400_000);
     let rest = ms.rem_euclid(86_400_000);
     let (y, m, d) = civil_from_days(days);
-    let (h, min, s, milli) = (rest / 3_600_000, rest / 60_000 % 60, rest / 1000 % 60, rest % 1000);
+    let (h, min, s, milli) = (
+        rest / 3_600_000,
+        rest / 60_000 % 60,
+        rest / 1000 % 60,
+        rest % 1000,
+    );
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
 }
 
@@ -229,10 +280,17 @@ impl ClfCache {
         if text[14] != b':' || text[17] != b':' {
             return None;
         }
-        let clock = hms_ms(digits(&text[12..14])?, digits(&text[15..17])?, digits(&text[18..20])?)?;
+        let clock = hms_ms(
+            digits(&text[12..14])?,
+            digits(&text[15..17])?,
+            digits(&text[18..20])?,
+        )?;
         let (frac_ms, subsecond, rest) = fraction(&text[20..]);
         let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
-        Some(Stamp { ms: day_ms + clock + frac_ms - offset, subsecond })
+        Some(Stamp {
+            ms: day_ms + clock + frac_ms - offset,
+            subsecond,
+        })
     }
 }
 
@@ -256,7 +314,13 @@ mod tests {
 
     #[test]
     fn clf_rejects_garbage() {
-        for bad in ["10/Foo/2000:13:55:36 -0700", "1/Oct/2000:13:55:36 -0700", "10/Oct/2000:25:55:36 +0000", "10/Oct/2000:13:55:36 +99", ""] {
+        for bad in [
+            "10/Foo/2000:13:55:36 -0700",
+            "1/Oct/2000:13:55:36 -0700",
+            "10/Oct/2000:25:55:36 +0000",
+            "10/Oct/2000:13:55:36 +99",
+            "",
+        ] {
             assert_eq!(parse_clf(bad.as_bytes()), None, "{bad}");
         }
     }
@@ -280,15 +344,26 @@ mod tests {
         assert_eq!(ms("1767571200123456"), Some(1_767_571_200_123));
         assert!(parse_epoch(b"1767571200.000").unwrap().subsecond);
         assert_eq!(ms("12a"), None);
-        assert_eq!(epoch_float(1716723772.6014807).unwrap().ms, 1_716_723_772_601);
+        assert_eq!(
+            epoch_float(1716723772.6014807).unwrap().ms,
+            1_716_723_772_601
+        );
         assert_eq!(epoch_float(f64::NAN), None);
     }
 
     #[test]
     fn formats_rfc3339() {
-        assert_eq!(format_rfc3339(1_767_571_200_123), "2026-01-05T00:00:00.123Z");
+        assert_eq!(
+            format_rfc3339(1_767_571_200_123),
+            "2026-01-05T00:00:00.123Z"
+        );
         assert_eq!(format_rfc3339(-1), "1969-12-31T23:59:59.999Z");
-        assert_eq!(parse_any(format_rfc3339(971_211_336_000).as_bytes()).unwrap().ms, 971_211_336_000);
+        assert_eq!(
+            parse_any(format_rfc3339(971_211_336_000).as_bytes())
+                .unwrap()
+                .ms,
+            971_211_336_000
+        );
     }
 
     #[test]
@@ -302,8 +377,18 @@ mod tests {
     #[test]
     fn cache_agrees_with_full_parse() {
         let mut cache = ClfCache::default();
-        for text in ["10/Oct/2000:13:55:36 -0700", "10/Oct/2000:13:55:37 -0700", "11/Oct/2000:00:00:00 +0100", "10/Oct/2000:13:55:36 +0000", "10/Oct/2000:99:55:36 +0000"] {
-            assert_eq!(cache.parse(text.as_bytes()), parse_clf(text.as_bytes()), "{text}");
+        for text in [
+            "10/Oct/2000:13:55:36 -0700",
+            "10/Oct/2000:13:55:37 -0700",
+            "11/Oct/2000:00:00:00 +0100",
+            "10/Oct/2000:13:55:36 +0000",
+            "10/Oct/2000:99:55:36 +0000",
+        ] {
+            assert_eq!(
+                cache.parse(text.as_bytes()),
+                parse_clf(text.as_bytes()),
+                "{text}"
+            );
         }
     }
 }

@@ -12,7 +12,10 @@ pub fn render(doc: &Document) -> Result<String, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(table.columns.iter().map(|(c, _)| c.as_str()))?;
     for row in &table.rows {
-        writer.write_record(row.iter().map(|c| escape::csv_cell(&escape::terminal(c)).into_owned()))?;
+        writer.write_record(
+            row.iter()
+                .map(|c| escape::csv_cell(&escape::terminal(c)).into_owned()),
+        )?;
     }
     let bytes = writer.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))
@@ -30,6 +33,9 @@ mod tests {
         t.row(vec!["=HYPERLINK(\"http://e\")".into(), "-3".into()]);
         t.row(vec!["a,b".into(), "2".into()]);
         doc.table(t);
-        assert_eq!(render(&doc).unwrap(), "client,n\n\"'=HYPERLINK(\"\"http://e\"\")\",-3\n\"a,b\",2\n");
+        assert_eq!(
+            render(&doc).unwrap(),
+            "client,n\n\"'=HYPERLINK(\"\"http://e\"\")\",-3\n\"a,b\",2\n"
+        );
     }
 }

@@ -32,7 +32,12 @@ impl Table {
                 None => (c.to_string(), Align::Left),
             })
             .collect();
-        Table { columns, rows: Vec::new(), is_csv: false, shown: true }
+        Table {
+            columns,
+            rows: Vec::new(),
+            is_csv: false,
+            shown: true,
+        }
     }
 
     /// Marks this table as the document's CSV table, written only by `--format csv`.
@@ -72,7 +77,10 @@ pub struct Document {
 impl Document {
     /// An empty document with a title.
     pub fn new(title: impl Into<String>) -> Self {
-        Document { title: title.into(), blocks: Vec::new() }
+        Document {
+            title: title.into(),
+            blocks: Vec::new(),
+        }
     }
 
     /// Appends a heading.
@@ -92,7 +100,9 @@ impl Document {
 
     /// Appends label/value pairs.
     pub fn facts(&mut self, facts: Vec<(&str, String)>) {
-        self.blocks.push(Block::Facts(facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+        self.blocks.push(Block::Facts(
+            facts.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        ));
     }
 
     /// Appends a table.

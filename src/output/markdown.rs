@@ -25,14 +25,24 @@ pub fn render(doc: &Document) -> String {
             }
             Block::Facts(facts) => {
                 for (k, v) in facts {
-                    let _ = writeln!(out, "- **{}**: {}", escape::markdown(k), escape::markdown(v));
+                    let _ = writeln!(
+                        out,
+                        "- **{}**: {}",
+                        escape::markdown(k),
+                        escape::markdown(v)
+                    );
                 }
             }
             Block::Table(t) if !t.shown => {}
             Block::Table(t) => {
-                let titles: Vec<String> = t.columns.iter().map(|(c, _)| escape::markdown(c)).collect();
+                let titles: Vec<String> =
+                    t.columns.iter().map(|(c, _)| escape::markdown(c)).collect();
                 let _ = writeln!(out, "| {} |", titles.join(" | "));
-                let rules: Vec<&str> = t.columns.iter().map(|(_, a)| if *a == Align::Right { "---:" } else { "---" }).collect();
+                let rules: Vec<&str> = t
+                    .columns
+                    .iter()
+                    .map(|(_, a)| if *a == Align::Right { "---:" } else { "---" })
+                    .collect();
                 let _ = writeln!(out, "| {} |", rules.join(" | "));
                 for row in &t.rows {
                     let cells: Vec<String> = row.iter().map(|c| escape::markdown(c)).collect();
@@ -55,6 +65,9 @@ mod tests {
         let mut t = Table::new(&["path", "n>"]);
         t.row(vec!["/a|<script>`x`".into(), "1".into()]);
         doc.table(t);
-        assert_eq!(render(&doc), "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n");
+        assert_eq!(
+            render(&doc),
+            "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n"
+        );
     }
 }

@@ -18,7 +18,12 @@ use crate::cli::OutputFormat;
 use document::Document;
 
 /// Renders a result as `format`: `doc` for the text formats, `data` for JSON.
-pub fn render(format: OutputFormat, doc: &Document, data: &impl Serialize, colour: bool) -> anyhow::Result<Vec<u8>> {
+pub fn render(
+    format: OutputFormat,
+    doc: &Document,
+    data: &impl Serialize,
+    colour: bool,
+) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
         OutputFormat::Table => table::render(doc, colour).into_bytes(),
         OutputFormat::Markdown => markdown::render(doc).into_bytes(),
@@ -53,8 +58,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let name = path.file_name().ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name"))?;
-    let tmp = dir.join(format!(".{}.rlctl-{}.tmp", name.to_string_lossy(), std::process::id()));
+    let name = path.file_name().ok_or_else(|| {
+        io::Error::new(io::ErrorKind::InvalidInput, "output path has no file name")
+    })?;
+    let tmp = dir.join(format!(
+        ".{}.rlctl-{}.tmp",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
     let result = (|| {
         let mut file = std::fs::File::create(&tmp)?;
         file.write_all(bytes)?;

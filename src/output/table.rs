@@ -13,7 +13,13 @@ const RESET: &str = "\x1b[0m";
 
 /// Renders `doc` as aligned text.
 pub fn render(doc: &Document, colour: bool) -> String {
-    let paint = |code: &str, text: &str| if colour { format!("{code}{text}{RESET}") } else { text.to_string() };
+    let paint = |code: &str, text: &str| {
+        if colour {
+            format!("{code}{text}{RESET}")
+        } else {
+            text.to_string()
+        }
+    };
     let mut out = String::new();
     let _ = writeln!(out, "{}", paint(BOLD, &escape::terminal(&doc.title)));
     for block in &doc.blocks {
@@ -28,9 +34,18 @@ pub fn render(doc: &Document, colour: bool) -> String {
                 let _ = writeln!(out, "{} {}", paint(YELLOW, "warning:"), escape::terminal(w));
             }
             Block::Facts(facts) => {
-                let width = facts.iter().map(|(k, _)| k.chars().count()).max().unwrap_or(0);
+                let width = facts
+                    .iter()
+                    .map(|(k, _)| k.chars().count())
+                    .max()
+                    .unwrap_or(0);
                 for (k, v) in facts {
-                    let _ = writeln!(out, "  {:<width$}  {}", escape::terminal(k), escape::terminal(v));
+                    let _ = writeln!(
+                        out,
+                        "  {:<width$}  {}",
+                        escape::terminal(k),
+                        escape::terminal(v)
+                    );
                 }
             }
             Block::Table(t) if t.shown => render_table(t, &mut out),
@@ -55,12 +70,23 @@ fn clip(cell: &str) -> String {
 }
 
 fn render_table(t: &Table, out: &mut String) {
-    let cells: Vec<Vec<String>> = t.rows.iter().map(|r| r.iter().map(|c| clip(c)).collect()).collect();
+    let cells: Vec<Vec<String>> = t
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| clip(c)).collect())
+        .collect();
     let widths: Vec<usize> = t
         .columns
         .iter()
         .enumerate()
-        .map(|(i, (title, _))| cells.iter().map(|r| r[i].chars().count()).chain([title.chars().count()]).max().unwrap_or(0))
+        .map(|(i, (title, _))| {
+            cells
+                .iter()
+                .map(|r| r[i].chars().count())
+                .chain([title.chars().count()])
+                .max()
+                .unwrap_or(0)
+        })
         .collect();
     let line = |row: &[String]| {
         let parts: Vec<String> = row
@@ -94,7 +120,10 @@ mod tests {
         doc.table(t);
         doc.warning("careful");
         let text = render(&doc, false);
-        assert_eq!(text, "T\n  client      requests\n  a\\x1b[2J           5\n  bb               120\nwarning: careful\n");
+        assert_eq!(
+            text,
+            "T\n  client    requests\n  a\\x1b[2J         5\n  bb             120\nwarning: careful\n"
+        );
         assert!(render(&doc, true).contains("\x1b[1mT\x1b[0m"));
         assert_eq!(clip(&"x".repeat(100)).chars().count(), MAX_CELL_CHARS);
     }

@@ -26,7 +26,15 @@ pub struct KeyCounts {
 
 impl Default for KeyCounts {
     fn default() -> Self {
-        KeyCounts { window: i64::MIN, in_window: 0, second: i64::MIN, in_second: 0, requests: 0, peak_window: 0, peak_second: 0 }
+        KeyCounts {
+            window: i64::MIN,
+            in_window: 0,
+            second: i64::MIN,
+            in_second: 0,
+            requests: 0,
+            peak_window: 0,
+            peak_second: 0,
+        }
     }
 }
 
@@ -44,7 +52,13 @@ pub type ClosedWindow = (i64, u64);
 
 impl KeyCounts {
     /// Counts a request at `t`; a window that closes is recorded in `into` and passed to `closed`.
-    pub fn add(&mut self, t: Millis, window: Window, into: &mut ScopeDistributions, closed: &mut impl FnMut(ClosedWindow)) {
+    pub fn add(
+        &mut self,
+        t: Millis,
+        window: Window,
+        into: &mut ScopeDistributions,
+        closed: &mut impl FnMut(ClosedWindow),
+    ) {
         let w = window.index(t);
         if w != self.window {
             self.close_window(into, closed);
@@ -60,7 +74,11 @@ impl KeyCounts {
         self.requests += 1;
     }
 
-    fn close_window(&mut self, into: &mut ScopeDistributions, closed: &mut impl FnMut(ClosedWindow)) {
+    fn close_window(
+        &mut self,
+        into: &mut ScopeDistributions,
+        closed: &mut impl FnMut(ClosedWindow),
+    ) {
         if self.in_window > 0 {
             into.per_window.record(self.in_window);
             self.peak_window = self.peak_window.max(self.in_window);

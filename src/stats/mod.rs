@@ -61,7 +61,9 @@ pub struct ScopeStats {
 impl ScopeStats {
     fn new(distributions: ScopeDistributions, peaks: Vec<ClientPeak>) -> Self {
         let mut peak_seconds = CountDistribution::default();
-        peaks.iter().for_each(|p| peak_seconds.record(p.peak_second));
+        peaks
+            .iter()
+            .for_each(|p| peak_seconds.record(p.peak_second));
         ScopeStats {
             requests: peaks.iter().map(|p| p.requests).sum(),
             clients: peaks.len() as u64,
@@ -153,12 +155,17 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
             continue;
         }
         per_client[c as usize].add(t, window, &mut overall, &mut ignore);
-        let slot = *pair_index.entry(u64::from(c) << 32 | u64::from(e)).or_insert_with(|| {
-            pairs.push((c, e, KeyCounts::default()));
-            (pairs.len() - 1) as u32
-        });
+        let slot = *pair_index
+            .entry(u64::from(c) << 32 | u64::from(e))
+            .or_insert_with(|| {
+                pairs.push((c, e, KeyCounts::default()));
+                (pairs.len() - 1) as u32
+            });
         let pair = &mut pairs[slot as usize];
-        pair.2.add(t, window, &mut per_endpoint[e as usize], &mut |closed| push_count(&mut counts, c, e, closed, window));
+        pair.2
+            .add(t, window, &mut per_endpoint[e as usize], &mut |closed| {
+                push_count(&mut counts, c, e, closed, window)
+            });
         match table.status[i] {
             429 => status.entry(c).or_default().0 += 1,
             503 => status.entry(c).or_default().1 += 1,
@@ -171,13 +178,25 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
         .filter(|(_, k)| k.requests > 0)
         .map(|(c, k)| {
             k.finish(&mut overall, &mut ignore);
-            ClientPeak { client: c as Id, requests: k.requests, peak_window: k.peak_window, peak_second: k.peak_second }
+            ClientPeak {
+                client: c as Id,
+                requests: k.requests,
+                peak_window: k.peak_window,
+                peak_second: k.peak_second,
+            }
         })
         .collect();
     let mut endpoint_peaks: Vec<Vec<ClientPeak>> = vec![Vec::new(); table.endpoints.len()];
     for (c, e, k) in &mut pairs {
-        k.finish(&mut per_endpoint[*e as usize], &mut |closed| push_count(&mut counts, *c, *e, closed, window));
-        endpoint_peaks[*e as usize].push(ClientPeak { client: *c, requests: k.requests, peak_window: k.peak_window, peak_second: k.peak_second });
+        k.finish(&mut per_endpoint[*e as usize], &mut |closed| {
+            push_count(&mut counts, *c, *e, closed, window)
+        });
+        endpoint_peaks[*e as usize].push(ClientPeak {
+            client: *c,
+            requests: k.requests,
+            peak_window: k.peak_window,
+            peak_second: k.peak_second,
+        });
     }
     let mut endpoints: Vec<EndpointStats> = per_endpoint
         .into_iter()
@@ -186,10 +205,18 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
         .filter(|(_, (_, peaks))| !peaks.is_empty())
         .map(|(e, (dist, mut peaks))| {
             peaks.sort_by_key(|p| p.client);
-            EndpointStats { endpoint: table.endpoints.name(e as Id).to_string(), stats: ScopeStats::new(dist, peaks) }
+            EndpointStats {
+                endpoint: table.endpoints.name(e as Id).to_string(),
+                stats: ScopeStats::new(dist, peaks),
+            }
         })
         .collect();
-    endpoints.sort_by(|a, b| b.stats.requests.cmp(&a.stats.requests).then_with(|| a.endpoint.cmp(&b.endpoint)));
+    endpoints.sort_by(|a, b| {
+        b.stats
+            .requests
+            .cmp(&a.stats.requests)
+            .then_with(|| a.endpoint.cmp(&b.endpoint))
+    });
     Analysis {
         window,
         overall: ScopeStats::new(overall, peaks),
@@ -201,7 +228,13 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
     }
 }
 
-fn push_count(counts: &mut Option<CountRows>, client: Id, endpoint: Id, (w, n): (i64, u64), window: Window) {
+fn push_count(
+    counts: &mut Option<CountRows>,
+    client: Id,
+    endpoint: Id,
+    (w, n): (i64, u64),
+    window: Window,
+) {
     if let Some(rows) = counts {
         rows.client.push(client);
         rows.endpoint.push(endpoint);
@@ -213,9 +246,17 @@ fn push_count(counts: &mut Option<CountRows>, client: Id, endpoint: Id, (w, n): 
 fn status_summary(table: &EventTable, by_client: FxHashMap<Id, (u64, u64)>) -> StatusSummary {
     let mut clients: Vec<StatusClient> = by_client
         .into_iter()
-        .map(|(c, (a, b))| StatusClient { client: table.clients.name(c).to_string(), status_429: a, status_503: b })
+        .map(|(c, (a, b))| StatusClient {
+            client: table.clients.name(c).to_string(),
+            status_429: a,
+            status_503: b,
+        })
         .collect();
-    clients.sort_by(|a, b| (b.status_429 + b.status_503).cmp(&(a.status_429 + a.status_503)).then_with(|| a.client.cmp(&b.client)));
+    clients.sort_by(|a, b| {
+        (b.status_429 + b.status_503)
+            .cmp(&(a.status_429 + a.status_503))
+            .then_with(|| a.client.cmp(&b.client))
+    });
     StatusSummary {
         status_429: clients.iter().map(|c| c.status_429).sum(),
         status_503: clients.iter().map(|c| c.status_503).sum(),
@@ -224,10 +265,25 @@ fn status_summary(table: &EventTable, by_client: FxHashMap<Id, (u64, u64)>) -> S
 }
 
 /// The `n` clients with the most requests (ties by name), from a scope's peaks.
-pub fn top_clients<'a>(table: &'a EventTable, stats: &ScopeStats, n: usize) -> Vec<(&'a str, ClientPeak)> {
+pub fn top_clients<'a>(
+    table: &'a EventTable,
+    stats: &ScopeStats,
+    n: usize,
+) -> Vec<(&'a str, ClientPeak)> {
     let mut peaks: Vec<&ClientPeak> = stats.peaks.iter().collect();
-    peaks.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| table.clients.name(a.client).cmp(table.clients.name(b.client))));
-    peaks.into_iter().take(n).map(|p| (table.clients.name(p.client), *p)).collect()
+    peaks.sort_by(|a, b| {
+        b.requests.cmp(&a.requests).then_with(|| {
+            table
+                .clients
+                .name(a.client)
+                .cmp(table.clients.name(b.client))
+        })
+    });
+    peaks
+        .into_iter()
+        .take(n)
+        .map(|p| (table.clients.name(p.client), *p))
+        .collect()
 }
 
 #[cfg(test)]

@@ -10,8 +10,13 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 /// The quantiles rlctl reports, as exact fractions (numerator, denominator).
-pub const QUANTILES: [(&str, u64, u64); 5] =
-    [("p50", 1, 2), ("p90", 9, 10), ("p95", 19, 20), ("p99", 99, 100), ("p999", 999, 1000)];
+pub const QUANTILES: [(&str, u64, u64); 5] = [
+    ("p50", 1, 2),
+    ("p90", 9, 10),
+    ("p95", 19, 20),
+    ("p99", 99, 100),
+    ("p999", 999, 1000),
+];
 
 /// How many samples a p99.9 needs before it rests on more than a handful of values.
 pub const MIN_SAMPLES_FOR_P999: u64 = 1000;
@@ -25,7 +30,10 @@ pub struct CountDistribution {
 
 impl Default for CountDistribution {
     fn default() -> Self {
-        CountDistribution { hist: Histogram::new(3).expect("3 significant digits is valid"), max: 0 }
+        CountDistribution {
+            hist: Histogram::new(3).expect("3 significant digits is valid"),
+            max: 0,
+        }
     }
 }
 
@@ -40,7 +48,9 @@ impl CountDistribution {
         if n == 0 {
             return;
         }
-        self.hist.record_n(count, n).expect("auto-resizing histogram accepts any u64");
+        self.hist
+            .record_n(count, n)
+            .expect("auto-resizing histogram accepts any u64");
         self.max = self.max.max(count);
     }
 
@@ -55,7 +65,9 @@ impl CountDistribution {
         if n == 0 {
             return 0;
         }
-        let rank = (u128::from(num) * u128::from(n)).div_ceil(u128::from(den)).max(1);
+        let rank = (u128::from(num) * u128::from(n))
+            .div_ceil(u128::from(den))
+            .max(1);
         let mut seen: u128 = 0;
         for bucket in self.hist.iter_recorded() {
             seen += u128::from(bucket.count_at_value());
@@ -69,17 +81,32 @@ impl CountDistribution {
     /// All reported quantiles.
     pub fn quantiles(&self) -> Quantiles {
         let q = |i: usize| self.quantile(QUANTILES[i].1, QUANTILES[i].2);
-        Quantiles { samples: self.samples(), p50: q(0), p90: q(1), p95: q(2), p99: q(3), p999: q(4), max: self.max }
+        Quantiles {
+            samples: self.samples(),
+            p50: q(0),
+            p90: q(1),
+            p95: q(2),
+            p99: q(3),
+            p999: q(4),
+            max: self.max,
+        }
     }
 
     /// (count, samples with that count) for every recorded count, ascending.
     pub fn rows(&self) -> Vec<(u64, u64)> {
-        self.hist.iter_recorded().map(|b| (b.value_iterated_to(), b.count_at_value())).collect()
+        self.hist
+            .iter_recorded()
+            .map(|b| (b.value_iterated_to(), b.count_at_value()))
+            .collect()
     }
 
     /// How many samples are strictly greater than `limit`.
     pub fn count_above(&self, limit: u64) -> u64 {
-        self.hist.iter_recorded().filter(|b| b.value_iterated_to() > limit).map(|b| b.count_at_value()).sum()
+        self.hist
+            .iter_recorded()
+            .filter(|b| b.value_iterated_to() > limit)
+            .map(|b| b.count_at_value())
+            .sum()
     }
 }
 
@@ -128,7 +155,18 @@ mod tests {
         let d = dist(&[3, 1, 4, 1, 5, 9, 2, 40, 3, 2]);
         // p50: ceil(0.5*10)=5th → 3; p90: ceil(9)=9th → 9 (a float ceil(0.9*10) would give 10);
         // p95: ceil(9.5)=10th → 40; p99, p999 → 40.
-        assert_eq!(d.quantiles(), Quantiles { samples: 10, p50: 3, p90: 9, p95: 40, p99: 40, p999: 40, max: 40 });
+        assert_eq!(
+            d.quantiles(),
+            Quantiles {
+                samples: 10,
+                p50: 3,
+                p90: 9,
+                p95: 40,
+                p99: 40,
+                p999: 40,
+                max: 40
+            }
+        );
     }
 
     #[test]
@@ -142,7 +180,10 @@ mod tests {
 
     #[test]
     fn empty_distribution_is_all_zero() {
-        assert_eq!(CountDistribution::default().quantiles(), Quantiles::default());
+        assert_eq!(
+            CountDistribution::default().quantiles(),
+            Quantiles::default()
+        );
     }
 
     #[test]

@@ -21,24 +21,68 @@ fn table() -> EventTable {
         (90_000, b, x, 429),
     ];
     for (ts, client, endpoint, status) in rows {
-        t.push(Event { ts, client, endpoint, status, logged: Logged::Unknown });
+        t.push(Event {
+            ts,
+            client,
+            endpoint,
+            status,
+            logged: Logged::Unknown,
+        });
     }
     t
 }
 
 fn settings() -> StatsSettings {
-    StatsSettings { window: "1m".parse().unwrap(), top: 10, exclude: vec![], keep_counts: true }
+    StatsSettings {
+        window: "1m".parse().unwrap(),
+        top: 10,
+        exclude: vec![],
+        keep_counts: true,
+    }
 }
 
 #[test]
 fn overall_figures_by_hand() {
     let a = analyze(&table(), &settings());
     // per window: A 4, 4; B 1, 1 → sorted 1 1 4 4.
-    assert_eq!(a.overall.per_window, Quantiles { samples: 4, p50: 1, p90: 4, p95: 4, p99: 4, p999: 4, max: 4 });
+    assert_eq!(
+        a.overall.per_window,
+        Quantiles {
+            samples: 4,
+            p50: 1,
+            p90: 4,
+            p95: 4,
+            p99: 4,
+            p999: 4,
+            max: 4
+        }
+    );
     // per second: A s0=2 s1=1 s59=1 s60=1 s61=3; B s30=1 s90=1 → 1 1 1 1 1 2 3.
-    assert_eq!(a.overall.per_second, Quantiles { samples: 7, p50: 1, p90: 3, p95: 3, p99: 3, p999: 3, max: 3 });
+    assert_eq!(
+        a.overall.per_second,
+        Quantiles {
+            samples: 7,
+            p50: 1,
+            p90: 3,
+            p95: 3,
+            p99: 3,
+            p999: 3,
+            max: 3
+        }
+    );
     // peaks: A 3, B 1.
-    assert_eq!(a.overall.client_peak_second, Quantiles { samples: 2, p50: 1, p90: 3, p95: 3, p99: 3, p999: 3, max: 3 });
+    assert_eq!(
+        a.overall.client_peak_second,
+        Quantiles {
+            samples: 2,
+            p50: 1,
+            p90: 3,
+            p95: 3,
+            p99: 3,
+            p999: 3,
+            max: 3
+        }
+    );
     assert_eq!((a.overall.requests, a.overall.clients), (10, 2));
 }
 
@@ -48,7 +92,10 @@ fn endpoint_figures_by_hand() {
     let names: Vec<&str> = a.endpoints.iter().map(|e| e.endpoint.as_str()).collect();
     assert_eq!(names, ["GET /x", "GET /y"]);
     // /x: (A) w0 = 2, w1 = 4; (B) w0 = 1, w1 = 1.
-    assert_eq!(a.endpoints[0].stats.distributions.per_window.rows(), vec![(1, 2), (2, 1), (4, 1)]);
+    assert_eq!(
+        a.endpoints[0].stats.distributions.per_window.rows(),
+        vec![(1, 2), (2, 1), (4, 1)]
+    );
     assert_eq!(a.endpoints[0].stats.requests, 8);
     assert_eq!(a.endpoints[1].stats.per_window.max, 2);
 }
@@ -58,10 +105,23 @@ fn statuses_and_top_clients() {
     let t = table();
     let a = analyze(&t, &settings());
     assert_eq!((a.status.status_429, a.status.status_503), (2, 1));
-    assert_eq!((a.status.clients[0].client.as_str(), a.status.clients[0].status_429), ("B", 2));
+    assert_eq!(
+        (
+            a.status.clients[0].client.as_str(),
+            a.status.clients[0].status_429
+        ),
+        ("B", 2)
+    );
     let top = top_clients(&t, &a.overall, 1);
     assert_eq!(top[0].0, "A");
-    assert_eq!((top[0].1.requests, top[0].1.peak_window, top[0].1.peak_second), (8, 4, 3));
+    assert_eq!(
+        (
+            top[0].1.requests,
+            top[0].1.peak_window,
+            top[0].1.peak_second
+        ),
+        (8, 4, 3)
+    );
 }
 
 #[test]
@@ -76,7 +136,10 @@ fn export_rows_cover_every_pair_window() {
 
 #[test]
 fn excluded_clients_leave_every_figure() {
-    let s = StatsSettings { exclude: vec!["A".into(), "nobody".into()], ..settings() };
+    let s = StatsSettings {
+        exclude: vec!["A".into(), "nobody".into()],
+        ..settings()
+    };
     let a = analyze(&table(), &s);
     assert_eq!((a.overall.requests, a.overall.per_window.max), (2, 1));
     assert_eq!(a.excluded, ["A"]);

@@ -53,13 +53,32 @@ fn run_case(path: &Path) -> Result<(), String> {
         std::fs::write(dir.path().join(name), content).map_err(|e| e.to_string())?;
     }
     let dir_text = dir.path().display().to_string();
-    let args: Vec<String> = case.args.iter().map(|a| a.replace("{dir}", &dir_text)).collect();
-    let out = Command::cargo_bin("rlctl").unwrap().args(&args).env("NO_COLOR", "1").output().map_err(|e| e.to_string())?;
+    let args: Vec<String> = case
+        .args
+        .iter()
+        .map(|a| a.replace("{dir}", &dir_text))
+        .collect();
+    let out = Command::cargo_bin("rlctl")
+        .unwrap()
+        .args(&args)
+        .env("NO_COLOR", "1")
+        .output()
+        .map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let context = || format!("{}\nargs: {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}", case.description);
+    let context = || {
+        format!(
+            "{}\nargs: {args:?}\nstdout:\n{stdout}\nstderr:\n{stderr}",
+            case.description
+        )
+    };
     if out.status.code() != Some(case.exit) {
-        return Err(format!("exit {:?}, expected {}\n{}", out.status.code(), case.exit, context()));
+        return Err(format!(
+            "exit {:?}, expected {}\n{}",
+            out.status.code(),
+            case.exit,
+            context()
+        ));
     }
     for needle in &case.stdout_contains {
         if !stdout.contains(needle.as_str()) {
@@ -72,11 +91,15 @@ fn run_case(path: &Path) -> Result<(), String> {
         }
     }
     if !case.json.is_empty() {
-        let doc: serde_json::Value = serde_json::from_str(&stdout).map_err(|e| format!("stdout is not JSON: {e}\n{}", context()))?;
+        let doc: serde_json::Value = serde_json::from_str(&stdout)
+            .map_err(|e| format!("stdout is not JSON: {e}\n{}", context()))?;
         for (pointer, expected) in &case.json {
             let got = doc.pointer(pointer);
             if got != Some(&to_json(expected, &dir_text)) {
-                return Err(format!("{pointer} = {got:?}, expected {expected}\n{}", context()));
+                return Err(format!(
+                    "{pointer} = {got:?}, expected {expected}\n{}",
+                    context()
+                ));
             }
         }
     }
@@ -86,12 +109,30 @@ fn run_case(path: &Path) -> Result<(), String> {
 #[test]
 fn every_case_file_passes() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/cases");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "toml")).collect();
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
     paths.sort();
-    assert!(paths.len() >= 10, "expected the case files in {}", dir.display());
+    assert!(
+        paths.len() >= 10,
+        "expected the case files in {}",
+        dir.display()
+    );
     let failures: Vec<String> = paths
         .iter()
-        .filter_map(|p| run_case(p).err().map(|e| format!("--- {}: {e}", p.file_name().unwrap().to_string_lossy())))
+        .filter_map(|p| {
+            run_case(p)
+                .err()
+                .map(|e| format!("--- {}: {e}", p.file_name().unwrap().to_string_lossy()))
+        })
         .collect();
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), paths.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n")
+    );
 }

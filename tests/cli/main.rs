@@ -3,5 +3,6 @@
 
 mod analyze;
 mod cases;
+mod generate;
 mod nginx;
 mod support;

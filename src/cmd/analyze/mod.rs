@@ -54,10 +54,18 @@ pub fn compute(settings: &AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
         .filter(|e| !e.stats.per_window.p999_is_thin())
         .filter_map(|e| {
             let recommendation = recommend(table, &e.stats, window, settings.multiplier)?;
-            Some(EndpointRecommendation { endpoint: e.endpoint.clone(), recommendation })
+            Some(EndpointRecommendation {
+                endpoint: e.endpoint.clone(),
+                recommendation,
+            })
         })
         .collect();
-    Ok(AnalyzeRun { ingested, analysis, recommendation, endpoint_recommendations })
+    Ok(AnalyzeRun {
+        ingested,
+        analysis,
+        recommendation,
+        endpoint_recommendations,
+    })
 }
 
 fn no_events_message(report: &IngestReport) -> String {
@@ -85,15 +93,24 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
     let bytes = output::render(settings.format, &doc, &json, settings.colour)?;
-    output::write_output(settings.output.as_deref(), &bytes)
-        .with_context(|| format!("cannot write the report to {}", settings.output.as_ref().map_or("stdout".into(), |p| p.display().to_string())))?;
+    output::write_output(settings.output.as_deref(), &bytes).with_context(|| {
+        format!(
+            "cannot write the report to {}",
+            settings
+                .output
+                .as_ref()
+                .map_or("stdout".into(), |p| p.display().to_string())
+        )
+    })?;
     if let Some(path) = &settings.write_policy {
         let text = policy_text(&run, &settings).context("no traffic to base a policy on")?;
-        output::write_atomic(path, text.as_bytes()).with_context(|| format!("cannot write the policy to {}", path.display()))?;
+        output::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write the policy to {}", path.display()))?;
     }
     if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {
         let format = frames::TableFormat::of(path)?;
-        let mut frame = frames::counts_frame(&run.ingested.table, rows, settings.stats.window, format)?;
+        let mut frame =
+            frames::counts_frame(&run.ingested.table, rows, settings.stats.window, format)?;
         frames::write_frame(&mut frame, path)?;
     }
     Ok(Outcome::Success)
@@ -115,7 +132,10 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
         eprintln!("rlctl: skipped {}", escape::terminal(example));
     }
     if report.skipped as usize > report.examples.len() {
-        eprintln!("rlctl: ({} skipped lines in all; by reason in the report)", report.skipped);
+        eprintln!(
+            "rlctl: ({} skipped lines in all; by reason in the report)",
+            report.skipped
+        );
     }
     if report.resolution == Resolution::Second {
         eprintln!(
@@ -123,10 +143,16 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
         );
     }
     if report.invalid_utf8_lines > 0 {
-        eprintln!("rlctl: note: {} lines had bytes that are not UTF-8 in the client or path (shown as U+FFFD)", report.invalid_utf8_lines);
+        eprintln!(
+            "rlctl: note: {} lines had bytes that are not UTF-8 in the client or path (shown as U+FFFD)",
+            report.invalid_utf8_lines
+        );
     }
     for name in &analysis.excluded_unknown {
-        eprintln!("rlctl: warning: --exclude {}: no such client in the log", escape::terminal(name));
+        eprintln!(
+            "rlctl: warning: --exclude {}: no such client in the log",
+            escape::terminal(name)
+        );
     }
 }
 
@@ -154,13 +180,29 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Strin
                 None => continue,
             },
         };
-        rules.push(rule(policy::rule_name(&e.endpoint), method, route, &e.recommendation));
+        rules.push(rule(
+            policy::rule_name(&e.endpoint),
+            method,
+            route,
+            &e.recommendation,
+        ));
     }
-    let span = run.ingested.table.span().map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b))).unwrap_or_default();
+    let span = run
+        .ingested
+        .table
+        .span()
+        .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))
+        .unwrap_or_default();
     let header = vec![
         "Rate-limit policy written by `rlctl analyze --write-policy`.".to_string(),
-        format!("Basis: {} requests from {} clients, {span}.", run.analysis.overall.requests, run.analysis.overall.clients),
-        format!("Limits are {} x the per-window p99.9 of requests per client (window {}).", settings.multiplier, settings.stats.window),
+        format!(
+            "Basis: {} requests from {} clients, {span}.",
+            run.analysis.overall.requests, run.analysis.overall.clients
+        ),
+        format!(
+            "Limits are {} x the per-window p99.9 of requests per client (window {}).",
+            settings.multiplier, settings.stats.window
+        ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
     Some(Policy { rules }.to_toml(&header))

@@ -61,17 +61,21 @@ pub struct TopClient<'a> {
 fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalyzeSettings) -> Vec<TopClient<'a>> {
     let total = run.analysis.overall.requests.max(1) as f64;
     let limit = run.recommendation.as_ref().map_or(u64::MAX, |r| r.limit);
-    top_clients(&run.ingested.table, &run.analysis.overall, settings.stats.top)
-        .into_iter()
-        .map(|(client, p)| TopClient {
-            client,
-            requests: p.requests,
-            share: p.requests as f64 / total,
-            peak_window: p.peak_window,
-            peak_second: p.peak_second,
-            flagged: p.peak_window > limit,
-        })
-        .collect()
+    top_clients(
+        &run.ingested.table,
+        &run.analysis.overall,
+        settings.stats.top,
+    )
+    .into_iter()
+    .map(|(client, p)| TopClient {
+        client,
+        requests: p.requests,
+        share: p.requests as f64 / total,
+        peak_window: p.peak_window,
+        peak_second: p.peak_second,
+        flagged: p.peak_window > limit,
+    })
+    .collect()
 }
 
 /// The JSON form.
@@ -91,7 +95,10 @@ pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJs
             .endpoints
             .iter()
             .take(settings.endpoints)
-            .map(|e| EndpointJson { stats: e, low_confidence: e.stats.per_window.p999_is_thin() })
+            .map(|e| EndpointJson {
+                stats: e,
+                low_confidence: e.stats.per_window.p999_is_thin(),
+            })
             .collect(),
         top_clients: tops(run, settings),
         status_codes: &run.analysis.status,
@@ -102,11 +109,18 @@ pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJs
 }
 
 fn quantile_cells(q: &Quantiles) -> Vec<String> {
-    [q.samples, q.p50, q.p90, q.p95, q.p99, q.p999, q.max].iter().map(u64::to_string).collect()
+    [q.samples, q.p50, q.p90, q.p95, q.p99, q.p999, q.max]
+        .iter()
+        .map(u64::to_string)
+        .collect()
 }
 
 fn metrics(s: &ScopeStats) -> [(&'static str, &Quantiles); 3] {
-    [("per_window", &s.per_window), ("per_second", &s.per_second), ("client_peak_second", &s.client_peak_second)]
+    [
+        ("per_window", &s.per_window),
+        ("per_second", &s.per_second),
+        ("client_peak_second", &s.client_peak_second),
+    ]
 }
 
 const QUANTILE_COLUMNS: [&str; 7] = ["samples>", "p50>", "p90>", "p95>", "p99>", "p99.9>", "max>"];
@@ -115,11 +129,25 @@ const QUANTILE_COLUMNS: [&str; 7] = ["samples>", "p50>", "p90>", "p95>", "p99>",
 pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
     let a = &run.analysis;
     let report = &run.ingested.report;
-    let span = run.ingested.table.span().map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y))).unwrap_or_default();
-    let mut doc = Document::new(format!("rlctl analyze: {} requests from {} clients", a.overall.requests, a.overall.clients));
+    let span = run
+        .ingested
+        .table
+        .span()
+        .map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y)))
+        .unwrap_or_default();
+    let mut doc = Document::new(format!(
+        "rlctl analyze: {} requests from {} clients",
+        a.overall.requests, a.overall.clients
+    ));
     doc.facts(vec![
         ("period", span),
-        ("lines", format!("{} read = {} parsed + {} skipped", report.lines, report.parsed, report.skipped)),
+        (
+            "lines",
+            format!(
+                "{} read = {} parsed + {} skipped",
+                report.lines, report.parsed, report.skipped
+            ),
+        ),
         ("client key", settings.ingest.key.text.clone()),
         ("window", settings.stats.window.to_string()),
     ]);
@@ -127,19 +155,39 @@ pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
         doc.paragraph(format!("skipped {n}: {reason}"));
     }
 
-    doc.heading(format!("Requests per client (window {})", settings.stats.window));
+    doc.heading(format!(
+        "Requests per client (window {})",
+        settings.stats.window
+    ));
     let columns: Vec<&str> = ["metric"].into_iter().chain(QUANTILE_COLUMNS).collect();
     let mut shown = Table::new(&columns);
     for (metric, q) in metrics(&a.overall) {
-        shown.row(std::iter::once(metric.replace('_', " ")).chain(quantile_cells(q)).collect());
+        shown.row(
+            std::iter::once(metric.replace('_', " "))
+                .chain(quantile_cells(q))
+                .collect(),
+        );
     }
     doc.table(shown);
-    let columns: Vec<&str> = ["scope", "metric"].into_iter().chain(QUANTILE_COLUMNS).collect();
+    let columns: Vec<&str> = ["scope", "metric"]
+        .into_iter()
+        .chain(QUANTILE_COLUMNS)
+        .collect();
     let mut csv = Table::new(&columns).csv_only();
-    let scopes = std::iter::once(("(all)", &a.overall)).chain(a.endpoints.iter().take(settings.endpoints).map(|e| (e.endpoint.as_str(), &e.stats)));
+    let scopes = std::iter::once(("(all)", &a.overall)).chain(
+        a.endpoints
+            .iter()
+            .take(settings.endpoints)
+            .map(|e| (e.endpoint.as_str(), &e.stats)),
+    );
     for (scope, stats) in scopes {
         for (metric, q) in metrics(stats) {
-            csv.row([scope.to_string(), metric.to_string()].into_iter().chain(quantile_cells(q)).collect());
+            csv.row(
+                [scope.to_string(), metric.to_string()]
+                    .into_iter()
+                    .chain(quantile_cells(q))
+                    .collect(),
+            );
         }
     }
     doc.table(csv);
@@ -158,13 +206,29 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
         return;
     };
     doc.facts(vec![
-        ("limit", format!("{} ({} x per-window p99.9 of {})", r.rate, r.multiplier, r.basis_p999)),
-        ("burst", format!("{} (covers the normal peak second of {}; at least 10 s of the average rate = {})", r.burst, r.normal_peak_second, r.burst_floor)),
+        (
+            "limit",
+            format!(
+                "{} ({} x per-window p99.9 of {})",
+                r.rate, r.multiplier, r.basis_p999
+            ),
+        ),
+        (
+            "burst",
+            format!(
+                "{} (covers the normal peak second of {}; at least 10 s of the average rate = {})",
+                r.burst, r.normal_peak_second, r.burst_floor
+            ),
+        ),
         ("flagged clients", r.flagged_count.to_string()),
     ]);
     let mut alts = Table::new(&["multiplier>", "limit", "clients over>"]);
     for alt in &r.alternatives {
-        alts.row(vec![format!("{}x", alt.multiplier), format!("{}/{}", alt.limit, run.analysis.window), alt.clients_over.to_string()]);
+        alts.row(vec![
+            format!("{}x", alt.multiplier),
+            format!("{}/{}", alt.limit, run.analysis.window),
+            alt.clients_over.to_string(),
+        ]);
     }
     doc.table(alts);
     for w in &r.warnings {
@@ -174,11 +238,19 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
         doc.heading("Flagged clients (peak window above the limit): review before enforcing");
         let mut t = Table::new(&["client", "requests>", "peak window>", "peak second>"]);
         for f in &r.flagged {
-            t.row(vec![f.client.clone(), f.requests.to_string(), f.peak_window.to_string(), f.peak_second.to_string()]);
+            t.row(vec![
+                f.client.clone(),
+                f.requests.to_string(),
+                f.peak_window.to_string(),
+                f.peak_second.to_string(),
+            ]);
         }
         doc.table(t);
         if r.flagged_count > r.flagged.len() as u64 {
-            doc.paragraph(format!("... and {} more", r.flagged_count - r.flagged.len() as u64));
+            doc.paragraph(format!(
+                "... and {} more",
+                r.flagged_count - r.flagged.len() as u64
+            ));
         }
         doc.paragraph("Exclude a runaway client with --exclude CLIENT to recompute without it.");
     }
@@ -186,7 +258,14 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
 
 fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
     doc.heading(format!("Top {} clients", settings.stats.top));
-    let mut t = Table::new(&["client", "requests>", "share>", "peak window>", "peak second>", "flagged"]);
+    let mut t = Table::new(&[
+        "client",
+        "requests>",
+        "share>",
+        "peak window>",
+        "peak second>",
+        "flagged",
+    ]);
     for c in tops(run, settings) {
         t.row(vec![
             c.client.to_string(),
@@ -194,7 +273,11 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSet
             format!("{:.1}%", c.share * 100.0),
             c.peak_window.to_string(),
             c.peak_second.to_string(),
-            if c.flagged { "yes".into() } else { String::new() },
+            if c.flagged {
+                "yes".into()
+            } else {
+                String::new()
+            },
         ]);
     }
     doc.table(t);
@@ -202,16 +285,33 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSet
 
 fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
     doc.heading("Endpoints");
-    let mut t = Table::new(&["endpoint", "requests>", "clients>", "p99>", "p99.9>", "max>", "peak second>", "limit"]);
+    let mut t = Table::new(&[
+        "endpoint",
+        "requests>",
+        "clients>",
+        "p99>",
+        "p99.9>",
+        "max>",
+        "peak second>",
+        "limit",
+    ]);
     for e in run.analysis.endpoints.iter().take(settings.endpoints) {
         let s = &e.stats;
-        let limit = run.endpoint_recommendations.iter().find(|r| r.endpoint == e.endpoint).map(|r| format!("{} burst {}", r.recommendation.rate, r.recommendation.burst));
+        let limit = run
+            .endpoint_recommendations
+            .iter()
+            .find(|r| r.endpoint == e.endpoint)
+            .map(|r| format!("{} burst {}", r.recommendation.rate, r.recommendation.burst));
         t.row(vec![
             e.endpoint.clone(),
             s.requests.to_string(),
             s.clients.to_string(),
             s.per_window.p99.to_string(),
-            format!("{}{}", s.per_window.p999, if s.per_window.p999_is_thin() { "*" } else { "" }),
+            format!(
+                "{}{}",
+                s.per_window.p999,
+                if s.per_window.p999_is_thin() { "*" } else { "" }
+            ),
             s.per_window.max.to_string(),
             s.client_peak_second.max.to_string(),
             limit.unwrap_or_else(|| "-".into()),
@@ -219,18 +319,28 @@ fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSetti
     }
     doc.table(t);
     if run.analysis.endpoints.len() > settings.endpoints {
-        doc.paragraph(format!("... {} endpoints in all (--endpoints N shows more)", run.analysis.endpoints.len()));
+        doc.paragraph(format!(
+            "... {} endpoints in all (--endpoints N shows more)",
+            run.analysis.endpoints.len()
+        ));
     }
     doc.paragraph("* p99.9 from fewer than 1000 samples: too few for a limit of its own.");
 }
 
 fn status_blocks(doc: &mut Document, status: &StatusSummary) {
     doc.heading("Limiter answers already in the log");
-    doc.facts(vec![("status 429", status.status_429.to_string()), ("status 503", status.status_503.to_string())]);
+    doc.facts(vec![
+        ("status 429", status.status_429.to_string()),
+        ("status 503", status.status_503.to_string()),
+    ]);
     if !status.clients.is_empty() {
         let mut t = Table::new(&["client", "429>", "503>"]);
         for c in status.clients.iter().take(10) {
-            t.row(vec![c.client.clone(), c.status_429.to_string(), c.status_503.to_string()]);
+            t.row(vec![
+                c.client.clone(),
+                c.status_429.to_string(),
+                c.status_503.to_string(),
+            ]);
         }
         doc.table(t);
     }

@@ -1,0 +1,241 @@
+//! Seeded synthetic access logs for fixtures, demos and benchmarks
+//! (`rlctl generate`). This module owns the configuration and the run; the
+//! parts live in [`rng`] (deterministic random numbers), [`catalog`] (names,
+//! agents, paths), [`profiles`] (who the
+//! clients are), [`routes`] (the endpoints and their answers), [`traffic`]
+//! (arrival times and the time-ordered merge), [`clock`] (timestamps) and
+//! [`writer`] (combined, JSON and `log_format` lines). It never reads logs.
+//!
+//! The same configuration and seed give byte-identical output on every
+//! platform and with every dependency version: the random numbers and the
+//! floating-point functions they use are implemented here.
+//!
+//! # The traffic mix
+//!
+//! `--clients N` counts source addresses (N >= 6). They are:
+//!
+//! | kind | how many | behaviour |
+//! |---|---|---|
+//! | steady | the rest | Poisson arrivals at a per-client rate drawn lognormal (median 0.2 req/s, sigma 1.0, capped at 10 req/s); 40% browsers (static assets, referers), 60% API clients (35% of them with a `$remote_user` such as `acme-17`); 15% behind a proxy (`$http_x_forwarded_for` = `10.x.y.z`); a twelfth (at least two) on IPv6 (`2001:db8::/32`) |
+//! | batch | one per 50 clients (at least 1) | every 5 minutes (random phase) a burst of 50-200 requests (Poisson count) spread over 2-6 s on orders and users; 0.002 req/s in between; all in one /24, user `svc-...` |
+//! | runaway | 1 (2 from 100 clients) | 0.1 req/s, except one episode per run (start at 15-75% of it, lasting 1/12 of it: 5 minutes of an hour) looping on one endpoint at 25 (second one: 40) req/s; 35% of the loop is answered 429 |
+//! | NAT office | 1 address | 15 + N/10 browser users with distinct `$remote_user` (`anna.smith`...), each Poisson at lognormal median 0.05 req/s, sigma 0.5 |
+//! | crawlers | one per 40 clients (at least 1) | user agent with `bot` (Googlebot, bingbot...), Poisson at lognormal median 0.8 req/s, sigma 0.3, over product pages, blog, search, robots.txt, sitemap |
+//! | monitor | 1 | `GET /health` every 10 s +-5% from `10.0.x.y` |
+//!
+//! Endpoints: `GET /api/users/{id}`, `/api/users/{id}/notifications`,
+//! `/api/orders/{uuid}`, `/api/products?page=`, `/api/search?q=`, `/static/...`,
+//! `/products/{id}`, `/blog/{slug}`, `/`, `/health`, `/robots.txt`,
+//! `/sitemap.xml`, `/favicon.ico`; `POST /api/orders`, `/api/cart/items`,
+//! `/login`. Statuses are mostly 200/201/304, with some 404, 400, 401 and 409
+//! and a few 500 (answer tables in [`routes`]).
+//!
+//! # Length
+//!
+//! `--duration D` generates the requests that arrive in `[start, start + D)`.
+//! `--lines N` instead sets the run length D to N divided by the mix's expected
+//! rate (the sum of every profile's long-run mean rate), so N lines span about
+//! one run and every component keeps its share; generation then continues past
+//! D if needed (runaway episodes recur every D) and stops at exactly N lines.
+
+pub mod catalog;
+pub mod clock;
+pub mod profiles;
+pub mod rng;
+pub mod routes;
+pub mod traffic;
+pub mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use std::io::{self, Write};
+
+use clock::TimeOffset;
+use profiles::{MIN_CLIENTS, Profile};
+use rng::Rng;
+use traffic::{Event, Traffic};
+use writer::{COMBINED, JsonFormat, LineFormat, TemplateFormat};
+
+use crate::units::{Millis, Window};
+
+/// Why a generator configuration is invalid.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GenerateError {
+    #[error("invalid start `{0}`: expected YYYY-MM-DDTHH:MM:SSZ, e.g. 2026-01-05T00:00:00Z")]
+    Start(String),
+    #[error("invalid time offset `{0}`: expected +HHMM or -HHMM, e.g. +0000, -0500, +0530")]
+    TimeOffset(String),
+    #[error(
+        "unknown log_format variable `{0}`; supported: $remote_addr $remote_user $time_local \
+         $time_iso8601 $msec $request $request_method $request_uri $uri $args $query_string \
+         $server_protocol $host $status $body_bytes_sent $http_referer $http_user_agent \
+         $http_x_forwarded_for $request_time"
+    )]
+    Variable(String),
+    #[error(
+        "unknown format `{0}`: expected combined, json, or an nginx log_format string with \
+         $variables"
+    )]
+    Format(String),
+    #[error("--clients must be at least {MIN_CLIENTS} (one client of every kind), got {0}")]
+    TooFewClients(u32),
+    #[error("--lines must be at least 1")]
+    NoLines,
+}
+
+/// The line format to write.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Format {
+    /// nginx's `combined`.
+    Combined,
+    /// One JSON object per line.
+    Json,
+    /// A literal nginx `log_format` string.
+    Template(String),
+}
+
+impl Format {
+    /// `combined`, `json`, or a string containing `$` variables.
+    pub fn parse(text: &str) -> Result<Format, GenerateError> {
+        match text {
+            "combined" => Ok(Format::Combined),
+            "json" => Ok(Format::Json),
+            t if t.contains('$') => Ok(Format::Template(t.to_string())),
+            t => Err(GenerateError::Format(t.to_string())),
+        }
+    }
+}
+
+/// How much traffic to write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Length {
+    /// Every request arriving within this span of the start.
+    Duration(Window),
+    /// Exactly this many lines (see the module doc).
+    Lines(u64),
+}
+
+/// A complete generator configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Config {
+    /// Source addresses (the NAT office counts once).
+    pub clients: u32,
+    /// How much traffic to write.
+    pub length: Length,
+    /// Seed of every random draw.
+    pub seed: u64,
+    /// The first instant, epoch milliseconds.
+    pub start: Millis,
+    /// The line format.
+    pub format: Format,
+    /// Zone offset printed in `$time_local` and `$time_iso8601`.
+    pub time_offset: TimeOffset,
+}
+
+impl Default for Config {
+    /// The CLI defaults: 200 clients, 1 hour, seed 42, 2026-01-05T00:00:00Z, combined.
+    fn default() -> Self {
+        Config {
+            clients: 200,
+            length: Length::Duration(Window::from_secs(3600).expect("non-zero")),
+            seed: 42,
+            start: 1_767_571_200_000,
+            format: Format::Combined,
+            time_offset: TimeOffset::default(),
+        }
+    }
+}
+
+/// A validated configuration, ready to write.
+pub struct Generator {
+    profiles: Vec<Profile>,
+    seed: u64,
+    start: Millis,
+    run_secs: u64,
+    line_limit: Option<u64>,
+    format: Format,
+    time_offset: TimeOffset,
+}
+
+/// Bytes gathered before each write to the output.
+const CHUNK: usize = 1 << 20;
+
+impl Generator {
+    /// Checks the configuration and draws the cast of clients.
+    pub fn new(config: &Config) -> Result<Self, GenerateError> {
+        if config.clients < MIN_CLIENTS {
+            return Err(GenerateError::TooFewClients(config.clients));
+        }
+        line_format(&config.format, config.time_offset)?;
+        let profiles = profiles::cast(config.clients, &mut Rng::derive(config.seed, 0));
+        let (run_secs, line_limit) = match config.length {
+            Length::Duration(window) => (u64::from(window.secs()), None),
+            Length::Lines(0) => return Err(GenerateError::NoLines),
+            Length::Lines(n) => {
+                let rate: f64 = profiles.iter().map(|p| p.timing.mean_rate()).sum();
+                ((n as f64 / rate).ceil().max(1.0) as u64, Some(n))
+            }
+        };
+        Ok(Generator {
+            profiles,
+            seed: config.seed,
+            start: config.start,
+            run_secs,
+            line_limit,
+            format: config.format.clone(),
+            time_offset: config.time_offset,
+        })
+    }
+
+    /// The run length D in seconds (derived from the line count with `--lines`).
+    pub fn run_secs(&self) -> u64 {
+        self.run_secs
+    }
+
+    /// Every profile, indexed by [`Event::profile`].
+    pub fn profiles(&self) -> &[Profile] {
+        &self.profiles
+    }
+
+    /// The requests in time order.
+    pub fn events(&self) -> impl Iterator<Item = Event> + '_ {
+        let traffic = Traffic::new(
+            &self.profiles,
+            self.seed,
+            self.start,
+            self.run_secs as i64 * 1000,
+            self.line_limit.is_some(),
+        );
+        traffic.take(self.line_limit.map_or(usize::MAX, |n| n as usize))
+    }
+
+    /// Writes every line to `out` in large chunks; returns the line count.
+    pub fn write_to(&self, out: &mut dyn Write) -> io::Result<u64> {
+        let mut format = line_format(&self.format, self.time_offset)
+            .expect("the format was checked when the generator was built");
+        let mut buf = Vec::with_capacity(CHUNK + 4096);
+        let mut lines = 0;
+        for event in self.events() {
+            let profile = &self.profiles[event.profile as usize];
+            format.write_line(&event, profile, &mut buf);
+            lines += 1;
+            if buf.len() >= CHUNK {
+                out.write_all(&buf)?;
+                buf.clear();
+            }
+        }
+        out.write_all(&buf)?;
+        out.flush()?;
+        Ok(lines)
+    }
+}
+
+/// The line writer for `format`.
+fn line_format(format: &Format, offset: TimeOffset) -> Result<Box<dyn LineFormat>, GenerateError> {
+    Ok(match format {
+        Format::Combined => Box::new(TemplateFormat::parse(COMBINED, offset)?),
+        Format::Json => Box::new(JsonFormat::new()),
+        Format::Template(t) => Box::new(TemplateFormat::parse(t, offset)?),
+    })
+}
