@@ -23,6 +23,9 @@ pub const BURST_FLOOR_SECONDS: u64 = 10;
 /// A burst above this many seconds of the average rate earns a warning.
 pub const BURST_WARN_SECONDS: u64 = 30;
 
+/// A p99.9 more than this many times p99 means a few clients make the tail.
+pub const STEEP_TAIL_RATIO: u64 = 5;
+
 /// How many flagged clients are listed by name.
 pub const FLAGGED_LISTED: usize = 50;
 
@@ -134,6 +137,12 @@ pub fn recommend(
         warnings.push(format!(
             "burst {burst} is more than {BURST_WARN_SECONDS} seconds of the average rate ({:.2}/s): a client could send a long spike at once; check the peak-second clients",
             limit as f64 / secs as f64
+        ));
+    }
+    let p99 = stats.per_window.p99;
+    if p99 > 0 && basis > STEEP_TAIL_RATIO * p99 {
+        warnings.push(format!(
+            "the tail is steep (per-window p99.9 {basis} is over {STEEP_TAIL_RATIO}x p99 {p99}): a few clients may make it; review the top clients and --exclude runaway loops"
         ));
     }
     if stats.per_window.p999_is_thin() {
@@ -250,6 +259,30 @@ mod tests {
         let a = analyze(&t, &s);
         let r = recommend(&t, &a.overall, s.window, 4.0).unwrap();
         assert_eq!((r.limit, r.flagged_count), (40, 0));
+    }
+
+    #[test]
+    fn a_steep_tail_is_called_out() {
+        let mut t = EventTable::default();
+        let e = t.endpoints.intern("GET /x");
+        // 998 clients with one request and two with 100: of 1000 samples, p99 is the
+        // 990th (1) and p99.9 the 999th (100).
+        for c in 0..998u32 {
+            let id = t.clients.intern(&format!("c{c}"));
+            t.push(Event { ts: 0, client: id, endpoint: e, status: 200, logged: Logged::Unknown });
+        }
+        for heavy in ["h1", "h2"] {
+            let id = t.clients.intern(heavy);
+            for r in 0..100 {
+                t.push(Event { ts: r * 100, client: id, endpoint: e, status: 200, logged: Logged::Unknown });
+            }
+        }
+        t.sort_by_time();
+        let s = StatsSettings { window: "1m".parse().unwrap(), top: 5, exclude: vec![], keep_counts: false };
+        let a = analyze(&t, &s);
+        assert_eq!((a.overall.per_window.p99, a.overall.per_window.p999), (1, 100));
+        let r = recommend(&t, &a.overall, s.window, 4.0).unwrap();
+        assert!(r.warnings.iter().any(|w| w.contains("tail is steep")), "{:?}", r.warnings);
     }
 
     #[test]
