@@ -59,10 +59,11 @@ impl Interner {
 }
 
 /// A limiter decision recorded in the log itself (status 429/503 or nginx `$limit_req_status`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Logged {
     /// Nothing in the line says whether a limiter acted.
+    #[default]
     Unknown,
     /// `$limit_req_status` PASSED, or a status other than 429/503.
     Passed,
@@ -110,14 +111,28 @@ pub enum Resolution {
     Millisecond,
 }
 
+/// Key id meaning "no value for this key" (a request an nginx zone would not account).
+pub const NO_KEY: Id = Id::MAX;
+
 /// One parsed request, before it lands in the table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Event {
     pub ts: Millis,
     pub client: Id,
     pub endpoint: Id,
+    /// The request path without its query string (what policy routes match).
+    pub path: Id,
+    pub method: Id,
     pub status: u16,
     pub logged: Logged,
+}
+
+/// The values of one more client key (a policy rule keyed differently from `--key`).
+#[derive(Debug, Default, Clone)]
+pub struct KeyColumn {
+    /// Per event: the key id, or [`NO_KEY`].
+    pub ids: Vec<Id>,
+    pub names: Interner,
 }
 
 /// Columnar storage of all events, time-ordered once [`EventTable::sort_by_time`] ran.
@@ -126,11 +141,17 @@ pub struct EventTable {
     pub ts: Vec<Millis>,
     pub client: Vec<Id>,
     pub endpoint: Vec<Id>,
+    pub path: Vec<Id>,
+    pub method: Vec<Id>,
     pub status: Vec<u16>,
     /// Limiter decisions read from the log ([`Logged::Unknown`] where a line had none).
     pub logged: Vec<Logged>,
+    /// Columns of the extra keys asked for at ingestion, in the order asked.
+    pub extra_keys: Vec<KeyColumn>,
     pub clients: Interner,
     pub endpoints: Interner,
+    pub paths: Interner,
+    pub methods: Interner,
 }
 
 impl EventTable {
@@ -150,6 +171,8 @@ impl EventTable {
         self.ts.push(e.ts);
         self.client.push(e.client);
         self.endpoint.push(e.endpoint);
+        self.path.push(e.path);
+        self.method.push(e.method);
         self.status.push(e.status);
     }
 
@@ -164,6 +187,8 @@ impl EventTable {
             ts: self.ts[i],
             client: self.client[i],
             endpoint: self.endpoint[i],
+            path: self.path[i],
+            method: self.method[i],
             status: self.status[i],
             logged: self.logged[i],
         }
@@ -179,7 +204,12 @@ impl EventTable {
         self.ts = permute(&self.ts, &order);
         self.client = permute(&self.client, &order);
         self.endpoint = permute(&self.endpoint, &order);
+        self.path = permute(&self.path, &order);
+        self.method = permute(&self.method, &order);
         self.status = permute(&self.status, &order);
+        for column in &mut self.extra_keys {
+            column.ids = permute(&column.ids, &order);
+        }
         self.logged = permute(&self.logged, &order);
     }
 
@@ -250,9 +280,8 @@ mod tests {
         Event {
             ts,
             client,
-            endpoint: 0,
             status: 200,
-            logged: Logged::Unknown,
+            ..Event::default()
         }
     }
 

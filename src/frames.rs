@@ -105,7 +105,7 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), FrameError>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::{Event, Logged};
+    use crate::events::Event;
     use crate::stats::{StatsSettings, analyze};
 
     #[test]
@@ -119,7 +119,7 @@ mod tests {
                 client: c,
                 endpoint: e,
                 status: 200,
-                logged: Logged::Unknown,
+                ..Event::default()
             });
         }
         let window: Window = "1m".parse().unwrap();

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use crate::cli::{AnalyzeArgs, IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;
-use crate::ingest::key::KeySpec;
+use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
 use crate::policy::ALGORITHMS;
 use crate::stats::StatsSettings;
@@ -55,7 +55,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         inputs: args.files.clone(),
         format,
         json_fields,
-        key: KeySpec::parse(&args.key, args.cidr4, args.cidr6)?,
+        keys: KeySet::new(KeySpec::parse(&args.key, args.cidr4, args.cidr6)?),
         routes: args
             .route
             .iter()

@@ -184,7 +184,7 @@ pub fn recommend(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::events::{Event, Logged};
+    use crate::events::Event;
     use crate::stats::{StatsSettings, analyze};
 
     /// 1000 quiet clients with 1..=10 requests in one minute (spread over seconds),
@@ -200,7 +200,7 @@ mod tests {
                     client: id,
                     endpoint: e,
                     status: 200,
-                    logged: Logged::Unknown,
+                    ..Event::default()
                 });
             }
         }
@@ -212,7 +212,7 @@ mod tests {
                 client: bad,
                 endpoint: e,
                 status: 200,
-                logged: Logged::Unknown,
+                ..Event::default()
             });
         }
         t.sort_by_time();
@@ -269,20 +269,44 @@ mod tests {
         // 990th (1) and p99.9 the 999th (100).
         for c in 0..998u32 {
             let id = t.clients.intern(&format!("c{c}"));
-            t.push(Event { ts: 0, client: id, endpoint: e, status: 200, logged: Logged::Unknown });
+            t.push(Event {
+                ts: 0,
+                client: id,
+                endpoint: e,
+                status: 200,
+                ..Event::default()
+            });
         }
         for heavy in ["h1", "h2"] {
             let id = t.clients.intern(heavy);
             for r in 0..100 {
-                t.push(Event { ts: r * 100, client: id, endpoint: e, status: 200, logged: Logged::Unknown });
+                t.push(Event {
+                    ts: r * 100,
+                    client: id,
+                    endpoint: e,
+                    status: 200,
+                    ..Event::default()
+                });
             }
         }
         t.sort_by_time();
-        let s = StatsSettings { window: "1m".parse().unwrap(), top: 5, exclude: vec![], keep_counts: false };
+        let s = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 5,
+            exclude: vec![],
+            keep_counts: false,
+        };
         let a = analyze(&t, &s);
-        assert_eq!((a.overall.per_window.p99, a.overall.per_window.p999), (1, 100));
+        assert_eq!(
+            (a.overall.per_window.p99, a.overall.per_window.p999),
+            (1, 100)
+        );
         let r = recommend(&t, &a.overall, s.window, 4.0).unwrap();
-        assert!(r.warnings.iter().any(|w| w.contains("tail is steep")), "{:?}", r.warnings);
+        assert!(
+            r.warnings.iter().any(|w| w.contains("tail is steep")),
+            "{:?}",
+            r.warnings
+        );
     }
 
     #[test]

@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 
 use super::endpoint::{RouteRule, endpoint};
-use super::key::KeySpec;
+use super::key::KeySet;
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
-use crate::events::{Event, Interner, Logged};
+use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
 
 /// How many skipped lines per chunk are kept as examples.
 pub const EXAMPLES_PER_CHUNK: usize = 5;
@@ -22,6 +22,10 @@ pub struct ChunkResult {
     pub events: Vec<Event>,
     pub clients: Interner,
     pub endpoints: Interner,
+    pub paths: Interner,
+    pub methods: Interner,
+    /// Columns of the extra keys, aligned with `events`, chunk-local ids.
+    pub extra_keys: Vec<KeyColumn>,
     pub lines: u64,
     pub parsed: u64,
     /// Skipped lines by reason.
@@ -51,7 +55,7 @@ impl ChunkResult {
 
 /// What a chunk parser needs besides the line parser.
 pub struct ChunkContext<'a> {
-    pub key: &'a KeySpec,
+    pub keys: &'a KeySet,
     pub routes: &'a [RouteRule],
 }
 
@@ -62,11 +66,14 @@ pub fn parse_chunk(
     parser: &mut dyn LineParser,
     ctx: &ChunkContext<'_>,
 ) -> ChunkResult {
-    let mut out = ChunkResult::default();
+    let mut out = ChunkResult {
+        extra_keys: vec![KeyColumn::default(); ctx.keys.extra.len()],
+        ..ChunkResult::default()
+    };
     let mut record = Record::default();
     let mut key = String::new();
     let mut endpoint_name = String::new();
-    let extra = ctx.key.fields.len();
+    let extra = ctx.keys.fields.len();
     if data.is_empty() {
         return out;
     }
@@ -91,7 +98,7 @@ pub fn parse_chunk(
             out.skip(this_line, SkipReason::BadTime);
             continue;
         };
-        if !ctx.key.build(&record, &mut key) {
+        if !ctx.keys.primary.build(&record, &mut key) {
             out.skip(this_line, SkipReason::NoClient);
             continue;
         }
@@ -101,10 +108,23 @@ pub fn parse_chunk(
         }
         out.subsecond |= stamp.subsecond;
         out.parsed += 1;
+        let client = out.clients.intern(&key);
+        for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
+            let id: Id = if spec.build(&record, &mut key) {
+                column.names.intern(&key)
+            } else {
+                NO_KEY
+            };
+            column.ids.push(id);
+        }
+        let path = String::from_utf8_lossy(&record.path);
+        let path = path.split(['?', '#']).next().unwrap_or_default();
         out.events.push(Event {
             ts: stamp.ms,
-            client: out.clients.intern(&key),
+            client,
             endpoint: out.endpoints.intern(&endpoint_name),
+            path: out.paths.intern(path),
+            method: out.methods.intern(&String::from_utf8_lossy(&record.method)),
             status: record.status.unwrap_or(0),
             logged: logged_decision(&record),
         });
@@ -129,21 +149,19 @@ fn logged_decision(record: &Record<'_>) -> Logged {
 mod tests {
     use super::*;
     use crate::ingest::combined::CombinedParser;
+    use crate::ingest::key::KeySpec;
 
     #[test]
     fn counts_reconcile_and_examples_carry_line_numbers() {
         let data = b"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a/1 HTTP/1.1\" 200 1\n\nbad line\n5.6.7.8 - - [10/Oct/2000:13:55:37 +0000] \"GET /a/2 HTTP/1.1\" 429 1\n";
-        let key = KeySpec::parse("ip", None, None).unwrap();
+        let mut keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        keys.add(KeySpec::parse("user", None, None).unwrap());
         let mut parser = CombinedParser::new(&[]).unwrap();
-        let r = parse_chunk(
-            data,
-            10,
-            &mut parser,
-            &ChunkContext {
-                key: &key,
-                routes: &[],
-            },
-        );
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &[],
+        };
+        let r = parse_chunk(data, 10, &mut parser, &ctx);
         assert_eq!((r.lines, r.parsed), (4, 2));
         assert_eq!(r.skipped.values().sum::<u64>(), 2);
         assert_eq!(r.examples[0], (11, SkipReason::Blank));
@@ -151,5 +169,13 @@ mod tests {
         assert_eq!(r.endpoints.len(), 1);
         assert_eq!(r.events[1].logged, Logged::Rejected);
         assert_eq!(r.events[0].logged, Logged::Passed);
+        assert_eq!(
+            (
+                r.paths.name(r.events[1].path),
+                r.methods.name(r.events[1].method)
+            ),
+            ("/a/2", "GET")
+        );
+        assert_eq!(r.extra_keys[0].ids, vec![NO_KEY, NO_KEY]);
     }
 }

@@ -134,6 +134,61 @@ impl KeySpec {
     }
 }
 
+/// The client key of `--key` plus any other keys (policy rules keyed differently),
+/// sharing one list of `field:NAME` fields for the parser to capture.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeySet {
+    pub primary: KeySpec,
+    pub extra: Vec<KeySpec>,
+    /// Every field any key names; `KeyPart::Field` indexes this list.
+    pub fields: Vec<String>,
+}
+
+impl KeySet {
+    /// A set holding only `primary`.
+    pub fn new(primary: KeySpec) -> Self {
+        let mut set = KeySet {
+            primary: primary.clone(),
+            extra: Vec::new(),
+            fields: Vec::new(),
+        };
+        set.primary = set.share_fields(primary);
+        set
+    }
+
+    /// Adds another key (once per distinct text); returns its index in `extra`.
+    pub fn add(&mut self, spec: KeySpec) -> usize {
+        if let Some(i) = self
+            .extra
+            .iter()
+            .position(|k| k.text == spec.text && k.cidr4 == spec.cidr4 && k.cidr6 == spec.cidr6)
+        {
+            return i;
+        }
+        let spec = self.share_fields(spec);
+        self.extra.push(spec);
+        self.extra.len() - 1
+    }
+
+    /// Moves the fields of `spec` into the shared list, renumbering its parts.
+    fn share_fields(&mut self, mut spec: KeySpec) -> KeySpec {
+        for part in &mut spec.parts {
+            if let KeyPart::Field(i) = part {
+                let name = &spec.fields[*i];
+                *i = match self.fields.iter().position(|f| f == name) {
+                    Some(existing) => existing,
+                    None => {
+                        self.fields.push(name.clone());
+                        self.fields.len() - 1
+                    }
+                };
+            }
+        }
+        spec.fields = self.fields.clone();
+        spec
+    }
+}
+
 fn present(value: &[u8]) -> Cow<'_, str> {
     String::from_utf8_lossy(value.trim_ascii())
 }
@@ -219,6 +274,22 @@ mod tests {
         assert_eq!(key("field:api_key", None, None, "", "", "").0, "k-123");
         assert!(KeySpec::parse("ip+bogus", None, None).is_err());
         assert!(KeySpec::parse("field:", None, None).is_err());
+    }
+
+    #[test]
+    fn key_sets_share_fields() {
+        let mut set = KeySet::new(KeySpec::parse("field:a+ip", None, None).unwrap());
+        let i = set.add(KeySpec::parse("field:b+field:a", None, None).unwrap());
+        assert_eq!(
+            set.add(KeySpec::parse("field:b+field:a", None, None).unwrap()),
+            i
+        );
+        assert_eq!(set.fields, ["a", "b"]);
+        assert_eq!(
+            set.extra[i].parts,
+            vec![KeyPart::Field(1), KeyPart::Field(0)]
+        );
+        assert_eq!(set.primary.parts, vec![KeyPart::Field(0), KeyPart::Ip]);
     }
 
     #[test]

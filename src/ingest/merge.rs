@@ -19,7 +19,7 @@ use super::lines::{Piece, Splitter};
 use super::record::{LineParser, SkipReason};
 use super::source::{self, Compression};
 use super::{FormatChoice, IngestError, Ingested, Settings, parser_for};
-use crate::events::{EventTable, Resolution};
+use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
 use crate::output::escape;
 
 /// How many skipped-line examples the report keeps.
@@ -54,6 +54,11 @@ pub struct IngestReport {
     pub invalid_utf8_lines: u64,
 }
 
+/// Global ids for the names of a chunk-local interner, in local id order.
+fn remap(local: &Interner, global: &mut Interner) -> Vec<Id> {
+    local.names().map(|n| global.intern(n)).collect()
+}
+
 pub(super) struct Merger<'s> {
     settings: &'s Settings,
     table: EventTable,
@@ -83,7 +88,10 @@ impl<'s> Merger<'s> {
         };
         Merger {
             settings,
-            table: EventTable::default(),
+            table: EventTable {
+                extra_keys: vec![KeyColumn::default(); settings.keys.extra.len()],
+                ..EventTable::default()
+            },
             report: IngestReport {
                 files: Vec::new(),
                 lines: 0,
@@ -228,7 +236,7 @@ impl<'s> Merger<'s> {
         parser: &dyn LineParser,
     ) -> Vec<Result<ChunkResult, (u64, io::Error)>> {
         let ctx = ChunkContext {
-            key: &self.settings.key,
+            keys: &self.settings.keys,
             routes: &self.settings.routes,
         };
         let last_line = self.report.lines;
@@ -284,20 +292,26 @@ impl<'s> Merger<'s> {
                     .push(format!("{}:{line}: {reason}", file.name));
             }
         }
-        let clients: Vec<u32> = chunk
-            .clients
-            .names()
-            .map(|n| self.table.clients.intern(n))
-            .collect();
-        let endpoints: Vec<u32> = chunk
-            .endpoints
-            .names()
-            .map(|n| self.table.endpoints.intern(n))
-            .collect();
+        let clients = remap(&chunk.clients, &mut self.table.clients);
+        let endpoints = remap(&chunk.endpoints, &mut self.table.endpoints);
+        let paths = remap(&chunk.paths, &mut self.table.paths);
+        let methods = remap(&chunk.methods, &mut self.table.methods);
         for mut event in chunk.events {
             event.client = clients[event.client as usize];
             event.endpoint = endpoints[event.endpoint as usize];
+            event.path = paths[event.path as usize];
+            event.method = methods[event.method as usize];
             self.table.push(event);
+        }
+        for (local, global) in chunk.extra_keys.into_iter().zip(&mut self.table.extra_keys) {
+            let ids = remap(&local.names, &mut global.names);
+            global.ids.extend(local.ids.iter().map(|&id| {
+                if id == NO_KEY {
+                    NO_KEY
+                } else {
+                    ids[id as usize]
+                }
+            }));
         }
         Ok(())
     }

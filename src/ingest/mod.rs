@@ -28,7 +28,7 @@ pub use merge::{FileReport, IngestReport};
 
 use crate::events::EventTable;
 use endpoint::RouteRule;
-use key::KeySpec;
+use key::KeySet;
 use record::LineParser;
 
 /// Errors that stop ingestion.
@@ -87,7 +87,8 @@ pub struct Settings {
     pub format: FormatChoice,
     /// `--field ROLE=PATH` pairs for JSON.
     pub json_fields: Vec<(String, String)>,
-    pub key: KeySpec,
+    /// The client key (`--key`) and any extra keys to record per event.
+    pub keys: KeySet,
     pub routes: Vec<RouteRule>,
     pub strict: bool,
     /// Show a progress bar on stderr.
@@ -106,7 +107,7 @@ pub fn parser_for(
     format: &FormatChoice,
     settings: &Settings,
 ) -> Result<Box<dyn LineParser>, IngestError> {
-    let extra = &settings.key.fields;
+    let extra = &settings.keys.fields;
     Ok(match format {
         FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
             Box::new(combined::CombinedParser::new(extra)?)

@@ -45,7 +45,9 @@ fn directives(conf: &str) -> Result<Vec<Vec<String>>, String> {
                 loop {
                     match chars.next() {
                         None => {
-                            return Err(format!("unterminated {quote}string{quote} at line {line}"));
+                            return Err(format!(
+                                "unterminated {quote}string{quote} at line {line}"
+                            ));
                         }
                         Some('\\') => match chars.next() {
                             Some(e @ ('"' | '\'' | '\\')) => word.push(e),

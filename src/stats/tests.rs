@@ -1,7 +1,7 @@
 //! Hand-worked expectations for the statistics.
 
 use super::*;
-use crate::events::{Event, Logged};
+use crate::events::Event;
 
 /// A: 0, 0.5 (/y); 1, 59.9, 60, 61, 61.2, 61.5 (/x).  B: 30, 90 (/x, status 429).
 fn table() -> EventTable {
@@ -26,7 +26,7 @@ fn table() -> EventTable {
             client,
             endpoint,
             status,
-            logged: Logged::Unknown,
+            ..Event::default()
         });
     }
     t

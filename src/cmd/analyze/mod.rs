@@ -160,7 +160,7 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
 /// that has its own recommendation.
 pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<String> {
     let overall = run.recommendation.as_ref()?;
-    let key = settings.ingest.key.text.clone();
+    let key = settings.ingest.keys.primary.text.clone();
     let rule = |name: String, method, route, r: &Recommendation| Rule {
         name,
         method,

@@ -87,7 +87,7 @@ pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJs
             first_ts: span.map(|(a, _)| format_rfc3339(a)),
             last_ts: span.map(|(_, b)| format_rfc3339(b)),
         },
-        key: &settings.ingest.key.text,
+        key: &settings.ingest.keys.primary.text,
         window_s: settings.stats.window.secs(),
         overall: &run.analysis.overall,
         endpoints: run
@@ -148,7 +148,7 @@ pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
                 report.lines, report.parsed, report.skipped
             ),
         ),
-        ("client key", settings.ingest.key.text.clone()),
+        ("client key", settings.ingest.keys.primary.text.clone()),
         ("window", settings.stats.window.to_string()),
     ]);
     for (reason, n) in &report.skipped_by_reason {
