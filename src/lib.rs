@@ -15,6 +15,7 @@ pub mod options;
 pub mod output;
 pub mod policy;
 pub mod recommend;
+pub mod simulate;
 pub mod stats;
 pub mod units;
 

@@ -1,0 +1,108 @@
+//! Replaying traffic through rate-limiting algorithms, deciding exactly as real
+//! limiters do.
+//!
+//! Six algorithms, one small state machine each, behind the [`Algorithm`] trait:
+//! [`fixed_window`], [`sliding_log`], [`sliding_counter`], [`token_bucket`],
+//! [`gcra`] and [`leaky_bucket`] (nginx `limit_req`, bit for bit). An
+//! [`AlgorithmSpec`] (kind, limit L per window W, burst B, nginx delay) is validated
+//! into a [`Limiter`]; [`replay`](replay::replay) feeds time-sorted events through
+//! one or several rules so every algorithm sees the same clock and the same events;
+//! [`deploy`] spreads traffic over several limiter instances or compresses time;
+//! [`summary`] turns decisions into the figures `rlctl simulate` prints.
+//!
+//! Shared semantics:
+//! - every client key has its own state, which starts empty at its first request;
+//! - time is integer milliseconds since the epoch ([`Millis`]);
+//! - only admitted requests change state; with several rules a request is admitted
+//!   only when every rule that applies admits it (nginx with several `limit_req`),
+//!   so a request one rule rejects leaves every other rule's state untouched;
+//! - arithmetic is exact (integers, or rationals scaled to integers): no floating
+//!   point ever takes part in a decision.
+//!
+//! This module knows nothing about log formats, terminals or files.
+
+mod bank;
+pub mod deploy;
+pub mod fixed_window;
+pub mod gcra;
+pub mod leaky_bucket;
+pub mod replay;
+pub mod sliding_counter;
+pub mod sliding_log;
+pub mod spec;
+pub mod summary;
+pub mod token_bucket;
+
+#[cfg(test)]
+mod properties;
+
+use crate::units::Millis;
+
+pub use deploy::{Balance, Deployment};
+pub use replay::{NOT_APPLICABLE, Replay, ReplayError, Rule, replay};
+pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
+pub use summary::{Summary, Traffic, summarize};
+
+/// One rate-limiting algorithm: an immutable configuration whose per-key state
+/// lives in [`Algorithm::State`].
+///
+/// Deciding is two-phase so several rules can be combined: [`Algorithm::allows`]
+/// asks every rule, and only when all of them allow the request does
+/// [`Algorithm::record`] admit it into each rule's state.
+pub trait Algorithm: Send + Sync {
+    /// The state of one key; `Default` is the empty state a key starts with.
+    type State: Default + Clone + Send;
+
+    /// Whether a request at `t` would be admitted. It may tidy the state (drop
+    /// expired entries, roll windows, refill) but never changes what any later
+    /// call decides. Times for one state must not decrease.
+    fn allows(&self, state: &mut Self::State, t: Millis) -> bool;
+
+    /// Admits the request at `t`. Called only right after [`Algorithm::allows`]
+    /// returned true for the same state and `t`. Returns how many milliseconds the
+    /// limiter would hold the request before serving it (0 for algorithms that
+    /// never delay).
+    fn record(&self, state: &mut Self::State, t: Millis) -> u64;
+
+    /// How many requests it admits at once from the empty state.
+    fn instant_capacity(&self) -> u64;
+
+    /// One line stating which burst convention this limiter follows.
+    fn burst_convention(&self) -> String;
+
+    /// Decides one request on its own: `allows`, then `record` when allowed.
+    fn decide(&self, state: &mut Self::State, t: Millis) -> bool {
+        let allowed = self.allows(state, t);
+        if allowed {
+            self.record(state, t);
+        }
+        allowed
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod test_util {
+    //! Helpers for the hand-worked tests beside each algorithm.
+
+    use super::Algorithm;
+    use crate::units::Millis;
+
+    /// The decision for each request of one key, from the empty state.
+    pub fn decisions<A: Algorithm>(alg: &A, times: &[Millis]) -> Vec<bool> {
+        let mut state = A::State::default();
+        times.iter().map(|&t| alg.decide(&mut state, t)).collect()
+    }
+
+    /// Parses a compact expectation such as `"yyn"` (y = admitted, n = rejected).
+    pub fn expect(pattern: &str) -> Vec<bool> {
+        pattern
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .map(|c| match c {
+                'y' => true,
+                'n' => false,
+                other => panic!("unexpected {other:?} in expectation"),
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,345 @@
+//! The replay loop: time-sorted events through one or several rules, the only place
+//! where limiter state meets events, so every algorithm sees the same clock.
+//!
+//! A rule is a [`Limiter`] plus a key column: for each event, the dense key whose
+//! state it uses, or [`NOT_APPLICABLE`]. A request is admitted when every rule that
+//! applies admits it, and only then does any rule's state change (nginx's semantics
+//! for several `limit_req` in one location).
+//!
+//! Two paths, one result:
+//! - when, for every event, all rules that apply use the same key (one rule, or
+//!   rules sharing a key column), keys are independent: events are grouped per key
+//!   (a counting sort keeping time order) and keys are replayed in parallel with
+//!   rayon, each key's state living on the stack of its worker;
+//! - otherwise events are replayed one by one in time order with a dense `Vec` of
+//!   states per rule.
+//!
+//! Results depend neither on the number of threads nor on the run.
+
+use rayon::prelude::*;
+
+use super::bank::Bank;
+use super::spec::with_algorithm;
+use super::{Algorithm, Limiter};
+use crate::events::{ClientGroups, group_rows};
+use crate::units::Millis;
+
+/// Key value meaning "this rule does not apply to this request".
+pub const NOT_APPLICABLE: u32 = u32::MAX;
+
+/// Events per parallel task, at least; small enough to balance, large enough to amortise.
+const MIN_CHUNK_EVENTS: usize = 16_384;
+
+/// One rule: a limiter and, per event, the key whose state it uses.
+#[derive(Debug, Clone)]
+pub struct Rule<'a> {
+    /// The algorithm with its limit.
+    pub limiter: Limiter,
+    /// Per event: a dense key below `key_count`, or [`NOT_APPLICABLE`].
+    pub keys: &'a [u32],
+    /// Number of distinct keys (state is a `Vec` of this length).
+    pub key_count: usize,
+}
+
+/// What the limiters decided, per event (in the order of the input).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replay {
+    /// Admitted by every rule that applies.
+    pub allowed: Vec<bool>,
+    /// Per rule: that rule's own verdict given its state (true where it does not
+    /// apply). Every rule is asked, so a request two rules reject counts for both.
+    pub rule_allowed: Vec<Vec<bool>>,
+    /// Per event: how long nginx would hold the request (the largest delay over
+    /// leaky-bucket rules; 0 when rejected). `None` when no rule delays.
+    pub delay_ms: Option<Vec<u64>>,
+}
+
+impl Replay {
+    /// How many requests were admitted.
+    pub fn allowed_count(&self) -> u64 {
+        self.allowed.iter().filter(|&&a| a).count() as u64
+    }
+}
+
+/// Columns that do not fit together.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ReplayError {
+    #[error("rule {rule} has {keys} keys for {events} events")]
+    KeysLength {
+        rule: usize,
+        keys: usize,
+        events: usize,
+    },
+    #[error("rule {rule}: event {row} has key {key}, but the rule has only {key_count} keys")]
+    KeyOutOfRange {
+        rule: usize,
+        row: usize,
+        key: u32,
+        key_count: usize,
+    },
+    #[error("events are not sorted by time (event {row} is earlier than the one before)")]
+    Unsorted { row: usize },
+    #[error("too many distinct keys to replay ({0})")]
+    TooManyKeys(usize),
+}
+
+/// Replays time-sorted events `ts` through `rules`.
+pub fn replay(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
+    validate(ts, rules)?;
+    Ok(match shared_keys(rules, ts.len()) {
+        Some(keys) => replay_grouped(ts, rules, &keys),
+        None => replay_sequential(ts, rules),
+    })
+}
+
+fn validate(ts: &[Millis], rules: &[Rule]) -> Result<(), ReplayError> {
+    if let Some(row) = ts.windows(2).position(|w| w[1] < w[0]) {
+        return Err(ReplayError::Unsorted { row: row + 1 });
+    }
+    for (rule, r) in rules.iter().enumerate() {
+        if r.keys.len() != ts.len() {
+            return Err(ReplayError::KeysLength {
+                rule,
+                keys: r.keys.len(),
+                events: ts.len(),
+            });
+        }
+        if r.key_count >= NOT_APPLICABLE as usize {
+            return Err(ReplayError::TooManyKeys(r.key_count));
+        }
+        let bad = r
+            .keys
+            .iter()
+            .enumerate()
+            .find(|&(_, &k)| k != NOT_APPLICABLE && k as usize >= r.key_count);
+        if let Some((row, &key)) = bad {
+            return Err(ReplayError::KeyOutOfRange {
+                rule,
+                row,
+                key,
+                key_count: r.key_count,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The per-event key shared by every rule that applies, with [`NOT_APPLICABLE`]
+/// where none does; `None` when two rules that apply to one event use different keys.
+fn shared_keys(rules: &[Rule], events: usize) -> Option<Vec<u32>> {
+    let mut shared = vec![NOT_APPLICABLE; events];
+    for rule in rules {
+        for (slot, &key) in shared.iter_mut().zip(rule.keys) {
+            if key == NOT_APPLICABLE {
+                continue;
+            }
+            if *slot != NOT_APPLICABLE && *slot != key {
+                return None;
+            }
+            *slot = key;
+        }
+    }
+    Some(shared)
+}
+
+/// Output columns under construction.
+struct Columns {
+    allowed: Vec<bool>,
+    rule_allowed: Vec<Vec<bool>>,
+    delay_ms: Option<Vec<u64>>,
+}
+
+impl Columns {
+    fn new(len: usize, rules: &[Rule]) -> Self {
+        let per_rule = if rules.len() > 1 { rules.len() } else { 0 };
+        let delays = rules.iter().any(|r| r.limiter.delays());
+        Columns {
+            allowed: vec![true; len],
+            rule_allowed: vec![vec![true; len]; per_rule],
+            delay_ms: delays.then(|| vec![0; len]),
+        }
+    }
+
+    /// With one rule its verdict is the overall decision: stored once, copied here.
+    fn finish(mut self, rules: &[Rule]) -> Replay {
+        if rules.len() == 1 {
+            self.rule_allowed = vec![self.allowed.clone()];
+        }
+        Replay {
+            allowed: self.allowed,
+            rule_allowed: self.rule_allowed,
+            delay_ms: self.delay_ms,
+        }
+    }
+}
+
+fn replay_grouped(ts: &[Millis], rules: &[Rule], keys: &[u32]) -> Replay {
+    let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
+    // Events no rule applies to go to one extra group, which is never replayed.
+    let dense: Vec<u32> = keys
+        .iter()
+        .map(|&k| {
+            if k == NOT_APPLICABLE {
+                key_count as u32
+            } else {
+                k
+            }
+        })
+        .collect();
+    let groups = group_rows(&dense, key_count + 1);
+    let chunks = chunk_groups(&groups, key_count, ts.len());
+    let parts: Vec<Columns> = chunks
+        .par_iter()
+        .map(|&(first, end)| {
+            let rows = &groups.rows[groups.offsets[first]..groups.offsets[end]];
+            let mut out = Columns::new(rows.len(), rules);
+            let base = groups.offsets[first];
+            let spans =
+                (first..end).map(|g| groups.offsets[g] - base..groups.offsets[g + 1] - base);
+            if let [rule] = rules {
+                with_algorithm!(&rule.limiter, alg => {
+                    for span in spans {
+                        replay_key(alg, ts, &rows[span.clone()], &mut out, span.start);
+                    }
+                });
+            } else {
+                let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
+                for span in spans {
+                    banks.iter_mut().for_each(Bank::reset);
+                    for (j, &row) in rows[span.clone()].iter().enumerate() {
+                        step(
+                            &mut banks,
+                            rules,
+                            ts,
+                            row as usize,
+                            |_| 0,
+                            &mut out,
+                            span.start + j,
+                        );
+                    }
+                }
+            }
+            out
+        })
+        .collect();
+
+    let mut out = Columns::new(ts.len(), rules);
+    let mut rows = groups.rows.iter();
+    for part in parts {
+        for (j, &row) in rows.by_ref().take(part.allowed.len()).enumerate() {
+            let row = row as usize;
+            out.allowed[row] = part.allowed[j];
+            for (column, from) in out.rule_allowed.iter_mut().zip(&part.rule_allowed) {
+                column[row] = from[j];
+            }
+            if let (Some(to), Some(from)) = (&mut out.delay_ms, &part.delay_ms) {
+                to[row] = from[j];
+            }
+        }
+    }
+    out.finish(rules)
+}
+
+/// Splits groups `0..key_count` into consecutive runs of at least
+/// [`MIN_CHUNK_EVENTS`] events (about 64 runs for large inputs).
+fn chunk_groups(groups: &ClientGroups, key_count: usize, events: usize) -> Vec<(usize, usize)> {
+    let target = (events / 64).max(MIN_CHUNK_EVENTS);
+    let mut chunks = Vec::new();
+    let mut first = 0;
+    for g in 0..key_count {
+        if groups.offsets[g + 1] - groups.offsets[first] >= target {
+            chunks.push((first, g + 1));
+            first = g + 1;
+        }
+    }
+    if first < key_count {
+        chunks.push((first, key_count));
+    }
+    chunks
+}
+
+/// One key through one algorithm (the monomorphised hot loop); results go to
+/// `out[at..at + rows.len()]`.
+fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], rows: &[u32], out: &mut Columns, at: usize) {
+    let mut state = A::State::default();
+    for (j, &row) in rows.iter().enumerate() {
+        let t = ts[row as usize];
+        let allowed = alg.allows(&mut state, t);
+        out.allowed[at + j] = allowed;
+        if allowed {
+            let delay = alg.record(&mut state, t);
+            if let Some(delays) = &mut out.delay_ms {
+                delays[at + j] = delay;
+            }
+        }
+    }
+}
+
+fn replay_sequential(ts: &[Millis], rules: &[Rule]) -> Replay {
+    let mut banks: Vec<Bank> = rules
+        .iter()
+        .map(|r| Bank::new(&r.limiter, r.key_count))
+        .collect();
+    let mut out = Columns::new(ts.len(), rules);
+    for row in 0..ts.len() {
+        step(
+            &mut banks,
+            rules,
+            ts,
+            row,
+            |key| key as usize,
+            &mut out,
+            row,
+        );
+    }
+    out.finish(rules)
+}
+
+/// Decides event `row` against every rule (state index from `slot(key)`), then
+/// admits it into every rule that applies if all allowed; results go to `out[at]`.
+fn step(
+    banks: &mut [Bank],
+    rules: &[Rule],
+    ts: &[Millis],
+    row: usize,
+    slot: impl Fn(u32) -> usize,
+    out: &mut Columns,
+    at: usize,
+) {
+    let t = ts[row];
+    let mut allowed = true;
+    for (r, (bank, rule)) in banks.iter_mut().zip(rules).enumerate() {
+        let key = rule.keys[row];
+        if key != NOT_APPLICABLE {
+            let verdict = bank.allows(slot(key), t);
+            allowed &= verdict;
+            if let Some(column) = out.rule_allowed.get_mut(r) {
+                column[at] = verdict;
+            }
+        }
+    }
+    out.allowed[at] = allowed;
+    if !allowed {
+        return;
+    }
+    let mut delay = 0;
+    for (bank, rule) in banks.iter_mut().zip(rules) {
+        let key = rule.keys[row];
+        if key != NOT_APPLICABLE {
+            delay = delay.max(bank.record(slot(key), t));
+        }
+    }
+    if let Some(delays) = &mut out.delay_ms {
+        delays[at] = delay;
+    }
+}
+
+/// The sequential path on its own, so tests can compare both paths on any input.
+#[cfg(test)]
+pub(crate) fn replay_in_time_order(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
+    validate(ts, rules)?;
+    Ok(replay_sequential(ts, rules))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,376 @@
+//! What the user asks for ([`AlgorithmSpec`]: kind, limit, burst, nginx delay) and
+//! its validation into a ready [`Limiter`].
+//!
+//! Validation explains itself: a burst given to an algorithm without one, a delay
+//! given to anything but the leaky bucket, a burst of 0 where it would admit
+//! nothing, or a rate nginx cannot express are errors, never silently ignored.
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::Algorithm;
+use super::fixed_window::FixedWindow;
+use super::gcra::Gcra;
+use super::leaky_bucket::LeakyBucket;
+use super::sliding_counter::SlidingCounter;
+use super::sliding_log::SlidingLog;
+use super::token_bucket::TokenBucket;
+use crate::units::Limit;
+
+/// The six algorithms, named as on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AlgorithmKind {
+    /// Epoch-aligned windows, a counter per window.
+    FixedWindow,
+    /// Exact log of admitted requests in the last W.
+    SlidingLog,
+    /// Weighted estimate from the previous and current window (Redis formulation).
+    SlidingCounter,
+    /// Continuously refilled bucket of B tokens.
+    TokenBucket,
+    /// nginx `limit_req`.
+    LeakyBucket,
+    /// Generic cell rate algorithm (theoretical arrival time).
+    Gcra,
+}
+
+impl AlgorithmKind {
+    /// Every algorithm, in the order `--algo all` reports them.
+    pub const ALL: [AlgorithmKind; 6] = [
+        AlgorithmKind::FixedWindow,
+        AlgorithmKind::SlidingLog,
+        AlgorithmKind::SlidingCounter,
+        AlgorithmKind::TokenBucket,
+        AlgorithmKind::LeakyBucket,
+        AlgorithmKind::Gcra,
+    ];
+
+    /// The command-line name.
+    pub fn name(self) -> &'static str {
+        match self {
+            AlgorithmKind::FixedWindow => "fixed-window",
+            AlgorithmKind::SlidingLog => "sliding-log",
+            AlgorithmKind::SlidingCounter => "sliding-counter",
+            AlgorithmKind::TokenBucket => "token-bucket",
+            AlgorithmKind::LeakyBucket => "leaky-bucket",
+            AlgorithmKind::Gcra => "gcra",
+        }
+    }
+
+    /// Whether the algorithm takes a burst (token-bucket, gcra, leaky-bucket).
+    pub fn has_burst(self) -> bool {
+        matches!(
+            self,
+            AlgorithmKind::TokenBucket | AlgorithmKind::LeakyBucket | AlgorithmKind::Gcra
+        )
+    }
+}
+
+impl fmt::Display for AlgorithmKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for AlgorithmKind {
+    type Err = SpecError;
+
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        let wanted = text.trim();
+        AlgorithmKind::ALL
+            .into_iter()
+            .find(|kind| kind.name() == wanted)
+            .ok_or_else(|| SpecError::UnknownAlgorithm(text.to_string()))
+    }
+}
+
+/// nginx's `delay=N` / `nodelay` for the leaky bucket: which admitted requests
+/// would be held back, and for how long. Decisions do not depend on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Delay {
+    /// `nodelay`: admitted requests are served at once.
+    NoDelay,
+    /// `delay=N`: the first N excess requests pass at once, later ones wait.
+    After(u64),
+}
+
+impl fmt::Display for Delay {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Delay::NoDelay => f.write_str("nodelay"),
+            Delay::After(n) => write!(f, "delay={n}"),
+        }
+    }
+}
+
+/// Why an [`AlgorithmSpec`] cannot be simulated.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error(
+        "unknown algorithm `{0}`: expected fixed-window, sliding-log, sliding-counter, token-bucket, leaky-bucket or gcra"
+    )]
+    UnknownAlgorithm(String),
+    #[error(
+        "{kind} has no burst (it admits at most {limit} per window), so a burst does not apply; token-bucket, gcra and leaky-bucket take one"
+    )]
+    BurstNotApplicable { kind: AlgorithmKind, limit: Limit },
+    #[error(
+        "a delay (`delay=N` or `nodelay`) applies only to leaky-bucket (nginx limit_req), not to {kind}"
+    )]
+    DelayNotApplicable { kind: AlgorithmKind },
+    #[error("{kind} needs a burst of at least 1: with burst 0 it would admit nothing")]
+    ZeroBurst { kind: AlgorithmKind },
+    #[error(
+        "rate {limit} is below nginx's resolution for leaky-bucket: {requests}·1000/{secs} rounds to 0 milli-requests per second (nginx's slowest configurable rate is 1r/m)"
+    )]
+    RateTooLow {
+        limit: Limit,
+        requests: u64,
+        secs: u32,
+    },
+    #[error("{kind} with limit {limit} and burst {burst} is too large to simulate exactly")]
+    TooLarge {
+        kind: AlgorithmKind,
+        limit: Limit,
+        burst: u64,
+    },
+}
+
+/// One algorithm with its limit: what `rlctl simulate --algo K --limit L/W
+/// [--burst B] [--delay N | --nodelay]` asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AlgorithmSpec {
+    /// Which algorithm.
+    pub kind: AlgorithmKind,
+    /// L requests per window W.
+    pub limit: Limit,
+    /// B; `None` takes the default (L for token-bucket and gcra, 0 for leaky-bucket).
+    pub burst: Option<u64>,
+    /// nginx's `delay=N` / `nodelay`; leaky-bucket only (`None` means `delay=0`).
+    pub delay: Option<Delay>,
+}
+
+impl AlgorithmSpec {
+    /// A spec with default burst and delay.
+    pub fn new(kind: AlgorithmKind, limit: Limit) -> Self {
+        AlgorithmSpec {
+            kind,
+            limit,
+            burst: None,
+            delay: None,
+        }
+    }
+
+    /// The burst actually used: the given one or the algorithm's default;
+    /// `None` for algorithms without a burst.
+    pub fn effective_burst(&self) -> Option<u64> {
+        match self.kind {
+            AlgorithmKind::TokenBucket | AlgorithmKind::Gcra => {
+                Some(self.burst.unwrap_or(self.limit.requests))
+            }
+            AlgorithmKind::LeakyBucket => Some(self.burst.unwrap_or(0)),
+            _ => None,
+        }
+    }
+
+    /// Checks the spec and builds the limiter it describes.
+    pub fn limiter(&self) -> Result<Limiter, SpecError> {
+        let kind = self.kind;
+        if self.burst.is_some() && !kind.has_burst() {
+            return Err(SpecError::BurstNotApplicable {
+                kind,
+                limit: self.limit,
+            });
+        }
+        if self.delay.is_some() && kind != AlgorithmKind::LeakyBucket {
+            return Err(SpecError::DelayNotApplicable { kind });
+        }
+        let burst = self.effective_burst().unwrap_or(0);
+        if burst == 0 && matches!(kind, AlgorithmKind::TokenBucket | AlgorithmKind::Gcra) {
+            return Err(SpecError::ZeroBurst { kind });
+        }
+        let too_large = || SpecError::TooLarge {
+            kind,
+            limit: self.limit,
+            burst,
+        };
+        let limit = self.limit;
+        Ok(match kind {
+            AlgorithmKind::FixedWindow => Limiter::FixedWindow(FixedWindow::new(limit)),
+            AlgorithmKind::SlidingLog => Limiter::SlidingLog(SlidingLog::new(limit)),
+            AlgorithmKind::SlidingCounter => Limiter::SlidingCounter(SlidingCounter::new(limit)),
+            AlgorithmKind::TokenBucket => {
+                Limiter::TokenBucket(TokenBucket::new(limit, burst).ok_or_else(too_large)?)
+            }
+            AlgorithmKind::Gcra => Limiter::Gcra(Gcra::new(limit, burst).ok_or_else(too_large)?),
+            AlgorithmKind::LeakyBucket => {
+                let delay = self.delay.unwrap_or(Delay::After(0));
+                let bucket = LeakyBucket::new(limit, burst, delay).ok_or_else(too_large)?;
+                if bucket.rate() == 0 {
+                    return Err(SpecError::RateTooLow {
+                        limit,
+                        requests: limit.requests,
+                        secs: limit.window.secs(),
+                    });
+                }
+                Limiter::LeakyBucket(bucket)
+            }
+        })
+    }
+}
+
+/// A validated, ready-to-run algorithm (static dispatch: one variant per algorithm).
+#[derive(Debug, Clone)]
+pub enum Limiter {
+    FixedWindow(FixedWindow),
+    SlidingLog(SlidingLog),
+    SlidingCounter(SlidingCounter),
+    TokenBucket(TokenBucket),
+    LeakyBucket(LeakyBucket),
+    Gcra(Gcra),
+}
+
+/// Runs `$body` with `$alg` bound to the concrete algorithm inside a [`Limiter`],
+/// so generic code is monomorphised per algorithm instead of dispatched per decision.
+macro_rules! with_algorithm {
+    ($limiter:expr, $alg:ident => $body:expr) => {
+        match $limiter {
+            $crate::simulate::Limiter::FixedWindow($alg) => $body,
+            $crate::simulate::Limiter::SlidingLog($alg) => $body,
+            $crate::simulate::Limiter::SlidingCounter($alg) => $body,
+            $crate::simulate::Limiter::TokenBucket($alg) => $body,
+            $crate::simulate::Limiter::LeakyBucket($alg) => $body,
+            $crate::simulate::Limiter::Gcra($alg) => $body,
+        }
+    };
+}
+pub(crate) use with_algorithm;
+
+impl Limiter {
+    /// Which algorithm this is.
+    pub fn kind(&self) -> AlgorithmKind {
+        match self {
+            Limiter::FixedWindow(_) => AlgorithmKind::FixedWindow,
+            Limiter::SlidingLog(_) => AlgorithmKind::SlidingLog,
+            Limiter::SlidingCounter(_) => AlgorithmKind::SlidingCounter,
+            Limiter::TokenBucket(_) => AlgorithmKind::TokenBucket,
+            Limiter::LeakyBucket(_) => AlgorithmKind::LeakyBucket,
+            Limiter::Gcra(_) => AlgorithmKind::Gcra,
+        }
+    }
+
+    /// How many requests it admits at once from the empty state.
+    pub fn instant_capacity(&self) -> u64 {
+        with_algorithm!(self, alg => alg.instant_capacity())
+    }
+
+    /// One line stating the burst convention followed.
+    pub fn burst_convention(&self) -> String {
+        with_algorithm!(self, alg => alg.burst_convention())
+    }
+
+    /// Whether admitted requests can be delayed (leaky bucket without `nodelay`).
+    pub fn delays(&self) -> bool {
+        matches!(self, Limiter::LeakyBucket(bucket) if bucket.delays())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(kind: &str, limit: &str, burst: Option<u64>) -> AlgorithmSpec {
+        AlgorithmSpec {
+            burst,
+            ..AlgorithmSpec::new(kind.parse().unwrap(), limit.parse().unwrap())
+        }
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for kind in AlgorithmKind::ALL {
+            assert_eq!(kind.to_string().parse::<AlgorithmKind>(), Ok(kind));
+        }
+        assert_eq!(AlgorithmKind::ALL.len(), 6);
+        assert!("token_bucket".parse::<AlgorithmKind>().is_err());
+        let json = serde_json::to_string(&AlgorithmKind::SlidingCounter).unwrap();
+        assert_eq!(json, "\"sliding-counter\"");
+    }
+
+    #[test]
+    fn burst_is_rejected_where_it_does_not_apply() {
+        for kind in ["fixed-window", "sliding-log", "sliding-counter"] {
+            let err = spec(kind, "10/s", Some(5)).limiter().unwrap_err();
+            assert!(
+                matches!(err, SpecError::BurstNotApplicable { .. }),
+                "{kind}"
+            );
+            assert!(err.to_string().contains("no burst"));
+            assert!(spec(kind, "10/s", None).limiter().is_ok());
+        }
+        for kind in ["token-bucket", "gcra", "leaky-bucket"] {
+            assert!(spec(kind, "10/s", Some(5)).limiter().is_ok(), "{kind}");
+        }
+    }
+
+    #[test]
+    fn delay_only_for_the_leaky_bucket() {
+        let mut s = spec("token-bucket", "10/s", None);
+        s.delay = Some(Delay::NoDelay);
+        assert_eq!(
+            s.limiter().unwrap_err(),
+            SpecError::DelayNotApplicable {
+                kind: AlgorithmKind::TokenBucket
+            }
+        );
+        s.kind = AlgorithmKind::LeakyBucket;
+        assert!(s.limiter().is_ok());
+    }
+
+    #[test]
+    fn defaults_and_invalid_bursts() {
+        assert_eq!(
+            spec("token-bucket", "600/1m", None).effective_burst(),
+            Some(600)
+        );
+        assert_eq!(spec("gcra", "600/1m", None).effective_burst(), Some(600));
+        assert_eq!(
+            spec("leaky-bucket", "600/1m", None).effective_burst(),
+            Some(0)
+        );
+        assert_eq!(spec("fixed-window", "600/1m", None).effective_burst(), None);
+        for kind in ["token-bucket", "gcra"] {
+            let err = spec(kind, "10/s", Some(0)).limiter().unwrap_err();
+            assert!(matches!(err, SpecError::ZeroBurst { .. }), "{kind}");
+        }
+        let huge = spec("token-bucket", "10/1h", Some(u64::MAX / 2));
+        assert!(matches!(huge.limiter(), Err(SpecError::TooLarge { .. })));
+    }
+
+    #[test]
+    fn leaky_rate_must_be_expressible_in_nginx() {
+        // 1/1h: 1·1000/3600 = 0 milli-requests per second.
+        let err = spec("leaky-bucket", "1/1h", None).limiter().unwrap_err();
+        assert!(err.to_string().contains("1r/m"), "{err}");
+        // 1r/m: 1000/60 = 16, the slowest rate nginx can be configured with.
+        assert!(spec("leaky-bucket", "1/1m", None).limiter().is_ok());
+    }
+
+    #[test]
+    fn instant_capacity_follows_each_convention() {
+        let cap = |kind: &str, burst| {
+            spec(kind, "10/s", burst)
+                .limiter()
+                .unwrap()
+                .instant_capacity()
+        };
+        assert_eq!(cap("fixed-window", None), 10);
+        assert_eq!(cap("sliding-log", None), 10);
+        assert_eq!(cap("sliding-counter", None), 10);
+        assert_eq!(cap("token-bucket", Some(4)), 4);
+        assert_eq!(cap("gcra", Some(4)), 4);
+        assert_eq!(cap("leaky-bucket", Some(4)), 5);
+        assert_eq!(cap("leaky-bucket", None), 1);
+    }
+}

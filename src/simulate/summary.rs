@@ -1,0 +1,292 @@
+//! The figures `rlctl simulate` reports, computed from a replay's decisions: totals,
+//! clients hit, rejections per endpoint and per minute, the clients rejected most,
+//! nginx delays, and the boundary effect (the most admitted requests any client got
+//! through in one window W, against L).
+//!
+//! Everything here is plain counting over the decisions; nothing re-decides.
+
+use serde::Serialize;
+
+use super::{AlgorithmKind, AlgorithmSpec, Limiter};
+use crate::events::{EventTable, Interner, group_rows};
+use crate::units::Millis;
+
+const MS_PER_MINUTE: i64 = 60_000;
+
+/// The events a replay decided, with what is needed to name clients and endpoints.
+#[derive(Debug, Clone, Copy)]
+pub struct Traffic<'a> {
+    /// Times the limiter saw (compressed ones for a what-if scale), sorted.
+    pub ts: &'a [Millis],
+    /// Client id per event.
+    pub client: &'a [u32],
+    /// Endpoint id per event.
+    pub endpoint: &'a [u32],
+    /// Names of client ids.
+    pub client_names: &'a Interner,
+    /// Names of endpoint ids.
+    pub endpoint_names: &'a Interner,
+}
+
+impl<'a> Traffic<'a> {
+    /// All events of a table, with their logged times.
+    pub fn of(table: &'a EventTable) -> Self {
+        Traffic {
+            ts: &table.ts,
+            client: &table.client,
+            endpoint: &table.endpoint,
+            client_names: &table.clients,
+            endpoint_names: &table.endpoints,
+        }
+    }
+}
+
+/// Everything reported for one algorithm (or one rule) on one input.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub algo: AlgorithmKind,
+    /// The limit as written: `600/1m`.
+    pub limit: String,
+    pub window_s: u32,
+    /// The burst used (defaults applied); null for algorithms without one.
+    pub burst: Option<u64>,
+    /// nginx `delay=N` / `nodelay` for the leaky bucket.
+    pub nginx_delay: Option<String>,
+    /// Requests admitted at once from the empty state.
+    pub instant_capacity: u64,
+    /// Which burst convention was used, in one line.
+    pub burst_convention: String,
+    pub requests: u64,
+    pub allowed: u64,
+    pub rejected: u64,
+    /// rejected / requests (0 without requests).
+    pub reject_rate: f64,
+    /// Clients with at least one request.
+    pub clients: u64,
+    /// Clients with at least one request rejected.
+    pub clients_rejected: u64,
+    /// clients_rejected / clients.
+    pub clients_rejected_share: f64,
+    /// Endpoints with rejections, most rejected first.
+    pub rejected_by_endpoint: Vec<Rejects>,
+    /// The clients rejected most, most rejected first.
+    pub top_rejected_clients: Vec<Rejects>,
+    /// Epoch-aligned minutes with rejections, in time order.
+    pub rejects_per_minute: Vec<MinuteRejects>,
+    pub boundary: BoundaryEffect,
+    /// Delays of admitted requests, when the limiter delays.
+    pub delays: Option<DelayStats>,
+}
+
+/// Requests and rejections of one client or endpoint.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Rejects {
+    pub name: String,
+    pub requests: u64,
+    pub rejected: u64,
+}
+
+/// Rejections in one minute.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct MinuteRejects {
+    /// Start of the minute, ms since the epoch.
+    pub minute: Millis,
+    pub rejected: u64,
+}
+
+/// The most admitted requests any one client got through in a span (t − W, t].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct BoundaryEffect {
+    /// L.
+    pub limit: u64,
+    pub window_s: u32,
+    pub max_admitted: u64,
+    /// max_admitted / L: above 1 the algorithm let more than L through in a window.
+    pub ratio: f64,
+    /// The client and the end of its busiest span (the earliest, among ties).
+    pub client: Option<String>,
+    pub span_end: Option<Millis>,
+}
+
+/// Nearest-rank percentiles of the delays of admitted requests (zeros included).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DelayStats {
+    /// Admitted requests with a delay above 0.
+    pub delayed: u64,
+    pub p50_ms: u64,
+    pub p99_ms: u64,
+    pub max_ms: u64,
+}
+
+/// Summarises `allowed` (one decision per event of `traffic`) for the rule
+/// `spec`/`limiter`, listing the `top` most rejected clients.
+pub fn summarize(
+    spec: &AlgorithmSpec,
+    limiter: &Limiter,
+    traffic: &Traffic,
+    allowed: &[bool],
+    delay_ms: Option<&[u64]>,
+    top: usize,
+) -> Summary {
+    let requests = allowed.len() as u64;
+    let admitted = allowed.iter().filter(|&&a| a).count() as u64;
+    let rejected = requests - admitted;
+    let clients = tally(traffic.client, allowed, traffic.client_names);
+    let clients_seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
+    let clients_rejected = clients.iter().filter(|c| c.rejected > 0).count() as u64;
+    Summary {
+        algo: spec.kind,
+        limit: spec.limit.to_string(),
+        window_s: spec.limit.window.secs(),
+        burst: spec.effective_burst(),
+        nginx_delay: spec.delay.map(|d| d.to_string()),
+        instant_capacity: limiter.instant_capacity(),
+        burst_convention: limiter.burst_convention(),
+        requests,
+        allowed: admitted,
+        rejected,
+        reject_rate: ratio(rejected, requests),
+        clients: clients_seen,
+        clients_rejected,
+        clients_rejected_share: ratio(clients_rejected, clients_seen),
+        rejected_by_endpoint: most_rejected(
+            tally(traffic.endpoint, allowed, traffic.endpoint_names),
+            usize::MAX,
+        ),
+        top_rejected_clients: most_rejected(clients, top),
+        rejects_per_minute: rejects_per_minute(traffic.ts, allowed),
+        boundary: boundary_effect(spec, traffic, allowed),
+        delays: delay_ms.map(|d| delay_stats(d, allowed)),
+    }
+}
+
+fn ratio(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// Requests and rejections per id.
+fn tally(ids: &[u32], allowed: &[bool], names: &Interner) -> Vec<Rejects> {
+    let len = ids.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
+    let mut counts = vec![(0u64, 0u64); len];
+    for (&id, &ok) in ids.iter().zip(allowed) {
+        let c = &mut counts[id as usize];
+        c.0 += 1;
+        c.1 += u64::from(!ok);
+    }
+    counts
+        .into_iter()
+        .enumerate()
+        .map(|(id, (requests, rejected))| Rejects {
+            name: name_of(names, id),
+            requests,
+            rejected,
+        })
+        .collect()
+}
+
+fn name_of(names: &Interner, id: usize) -> String {
+    if id < names.len() {
+        names.name(id as u32).to_string()
+    } else {
+        format!("#{id}")
+    }
+}
+
+/// Entries with rejections, most rejected first (then most requests, then name).
+fn most_rejected(mut all: Vec<Rejects>, top: usize) -> Vec<Rejects> {
+    all.retain(|r| r.rejected > 0);
+    all.sort_by(|a, b| {
+        (b.rejected, b.requests)
+            .cmp(&(a.rejected, a.requests))
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    all.truncate(top);
+    all
+}
+
+fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
+    let mut minutes: Vec<Millis> = ts
+        .iter()
+        .zip(allowed)
+        .filter(|&(_, &ok)| !ok)
+        .map(|(&t, _)| t.div_euclid(MS_PER_MINUTE) * MS_PER_MINUTE)
+        .collect();
+    minutes.sort_unstable();
+    let mut series: Vec<MinuteRejects> = Vec::new();
+    for minute in minutes {
+        match series.last_mut() {
+            Some(last) if last.minute == minute => last.rejected += 1,
+            _ => series.push(MinuteRejects {
+                minute,
+                rejected: 1,
+            }),
+        }
+    }
+    series
+}
+
+/// Two pointers over each client's admitted times: the largest count in any (t − W, t].
+fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) -> BoundaryEffect {
+    let window = spec.limit.window.millis();
+    let clients = traffic
+        .client
+        .iter()
+        .map(|&c| c as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let groups = group_rows(traffic.client, clients);
+    let mut best: Option<(u64, usize, Millis)> = None;
+    let mut times = Vec::new();
+    for client in 0..groups.len() {
+        times.clear();
+        let rows = groups.rows(client).iter().map(|&r| r as usize);
+        times.extend(rows.filter(|&r| allowed[r]).map(|r| traffic.ts[r]));
+        let mut first = 0;
+        for (last, &t) in times.iter().enumerate() {
+            while times[first] <= t - window {
+                first += 1;
+            }
+            let count = (last - first + 1) as u64;
+            if best.is_none_or(|(most, _, _)| count > most) {
+                best = Some((count, client, t));
+            }
+        }
+    }
+    let max_admitted = best.map_or(0, |b| b.0);
+    BoundaryEffect {
+        limit: spec.limit.requests,
+        window_s: spec.limit.window.secs(),
+        max_admitted,
+        ratio: max_admitted as f64 / spec.limit.requests as f64,
+        client: best.map(|b| name_of(traffic.client_names, b.1)),
+        span_end: best.map(|b| b.2),
+    }
+}
+
+fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
+    let mut delays: Vec<u64> = delay_ms
+        .iter()
+        .zip(allowed)
+        .filter(|&(_, &ok)| ok)
+        .map(|(&d, _)| d)
+        .collect();
+    delays.sort_unstable();
+    let rank = |percent: usize| {
+        let n = delays.len();
+        let index = (percent * n).div_ceil(100).max(1) - 1;
+        delays.get(index).copied().unwrap_or(0)
+    };
+    DelayStats {
+        delayed: delays.iter().filter(|&&d| d > 0).count() as u64,
+        p50_ms: rank(50),
+        p99_ms: rank(99),
+        max_ms: delays.last().copied().unwrap_or(0),
+    }
+}
+
+#[cfg(test)]
+mod tests;

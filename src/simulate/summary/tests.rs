@@ -1,0 +1,177 @@
+//! Hand-worked summaries: totals, clients, endpoints, minutes, the boundary
+//! effect, delay percentiles and the JSON fields.
+
+use super::*;
+use crate::simulate::{Rule, replay};
+
+struct Fixture {
+    ts: Vec<Millis>,
+    client: Vec<u32>,
+    endpoint: Vec<u32>,
+    clients: Interner,
+    endpoints: Interner,
+}
+
+impl Fixture {
+    /// Events as (time, client name, endpoint name), sorted by time.
+    fn new(events: &[(Millis, &str, &str)]) -> Self {
+        let mut f = Fixture {
+            ts: Vec::new(),
+            client: Vec::new(),
+            endpoint: Vec::new(),
+            clients: Interner::default(),
+            endpoints: Interner::default(),
+        };
+        for &(t, c, e) in events {
+            f.ts.push(t);
+            f.client.push(f.clients.intern(c));
+            f.endpoint.push(f.endpoints.intern(e));
+        }
+        f
+    }
+
+    fn traffic(&self) -> Traffic<'_> {
+        Traffic {
+            ts: &self.ts,
+            client: &self.client,
+            endpoint: &self.endpoint,
+            client_names: &self.clients,
+            endpoint_names: &self.endpoints,
+        }
+    }
+
+    fn run(&self, spec: &AlgorithmSpec) -> Summary {
+        let limiter = spec.limiter().unwrap();
+        let rules = [Rule {
+            limiter: limiter.clone(),
+            keys: &self.client,
+            key_count: self.clients.len(),
+        }];
+        let out = replay(&self.ts, &rules).unwrap();
+        summarize(
+            spec,
+            &limiter,
+            &self.traffic(),
+            &out.allowed,
+            out.delay_ms.as_deref(),
+            10,
+        )
+    }
+}
+
+fn spec(text: &str, limit: &str) -> AlgorithmSpec {
+    AlgorithmSpec::new(text.parse().unwrap(), limit.parse().unwrap())
+}
+
+#[test]
+fn counts_clients_endpoints_and_minutes() {
+    // fixed-window 2/1m per client.
+    //   a: t=0 /x, 1 /x, 2 /y (rejected), 60_000 /y, 60_001 /x, 60_002 /x (rejected)
+    //   b: t=5 /x  (admitted)
+    let f = Fixture::new(&[
+        (0, "a", "/x"),
+        (1, "a", "/x"),
+        (2, "a", "/y"),
+        (5, "b", "/x"),
+        (60_000, "a", "/y"),
+        (60_001, "a", "/x"),
+        (60_002, "a", "/x"),
+    ]);
+    let s = f.run(&spec("fixed-window", "2/1m"));
+    assert_eq!((s.requests, s.allowed, s.rejected), (7, 5, 2));
+    assert_eq!(s.allowed + s.rejected, s.requests);
+    assert!((s.reject_rate - 2.0 / 7.0).abs() < 1e-12);
+    assert_eq!((s.clients, s.clients_rejected), (2, 1));
+    assert_eq!(s.clients_rejected_share, 0.5);
+    let by_endpoint: Vec<(&str, u64, u64)> = s
+        .rejected_by_endpoint
+        .iter()
+        .map(|r| (r.name.as_str(), r.requests, r.rejected))
+        .collect();
+    assert_eq!(by_endpoint, vec![("/x", 5, 1), ("/y", 2, 1)]);
+    assert_eq!(s.top_rejected_clients.len(), 1);
+    assert_eq!(s.top_rejected_clients[0].name, "a");
+    assert_eq!(
+        (
+            s.top_rejected_clients[0].requests,
+            s.top_rejected_clients[0].rejected
+        ),
+        (6, 2)
+    );
+    let minutes: Vec<(Millis, u64)> = s
+        .rejects_per_minute
+        .iter()
+        .map(|m| (m.minute, m.rejected))
+        .collect();
+    assert_eq!(minutes, vec![(0, 1), (60_000, 1)]);
+    assert_eq!(s.delays, None);
+}
+
+#[test]
+fn boundary_effect_of_the_fixed_window() {
+    // fixed-window 3/1m: 3 at the end of minute 0 and 3 at the start of minute 1
+    // are all admitted, 6 = 2L within 2 s. The sliding log admits only 3.
+    let mut events: Vec<(Millis, &str, &str)> = (0..3).map(|i| (59_000 + i, "c", "/")).collect();
+    events.extend((0..3).map(|i| (60_000 + i, "c", "/")));
+    events.push((61_000, "d", "/"));
+    let f = Fixture::new(&events);
+    let fw = f.run(&spec("fixed-window", "3/1m"));
+    assert_eq!(fw.boundary.max_admitted, 6);
+    assert_eq!(fw.boundary.ratio, 2.0);
+    assert_eq!(fw.boundary.client.as_deref(), Some("c"));
+    assert_eq!(fw.boundary.span_end, Some(60_002));
+    let log = f.run(&spec("sliding-log", "3/1m"));
+    assert_eq!(log.boundary.max_admitted, 3);
+    assert_eq!(log.rejected, 3);
+}
+
+#[test]
+fn delay_percentiles_and_json_fields() {
+    // leaky-bucket 5r/s burst=3 (delay=0): four requests at once: delays 0, 200,
+    // 400, 600; the fifth is rejected. Nearest rank: p50 = 2nd = 200, p99 = 4th = 600.
+    let f = Fixture::new(&[
+        (0, "a", "/"),
+        (0, "a", "/"),
+        (0, "a", "/"),
+        (0, "a", "/"),
+        (0, "a", "/"),
+    ]);
+    let mut s = spec("leaky-bucket", "5r/s");
+    s.burst = Some(3);
+    let summary = f.run(&s);
+    assert_eq!(
+        summary.delays,
+        Some(DelayStats {
+            delayed: 3,
+            p50_ms: 200,
+            p99_ms: 600,
+            max_ms: 600
+        })
+    );
+    assert_eq!(summary.instant_capacity, 4);
+    let json = serde_json::to_value(&summary).unwrap();
+    assert_eq!(json["algo"], "leaky-bucket");
+    assert_eq!(json["limit"], "5/1s");
+    assert_eq!(json["window_s"], 1);
+    assert_eq!(json["burst"], 3);
+    for field in [
+        "requests",
+        "allowed",
+        "rejected",
+        "reject_rate",
+        "clients",
+        "clients_rejected",
+    ] {
+        assert!(json.get(field).is_some(), "{field}");
+    }
+    assert_eq!(json["rejected"], 1);
+}
+
+#[test]
+fn empty_input() {
+    let f = Fixture::new(&[]);
+    let s = f.run(&spec("gcra", "1/1s"));
+    assert_eq!((s.requests, s.clients, s.reject_rate), (0, 0, 0.0));
+    assert_eq!(s.boundary.max_admitted, 0);
+    assert_eq!(s.boundary.client, None);
+}
