@@ -10,7 +10,7 @@ use crate::cli::{AnalyzeArgs, IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
-use crate::policy::ALGORITHMS;
+use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
 use crate::units::Window;
 
@@ -75,7 +75,7 @@ pub struct AnalyzeSettings {
     /// How many endpoints to report.
     pub endpoints: usize,
     /// Algorithm written into the policy.
-    pub algorithm: String,
+    pub algorithm: AlgorithmKind,
     pub write_policy: Option<PathBuf>,
     pub export_counts: Option<PathBuf>,
     pub format: OutputFormat,
@@ -96,13 +96,10 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
             args.multiplier
         )));
     }
-    if !ALGORITHMS.contains(&args.algo.as_str()) {
-        return Err(IngestError::Usage(format!(
-            "--algo {}: unknown algorithm (one of {})",
-            args.algo,
-            ALGORITHMS.join(", ")
-        )));
-    }
+    let algorithm: AlgorithmKind = args
+        .algo
+        .parse()
+        .map_err(|e: SpecError| IngestError::Usage(format!("--algo: {e}")))?;
     if let Some(path) = &args.export_counts {
         crate::frames::TableFormat::of(path)
             .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
@@ -117,7 +114,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
         },
         multiplier: args.multiplier,
         endpoints: args.endpoints,
-        algorithm: args.algo.clone(),
+        algorithm,
         write_policy: args.write_policy.clone(),
         export_counts: args.export_counts.clone(),
         format: output_format(&args.output),

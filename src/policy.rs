@@ -26,17 +26,8 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 use crate::ingest::key::KeySpec;
-use crate::units::Limit;
-
-/// Algorithm names a policy may use.
-pub const ALGORITHMS: [&str; 6] = [
-    "fixed-window",
-    "sliding-log",
-    "sliding-counter",
-    "token-bucket",
-    "leaky-bucket",
-    "gcra",
-];
+use crate::simulate::{AlgorithmKind, AlgorithmSpec, SpecError};
+use crate::units::{Limit, UnitError};
 
 /// Errors reading a policy.
 #[derive(Debug, thiserror::Error)]
@@ -101,9 +92,8 @@ pub struct CheckedRule {
     pub method: Option<String>,
     pub route: Option<Regex>,
     pub key: KeySpec,
-    pub limit: Limit,
-    pub burst: Option<u64>,
-    pub algorithm: String,
+    /// Algorithm, limit and burst (a burst only for algorithms that have one).
+    pub spec: AlgorithmSpec,
 }
 
 impl CheckedRule {
@@ -134,14 +124,18 @@ impl Policy {
             path: origin.into(),
             message: e.message().to_string(),
         })?;
-        if policy.rules.is_empty() {
+        policy.check(origin)
+    }
+
+    /// Checks every rule (`origin` names the policy in messages).
+    pub fn check(&self, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
+        if self.rules.is_empty() {
             return Err(PolicyError::Empty {
                 path: origin.into(),
             });
         }
         let mut seen = std::collections::HashSet::new();
-        policy
-            .rules
+        self.rules
             .iter()
             .map(|rule| {
                 let fail = |message: String| PolicyError::Rule {
@@ -152,13 +146,19 @@ impl Policy {
                 if !seen.insert(rule.name.as_str()) {
                     return Err(fail("two rules have this name".into()));
                 }
-                if !ALGORITHMS.contains(&rule.algorithm.as_str()) {
-                    return Err(fail(format!(
-                        "unknown algorithm `{}` (one of {})",
-                        rule.algorithm,
-                        ALGORITHMS.join(", ")
-                    )));
-                }
+                let kind: AlgorithmKind = rule
+                    .algorithm
+                    .parse()
+                    .map_err(|e: SpecError| fail(e.to_string()))?;
+                let limit: Limit = rule
+                    .limit
+                    .parse()
+                    .map_err(|e: UnitError| fail(e.to_string()))?;
+                let spec = AlgorithmSpec {
+                    burst: rule.burst.filter(|_| kind.has_burst()),
+                    ..AlgorithmSpec::new(kind, limit)
+                };
+                spec.limiter().map_err(|e| fail(e.to_string()))?;
                 Ok(CheckedRule {
                     name: rule.name.clone(),
                     method: rule.method.clone(),
@@ -169,12 +169,7 @@ impl Policy {
                         .transpose()
                         .map_err(|e| fail(format!("bad route regex: {e}")))?,
                     key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
-                    limit: rule
-                        .limit
-                        .parse()
-                        .map_err(|e: crate::units::UnitError| fail(e.to_string()))?,
-                    burst: rule.burst,
-                    algorithm: rule.algorithm.clone(),
+                    spec,
                 })
             })
             .collect()
@@ -243,12 +238,11 @@ algorithm = "leaky-bucket"
     #[test]
     fn parses_defaults_and_matches() {
         let rules = Policy::parse(TEXT, "p.toml").unwrap();
-        assert_eq!(rules[0].algorithm, "token-bucket");
+        assert_eq!(rules[0].spec.kind, AlgorithmKind::TokenBucket);
+        assert_eq!(rules[0].spec.burst, Some(7));
         assert_eq!(rules[0].key.text, "ip");
-        assert_eq!(
-            (rules[1].limit.requests, rules[1].limit.window.secs()),
-            (10, 1)
-        );
+        let limit = rules[1].spec.limit;
+        assert_eq!((limit.requests, limit.window.secs()), (10, 1));
         assert!(rules[1].matches("GET", "/api/search?q=1"));
         assert!(!rules[1].matches("POST", "/api/search"));
         assert!(rules[0].matches("DELETE", "/anything"));

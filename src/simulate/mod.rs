@@ -41,7 +41,7 @@ use crate::units::Millis;
 pub use deploy::{Balance, Deployment};
 pub use replay::{NOT_APPLICABLE, Replay, ReplayError, Rule, replay};
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
-pub use summary::{Summary, Traffic, summarize};
+pub use summary::{Summary, Totals, Traffic, summarize, totals};
 
 /// One rate-limiting algorithm: an immutable configuration whose per-key state
 /// lives in [`Algorithm::State`].

@@ -56,6 +56,16 @@ pub struct Summary {
     pub instant_capacity: u64,
     /// Which burst convention was used, in one line.
     pub burst_convention: String,
+    #[serde(flatten)]
+    pub totals: Totals,
+    pub boundary: BoundaryEffect,
+    /// Delays of admitted requests, when the limiter delays.
+    pub delays: Option<DelayStats>,
+}
+
+/// What happened to the requests, whatever decided them (one rule, or a whole policy).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Totals {
     pub requests: u64,
     pub allowed: u64,
     pub rejected: u64,
@@ -73,9 +83,6 @@ pub struct Summary {
     pub top_rejected_clients: Vec<Rejects>,
     /// Epoch-aligned minutes with rejections, in time order.
     pub rejects_per_minute: Vec<MinuteRejects>,
-    pub boundary: BoundaryEffect,
-    /// Delays of admitted requests, when the limiter delays.
-    pub delays: Option<DelayStats>,
 }
 
 /// Requests and rejections of one client or endpoint.
@@ -128,12 +135,6 @@ pub fn summarize(
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
-    let requests = allowed.len() as u64;
-    let admitted = allowed.iter().filter(|&&a| a).count() as u64;
-    let rejected = requests - admitted;
-    let clients = tally(traffic.client, allowed, traffic.client_names);
-    let clients_seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
-    let clients_rejected = clients.iter().filter(|c| c.rejected > 0).count() as u64;
     Summary {
         algo: spec.kind,
         limit: spec.limit.to_string(),
@@ -142,6 +143,22 @@ pub fn summarize(
         nginx_delay: spec.delay.map(|d| d.to_string()),
         instant_capacity: limiter.instant_capacity(),
         burst_convention: limiter.burst_convention(),
+        totals: totals(traffic, allowed, top),
+        boundary: boundary_effect(spec, traffic, allowed),
+        delays: delay_ms.map(|d| delay_stats(d, allowed)),
+    }
+}
+
+/// Counts `allowed` (one decision per event of `traffic`), listing the `top` most
+/// rejected clients.
+pub fn totals(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
+    let requests = allowed.len() as u64;
+    let admitted = allowed.iter().filter(|&&a| a).count() as u64;
+    let rejected = requests - admitted;
+    let clients = tally(traffic.client, allowed, traffic.client_names);
+    let clients_seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
+    let clients_rejected = clients.iter().filter(|c| c.rejected > 0).count() as u64;
+    Totals {
         requests,
         allowed: admitted,
         rejected,
@@ -155,8 +172,6 @@ pub fn summarize(
         ),
         top_rejected_clients: most_rejected(clients, top),
         rejects_per_minute: rejects_per_minute(traffic.ts, allowed),
-        boundary: boundary_effect(spec, traffic, allowed),
-        delays: delay_ms.map(|d| delay_stats(d, allowed)),
     }
 }
 

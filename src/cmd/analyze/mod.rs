@@ -156,9 +156,9 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
     }
 }
 
-/// The recommendation as a policy file: a global rule, then one rule per endpoint
-/// that has its own recommendation.
-pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<String> {
+/// The recommendation as a policy: a global rule, then one rule per endpoint that
+/// has its own recommendation.
+pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Policy> {
     let overall = run.recommendation.as_ref()?;
     let key = settings.ingest.keys.primary.text.clone();
     let rule = |name: String, method, route, r: &Recommendation| Rule {
@@ -167,8 +167,8 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Strin
         route,
         key: key.clone(),
         limit: r.rate.clone(),
-        burst: Some(r.burst),
-        algorithm: settings.algorithm.clone(),
+        burst: settings.algorithm.has_burst().then_some(r.burst),
+        algorithm: settings.algorithm.to_string(),
     };
     let mut rules = vec![rule("global".into(), None, None, overall)];
     for e in &run.endpoint_recommendations {
@@ -187,6 +187,12 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Strin
             &e.recommendation,
         ));
     }
+    Some(Policy { rules })
+}
+
+/// The recommended policy as TOML with a header saying what it rests on.
+pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<String> {
+    let policy = recommended_policy(run, settings)?;
     let span = run
         .ingested
         .table
@@ -205,5 +211,5 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Strin
         ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
-    Some(Policy { rules }.to_toml(&header))
+    Some(policy.to_toml(&header))
 }

@@ -78,27 +78,32 @@ fn counts_clients_endpoints_and_minutes() {
         (60_002, "a", "/x"),
     ]);
     let s = f.run(&spec("fixed-window", "2/1m"));
-    assert_eq!((s.requests, s.allowed, s.rejected), (7, 5, 2));
-    assert_eq!(s.allowed + s.rejected, s.requests);
-    assert!((s.reject_rate - 2.0 / 7.0).abs() < 1e-12);
-    assert_eq!((s.clients, s.clients_rejected), (2, 1));
-    assert_eq!(s.clients_rejected_share, 0.5);
+    assert_eq!(
+        (s.totals.requests, s.totals.allowed, s.totals.rejected),
+        (7, 5, 2)
+    );
+    assert_eq!(s.totals.allowed + s.totals.rejected, s.totals.requests);
+    assert!((s.totals.reject_rate - 2.0 / 7.0).abs() < 1e-12);
+    assert_eq!((s.totals.clients, s.totals.clients_rejected), (2, 1));
+    assert_eq!(s.totals.clients_rejected_share, 0.5);
     let by_endpoint: Vec<(&str, u64, u64)> = s
+        .totals
         .rejected_by_endpoint
         .iter()
         .map(|r| (r.name.as_str(), r.requests, r.rejected))
         .collect();
     assert_eq!(by_endpoint, vec![("/x", 5, 1), ("/y", 2, 1)]);
-    assert_eq!(s.top_rejected_clients.len(), 1);
-    assert_eq!(s.top_rejected_clients[0].name, "a");
+    assert_eq!(s.totals.top_rejected_clients.len(), 1);
+    assert_eq!(s.totals.top_rejected_clients[0].name, "a");
     assert_eq!(
         (
-            s.top_rejected_clients[0].requests,
-            s.top_rejected_clients[0].rejected
+            s.totals.top_rejected_clients[0].requests,
+            s.totals.top_rejected_clients[0].rejected
         ),
         (6, 2)
     );
     let minutes: Vec<(Millis, u64)> = s
+        .totals
         .rejects_per_minute
         .iter()
         .map(|m| (m.minute, m.rejected))
@@ -122,7 +127,7 @@ fn boundary_effect_of_the_fixed_window() {
     assert_eq!(fw.boundary.span_end, Some(60_002));
     let log = f.run(&spec("sliding-log", "3/1m"));
     assert_eq!(log.boundary.max_admitted, 3);
-    assert_eq!(log.rejected, 3);
+    assert_eq!(log.totals.rejected, 3);
 }
 
 #[test]
@@ -171,7 +176,10 @@ fn delay_percentiles_and_json_fields() {
 fn empty_input() {
     let f = Fixture::new(&[]);
     let s = f.run(&spec("gcra", "1/1s"));
-    assert_eq!((s.requests, s.clients, s.reject_rate), (0, 0, 0.0));
+    assert_eq!(
+        (s.totals.requests, s.totals.clients, s.totals.reject_rate),
+        (0, 0, 0.0)
+    );
     assert_eq!(s.boundary.max_admitted, 0);
     assert_eq!(s.boundary.client, None);
 }
