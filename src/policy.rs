@@ -203,6 +203,19 @@ pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
     Some((method.to_string(), format!("^{}$", segments.join("/"))))
 }
 
+/// File extensions of static assets (scripts, styles, images, fonts).
+const STATIC_EXTENSIONS: [&str; 16] = [
+    "js", "mjs", "css", "map", "png", "jpg", "jpeg", "gif", "svg", "webp", "avif", "ico", "woff",
+    "woff2", "ttf", "txt",
+];
+
+/// Whether an endpoint (`GET /static/app.js`) names a static file.
+pub fn is_static_asset(endpoint: &str) -> bool {
+    let last = endpoint.rsplit('/').next().unwrap_or_default();
+    last.rsplit_once('.')
+        .is_some_and(|(_, ext)| STATIC_EXTENSIONS.contains(&ext.to_ascii_lowercase().as_str()))
+}
+
 /// A rule name made of an endpoint's letters and digits (`GET /api/users/:id` → `get-api-users-id`).
 pub fn rule_name(endpoint: &str) -> String {
     let mut name = String::new();
@@ -213,7 +226,12 @@ pub fn rule_name(endpoint: &str) -> String {
             name.push('-');
         }
     }
-    name.trim_end_matches('-').to_string()
+    let name = name.trim_end_matches('-');
+    if endpoint.ends_with(" /") {
+        format!("{name}-root")
+    } else {
+        name.to_string()
+    }
 }
 
 #[cfg(test)]
@@ -294,5 +312,10 @@ algorithm = "leaky-bucket"
         );
         assert_eq!(endpoint_match("(invalid request)"), None);
         assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
+        assert_eq!(rule_name("GET /"), "get-root");
+        assert_eq!(rule_name("search"), "search");
+        assert!(is_static_asset("GET /static/js/app.91be04d2.js"));
+        assert!(!is_static_asset("GET /api/users/:id"));
+        assert!(!is_static_asset("GET /static/manifest.json"));
     }
 }

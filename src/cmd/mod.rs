@@ -3,3 +3,4 @@
 
 pub mod analyze;
 pub mod generate;
+pub mod simulate;

@@ -195,6 +195,78 @@ fn nginx_limit_req_log_has_decisions() {
         both >= 3,
         "passed and rejected for only {both} clients: {decisions:?}"
     );
+    simulate_reproduces_nginx(&run.log_text);
+}
+
+/// The policy equivalent of [`LIMIT_REQ_CONFIG`].
+const LIMIT_REQ_POLICY: &str = r#"
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "5r/s"
+burst = 3
+algorithm = "leaky-bucket"
+
+[[rule]]
+name = "slow"
+route = "^/slow/"
+limit = "30r/m"
+algorithm = "leaky-bucket"
+"#;
+
+/// `rlctl simulate` on the log nginx wrote decides every request as nginx did.
+fn simulate_reproduces_nginx(log_text: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&log, log_text).unwrap();
+    std::fs::write(&policy, LIMIT_REQ_POLICY).unwrap();
+    let out = assert_cmd::Command::cargo_bin("rlctl")
+        .unwrap()
+        .args([
+            "simulate",
+            "-q",
+            "--format",
+            "json",
+            "--compare-logged",
+            "--nodelay",
+        ])
+        .args([
+            "--log-format",
+            r#"$msec $remote_addr "$request" $status $limit_req_status"#,
+        ])
+        .arg("--policy")
+        .arg(&policy)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let c = &json["comparison"][0];
+    println!(
+        "nginx agreement: {} of {} decisions ({} passed by both, {} rejected by both)",
+        c["agree"],
+        c["compared"],
+        c["simulated_allowed_logged_allowed"],
+        c["simulated_rejected_logged_rejected"]
+    );
+    assert_eq!(
+        c["compared"].as_u64(),
+        Some(log_text.lines().count() as u64),
+        "{c}"
+    );
+    assert_eq!(
+        c["agree"], c["compared"],
+        "simulation and nginx disagree: {c:#}"
+    );
+    assert!(
+        c["simulated_rejected_logged_rejected"].as_u64() > Some(20),
+        "{c}"
+    );
 }
 
 #[test]

@@ -88,7 +88,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
     let settings = options::analyze_settings(&args)?;
     let run = compute(&settings)?;
     if !settings.quiet {
-        print_notes(&run.ingested.report, &run.analysis);
+        print_notes(&run.ingested.report, Some(&run.analysis));
     }
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
@@ -117,7 +117,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
 }
 
 /// Notes on stderr: the format of each input, skipped lines, timestamp resolution.
-pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
+pub fn print_notes(report: &IngestReport, analysis: Option<&Analysis>) {
     for file in &report.files {
         eprintln!(
             "rlctl: {}: {} format, {} lines, {} parsed, {} skipped",
@@ -148,7 +148,7 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
             report.invalid_utf8_lines
         );
     }
-    for name in &analysis.excluded_unknown {
+    for name in analysis.iter().flat_map(|a| &a.excluded_unknown) {
         eprintln!(
             "rlctl: warning: --exclude {}: no such client in the log",
             escape::terminal(name)
@@ -157,7 +157,7 @@ pub fn print_notes(report: &IngestReport, analysis: &Analysis) {
 }
 
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
-/// has its own recommendation.
+/// has its own recommendation (static files aside: they rarely want a limit of their own).
 pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Policy> {
     let overall = run.recommendation.as_ref()?;
     let key = settings.ingest.keys.primary.text.clone();
@@ -171,7 +171,11 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Optio
         algorithm: settings.algorithm.to_string(),
     };
     let mut rules = vec![rule("global".into(), None, None, overall)];
-    for e in &run.endpoint_recommendations {
+    for e in run
+        .endpoint_recommendations
+        .iter()
+        .filter(|e| !policy::is_static_asset(&e.endpoint))
+    {
         let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
         let (method, route) = match routed {
             Some(r) => (None, Some(r.pattern.as_str().to_string())),

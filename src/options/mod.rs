@@ -2,17 +2,18 @@
 //! turned into settings the library runs on. Every check a user can fail lives
 //! here, with a message that says what to type instead.
 
+mod analyze;
+mod simulate;
+
 use std::io::IsTerminal;
 
-use std::path::PathBuf;
+pub use analyze::{AnalyzeSettings, analyze_settings};
+pub use simulate::{AlgoChoice, LimitSource, SimulateSettings, simulate_settings};
 
-use crate::cli::{AnalyzeArgs, IngestArgs, OutputArgs, OutputFormat};
+use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
-use crate::simulate::{AlgorithmKind, SpecError};
-use crate::stats::StatsSettings;
-use crate::units::Window;
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
@@ -63,64 +64,6 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
             .collect::<Result<_, _>>()?,
         strict: args.strict,
         progress: !args.quiet && std::io::stderr().is_terminal(),
-    })
-}
-
-/// Validated settings of `rlctl analyze`.
-#[derive(Debug, Clone)]
-pub struct AnalyzeSettings {
-    pub ingest: ingest::Settings,
-    pub stats: StatsSettings,
-    pub multiplier: f64,
-    /// How many endpoints to report.
-    pub endpoints: usize,
-    /// Algorithm written into the policy.
-    pub algorithm: AlgorithmKind,
-    pub write_policy: Option<PathBuf>,
-    pub export_counts: Option<PathBuf>,
-    pub format: OutputFormat,
-    pub output: Option<PathBuf>,
-    pub colour: bool,
-    pub quiet: bool,
-}
-
-/// Checks the flags of `rlctl analyze`.
-pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestError> {
-    let window: Window = args
-        .window
-        .parse()
-        .map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
-    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-        return Err(IngestError::Usage(format!(
-            "--multiplier {}: must be a positive number (3 to 5 is usual)",
-            args.multiplier
-        )));
-    }
-    let algorithm: AlgorithmKind = args
-        .algo
-        .parse()
-        .map_err(|e: SpecError| IngestError::Usage(format!("--algo: {e}")))?;
-    if let Some(path) = &args.export_counts {
-        crate::frames::TableFormat::of(path)
-            .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
-    }
-    Ok(AnalyzeSettings {
-        ingest: ingest_settings(&args.ingest)?,
-        stats: StatsSettings {
-            window,
-            top: args.top,
-            exclude: args.exclude.clone(),
-            keep_counts: args.export_counts.is_some(),
-        },
-        multiplier: args.multiplier,
-        endpoints: args.endpoints,
-        algorithm,
-        write_policy: args.write_policy.clone(),
-        export_counts: args.export_counts.clone(),
-        format: output_format(&args.output),
-        output: args.output.output.clone(),
-        colour: use_colour(&args.output),
-        quiet: args.ingest.quiet,
     })
 }
 

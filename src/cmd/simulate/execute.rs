@@ -1,0 +1,169 @@
+//! Running a scenario over the event table: which rules apply to which request,
+//! the replay (with the deployment), and the summaries per rule and overall.
+
+use serde::Serialize;
+
+use super::plan::{KeyRef, PlannedRule, Scenario};
+use crate::events::{EventTable, Id};
+use crate::simulate::{
+    Deployment, NOT_APPLICABLE, Replay, ReplayError, Rule, Summary, Totals, Traffic, deploy,
+    summarize, totals,
+};
+use crate::units::Millis;
+
+/// One rule's figures within a scenario.
+#[derive(Debug, Clone, Serialize)]
+pub struct RuleResult {
+    pub scenario: String,
+    pub rule: String,
+    pub key: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub route: Option<String>,
+    #[serde(flatten)]
+    pub summary: Summary,
+}
+
+/// What a scenario did to all requests.
+#[derive(Debug, Clone, Serialize)]
+pub struct ScenarioResult {
+    pub scenario: String,
+    #[serde(flatten)]
+    pub totals: Totals,
+    #[serde(skip)]
+    pub rules: Vec<RuleResult>,
+    /// Final decision per event.
+    #[serde(skip)]
+    pub allowed: Vec<bool>,
+}
+
+/// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
+/// method or route does not match (or the key has no value).
+pub fn key_column(table: &EventTable, rule: &PlannedRule) -> Vec<u32> {
+    let method_ok: Vec<bool> = table
+        .methods
+        .names()
+        .map(|m| {
+            rule.method
+                .as_deref()
+                .is_none_or(|want| want.eq_ignore_ascii_case(m))
+        })
+        .collect();
+    let route_ok: Vec<bool> = match &rule.route {
+        Some(re) => table.paths.names().map(|p| re.is_match(p)).collect(),
+        None => vec![true; table.paths.len()],
+    };
+    let ids: &[Id] = match rule.key {
+        KeyRef::Primary => &table.client,
+        KeyRef::Extra(i) => &table.extra_keys[i].ids,
+    };
+    (0..table.len())
+        .map(|i| {
+            if method_ok[table.method[i] as usize] && route_ok[table.path[i] as usize] {
+                ids[i] // NO_KEY is NOT_APPLICABLE
+            } else {
+                NOT_APPLICABLE
+            }
+        })
+        .collect()
+}
+
+fn key_count(table: &EventTable, key: KeyRef) -> usize {
+    match key {
+        KeyRef::Primary => table.clients.len(),
+        KeyRef::Extra(i) => table.extra_keys[i].names.len(),
+    }
+}
+
+/// Replays one scenario over `table`, with times `ts` (the table's, or compressed).
+pub fn run_scenario(
+    table: &EventTable,
+    ts: &[Millis],
+    scenario: &Scenario,
+    deployment: &Deployment,
+    top: usize,
+) -> Result<ScenarioResult, ReplayError> {
+    let columns: Vec<Vec<u32>> = scenario
+        .rules
+        .iter()
+        .map(|r| key_column(table, r))
+        .collect();
+    let rules: Vec<Rule> = scenario
+        .rules
+        .iter()
+        .zip(&columns)
+        .map(|(r, keys)| Rule {
+            limiter: r.limiter.clone(),
+            keys,
+            key_count: key_count(table, r.key),
+        })
+        .collect();
+    let replay: Replay = deploy::replay_deployed(ts, &rules, &table.client, deployment)?;
+    let traffic = Traffic {
+        ts,
+        ..Traffic::of(table)
+    };
+    let rule_results = scenario
+        .rules
+        .iter()
+        .enumerate()
+        .map(|(i, rule)| RuleResult {
+            scenario: scenario.name.clone(),
+            rule: rule.name.clone(),
+            key: rule.key_text.clone(),
+            method: rule.method.clone(),
+            route: rule.route.as_ref().map(|r| r.as_str().to_string()),
+            summary: rule_summary(
+                rule,
+                &traffic,
+                &columns[i],
+                &replay.rule_allowed[i],
+                replay.delay_ms.as_deref(),
+                top,
+            ),
+        })
+        .collect();
+    Ok(ScenarioResult {
+        scenario: scenario.name.clone(),
+        totals: totals(&traffic, &replay.allowed, top),
+        rules: rule_results,
+        allowed: replay.allowed,
+    })
+}
+
+/// A rule's summary over the requests it applies to, from its own verdicts.
+fn rule_summary(
+    rule: &PlannedRule,
+    traffic: &Traffic,
+    keys: &[u32],
+    verdicts: &[bool],
+    delay_ms: Option<&[u64]>,
+    top: usize,
+) -> Summary {
+    if keys.iter().all(|&k| k != NOT_APPLICABLE) {
+        return summarize(&rule.spec, &rule.limiter, traffic, verdicts, delay_ms, top);
+    }
+    let rows: Vec<usize> = (0..keys.len())
+        .filter(|&i| keys[i] != NOT_APPLICABLE)
+        .collect();
+    let pick = |col: &[u32]| rows.iter().map(|&i| col[i]).collect::<Vec<_>>();
+    let ts: Vec<Millis> = rows.iter().map(|&i| traffic.ts[i]).collect();
+    let (client, endpoint) = (pick(traffic.client), pick(traffic.endpoint));
+    let verdicts: Vec<bool> = rows.iter().map(|&i| verdicts[i]).collect();
+    let delays: Option<Vec<u64>> = delay_ms.map(|d| rows.iter().map(|&i| d[i]).collect());
+    let subset = Traffic {
+        ts: &ts,
+        client: &client,
+        endpoint: &endpoint,
+        ..*traffic
+    };
+    summarize(
+        &rule.spec,
+        &rule.limiter,
+        &subset,
+        &verdicts,
+        delays.as_deref(),
+        top,
+    )
+}

@@ -1,0 +1,144 @@
+//! From settings to scenarios: each scenario is a set of rules replayed together
+//! (one rule for `--limit`, every rule of a policy), and `--algo all` makes one
+//! scenario per algorithm.
+
+use regex::Regex;
+
+use crate::ingest::key::KeySet;
+use crate::options::{AlgoChoice, SimulateSettings};
+use crate::policy::CheckedRule;
+use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
+use crate::units::Limit;
+
+/// Which key column a rule counts by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyRef {
+    /// The `--key` of the run (the event table's clients).
+    Primary,
+    /// An extra key column of the event table.
+    Extra(usize),
+}
+
+/// One rule ready to replay.
+#[derive(Debug, Clone)]
+pub struct PlannedRule {
+    pub name: String,
+    pub spec: AlgorithmSpec,
+    pub limiter: Limiter,
+    /// The key as written (`ip`, `user`...).
+    pub key_text: String,
+    pub key: KeyRef,
+    pub method: Option<String>,
+    pub route: Option<Regex>,
+}
+
+/// Rules replayed together.
+#[derive(Debug, Clone)]
+pub struct Scenario {
+    /// The algorithm's name, or `policy` for a policy's own algorithms.
+    pub name: String,
+    pub rules: Vec<PlannedRule>,
+}
+
+/// Builds the spec of one rule: `kind` with the rule's limit and burst, `--burst`
+/// and `--delay` applied where the algorithm takes them.
+fn spec_for(
+    kind: AlgorithmKind,
+    limit: Limit,
+    burst: Option<u64>,
+    delay: Option<Delay>,
+    strict: bool,
+) -> AlgorithmSpec {
+    let takes_burst = strict || kind.has_burst();
+    let takes_delay = strict || kind == AlgorithmKind::LeakyBucket;
+    AlgorithmSpec {
+        burst: burst.filter(|_| takes_burst),
+        delay: delay.filter(|_| takes_delay),
+        ..AlgorithmSpec::new(kind, limit)
+    }
+}
+
+fn kinds(algo: AlgoChoice, default: &[AlgorithmKind]) -> Vec<AlgorithmKind> {
+    match algo {
+        AlgoChoice::All => AlgorithmKind::ALL.to_vec(),
+        AlgoChoice::One(kind) => vec![kind],
+        AlgoChoice::Default => default.to_vec(),
+    }
+}
+
+/// Scenarios for a single `--limit`: one per algorithm asked for (all six by default).
+/// With one algorithm named, a burst or delay it cannot take is an error; with
+/// several, they apply to the algorithms that take them.
+pub fn single(settings: &SimulateSettings, limit: Limit) -> Result<Vec<Scenario>, SpecError> {
+    let chosen = kinds(settings.algo, &AlgorithmKind::ALL);
+    let strict = chosen.len() == 1;
+    chosen
+        .into_iter()
+        .map(|kind| {
+            let spec = spec_for(kind, limit, settings.burst, settings.delay, strict);
+            let rule = PlannedRule {
+                name: "limit".into(),
+                limiter: spec.limiter()?,
+                spec,
+                key_text: settings.ingest.keys.primary.text.clone(),
+                key: KeyRef::Primary,
+                method: None,
+                route: None,
+            };
+            Ok(Scenario {
+                name: kind.name().into(),
+                rules: vec![rule],
+            })
+        })
+        .collect()
+}
+
+/// Scenarios for policy rules: the rules' own algorithms by default, or every rule
+/// with each algorithm asked for.
+pub fn policy(
+    settings: &SimulateSettings,
+    keys: &KeySet,
+    rules: &[CheckedRule],
+) -> Result<Vec<Scenario>, SpecError> {
+    let overrides: Vec<Option<AlgorithmKind>> = match settings.algo {
+        AlgoChoice::Default => vec![None],
+        other => kinds(other, &[]).into_iter().map(Some).collect(),
+    };
+    overrides
+        .into_iter()
+        .map(|kind| {
+            let planned = rules
+                .iter()
+                .map(|rule| {
+                    let kind = kind.unwrap_or(rule.spec.kind);
+                    let burst = settings.burst.or(rule.spec.burst);
+                    let spec = spec_for(kind, rule.spec.limit, burst, settings.delay, false);
+                    Ok(PlannedRule {
+                        name: rule.name.clone(),
+                        limiter: spec.limiter()?,
+                        spec,
+                        key_text: rule.key.text.clone(),
+                        key: key_ref(keys, &rule.key.text),
+                        method: rule.method.clone(),
+                        route: rule.route.clone(),
+                    })
+                })
+                .collect::<Result<Vec<_>, SpecError>>()?;
+            let name = kind.map_or("policy".to_string(), |k| k.name().to_string());
+            Ok(Scenario {
+                name,
+                rules: planned,
+            })
+        })
+        .collect()
+}
+
+fn key_ref(keys: &KeySet, text: &str) -> KeyRef {
+    if keys.primary.text == text {
+        return KeyRef::Primary;
+    }
+    keys.extra
+        .iter()
+        .position(|k| k.text == text)
+        .map_or(KeyRef::Primary, KeyRef::Extra)
+}

@@ -1,0 +1,305 @@
+//! What `rlctl simulate` shows: the JSON contract ([`json`]) and the document the
+//! text formats render ([`document`]).
+
+use serde::Serialize;
+
+use super::SimulateRun;
+use super::compare::Comparison;
+use super::execute::{RuleResult, ScenarioResult};
+use crate::cmd::analyze::view::InputJson;
+use crate::ingest::time::format_rfc3339;
+use crate::options::SimulateSettings;
+use crate::output::document::{Document, Table};
+use crate::simulate::Balance;
+
+/// The JSON contract of `rlctl simulate` (documented in the README).
+#[derive(Debug, Serialize)]
+pub struct SimulateJson<'a> {
+    pub input: InputJson<'a>,
+    pub key: &'a str,
+    /// Where the limits came from.
+    pub source: &'a str,
+    pub deployment: DeploymentJson,
+    /// One entry per rule and scenario (an algorithm of `--algo all`, or `policy`).
+    pub results: Vec<&'a RuleResult>,
+    /// Per scenario: what all its rules together did.
+    pub scenarios: &'a [ScenarioResult],
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub comparison: &'a [Comparison],
+}
+
+/// The simulated deployment.
+#[derive(Debug, Serialize)]
+pub struct DeploymentJson {
+    pub instances: u32,
+    pub balance: Balance,
+    pub what_if_scale: Option<f64>,
+}
+
+/// The JSON form.
+pub fn json<'a>(run: &'a SimulateRun, settings: &'a SimulateSettings) -> SimulateJson<'a> {
+    let span = run.table.span();
+    SimulateJson {
+        input: InputJson {
+            report: &run.report,
+            first_ts: span.map(|(a, _)| format_rfc3339(a)),
+            last_ts: span.map(|(_, b)| format_rfc3339(b)),
+        },
+        key: &settings.ingest.keys.primary.text,
+        source: &run.source,
+        deployment: DeploymentJson {
+            instances: settings.deployment.instances(),
+            balance: settings.deployment.balance(),
+            what_if_scale: settings.scale,
+        },
+        results: run.results.iter().flat_map(|s| &s.rules).collect(),
+        scenarios: &run.results,
+        comparison: &run.comparisons,
+    }
+}
+
+fn percent(x: f64) -> String {
+    format!("{:.2}%", x * 100.0)
+}
+
+/// The document the text formats render.
+pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
+    let requests = run.table.len();
+    let mut doc = Document::new(format!(
+        "rlctl simulate: {requests} requests from {} clients",
+        run.table.clients.len()
+    ));
+    let span = run
+        .table
+        .span()
+        .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))
+        .unwrap_or_default();
+    let d = &settings.deployment;
+    let mut facts = vec![
+        ("period", span),
+        (
+            "lines",
+            format!(
+                "{} read = {} parsed + {} skipped",
+                run.report.lines, run.report.parsed, run.report.skipped
+            ),
+        ),
+        ("limits", run.source.clone()),
+        (
+            "deployment",
+            format!("{} instance(s), balance {}", d.instances(), d.balance()),
+        ),
+    ];
+    if let Some(x) = settings.scale {
+        facts.push(("what-if scale", format!("traffic {x} times as dense")));
+    }
+    doc.facts(facts);
+
+    doc.heading("Results");
+    let mut t = Table::new(&[
+        "scenario",
+        "rule",
+        "limit",
+        "burst>",
+        "at once>",
+        "requests>",
+        "rejected>",
+        "reject rate>",
+        "clients hit>",
+        "most in any W>",
+    ]);
+    for r in run.results.iter().flat_map(|s| &s.rules) {
+        let s = &r.summary;
+        t.row(vec![
+            r.scenario.clone(),
+            r.rule.clone(),
+            s.limit.clone(),
+            s.burst.map_or("-".into(), |b| b.to_string()),
+            s.instant_capacity.to_string(),
+            s.totals.requests.to_string(),
+            s.totals.rejected.to_string(),
+            percent(s.totals.reject_rate),
+            format!(
+                "{} ({})",
+                s.totals.clients_rejected,
+                percent(s.totals.clients_rejected_share)
+            ),
+            format!("{} ({:.2}x L)", s.boundary.max_admitted, s.boundary.ratio),
+        ]);
+    }
+    t.is_csv = true;
+    doc.table(t);
+    if run.results.iter().any(|s| s.rules.len() > 1) {
+        doc.heading("All rules together");
+        let mut t = Table::new(&[
+            "scenario",
+            "requests>",
+            "rejected>",
+            "reject rate>",
+            "clients hit>",
+        ]);
+        for s in &run.results {
+            let x = &s.totals;
+            t.row(vec![
+                s.scenario.clone(),
+                x.requests.to_string(),
+                x.rejected.to_string(),
+                percent(x.reject_rate),
+                format!(
+                    "{} ({})",
+                    x.clients_rejected,
+                    percent(x.clients_rejected_share)
+                ),
+            ]);
+        }
+        doc.table(t);
+    }
+    rejected_blocks(&mut doc, run, settings);
+    detail_blocks(&mut doc, run);
+    comparison_blocks(&mut doc, &run.comparisons);
+    doc
+}
+
+fn rejected_blocks(doc: &mut Document, run: &SimulateRun, settings: &SimulateSettings) {
+    doc.heading(format!("Most rejected clients (top {})", settings.top));
+    let mut t = Table::new(&["scenario", "client", "requests>", "rejected>"]);
+    for s in &run.results {
+        for c in s.totals.top_rejected_clients.iter().take(settings.top) {
+            t.row(vec![
+                s.scenario.clone(),
+                c.name.clone(),
+                c.requests.to_string(),
+                c.rejected.to_string(),
+            ]);
+        }
+    }
+    doc.table(t);
+    doc.heading("Rejected per endpoint");
+    let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
+    for s in &run.results {
+        for e in s.totals.rejected_by_endpoint.iter().take(settings.top) {
+            t.row(vec![
+                s.scenario.clone(),
+                e.name.clone(),
+                e.requests.to_string(),
+                e.rejected.to_string(),
+            ]);
+        }
+    }
+    doc.table(t);
+    doc.heading("When rejects happened");
+    let mut t = Table::new(&[
+        "scenario",
+        "first",
+        "last",
+        "busiest minute",
+        "rejects then>",
+        "minutes with rejects>",
+    ]);
+    for s in &run.results {
+        let minutes = &s.totals.rejects_per_minute;
+        let (Some(first), Some(last)) = (minutes.first(), minutes.last()) else {
+            t.row(vec![
+                s.scenario.clone(),
+                "-".into(),
+                "-".into(),
+                "-".into(),
+                "0".into(),
+                "0".into(),
+            ]);
+            continue;
+        };
+        let busiest = minutes
+            .iter()
+            .max_by_key(|m| (m.rejected, std::cmp::Reverse(m.minute)))
+            .expect("non-empty");
+        t.row(vec![
+            s.scenario.clone(),
+            format_rfc3339(first.minute),
+            format_rfc3339(last.minute),
+            format_rfc3339(busiest.minute),
+            busiest.rejected.to_string(),
+            minutes.len().to_string(),
+        ]);
+    }
+    doc.table(t);
+}
+
+fn detail_blocks(doc: &mut Document, run: &SimulateRun) {
+    doc.heading("Burst conventions");
+    let mut seen = Vec::new();
+    for r in run.results.iter().flat_map(|s| &s.rules) {
+        let line = format!("{}: {}", r.summary.algo, r.summary.burst_convention);
+        if !seen.contains(&line) {
+            doc.paragraph(line.clone());
+            seen.push(line);
+        }
+    }
+    let delayed: Vec<&RuleResult> = run
+        .results
+        .iter()
+        .flat_map(|s| &s.rules)
+        .filter(|r| r.summary.delays.is_some())
+        .collect();
+    if !delayed.is_empty() {
+        doc.heading("nginx delays of admitted requests");
+        let mut t = Table::new(&[
+            "scenario", "rule", "delayed>", "p50 ms>", "p99 ms>", "max ms>",
+        ]);
+        for r in delayed {
+            let d = r.summary.delays.as_ref().expect("filtered");
+            t.row(vec![
+                r.scenario.clone(),
+                r.rule.clone(),
+                d.delayed.to_string(),
+                d.p50_ms.to_string(),
+                d.p99_ms.to_string(),
+                d.max_ms.to_string(),
+            ]);
+        }
+        doc.table(t);
+    }
+}
+
+fn comparison_blocks(doc: &mut Document, comparisons: &[Comparison]) {
+    if comparisons.is_empty() {
+        return;
+    }
+    doc.heading("Simulated against logged decisions");
+    let mut t = Table::new(&[
+        "scenario",
+        "compared>",
+        "agreement>",
+        "both allow>",
+        "sim allows, log rejects>",
+        "sim rejects, log allows>",
+        "both reject>",
+    ]);
+    for c in comparisons {
+        t.row(vec![
+            c.scenario.clone(),
+            c.compared.to_string(),
+            percent(c.agreement),
+            c.simulated_allowed_logged_allowed.to_string(),
+            c.simulated_allowed_logged_rejected.to_string(),
+            c.simulated_rejected_logged_allowed.to_string(),
+            c.simulated_rejected_logged_rejected.to_string(),
+        ]);
+    }
+    doc.table(t);
+    for c in comparisons.iter().filter(|c| !c.disagreements.is_empty()) {
+        let mut t = Table::new(&["time", "client", "endpoint", "simulated", "logged"]);
+        for d in &c.disagreements {
+            let word = |ok: bool| if ok { "allowed" } else { "rejected" }.to_string();
+            t.row(vec![
+                d.time.clone(),
+                d.client.clone(),
+                d.endpoint.clone(),
+                word(d.simulated_allowed),
+                word(d.logged_allowed),
+            ]);
+        }
+        doc.paragraph(format!("first disagreements ({}):", c.scenario));
+        doc.table(t);
+    }
+}

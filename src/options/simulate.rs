@@ -1,0 +1,218 @@
+//! Settings of `rlctl simulate`: where the limits come from (`--limit`,
+//! `--policy`, or the recommendation), which algorithms, and the deployment.
+
+use std::path::PathBuf;
+
+use super::{AnalyzeSettings, ingest_settings, output_format, use_colour};
+use crate::cli::{OutputFormat, SimulateArgs};
+use crate::ingest::{self, IngestError};
+use crate::policy::{CheckedRule, Policy, PolicyError};
+use crate::simulate::deploy::DeployError;
+use crate::simulate::{AlgorithmKind, Balance, Delay, Deployment, SpecError};
+use crate::stats::StatsSettings;
+use crate::units::{Limit, UnitError, Window};
+
+/// Why the flags of `rlctl simulate` do not make a run.
+#[derive(Debug, thiserror::Error)]
+pub enum SimulateOptionsError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Deploy(#[from] DeployError),
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// Which algorithms to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlgoChoice {
+    /// Each rule's own algorithm (policies), or all six (a single `--limit`).
+    Default,
+    /// All six side by side.
+    All,
+    /// This one (for a policy: every rule runs it).
+    One(AlgorithmKind),
+}
+
+/// Where the limits come from.
+#[derive(Debug, Clone)]
+pub enum LimitSource {
+    /// `--limit L/W [--burst B]`, keyed by `--key`.
+    Single { limit: Limit },
+    /// `--policy FILE`.
+    Policy {
+        origin: String,
+        rules: Vec<CheckedRule>,
+    },
+    /// The policy `rlctl analyze` recommends for the same log.
+    Recommended(Box<AnalyzeSettings>),
+}
+
+/// Validated settings of `rlctl simulate`.
+#[derive(Debug, Clone)]
+pub struct SimulateSettings {
+    pub ingest: ingest::Settings,
+    pub source: LimitSource,
+    pub algo: AlgoChoice,
+    pub burst: Option<u64>,
+    pub delay: Option<Delay>,
+    pub deployment: Deployment,
+    pub scale: Option<f64>,
+    pub decisions: Option<PathBuf>,
+    pub compare_logged: bool,
+    pub top: usize,
+    pub format: OutputFormat,
+    pub output: Option<PathBuf>,
+    pub colour: bool,
+    pub quiet: bool,
+}
+
+/// Checks the flags of `rlctl simulate`.
+pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, SimulateOptionsError> {
+    let usage = SimulateOptionsError::Usage;
+    let mut ingest = ingest_settings(&args.ingest)?;
+    let algo = match args.algo.as_deref() {
+        None => AlgoChoice::Default,
+        Some("all") => AlgoChoice::All,
+        Some(name) => AlgoChoice::One(
+            name.parse()
+                .map_err(|e: SpecError| usage(format!("--algo: {e}")))?,
+        ),
+    };
+    let source = if let Some(text) = &args.limit {
+        LimitSource::Single {
+            limit: text
+                .parse()
+                .map_err(|e: UnitError| usage(format!("--limit: {e}")))?,
+        }
+    } else if let Some(path) = &args.policy {
+        let rules = Policy::load(path)?;
+        for rule in &rules {
+            if rule.key.text != ingest.keys.primary.text {
+                ingest.keys.add(rule.key.clone());
+            }
+        }
+        LimitSource::Policy {
+            origin: path.display().to_string(),
+            rules,
+        }
+    } else {
+        let window: Window = args
+            .window
+            .parse()
+            .map_err(|e: UnitError| usage(format!("--window: {e}")))?;
+        if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
+            return Err(usage(format!(
+                "--multiplier {}: must be a positive number",
+                args.multiplier
+            )));
+        }
+        LimitSource::Recommended(Box::new(AnalyzeSettings {
+            ingest: ingest.clone(),
+            stats: StatsSettings {
+                window,
+                top: args.top,
+                exclude: Vec::new(),
+                keep_counts: false,
+            },
+            multiplier: args.multiplier,
+            endpoints: 20,
+            algorithm: match algo {
+                AlgoChoice::One(kind) => kind,
+                _ => AlgorithmKind::TokenBucket,
+            },
+            write_policy: None,
+            export_counts: None,
+            format: OutputFormat::Json,
+            output: None,
+            colour: false,
+            quiet: args.ingest.quiet,
+        }))
+    };
+    let delay = match (args.delay, args.nodelay) {
+        (Some(n), _) => Some(Delay::After(n)),
+        (None, true) => Some(Delay::NoDelay),
+        (None, false) => None,
+    };
+    if let Some(x) = args.what_if_scale {
+        if !(x.is_finite() && x > 0.0) {
+            return Err(usage(format!(
+                "--what-if-scale {x}: must be a number above 0 (2 = twice the traffic)"
+            )));
+        }
+    }
+    let balance: Balance = args.balance.parse()?;
+    Ok(SimulateSettings {
+        ingest,
+        source,
+        algo,
+        burst: args.burst,
+        delay,
+        deployment: Deployment::new(args.instances, balance, args.seed)?,
+        scale: args.what_if_scale,
+        decisions: args.decisions.clone(),
+        compare_logged: args.compare_logged,
+        top: args.top,
+        format: output_format(&args.output),
+        output: args.output.output.clone(),
+        colour: use_colour(&args.output),
+        quiet: args.ingest.quiet,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    fn settings(extra: &[&str]) -> Result<SimulateSettings, SimulateOptionsError> {
+        let mut argv = vec!["rlctl", "simulate", "x.log"];
+        argv.extend(extra);
+        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+            crate::cli::Command::Simulate(a) => simulate_settings(&a),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn limits_algorithms_and_deployments() {
+        let s = settings(&[
+            "--algo",
+            "gcra",
+            "--limit",
+            "10r/s",
+            "--instances",
+            "3",
+            "--balance",
+            "round-robin",
+        ])
+        .unwrap();
+        assert_eq!(s.algo, AlgoChoice::One(AlgorithmKind::Gcra));
+        assert!(matches!(s.source, LimitSource::Single { limit } if limit.requests == 10));
+        assert_eq!(
+            (s.deployment.instances(), s.deployment.balance()),
+            (3, Balance::RoundRobin)
+        );
+        assert!(matches!(
+            settings(&[]).unwrap().source,
+            LimitSource::Recommended(_)
+        ));
+        assert_eq!(
+            settings(&["--nodelay"]).unwrap().delay,
+            Some(Delay::NoDelay)
+        );
+    }
+
+    #[test]
+    fn bad_flags_say_what_to_type() {
+        let err = |args: &[&str]| settings(args).unwrap_err().to_string();
+        assert!(err(&["--algo", "magic"]).contains("unknown algorithm"));
+        assert!(err(&["--limit", "fast"]).contains("invalid limit"));
+        assert!(err(&["--balance", "sticky"]).contains("round-robin"));
+        assert!(err(&["--instances", "0"]).contains("at least one instance"));
+        assert!(err(&["--what-if-scale", "0"]).contains("above 0"));
+        assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
+    }
+}
