@@ -5,4 +5,5 @@ mod analyze;
 mod cases;
 mod generate;
 mod nginx;
+mod simulate;
 mod support;

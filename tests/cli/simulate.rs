@@ -1,0 +1,139 @@
+//! End-to-end tests of `rlctl simulate` beyond the data cases: the decisions file,
+//! time compression, and invariants on the bundled fixture.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+
+fn rlctl() -> Command {
+    Command::cargo_bin("rlctl").unwrap()
+}
+
+fn fixture() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/msec.log"))
+}
+
+const MSEC_FORMAT: &str = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
+
+fn simulate_json(args: &[&str]) -> serde_json::Value {
+    let out = rlctl()
+        .args([
+            "simulate",
+            "-q",
+            "--format",
+            "json",
+            "--log-format",
+            MSEC_FORMAT,
+        ])
+        .args(args)
+        .arg(fixture())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[test]
+fn decisions_file_has_a_row_per_request_and_algorithm() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("decisions.csv");
+    let json = simulate_json(&["--limit", "20/1m", "--decisions", path.to_str().unwrap()]);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut rows = text.lines();
+    assert_eq!(
+        rows.next(),
+        Some("timestamp_ms,time,client,endpoint,algorithm,allowed")
+    );
+    let rows: Vec<&str> = rows.collect();
+    let requests = json["input"]["parsed"].as_u64().unwrap() as usize;
+    assert_eq!(rows.len(), requests * 6);
+    for (i, result) in json["results"].as_array().unwrap().iter().enumerate() {
+        let algo = result["algo"].as_str().unwrap();
+        let block = &rows[i * requests..(i + 1) * requests];
+        assert!(block.iter().all(|r| r.contains(&format!(",{algo},"))));
+        let rejected = block.iter().filter(|r| r.ends_with(",false")).count() as u64;
+        assert_eq!(Some(rejected), result["rejected"].as_u64(), "{algo}");
+    }
+}
+
+#[test]
+fn every_algorithm_reconciles_and_gcra_equals_token_bucket() {
+    let json = simulate_json(&["--limit", "30/1m", "--burst", "10"]);
+    let results = json["results"].as_array().unwrap();
+    assert_eq!(results.len(), 6);
+    for r in results {
+        assert_eq!(
+            r["allowed"].as_u64().unwrap() + r["rejected"].as_u64().unwrap(),
+            r["requests"].as_u64().unwrap()
+        );
+    }
+    let by = |algo: &str| results.iter().find(|r| r["algo"] == algo).unwrap();
+    assert_eq!(by("gcra")["rejected"], by("token-bucket")["rejected"]);
+    assert!(
+        by("sliding-log")["boundary"]["max_admitted"]
+            .as_u64()
+            .unwrap()
+            <= 30
+    );
+    assert!(
+        by("fixed-window")["boundary"]["max_admitted"]
+            .as_u64()
+            .unwrap()
+            <= 60
+    );
+}
+
+#[test]
+fn denser_traffic_is_rejected_more() {
+    let base = simulate_json(&["--algo", "sliding-log", "--limit", "30/1m"]);
+    let dense = simulate_json(&[
+        "--algo",
+        "sliding-log",
+        "--limit",
+        "30/1m",
+        "--what-if-scale",
+        "4",
+    ]);
+    assert_eq!(dense["deployment"]["what_if_scale"], 4.0);
+    assert!(dense["results"][0]["rejected"].as_u64() > base["results"][0]["rejected"].as_u64());
+}
+
+#[test]
+fn hash_balancing_over_instances_multiplies_the_limit_at_most_by_n() {
+    let one = simulate_json(&["--algo", "fixed-window", "--limit", "10/1m"]);
+    let three = simulate_json(&[
+        "--algo",
+        "fixed-window",
+        "--limit",
+        "10/1m",
+        "--instances",
+        "3",
+        "--balance",
+        "random",
+        "--seed",
+        "7",
+    ]);
+    let admitted = |j: &serde_json::Value| {
+        j["results"][0]["boundary"]["max_admitted"]
+            .as_u64()
+            .unwrap()
+    };
+    assert!(admitted(&three) >= admitted(&one));
+    assert!(admitted(&three) <= 3 * 2 * 10, "{}", admitted(&three));
+    let hashed = simulate_json(&[
+        "--algo",
+        "fixed-window",
+        "--limit",
+        "10/1m",
+        "--instances",
+        "3",
+    ]);
+    assert_eq!(
+        hashed["results"][0]["rejected"], one["results"][0]["rejected"],
+        "a client sticks to one instance under hash"
+    );
+}
