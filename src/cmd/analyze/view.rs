@@ -285,6 +285,7 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSet
 
 fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
     doc.heading("Endpoints");
+    let shown = &run.analysis.endpoints[..run.analysis.endpoints.len().min(settings.endpoints)];
     let mut t = Table::new(&[
         "endpoint",
         "requests>",
@@ -295,7 +296,7 @@ fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSetti
         "peak second>",
         "limit",
     ]);
-    for e in run.analysis.endpoints.iter().take(settings.endpoints) {
+    for e in shown {
         let s = &e.stats;
         let limit = run
             .endpoint_recommendations
@@ -324,7 +325,9 @@ fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSetti
             run.analysis.endpoints.len()
         ));
     }
-    doc.paragraph("* p99.9 from fewer than 1000 samples: too few for a limit of its own.");
+    if shown.iter().any(|e| e.stats.per_window.p999_is_thin()) {
+        doc.paragraph("* p99.9 from fewer than 1000 samples: too few for a limit of its own.");
+    }
 }
 
 fn status_blocks(doc: &mut Document, status: &StatusSummary) {
