@@ -270,9 +270,10 @@ impl Limiter {
         with_algorithm!(self, alg => alg.burst_convention())
     }
 
-    /// Whether admitted requests can be delayed (leaky bucket without `nodelay`).
-    pub fn delays(&self) -> bool {
-        matches!(self, Limiter::LeakyBucket(bucket) if bucket.delays())
+    /// Whether it reports how long admitted requests would wait: the leaky bucket
+    /// (nginx), whose delays are all 0 with `nodelay`.
+    pub fn reports_delays(&self) -> bool {
+        matches!(self, Limiter::LeakyBucket(_))
     }
 }
 
