@@ -66,12 +66,14 @@ impl Replay {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
     #[error("rule {rule} has {keys} keys for {events} events")]
+    /// A key column whose length is not the number of events.
     KeysLength {
         rule: usize,
         keys: usize,
         events: usize,
     },
     #[error("rule {rule}: event {row} has key {key}, but the rule has only {key_count} keys")]
+    /// A key at or above the rule's key count.
     KeyOutOfRange {
         rule: usize,
         row: usize,
@@ -79,8 +81,10 @@ pub enum ReplayError {
         key_count: usize,
     },
     #[error("events are not sorted by time (event {row} is earlier than the one before)")]
+    /// Times that decrease.
     Unsorted { row: usize },
     #[error("too many distinct keys to replay ({0})")]
+    /// More keys than a `u32` key column can name.
     TooManyKeys(usize),
 }
 
