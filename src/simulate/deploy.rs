@@ -50,12 +50,15 @@ impl fmt::Display for Balance {
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum DeployError {
     #[error("unknown balance `{0}`: expected round-robin, random or hash")]
+    /// Not round-robin, random or hash.
     UnknownBalance(String),
     #[error("a deployment needs at least one instance")]
+    /// Zero instances.
     NoInstances,
     #[error(
         "invalid scale {0}: expected a finite number above 0 (2 = twice the traffic in the same time)"
     )]
+    /// A time scale that is not a finite number above 0.
     Scale(f64),
 }
 

@@ -73,11 +73,6 @@ impl LeakyBucket {
         self.rate
     }
 
-    /// Whether admitted requests can be delayed (not `nodelay`).
-    pub fn delays(&self) -> bool {
-        self.delay_scaled.is_some()
-    }
-
     /// nginx's clamped `ms` and the excess a request at `t` would bring the key to.
     fn step(&self, state: &State, t: Millis) -> (i64, i64) {
         if !state.seen {
@@ -213,7 +208,6 @@ mod tests {
         };
         assert_eq!(delays(Delay::After(1)), vec![0, 0, 200, 400, 392]);
         assert_eq!(delays(Delay::NoDelay), vec![0; 5]);
-        assert!(!nginx("5r/s", 3, Delay::NoDelay).delays());
     }
 
     #[test]

@@ -50,7 +50,8 @@ pub struct Replay {
     /// apply). Every rule is asked, so a request two rules reject counts for both.
     pub rule_allowed: Vec<Vec<bool>>,
     /// Per event: how long nginx would hold the request (the largest delay over
-    /// leaky-bucket rules; 0 when rejected). `None` when no rule delays.
+    /// leaky-bucket rules; 0 when rejected or with `nodelay`). `None` when no rule
+    /// is a leaky bucket.
     pub delay_ms: Option<Vec<u64>>,
 }
 
@@ -65,12 +66,14 @@ impl Replay {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ReplayError {
     #[error("rule {rule} has {keys} keys for {events} events")]
+    /// A key column whose length is not the number of events.
     KeysLength {
         rule: usize,
         keys: usize,
         events: usize,
     },
     #[error("rule {rule}: event {row} has key {key}, but the rule has only {key_count} keys")]
+    /// A key at or above the rule's key count.
     KeyOutOfRange {
         rule: usize,
         row: usize,
@@ -78,8 +81,10 @@ pub enum ReplayError {
         key_count: usize,
     },
     #[error("events are not sorted by time (event {row} is earlier than the one before)")]
+    /// Times that decrease.
     Unsorted { row: usize },
     #[error("too many distinct keys to replay ({0})")]
+    /// More keys than a `u32` key column can name.
     TooManyKeys(usize),
 }
 
@@ -152,7 +157,7 @@ struct Columns {
 impl Columns {
     fn new(len: usize, rules: &[Rule]) -> Self {
         let per_rule = if rules.len() > 1 { rules.len() } else { 0 };
-        let delays = rules.iter().any(|r| r.limiter.delays());
+        let delays = rules.iter().any(|r| r.limiter.reports_delays());
         Columns {
             allowed: vec![true; len],
             rule_allowed: vec![vec![true; len]; per_rule],
@@ -176,55 +181,53 @@ impl Columns {
 fn replay_grouped(ts: &[Millis], rules: &[Rule], keys: &[u32]) -> Replay {
     let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
     // Events no rule applies to go to one extra group, which is never replayed.
+    let pass = key_count as u32;
     let dense: Vec<u32> = keys
         .iter()
-        .map(|&k| {
-            if k == NOT_APPLICABLE {
-                key_count as u32
-            } else {
-                k
-            }
-        })
+        .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
         .collect();
     let groups = group_rows(&dense, key_count + 1);
-    let chunks = chunk_groups(&groups, key_count, ts.len());
-    let parts: Vec<Columns> = chunks
+    let parts: Vec<Columns> = chunk_groups(&groups, key_count, ts.len())
         .par_iter()
-        .map(|&(first, end)| {
-            let rows = &groups.rows[groups.offsets[first]..groups.offsets[end]];
-            let mut out = Columns::new(rows.len(), rules);
-            let base = groups.offsets[first];
-            let spans =
-                (first..end).map(|g| groups.offsets[g] - base..groups.offsets[g + 1] - base);
-            if let [rule] = rules {
-                with_algorithm!(&rule.limiter, alg => {
-                    for span in spans {
-                        replay_key(alg, ts, &rows[span.clone()], &mut out, span.start);
-                    }
-                });
-            } else {
-                let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
-                for span in spans {
-                    banks.iter_mut().for_each(Bank::reset);
-                    for (j, &row) in rows[span.clone()].iter().enumerate() {
-                        step(
-                            &mut banks,
-                            rules,
-                            ts,
-                            row as usize,
-                            |_| 0,
-                            &mut out,
-                            span.start + j,
-                        );
-                    }
-                }
-            }
-            out
-        })
+        .map(|&(first, end)| replay_chunk(ts, rules, &groups, first, end))
         .collect();
+    scatter(parts, &groups.rows, Columns::new(ts.len(), rules)).finish(rules)
+}
 
-    let mut out = Columns::new(ts.len(), rules);
-    let mut rows = groups.rows.iter();
+/// Replays the keys of groups `first..end`; results in the order of their rows.
+fn replay_chunk(
+    ts: &[Millis],
+    rules: &[Rule],
+    groups: &ClientGroups,
+    first: usize,
+    end: usize,
+) -> Columns {
+    let base = groups.offsets[first];
+    let rows = &groups.rows[base..groups.offsets[end]];
+    let mut out = Columns::new(rows.len(), rules);
+    let spans = (first..end).map(|g| groups.offsets[g] - base..groups.offsets[g + 1] - base);
+    if let [rule] = rules {
+        with_algorithm!(&rule.limiter, alg => {
+            for span in spans {
+                replay_key(alg, ts, &rows[span.clone()], &mut out, span.start);
+            }
+        });
+        return out;
+    }
+    // Every rule that applies to an event of this key uses this key: one state each.
+    let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
+    for span in spans {
+        banks.iter_mut().for_each(Bank::reset);
+        for (at, &row) in rows.iter().enumerate().take(span.end).skip(span.start) {
+            step(&mut banks, rules, ts, row as usize, |_| 0, &mut out, at);
+        }
+    }
+    out
+}
+
+/// Moves chunk results (in the order of `rows`) to their events' positions in `out`.
+fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
+    let mut rows = rows.iter();
     for part in parts {
         for (j, &row) in rows.by_ref().take(part.allowed.len()).enumerate() {
             let row = row as usize;
@@ -237,7 +240,7 @@ fn replay_grouped(ts: &[Millis], rules: &[Rule], keys: &[u32]) -> Replay {
             }
         }
     }
-    out.finish(rules)
+    out
 }
 
 /// Splits groups `0..key_count` into consecutive runs of at least

@@ -36,9 +36,13 @@ impl SlidingCounter {
     /// floor(prev · (W − r) / W) + cur with r = t mod W (exact).
     fn estimate(&self, state: &State, t: Millis) -> u64 {
         let into_window = t.rem_euclid(self.window_ms);
-        let remaining = (self.window_ms - into_window) as u128;
-        let weighted = u128::from(state.prev) * remaining / self.window_ms as u128;
-        weighted as u64 + state.cur
+        let remaining = (self.window_ms - into_window) as u64;
+        let window = self.window_ms as u64;
+        let weighted = match state.prev.checked_mul(remaining) {
+            Some(product) => product / window, // the usual case, and much faster
+            None => (u128::from(state.prev) * u128::from(remaining) / u128::from(window)) as u64,
+        };
+        weighted + state.cur
     }
 }
 
@@ -115,6 +119,20 @@ mod tests {
             decisions(&alg, &[0, 1, 2500, 2600, 2700]),
             expect("yy yy n")
         );
+    }
+
+    #[test]
+    fn estimate_is_exact_when_the_product_overflows_64_bits() {
+        // prev · remaining = 18_446_744_073_709_551 · 500 > u64::MAX: the 128-bit
+        // path gives floor(prev / 2) = 9_223_372_036_854_775.
+        let alg = sc("1/1s");
+        let state = State {
+            window: 0,
+            prev: 18_446_744_073_709_551,
+            cur: 7,
+        };
+        assert_eq!(alg.estimate(&state, 500), 9_223_372_036_854_775 + 7);
+        assert_eq!(alg.estimate(&State { prev: 3, ..state }, 500), 1 + 7);
     }
 
     #[test]

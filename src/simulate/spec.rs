@@ -110,26 +110,32 @@ pub enum SpecError {
     #[error(
         "unknown algorithm `{0}`: expected fixed-window, sliding-log, sliding-counter, token-bucket, leaky-bucket or gcra"
     )]
+    /// A name that is none of the six.
     UnknownAlgorithm(String),
     #[error(
         "{kind} has no burst (it admits at most {limit} per window), so a burst does not apply; token-bucket, gcra and leaky-bucket take one"
     )]
+    /// A burst for fixed-window, sliding-log or sliding-counter.
     BurstNotApplicable { kind: AlgorithmKind, limit: Limit },
     #[error(
         "a delay (`delay=N` or `nodelay`) applies only to leaky-bucket (nginx limit_req), not to {kind}"
     )]
+    /// `delay=N` / `nodelay` for anything but the leaky bucket.
     DelayNotApplicable { kind: AlgorithmKind },
     #[error("{kind} needs a burst of at least 1: with burst 0 it would admit nothing")]
+    /// Burst 0 for token-bucket or gcra.
     ZeroBurst { kind: AlgorithmKind },
     #[error(
         "rate {limit} is below nginx's resolution for leaky-bucket: {requests}·1000/{secs} rounds to 0 milli-requests per second (nginx's slowest configurable rate is 1r/m)"
     )]
+    /// A leaky-bucket rate that nginx's integer milli-requests/s truncate to 0.
     RateTooLow {
         limit: Limit,
         requests: u64,
         secs: u32,
     },
     #[error("{kind} with limit {limit} and burst {burst} is too large to simulate exactly")]
+    /// Scaled values that do not fit in 64 bits.
     TooLarge {
         kind: AlgorithmKind,
         limit: Limit,
@@ -223,11 +229,17 @@ impl AlgorithmSpec {
 /// A validated, ready-to-run algorithm (static dispatch: one variant per algorithm).
 #[derive(Debug, Clone)]
 pub enum Limiter {
+    /// [`AlgorithmKind::FixedWindow`].
     FixedWindow(FixedWindow),
+    /// [`AlgorithmKind::SlidingLog`].
     SlidingLog(SlidingLog),
+    /// [`AlgorithmKind::SlidingCounter`].
     SlidingCounter(SlidingCounter),
+    /// [`AlgorithmKind::TokenBucket`].
     TokenBucket(TokenBucket),
+    /// [`AlgorithmKind::LeakyBucket`].
     LeakyBucket(LeakyBucket),
+    /// [`AlgorithmKind::Gcra`].
     Gcra(Gcra),
 }
 
@@ -270,9 +282,10 @@ impl Limiter {
         with_algorithm!(self, alg => alg.burst_convention())
     }
 
-    /// Whether admitted requests can be delayed (leaky bucket without `nodelay`).
-    pub fn delays(&self) -> bool {
-        matches!(self, Limiter::LeakyBucket(bucket) if bucket.delays())
+    /// Whether it reports how long admitted requests would wait: the leaky bucket
+    /// (nginx), whose delays are all 0 with `nodelay`.
+    pub fn reports_delays(&self) -> bool {
+        matches!(self, Limiter::LeakyBucket(_))
     }
 }
 

@@ -44,9 +44,11 @@ impl<'a> Traffic<'a> {
 /// Everything reported for one algorithm (or one rule) on one input.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Summary {
+    /// The algorithm.
     pub algo: AlgorithmKind,
     /// The limit as written: `600/1m`.
     pub limit: String,
+    /// W in seconds.
     pub window_s: u32,
     /// The burst used (defaults applied); null for algorithms without one.
     pub burst: Option<u64>,
@@ -58,6 +60,7 @@ pub struct Summary {
     pub burst_convention: String,
     #[serde(flatten)]
     pub totals: Totals,
+    /// The most admitted in one window W, against L.
     pub boundary: BoundaryEffect,
     /// Delays of admitted requests, when the limiter delays.
     pub delays: Option<DelayStats>,
@@ -66,8 +69,11 @@ pub struct Summary {
 /// What happened to the requests, whatever decided them (one rule, or a whole policy).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Totals {
+    /// Events replayed.
     pub requests: u64,
+    /// Events admitted.
     pub allowed: u64,
+    /// Events rejected.
     pub rejected: u64,
     /// rejected / requests (0 without requests).
     pub reject_rate: f64,
@@ -88,8 +94,11 @@ pub struct Totals {
 /// Requests and rejections of one client or endpoint.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Rejects {
+    /// The client key or endpoint.
     pub name: String,
+    /// Its requests.
     pub requests: u64,
+    /// Those rejected.
     pub rejected: u64,
 }
 
@@ -98,6 +107,7 @@ pub struct Rejects {
 pub struct MinuteRejects {
     /// Start of the minute, ms since the epoch.
     pub minute: Millis,
+    /// Requests rejected in it.
     pub rejected: u64,
 }
 
@@ -106,12 +116,15 @@ pub struct MinuteRejects {
 pub struct BoundaryEffect {
     /// L.
     pub limit: u64,
+    /// W in seconds.
     pub window_s: u32,
+    /// The most admitted requests of one client in one span (t − W, t].
     pub max_admitted: u64,
     /// max_admitted / L: above 1 the algorithm let more than L through in a window.
     pub ratio: f64,
     /// The client and the end of its busiest span (the earliest, among ties).
     pub client: Option<String>,
+    /// t, the end of that span.
     pub span_end: Option<Millis>,
 }
 
@@ -120,8 +133,11 @@ pub struct BoundaryEffect {
 pub struct DelayStats {
     /// Admitted requests with a delay above 0.
     pub delayed: u64,
+    /// Median delay.
     pub p50_ms: u64,
+    /// 99th percentile delay.
     pub p99_ms: u64,
+    /// Longest delay.
     pub max_ms: u64,
 }
 

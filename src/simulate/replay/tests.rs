@@ -95,6 +95,18 @@ fn leaky_bucket_delays_are_the_largest_over_rules() {
     let out = replay(&ts, &rules).unwrap();
     assert_eq!(out.allowed, vec![true, true, true, true, false]);
     assert_eq!(out.delay_ms, Some(vec![0, 200, 400, 600, 0]));
+
+    // With nodelay the delays are reported, and all 0.
+    let mut spec = AlgorithmSpec::new("leaky-bucket".parse().unwrap(), "5r/s".parse().unwrap());
+    spec.burst = Some(3);
+    spec.delay = Some(crate::simulate::Delay::NoDelay);
+    let rules = [Rule {
+        limiter: spec.limiter().unwrap(),
+        keys: &keys,
+        key_count: 1,
+    }];
+    let out = replay(&ts, &rules).unwrap();
+    assert_eq!(out.delay_ms, Some(vec![0; 5]));
 }
 
 #[test]
