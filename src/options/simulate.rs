@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use super::{AnalyzeSettings, ingest_settings, output_format, use_colour};
 use crate::cli::{OutputFormat, SimulateArgs};
+use crate::cmd::simulate::plan::AlgoOptions;
 use crate::ingest::{self, IngestError};
 use crate::policy::{CheckedRule, Policy, PolicyError};
 use crate::simulate::deploy::DeployError;
@@ -55,9 +56,7 @@ pub enum LimitSource {
 pub struct SimulateSettings {
     pub ingest: ingest::Settings,
     pub source: LimitSource,
-    pub algo: AlgoChoice,
-    pub burst: Option<u64>,
-    pub delay: Option<Delay>,
+    pub algos: AlgoOptions,
     pub deployment: Deployment,
     pub scale: Option<f64>,
     pub decisions: Option<PathBuf>,
@@ -147,9 +146,11 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
     Ok(SimulateSettings {
         ingest,
         source,
-        algo,
-        burst: args.burst,
-        delay,
+        algos: AlgoOptions {
+            algo,
+            burst: args.burst,
+            delay,
+        },
         deployment: Deployment::new(args.instances, balance, args.seed)?,
         scale: args.what_if_scale,
         decisions: args.decisions.clone(),
@@ -189,7 +190,7 @@ mod tests {
             "round-robin",
         ])
         .unwrap();
-        assert_eq!(s.algo, AlgoChoice::One(AlgorithmKind::Gcra));
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::Gcra));
         assert!(matches!(s.source, LimitSource::Single { limit } if limit.requests == 10));
         assert_eq!(
             (s.deployment.instances(), s.deployment.balance()),

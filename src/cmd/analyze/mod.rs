@@ -39,7 +39,14 @@ pub struct AnalyzeRun {
 
 /// Ingests and analyzes; the library form of `rlctl analyze`.
 pub fn compute(settings: &AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
-    let ingested = ingest::ingest(&settings.ingest)?;
+    analyze_ingested(ingest::ingest(&settings.ingest)?, settings)
+}
+
+/// Analyzes what was ingested (an error when nothing was).
+pub fn analyze_ingested(
+    ingested: Ingested,
+    settings: &AnalyzeSettings,
+) -> anyhow::Result<AnalyzeRun> {
     if ingested.table.is_empty() {
         anyhow::bail!("{}", no_events_message(&ingested.report));
     }

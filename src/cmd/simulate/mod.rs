@@ -29,15 +29,13 @@ pub struct SimulateRun {
     /// Where the limits came from, in words.
     pub source: String,
     pub scenarios: Vec<Scenario>,
-    pub results: Vec<ScenarioResult>,
-    pub comparisons: Vec<Comparison>,
-    /// The times the limiters saw (compressed with `--what-if-scale`).
-    pub ts: Vec<i64>,
+    pub replayed: Replayed,
 }
 
 /// Ingests, plans and replays; the library form of `rlctl simulate`.
 pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
-    let (table, report, scenarios, source) = match &settings.source {
+    let keys = &settings.ingest.keys;
+    let (ingested, scenarios, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
             let run = analyze::compute(analyze_settings)?;
             let policy = analyze::recommended_policy(&run, analyze_settings)
@@ -47,59 +45,80 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
                 .iter()
                 .map(|r| format!("{} {}", r.name, r.spec.limit))
                 .collect();
-            let scenarios = plan::policy(settings, &settings.ingest.keys, &rules)?;
-            let source = format!("recommended by rlctl analyze: {}", names.join(", "));
-            (run.ingested.table, run.ingested.report, scenarios, source)
+            let scenarios = plan::policy(&settings.algos, keys, &rules)?;
+            (
+                run.ingested,
+                scenarios,
+                format!("recommended by rlctl analyze: {}", names.join(", ")),
+            )
         }
         LimitSource::Single { limit } => {
-            let ingested = ingest::ingest(&settings.ingest)?;
-            let source = format!("--limit {limit} per {}", settings.ingest.keys.primary.text);
+            let scenarios = plan::single(&settings.algos, &keys.primary.text, *limit)?;
             (
-                ingested.table,
-                ingested.report,
-                plan::single(settings, *limit)?,
-                source,
+                ingest::ingest(&settings.ingest)?,
+                scenarios,
+                format!("--limit {limit} per {}", keys.primary.text),
             )
         }
         LimitSource::Policy { origin, rules } => {
-            let ingested = ingest::ingest(&settings.ingest)?;
-            let scenarios = plan::policy(settings, &settings.ingest.keys, rules)?;
+            let scenarios = plan::policy(&settings.algos, keys, rules)?;
             (
-                ingested.table,
-                ingested.report,
+                ingest::ingest(&settings.ingest)?,
                 scenarios,
                 format!("policy {origin}"),
             )
         }
     };
-    if table.is_empty() {
+    if ingested.table.is_empty() {
+        let r = &ingested.report;
         anyhow::bail!(
             "no requests found: {} lines read, {} skipped; check --log-format",
-            report.lines,
-            report.skipped
+            r.lines,
+            r.skipped
         );
     }
+    let replayed = replay_scenarios(&ingested.table, &scenarios, settings)?;
+    Ok(SimulateRun {
+        table: ingested.table,
+        report: ingested.report,
+        source,
+        scenarios,
+        replayed,
+    })
+}
+
+/// What replaying scenarios over a table produced.
+#[derive(Debug)]
+pub struct Replayed {
+    pub results: Vec<ScenarioResult>,
+    pub comparisons: Vec<Comparison>,
+    /// The times the limiters saw (compressed with `--what-if-scale`).
+    pub ts: Vec<i64>,
+}
+
+/// Replays every scenario over `table` with the deployment and scale of `settings`.
+pub fn replay_scenarios(
+    table: &EventTable,
+    scenarios: &[Scenario],
+    settings: &SimulateSettings,
+) -> anyhow::Result<Replayed> {
     let ts = match settings.scale {
         Some(x) => deploy::compress_time(&table.ts, x)?,
         None => table.ts.clone(),
     };
     let results = scenarios
         .iter()
-        .map(|s| execute::run_scenario(&table, &ts, s, &settings.deployment, settings.top))
+        .map(|s| execute::run_scenario(table, &ts, s, &settings.deployment, settings.top))
         .collect::<Result<Vec<_>, _>>()?;
     let comparisons = if settings.compare_logged {
         results
             .iter()
-            .map(|r| compare::compare(&table, &r.scenario, &r.allowed))
+            .map(|r| compare::compare(table, &r.scenario, &r.allowed))
             .collect()
     } else {
         Vec::new()
     };
-    Ok(SimulateRun {
-        table,
-        report,
-        source,
-        scenarios,
+    Ok(Replayed {
         results,
         comparisons,
         ts,
@@ -119,7 +138,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let bytes = output::render(settings.format, &doc, &json, settings.colour)?;
     output::write_output(settings.output.as_deref(), &bytes).context("cannot write the report")?;
     if let Some(path) = &settings.decisions {
-        decisions::write(path, &run.table, &run.ts, &run.results)
+        decisions::write(path, &run.table, &run.replayed.ts, &run.replayed.results)
             .with_context(|| format!("cannot write decisions to {}", path.display()))?;
     }
     Ok(Outcome::Success)

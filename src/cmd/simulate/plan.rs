@@ -5,7 +5,7 @@
 use regex::Regex;
 
 use crate::ingest::key::KeySet;
-use crate::options::{AlgoChoice, SimulateSettings};
+use crate::options::AlgoChoice;
 use crate::policy::CheckedRule;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 use crate::units::Limit;
@@ -66,10 +66,25 @@ fn kinds(algo: AlgoChoice, default: &[AlgorithmKind]) -> Vec<AlgorithmKind> {
     }
 }
 
-/// Scenarios for a single `--limit`: one per algorithm asked for (all six by default).
-/// With one algorithm named, a burst or delay it cannot take is an error; with
-/// several, they apply to the algorithms that take them.
-pub fn single(settings: &SimulateSettings, limit: Limit) -> Result<Vec<Scenario>, SpecError> {
+/// What the command line says about algorithms, whatever the source of the limits.
+#[derive(Debug, Clone, Copy)]
+pub struct AlgoOptions {
+    pub algo: AlgoChoice,
+    /// `--burst`, overriding a policy's.
+    pub burst: Option<u64>,
+    /// `--delay N` / `--nodelay`.
+    pub delay: Option<Delay>,
+}
+
+/// Scenarios for a single `--limit` keyed by `key_text` (the primary key): one per
+/// algorithm asked for (all six by default). With one algorithm named, a burst or
+/// delay it cannot take is an error; with several, they apply to the algorithms
+/// that take them.
+pub fn single(
+    settings: &AlgoOptions,
+    key_text: &str,
+    limit: Limit,
+) -> Result<Vec<Scenario>, SpecError> {
     let chosen = kinds(settings.algo, &AlgorithmKind::ALL);
     let strict = chosen.len() == 1;
     chosen
@@ -80,7 +95,7 @@ pub fn single(settings: &SimulateSettings, limit: Limit) -> Result<Vec<Scenario>
                 name: "limit".into(),
                 limiter: spec.limiter()?,
                 spec,
-                key_text: settings.ingest.keys.primary.text.clone(),
+                key_text: key_text.to_string(),
                 key: KeyRef::Primary,
                 method: None,
                 route: None,
@@ -96,7 +111,7 @@ pub fn single(settings: &SimulateSettings, limit: Limit) -> Result<Vec<Scenario>
 /// Scenarios for policy rules: the rules' own algorithms by default, or every rule
 /// with each algorithm asked for.
 pub fn policy(
-    settings: &SimulateSettings,
+    settings: &AlgoOptions,
     keys: &KeySet,
     rules: &[CheckedRule],
 ) -> Result<Vec<Scenario>, SpecError> {

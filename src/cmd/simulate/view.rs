@@ -52,9 +52,9 @@ pub fn json<'a>(run: &'a SimulateRun, settings: &'a SimulateSettings) -> Simulat
             balance: settings.deployment.balance(),
             what_if_scale: settings.scale,
         },
-        results: run.results.iter().flat_map(|s| &s.rules).collect(),
-        scenarios: &run.results,
-        comparison: &run.comparisons,
+        results: run.replayed.results.iter().flat_map(|s| &s.rules).collect(),
+        scenarios: &run.replayed.results,
+        comparison: &run.replayed.comparisons,
     }
 }
 
@@ -94,7 +94,14 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
         facts.push(("what-if scale", format!("traffic {x} times as dense")));
     }
     doc.facts(facts);
+    result_blocks(&mut doc, &run.replayed.results, settings.top);
+    comparison_blocks(&mut doc, &run.replayed.comparisons);
+    doc
+}
 
+/// The results of replayed scenarios: per rule, all rules together, the clients
+/// and endpoints rejected most, when, and the burst conventions.
+pub fn result_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
     doc.heading("Results");
     let mut t = Table::new(&[
         "scenario",
@@ -108,7 +115,7 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
         "clients hit>",
         "most in any W>",
     ]);
-    for r in run.results.iter().flat_map(|s| &s.rules) {
+    for r in results.iter().flat_map(|s| &s.rules) {
         let s = &r.summary;
         t.row(vec![
             r.scenario.clone(),
@@ -129,7 +136,7 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     }
     t.is_csv = true;
     doc.table(t);
-    if run.results.iter().any(|s| s.rules.len() > 1) {
+    if results.iter().any(|s| s.rules.len() > 1) {
         doc.heading("All rules together");
         let mut t = Table::new(&[
             "scenario",
@@ -138,7 +145,7 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
             "reject rate>",
             "clients hit>",
         ]);
-        for s in &run.results {
+        for s in results {
             let x = &s.totals;
             t.row(vec![
                 s.scenario.clone(),
@@ -154,17 +161,15 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
         }
         doc.table(t);
     }
-    rejected_blocks(&mut doc, run, settings);
-    detail_blocks(&mut doc, run);
-    comparison_blocks(&mut doc, &run.comparisons);
-    doc
+    rejected_blocks(doc, results, top);
+    detail_blocks(doc, results);
 }
 
-fn rejected_blocks(doc: &mut Document, run: &SimulateRun, settings: &SimulateSettings) {
-    doc.heading(format!("Most rejected clients (top {})", settings.top));
+fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
+    doc.heading(format!("Most rejected clients (top {})", top));
     let mut t = Table::new(&["scenario", "client", "requests>", "rejected>"]);
-    for s in &run.results {
-        for c in s.totals.top_rejected_clients.iter().take(settings.top) {
+    for s in results {
+        for c in s.totals.top_rejected_clients.iter().take(top) {
             t.row(vec![
                 s.scenario.clone(),
                 c.name.clone(),
@@ -176,8 +181,8 @@ fn rejected_blocks(doc: &mut Document, run: &SimulateRun, settings: &SimulateSet
     doc.table(t);
     doc.heading("Rejected per endpoint");
     let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
-    for s in &run.results {
-        for e in s.totals.rejected_by_endpoint.iter().take(settings.top) {
+    for s in results {
+        for e in s.totals.rejected_by_endpoint.iter().take(top) {
             t.row(vec![
                 s.scenario.clone(),
                 e.name.clone(),
@@ -196,7 +201,7 @@ fn rejected_blocks(doc: &mut Document, run: &SimulateRun, settings: &SimulateSet
         "rejects then>",
         "minutes with rejects>",
     ]);
-    for s in &run.results {
+    for s in results {
         let minutes = &s.totals.rejects_per_minute;
         let (Some(first), Some(last)) = (minutes.first(), minutes.last()) else {
             t.row(vec![
@@ -225,18 +230,17 @@ fn rejected_blocks(doc: &mut Document, run: &SimulateRun, settings: &SimulateSet
     doc.table(t);
 }
 
-fn detail_blocks(doc: &mut Document, run: &SimulateRun) {
+fn detail_blocks(doc: &mut Document, results: &[ScenarioResult]) {
     doc.heading("Burst conventions");
     let mut seen = Vec::new();
-    for r in run.results.iter().flat_map(|s| &s.rules) {
+    for r in results.iter().flat_map(|s| &s.rules) {
         let line = format!("{}: {}", r.summary.algo, r.summary.burst_convention);
         if !seen.contains(&line) {
             doc.paragraph(line.clone());
             seen.push(line);
         }
     }
-    let delayed: Vec<&RuleResult> = run
-        .results
+    let delayed: Vec<&RuleResult> = results
         .iter()
         .flat_map(|s| &s.rules)
         .filter(|r| r.summary.delays.is_some())
@@ -261,7 +265,7 @@ fn detail_blocks(doc: &mut Document, run: &SimulateRun) {
     }
 }
 
-fn comparison_blocks(doc: &mut Document, comparisons: &[Comparison]) {
+pub fn comparison_blocks(doc: &mut Document, comparisons: &[Comparison]) {
     if comparisons.is_empty() {
         return;
     }
