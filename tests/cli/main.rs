@@ -4,5 +4,6 @@
 mod analyze;
 mod cases;
 mod generate;
+mod html_screenshot;
 mod nginx;
 mod support;
