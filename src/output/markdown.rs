@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::chart;
 use super::document::{Align, Block, Document};
 use super::escape;
 
@@ -49,6 +50,15 @@ pub fn render(doc: &Document) -> String {
                     let _ = writeln!(out, "| {} |", cells.join(" | "));
                 }
             }
+            Block::Chart(c) => {
+                // Markdown cannot draw: the chart's key figures as a list.
+                let mut lines = chart::summary(c).into_iter();
+                let title = lines.next().unwrap_or_default();
+                let _ = writeln!(out, "**Chart: {}**\n", escape::markdown(&title));
+                for line in lines {
+                    let _ = writeln!(out, "- {}", escape::markdown(&line));
+                }
+            }
         }
     }
     out
@@ -68,6 +78,26 @@ mod tests {
         assert_eq!(
             render(&doc),
             "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n"
+        );
+    }
+
+    #[test]
+    fn charts_are_summarised_as_escaped_lists() {
+        use crate::output::document::{Axis, Bar, Chart, ChartKind};
+        let mut doc = Document::new("Report");
+        let bars = vec![Bar {
+            label: "/a|<b>".into(),
+            value: 3.0,
+        }];
+        doc.chart(Chart::new(
+            "Per endpoint",
+            Axis::linear("requests"),
+            Axis::linear("path"),
+            ChartKind::Bars(bars),
+        ));
+        assert_eq!(
+            render(&doc),
+            "## Report\n\n**Chart: Per endpoint**\n\n- /a\\|&lt;b&gt;: 3 requests\n"
         );
     }
 }

@@ -3,9 +3,11 @@
 //! types, the stable contract), plus the escaping every format relies on and the
 //! atomic writing of output files.
 
+pub mod chart;
 pub mod csv;
 pub mod document;
 pub mod escape;
+pub mod html;
 pub mod markdown;
 pub mod table;
 

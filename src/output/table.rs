@@ -4,6 +4,7 @@
 
 use std::fmt::Write;
 
+use super::chart;
 use super::document::{Align, Block, Document, Table};
 use super::escape;
 
@@ -50,6 +51,20 @@ pub fn render(doc: &Document, colour: bool) -> String {
             }
             Block::Table(t) if t.shown => render_table(t, &mut out),
             Block::Table(_) => {}
+            Block::Chart(c) => {
+                // Terminals cannot draw: the chart's key figures instead.
+                let mut lines = chart::summary(c).into_iter();
+                let title = lines.next().unwrap_or_default();
+                let _ = writeln!(
+                    out,
+                    "{} {}",
+                    paint(BOLD, "chart:"),
+                    escape::terminal(&title)
+                );
+                for line in lines {
+                    let _ = writeln!(out, "  {}", escape::terminal(&line));
+                }
+            }
         }
     }
     out
@@ -126,5 +141,25 @@ mod tests {
         );
         assert!(render(&doc, true).contains("\x1b[1mT\x1b[0m"));
         assert_eq!(clip(&"x".repeat(100)).chars().count(), MAX_CELL_CHARS);
+    }
+
+    #[test]
+    fn charts_are_summarised_and_escaped() {
+        use crate::output::document::{Axis, Bar, Chart, ChartKind};
+        let mut doc = Document::new("T");
+        let bars = vec![Bar {
+            label: "/a\x1b[2J".into(),
+            value: 3.0,
+        }];
+        doc.chart(Chart::new(
+            "Per endpoint",
+            Axis::linear("requests"),
+            Axis::linear("path"),
+            ChartKind::Bars(bars),
+        ));
+        assert_eq!(
+            render(&doc, false),
+            "T\nchart: Per endpoint\n  /a\\x1b[2J: 3 requests\n"
+        );
     }
 }

@@ -4,6 +4,7 @@
 mod analyze;
 mod cases;
 mod generate;
+mod html_screenshot;
 mod nginx;
 mod simulate;
 mod support;
