@@ -45,6 +45,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         cli::Command::Analyze(args) => cmd::analyze::run(*args),
         cli::Command::Simulate(args) => cmd::simulate::run(*args),
+        cli::Command::Report(args) => cmd::report::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
     }
 }

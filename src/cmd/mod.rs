@@ -3,4 +3,5 @@
 
 pub mod analyze;
 pub mod generate;
+pub mod report;
 pub mod simulate;

@@ -3,12 +3,16 @@
 //! here, with a message that says what to type instead.
 
 mod analyze;
+mod report;
 mod simulate;
 
 use std::io::IsTerminal;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
-pub use simulate::{AlgoChoice, LimitSource, SimulateSettings, simulate_settings};
+pub use report::{Gates, ReportSettings, report_settings};
+pub use simulate::{
+    AlgoChoice, LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings,
+};
 
 use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;

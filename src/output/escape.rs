@@ -50,7 +50,7 @@ pub fn markdown(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
-            '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '!' | '(' | ')' | '{' | '}' => {
+            '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '\\' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -70,7 +70,7 @@ pub fn html(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if c.is_control() && c != '\n' && c != '\t' => {
+            c if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) => {
                 let _ = write!(out, "&#xfffd;");
             }
             c => out.push(c),
@@ -119,7 +119,7 @@ mod tests {
         assert_eq!(markdown("a|b"), "a\\|b");
         assert_eq!(markdown("<script>"), "&lt;script&gt;");
         assert_eq!(markdown("`x`"), "\\`x\\`");
-        assert_eq!(markdown("[l](http://e)"), "\\[l\\]\\(http://e\\)");
+        assert_eq!(markdown("[l](http://e)"), "\\[l\\](http://e)");
     }
 
     #[test]
@@ -129,6 +129,7 @@ mod tests {
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
         );
         assert_eq!(html("\x1b[2J"), "&#xfffd;[2J");
+        assert_eq!(html("a\u{202e}b"), "a&#xfffd;b");
     }
 
     #[test]

@@ -8,6 +8,7 @@ pub mod csv;
 pub mod document;
 pub mod escape;
 pub mod html;
+pub mod junit;
 pub mod markdown;
 pub mod table;
 
@@ -31,6 +32,7 @@ pub fn render(
         OutputFormat::Table => table::render(doc, colour).into_bytes(),
         OutputFormat::Markdown => markdown::render(doc).into_bytes(),
         OutputFormat::Csv => self::csv::render(doc)?.into_bytes(),
+        OutputFormat::Html => html::render(doc).into_bytes(),
         OutputFormat::Json => json(data)?,
     })
 }

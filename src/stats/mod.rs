@@ -11,6 +11,7 @@
 
 pub mod counting;
 pub mod quantiles;
+pub mod timeline;
 
 use rustc_hash::FxHashMap;
 use serde::Serialize;

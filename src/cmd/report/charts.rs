@@ -1,0 +1,150 @@
+//! The report's charts, built from the analysis and the simulations.
+
+use super::ReportRun;
+use crate::output::document::{Axis, Bar, Bin, Chart, ChartKind, Series};
+use crate::stats::timeline;
+
+fn secs(ms: i64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Requests per second over time (all traffic, and the busiest client's peak
+/// second in each minute), with each rule's average rate and instant capacity.
+pub fn traffic_over_time(run: &ReportRun) -> Chart {
+    let points = timeline::per_minute(&run.analysis.ingested.table);
+    let all = Series {
+        name: "all clients, req/s (minute average)".into(),
+        points: points
+            .iter()
+            .map(|p| (secs(p.minute), p.requests as f64 / 60.0))
+            .collect(),
+    };
+    let busiest = Series {
+        name: "busiest client, req in its peak second".into(),
+        points: points
+            .iter()
+            .map(|p| (secs(p.minute), p.busiest_client_second as f64))
+            .collect(),
+    };
+    let mut chart = Chart::new(
+        "Requests per second over time",
+        Axis::time(),
+        Axis::log("requests per second"),
+        ChartKind::Lines(vec![all, busiest]),
+    );
+    let global = run
+        .rules
+        .iter()
+        .zip(&run.policy.rules)
+        .filter(|(rule, _)| rule.route.is_none() && rule.method.is_none());
+    for (rule, result) in global {
+        let limit = rule.spec.limit;
+        let at_once = result.summary.instant_capacity;
+        chart = chart
+            .hline(
+                format!(
+                    "{} average {:.2}/s ({limit})",
+                    rule.name,
+                    limit.per_second()
+                ),
+                limit.per_second(),
+            )
+            .hline(format!("{} at once {at_once}", rule.name), at_once as f64);
+    }
+    chart
+}
+
+/// The distribution of per-client requests per window, with p99, p99.9 and the limit.
+pub fn per_client_distribution(run: &ReportRun) -> Chart {
+    let overall = &run.analysis.analysis.overall;
+    let bins: Vec<Bin> = overall
+        .distributions
+        .per_window
+        .rows()
+        .into_iter()
+        .map(|(count, samples)| Bin {
+            start: count as f64,
+            end: count as f64 + 1.0,
+            count: samples,
+        })
+        .collect();
+    let window = run.analysis.analysis.window;
+    let mut chart = Chart::new(
+        format!("Requests per client per {window}"),
+        Axis::log(format!("requests in one {window} window")),
+        Axis::log("client-windows"),
+        ChartKind::Histogram(bins),
+    )
+    .vline(
+        format!("p99 {}", overall.per_window.p99),
+        overall.per_window.p99 as f64,
+    )
+    .vline(
+        format!("p99.9 {}", overall.per_window.p999),
+        overall.per_window.p999 as f64,
+    );
+    if let Some(r) = &run.analysis.recommendation {
+        chart = chart.vline(format!("limit {}", r.rate), r.limit as f64);
+    }
+    chart
+}
+
+/// Rejected requests per minute under each algorithm, at the policy's limits
+/// (minutes without rejects drawn at 0).
+pub fn rejects_over_time(run: &ReportRun) -> Chart {
+    let (first, last) = run.analysis.ingested.table.span().unwrap_or_default();
+    let minutes: Vec<i64> = (first.div_euclid(60_000)..=last.div_euclid(60_000))
+        .map(|m| m * 60_000)
+        .collect();
+    let series = run
+        .side_by_side
+        .iter()
+        .map(|s| {
+            let mut rejected = s.totals.rejects_per_minute.iter().peekable();
+            let points = minutes
+                .iter()
+                .map(|&minute| {
+                    let n = rejected
+                        .next_if(|m| m.minute == minute)
+                        .map_or(0, |m| m.rejected);
+                    (secs(minute), n as f64)
+                })
+                .collect();
+            Series {
+                name: s.scenario.clone(),
+                points,
+            }
+        })
+        .collect();
+    Chart::new(
+        "Rejected requests per minute, by algorithm",
+        Axis::time(),
+        Axis::linear("rejected per minute"),
+        ChartKind::Lines(series),
+    )
+}
+
+/// Per-endpoint p99.9 of requests per client per window, against the global limit.
+pub fn endpoints(run: &ReportRun, top: usize) -> Chart {
+    let bars = run
+        .analysis
+        .analysis
+        .endpoints
+        .iter()
+        .take(top)
+        .map(|e| Bar {
+            label: e.endpoint.clone(),
+            value: e.stats.per_window.p999 as f64,
+        })
+        .collect();
+    let mut chart = Chart::new(
+        "Per-endpoint p99.9 of requests per client per window",
+        Axis::linear("requests per client per window (p99.9)"),
+        Axis::linear("endpoint"),
+        ChartKind::Bars(bars),
+    );
+    if let Some(r) = &run.analysis.recommendation {
+        chart = chart.vline(format!("global limit {}", r.rate), r.limit as f64);
+    }
+    chart
+}

@@ -1,0 +1,217 @@
+//! What `rlctl report` shows: one document for Markdown and HTML, the JSON
+//! contract, and JUnit XML. The verdict is the first line of every text output.
+
+use serde::Serialize;
+
+use super::ReportRun;
+use super::charts;
+use super::gates::GateResult;
+use crate::cmd::analyze::view::{self as analyze_view, AnalyzeJson};
+use crate::cmd::simulate::execute::{RuleResult, ScenarioResult};
+use crate::cmd::simulate::view as simulate_view;
+use crate::ingest::time::format_rfc3339;
+use crate::options::ReportSettings;
+use crate::output::document::{Block, Document, Table};
+use crate::output::junit;
+
+/// The current time, for `--stamp`.
+pub fn now_rfc3339() -> String {
+    let ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as i64);
+    format_rfc3339(ms)
+}
+
+/// The JSON contract of `rlctl report` (documented in the README).
+#[derive(Debug, Serialize)]
+pub struct ReportJson<'a> {
+    /// `PASS ...` or `FAIL: ...`.
+    pub verdict: &'a str,
+    pub passed: bool,
+    pub gates: &'a [GateResult],
+    /// Where the judged policy came from.
+    pub policy_source: &'a str,
+    /// The policy's simulation: one entry per rule, then all rules together.
+    pub policy: PolicyJson<'a>,
+    /// The policy's limits under each algorithm, all rules together.
+    pub side_by_side: &'a [ScenarioResult],
+    /// The traffic analysis, as `rlctl analyze --format json` writes it.
+    pub analysis: AnalyzeJson<'a>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub generated_at: Option<&'a str>,
+}
+
+/// The policy's simulation.
+#[derive(Debug, Serialize)]
+pub struct PolicyJson<'a> {
+    pub rules: &'a [RuleResult],
+    pub overall: &'a ScenarioResult,
+}
+
+/// The JSON form.
+pub fn json<'a>(
+    run: &'a ReportRun,
+    settings: &'a ReportSettings,
+    stamp: Option<&'a str>,
+) -> ReportJson<'a> {
+    ReportJson {
+        verdict: &run.verdict,
+        passed: run.passed(),
+        gates: &run.gates,
+        policy_source: &run.source,
+        policy: PolicyJson {
+            rules: &run.policy.rules,
+            overall: &run.policy,
+        },
+        side_by_side: &run.side_by_side,
+        analysis: analyze_view::json(&run.analysis, &settings.analyze),
+        generated_at: stamp,
+    }
+}
+
+/// JUnit XML: a test case per policy rule with its gates, and one for flagged clients.
+pub fn junit(run: &ReportRun) -> String {
+    let mut cases: Vec<junit::Case> = run
+        .policy
+        .rules
+        .iter()
+        .map(|r| junit::Case {
+            name: r.rule.clone(),
+            checks: run
+                .gates
+                .iter()
+                .filter(|g| g.rule == r.rule)
+                .map(|g| (g.passed, g.message.clone()))
+                .collect(),
+        })
+        .collect();
+    let analysis: Vec<(bool, String)> = run
+        .gates
+        .iter()
+        .filter(|g| g.rule == "analysis")
+        .map(|g| (g.passed, g.message.clone()))
+        .collect();
+    if !analysis.is_empty() {
+        cases.push(junit::Case {
+            name: "flagged-clients".into(),
+            checks: analysis,
+        });
+    }
+    junit::render("rlctl report", &cases)
+}
+
+/// The document Markdown and HTML render.
+pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>) -> Document {
+    let mut doc = Document::new(format!("rlctl report: {}", run.verdict));
+    let a = &run.analysis;
+    let mut facts = vec![
+        (
+            "requests",
+            format!(
+                "{} from {} clients",
+                a.analysis.overall.requests, a.analysis.overall.clients
+            ),
+        ),
+        (
+            "period",
+            a.ingested
+                .table
+                .span()
+                .map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y)))
+                .unwrap_or_default(),
+        ),
+        ("policy", run.source.clone()),
+    ];
+    if let Some(stamp) = stamp {
+        facts.push(("generated", stamp.to_string()));
+    }
+    doc.facts(facts);
+    if !run.gates.is_empty() {
+        doc.heading("Gates");
+        let failed: Vec<&GateResult> = run.gates.iter().filter(|g| !g.passed).collect();
+        if !failed.is_empty() {
+            let mut t = Table::new(&["rule", "gate", "detail"]);
+            for g in &failed {
+                t.row(vec![g.rule.clone(), g.gate.into(), g.message.clone()]);
+            }
+            doc.table(t);
+        }
+        doc.paragraph(format!(
+            "{} of {} gate checks passed (every check is in the JSON report).",
+            run.gates.len() - failed.len(),
+            run.gates.len()
+        ));
+    }
+
+    doc.heading("The policy on this traffic");
+    let mut t = Table::new(&[
+        "rule",
+        "algorithm",
+        "limit",
+        "burst>",
+        "requests>",
+        "rejected>",
+        "reject rate>",
+        "clients hit>",
+    ]);
+    for r in &run.policy.rules {
+        let s = &r.summary;
+        t.row(vec![
+            r.rule.clone(),
+            s.algo.to_string(),
+            s.limit.clone(),
+            s.burst.map_or("-".into(), |b| b.to_string()),
+            s.totals.requests.to_string(),
+            s.totals.rejected.to_string(),
+            format!("{:.2}%", s.totals.reject_rate * 100.0),
+            format!(
+                "{} ({:.2}%)",
+                s.totals.clients_rejected,
+                s.totals.clients_rejected_share * 100.0
+            ),
+        ]);
+    }
+    doc.table(t);
+    doc.chart(charts::traffic_over_time(run));
+
+    doc.heading("All six algorithms at the policy's limits");
+    let mut t = Table::new(&[
+        "algorithm",
+        "requests>",
+        "rejected>",
+        "reject rate>",
+        "clients hit>",
+    ]);
+    for s in &run.side_by_side {
+        let x = &s.totals;
+        t.row(vec![
+            s.scenario.clone(),
+            x.requests.to_string(),
+            x.rejected.to_string(),
+            format!("{:.2}%", x.reject_rate * 100.0),
+            format!(
+                "{} ({:.2}%)",
+                x.clients_rejected,
+                x.clients_rejected_share * 100.0
+            ),
+        ]);
+    }
+    doc.table(t);
+    doc.chart(charts::rejects_over_time(run));
+
+    // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
+    let analysis = analyze_view::document(&run.analysis, &settings.analyze);
+    doc.heading("Traffic");
+    doc.blocks.extend(
+        analysis
+            .blocks
+            .into_iter()
+            .filter(|b| !matches!(b, Block::Table(t) if !t.shown)),
+    );
+    doc.chart(charts::per_client_distribution(run));
+    doc.chart(charts::endpoints(run, settings.top));
+
+    doc.heading("The policy in detail");
+    simulate_view::result_blocks(&mut doc, std::slice::from_ref(&run.policy), settings.top);
+    doc
+}

@@ -1,0 +1,153 @@
+//! Settings of `rlctl report`: the analysis, the policy to judge, the CI gates and
+//! where each output format goes.
+
+use std::path::PathBuf;
+
+use super::simulate::SimulateOptionsError;
+use super::{AnalyzeSettings, ingest_settings};
+use crate::cli::{OutputFormat, ReportArgs, ReportFormat};
+use crate::policy::{CheckedRule, Policy};
+use crate::simulate::AlgorithmKind;
+use crate::stats::StatsSettings;
+use crate::units::{UnitError, Window};
+
+/// The CI gates; any that fails makes the run exit 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Gates {
+    /// Largest share of a rule's requests it may reject (0 to 1).
+    pub max_reject_rate: Option<f64>,
+    /// Largest share of a rule's clients it may reject at least once (0 to 1).
+    pub max_clients_rejected: Option<f64>,
+    /// Fail when the analysis flags any client.
+    pub fail_on_flagged: bool,
+}
+
+/// Validated settings of `rlctl report`.
+#[derive(Debug, Clone)]
+pub struct ReportSettings {
+    pub analyze: AnalyzeSettings,
+    /// The policy file and its rules; `None` for the recommendation.
+    pub policy: Option<(String, Vec<CheckedRule>)>,
+    pub gates: Gates,
+    /// Each output: its format and file (`None` = stdout).
+    pub outputs: Vec<(ReportFormat, Option<PathBuf>)>,
+    pub stamp: bool,
+    pub top: usize,
+}
+
+/// A share given as `1%`, `0.5%` or `0.01`.
+pub fn parse_share(flag: &str, text: &str) -> Result<f64, SimulateOptionsError> {
+    let t = text.trim();
+    let value = match t.strip_suffix('%') {
+        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        None => t.parse::<f64>(),
+    };
+    match value {
+        Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
+        _ => Err(SimulateOptionsError::Usage(format!(
+            "{flag} {text}: expected a share such as 1% or 0.01, from 0 to 100%"
+        ))),
+    }
+}
+
+/// Checks the flags of `rlctl report`.
+pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOptionsError> {
+    let usage = SimulateOptionsError::Usage;
+    let mut ingest = ingest_settings(&args.ingest)?;
+    let policy = match &args.policy {
+        Some(path) => {
+            let rules = Policy::load(path)?;
+            for rule in &rules {
+                if rule.key.text != ingest.keys.primary.text {
+                    ingest.keys.add(rule.key.clone());
+                }
+            }
+            Some((path.display().to_string(), rules))
+        }
+        None => None,
+    };
+    let window: Window = args
+        .window
+        .parse()
+        .map_err(|e: UnitError| usage(format!("--window: {e}")))?;
+    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
+        return Err(usage(format!(
+            "--multiplier {}: must be a positive number",
+            args.multiplier
+        )));
+    }
+    let gates = Gates {
+        max_reject_rate: args
+            .max_reject_rate
+            .as_deref()
+            .map(|t| parse_share("--max-reject-rate", t))
+            .transpose()?,
+        max_clients_rejected: args
+            .max_clients_rejected
+            .as_deref()
+            .map(|t| parse_share("--max-clients-rejected", t))
+            .transpose()?,
+        fail_on_flagged: args.fail_on_flagged,
+    };
+    let mut outputs = vec![(args.format, args.output.clone())];
+    for (format, path) in [
+        (ReportFormat::Markdown, &args.export_markdown),
+        (ReportFormat::Html, &args.export_html),
+        (ReportFormat::Json, &args.export_json),
+        (ReportFormat::Junit, &args.export_junit),
+    ] {
+        if let Some(path) = path {
+            let to_stdout = path.as_os_str() == "-";
+            outputs.push((format, (!to_stdout).then(|| path.clone())));
+        }
+    }
+    if outputs.iter().filter(|(_, p)| p.is_none()).count() > 1 && args.output.is_none() {
+        // `--export-X -` replaces the default stdout report rather than mixing two formats.
+        outputs.remove(0);
+    }
+    if outputs.iter().filter(|(_, p)| p.is_none()).count() > 1 {
+        return Err(usage(
+            "only one output can go to stdout; give the others a file name".into(),
+        ));
+    }
+    Ok(ReportSettings {
+        analyze: AnalyzeSettings {
+            ingest,
+            stats: StatsSettings {
+                window,
+                top: args.top,
+                exclude: args.exclude.clone(),
+                keep_counts: false,
+            },
+            multiplier: args.multiplier,
+            endpoints: args.top,
+            algorithm: AlgorithmKind::TokenBucket,
+            write_policy: None,
+            export_counts: None,
+            format: OutputFormat::Json,
+            output: None,
+            colour: false,
+            quiet: args.ingest.quiet,
+        },
+        policy,
+        gates,
+        outputs,
+        stamp: args.stamp,
+        top: args.top,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shares() {
+        assert_eq!(parse_share("--x", "1%").unwrap(), 0.01);
+        assert_eq!(parse_share("--x", "0.05").unwrap(), 0.05);
+        assert_eq!(parse_share("--x", " 2.5 % ").unwrap(), 0.025);
+        assert!(parse_share("--x", "150%").is_err());
+        assert!(parse_share("--x", "-1%").is_err());
+        assert!(parse_share("--x", "lots").is_err());
+    }
+}
