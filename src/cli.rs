@@ -22,6 +22,9 @@ pub enum Command {
     Analyze(Box<AnalyzeArgs>),
     /// Write a seeded synthetic access log (fixtures, demos, benchmarks).
     Generate(GenerateArgs),
+    /// Print a policy as gateway configuration: nginx, Envoy, Traefik, Kong,
+    /// HAProxy or AWS WAF.
+    Export(ExportArgs),
 }
 
 /// Flags shared by every command that reads access logs.
@@ -214,6 +217,33 @@ pub struct GenerateArgs {
     pub time_offset: String,
 
     /// Write to FILE instead of stdout (gzip-compressed when it ends in .gz).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `rlctl export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// The policy file (TOML, as `rlctl analyze --write-policy` writes it).
+    #[arg(long, value_name = "FILE")]
+    pub policy: PathBuf,
+
+    /// The product to configure.
+    #[arg(long, value_enum)]
+    pub target: crate::export::Target,
+
+    /// Count would-be rejections without rejecting (nginx, Envoy, HAProxy, AWS WAF;
+    /// Traefik and Kong have no such mode).
+    #[arg(long)]
+    pub dry_run: bool,
+
+    /// Expected number of distinct clients, to size per-client state (nginx zones,
+    /// Envoy buckets, HAProxy tables).
+    #[arg(long, value_name = "N", default_value_t = crate::export::DEFAULT_CLIENTS,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub clients: u64,
+
+    /// Write to FILE instead of stdout (replaced atomically).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }

@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod events;
+pub mod export;
 pub mod frames;
 pub mod generate;
 pub mod ingest;
@@ -44,6 +45,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
     match cli.command {
         cli::Command::Analyze(args) => cmd::analyze::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
+        cli::Command::Export(args) => cmd::export::run(args),
     }
 }
 

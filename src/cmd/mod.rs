@@ -2,4 +2,5 @@
 //! library and writes the result.
 
 pub mod analyze;
+pub mod export;
 pub mod generate;
