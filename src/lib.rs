@@ -8,6 +8,7 @@
 pub mod cli;
 pub mod cmd;
 pub mod events;
+pub mod export;
 pub mod frames;
 pub mod generate;
 pub mod ingest;
@@ -47,6 +48,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
         cli::Command::Simulate(args) => cmd::simulate::run(*args),
         cli::Command::Report(args) => cmd::report::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
+        cli::Command::Export(args) => cmd::export::run(args),
     }
 }
 

@@ -2,6 +2,7 @@
 //! library and writes the result.
 
 pub mod analyze;
+pub mod export;
 pub mod generate;
 pub mod report;
 pub mod simulate;

@@ -201,7 +201,7 @@ mod tests {
             LimitSource::Recommended(_)
         ));
         assert_eq!(
-            settings(&["--nodelay"]).unwrap().delay,
+            settings(&["--nodelay"]).unwrap().algos.delay,
             Some(Delay::NoDelay)
         );
     }

@@ -3,6 +3,7 @@
 
 mod analyze;
 mod cases;
+mod export;
 mod generate;
 mod html_screenshot;
 mod nginx;

@@ -1,0 +1,260 @@
+//! HAProxy: stick tables counting each client's admitted requests, and
+//! `http-request deny` rules on their rate.
+//!
+//! Rules sharing a key and a window share one table (a backend section) and one
+//! tracked counter (`track-scN`; HAProxy tracks three at once by default), each
+//! rule with its own general-purpose counter (`gpc_rate(n,W)`). All deny rules
+//! run first and the counters are incremented only for requests that pass, so
+//! (as in the policy) rejected requests do not count.
+//!
+//! HAProxy's rate is a sliding-window estimate over W (current window plus the
+//! previous one weighted by its remaining share), with no burst. For any
+//! traffic the policy admits, that estimate stays at most C + L (see the module
+//! doc of [`super`] for C), so the deny threshold is `gt C + L − 1`: never
+//! stricter than the policy, at the price of admitting up to C + L − 1 per W.
+
+use std::fmt::Write;
+
+use super::{
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment, comment_block,
+    describe, header_advice, identifiers, method, route,
+};
+use crate::policy::CheckedRule;
+
+/// The HAProxy exporter.
+pub struct Haproxy;
+
+/// Counters HAProxy tracks at once unless built with a larger MAX_SESS_STKCTR.
+pub const MAX_TRACKED: usize = 3;
+
+/// The deny threshold: deny when the estimate before this request exceeds it.
+pub fn threshold(shape: &Shape) -> u64 {
+    shape
+        .capacity
+        .saturating_add(shape.limit.requests)
+        .saturating_sub(1)
+}
+
+/// A string in HAProxy strong (single) quotes; a single quote is written `'\''`.
+pub fn quote(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// The sample expression of one key part.
+fn part_expr(part: &ClientPart) -> Option<String> {
+    Some(match part {
+        ClientPart::Address => "src".into(),
+        ClientPart::ForwardedFor => "var(txn.rlctl_xff)".into(),
+        ClientPart::User => "http_auth_user".into(),
+        ClientPart::Header(h) => format!("req.fhdr({})", h.to_ascii_lowercase()),
+        ClientPart::Cookie(c) => format!("req.cook({c})"),
+        ClientPart::QueryArg(a) => format!("url_param({a})"),
+        ClientPart::Variable(_) => return None,
+    })
+}
+
+/// A table shared by the rules with one key and one window.
+struct Table {
+    parts: Vec<ClientPart>,
+    window: u32,
+    /// Indices of its rules; a rule's position here is its counter index.
+    rules: Vec<usize>,
+}
+
+impl Exporter for Haproxy {
+    fn target(&self) -> &'static str {
+        "haproxy"
+    }
+
+    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        let ids = identifiers(rules);
+        let mut tables: Vec<Table> = Vec::new();
+        let mut shapes = Vec::new();
+        for (i, rule) in rules.iter().enumerate() {
+            shapes.push(Shape::of(rule)?);
+            let parts = client_parts(rule)?;
+            if parts.iter().any(|p| part_expr(p).is_none()) {
+                return Err(ExportError::Unsupported {
+                    target: "haproxy",
+                    rule: rule.name.clone(),
+                    message: "its key names an nginx variable HAProxy does not have".into(),
+                });
+            }
+            let window = rule.spec.limit.window.secs();
+            match tables
+                .iter_mut()
+                .find(|t| t.parts == parts && t.window == window)
+            {
+                Some(t) => t.rules.push(i),
+                None => tables.push(Table {
+                    parts,
+                    window,
+                    rules: vec![i],
+                }),
+            }
+        }
+        if tables.len() > MAX_TRACKED {
+            return Err(ExportError::Target {
+                target: "haproxy",
+                message: format!(
+                    "the rules need {} tracked counters (one per key and window); HAProxy tracks {MAX_TRACKED} unless built with a larger MAX_SESS_STKCTR: give the rules fewer distinct keys or windows",
+                    tables.len()
+                ),
+            });
+        }
+        let mut head = vec![
+            format!(
+                "rlctl export --target haproxy: {} rules as stick tables.",
+                rules.len()
+            ),
+            "Add the backend sections as they are; merge the frontend's http-request lines into"
+                .into(),
+            "your HTTP frontend, in this order (after anything that sets the client address)."
+                .into(),
+            "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the"
+                .into(),
+            "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's".into(),
+            "capacity), so HAProxy never rejects a request the policy admits, but allows a".into(),
+            "steady client up to that many per window. Counts are per HAProxy process (use".into(),
+            "peers to share tables).".into(),
+            String::new(),
+            "Response headers describing each rule (http-response set-header NAME VALUE):".into(),
+        ];
+        head.extend(
+            rules
+                .iter()
+                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
+        );
+        let mut out = comment_block("# ", &head);
+        let mut frontend = String::new();
+        if tables
+            .iter()
+            .any(|t| t.parts.contains(&ClientPart::ForwardedFor))
+        {
+            frontend.push_str("    # xff keys: the first X-Forwarded-For address, else the connection's. Anyone can\n    # send X-Forwarded-For: use this only behind a proxy that sets it.\n    http-request set-var(txn.rlctl_xff) src\n    http-request set-var(txn.rlctl_xff) req.hdr_ip(x-forwarded-for,1) if { req.hdr(x-forwarded-for) -m found }\n");
+        }
+        let mut denies = String::new();
+        let mut counts = String::new();
+        for (sc, table) in tables.iter().enumerate() {
+            let name = format!("rl_{}", ids[table.rules[0]]);
+            let addresses = table.parts.len() == 1
+                && matches!(
+                    table.parts[0],
+                    ClientPart::Address | ClientPart::ForwardedFor
+                );
+            let kind = if addresses { "ipv6" } else { "string len 128" };
+            let names: Vec<&str> = table
+                .rules
+                .iter()
+                .map(|&i| rules[i].name.as_str())
+                .collect();
+            let _ = write!(
+                out,
+                "\n# Counters of rules {} (key {}, window {}s); --clients sizes the table.\nbackend {name}\n    stick-table type {kind} size {} expire {}s store gpc_rate({},{}s)\n",
+                comment(&names.join(", ")),
+                comment(&rules[table.rules[0]].key.text),
+                table.window,
+                opts.clients.max(1),
+                u64::from(table.window) * 2,
+                table.rules.len(),
+                table.window
+            );
+            let exprs: Vec<String> = table.parts.iter().filter_map(part_expr).collect();
+            let mut key = exprs[0].clone();
+            for (p, expr) in exprs.iter().enumerate().skip(1) {
+                let var = format!("txn.rlctl_{sc}_{p}");
+                let _ = writeln!(frontend, "    http-request set-var({var}) {expr}");
+                let _ = write!(key, ",concat(+,{var})");
+            }
+            let _ = writeln!(frontend, "    http-request track-sc{sc} {key} table {name}");
+            for (gpc, &i) in table.rules.iter().enumerate() {
+                let rule = &rules[i];
+                let mut cond = String::new();
+                if let Some(m) = method(rule)? {
+                    let _ = write!(cond, " {{ method {m} }}");
+                }
+                if let Some(r) = route(rule)? {
+                    let _ = write!(cond, " {{ path -m reg {} }}", quote(r));
+                }
+                let limit = threshold(&shapes[i]);
+                let lines = vec![
+                    describe(rule),
+                    format!(
+                        "  {}; no burst in HAProxy, so deny above {} + {} - 1 = {limit} per {}s.",
+                        shapes[i].capacity_note,
+                        shapes[i].capacity,
+                        rule.spec.limit.requests,
+                        table.window
+                    ),
+                ];
+                denies.push_str(&comment_block("    # ", &lines));
+                let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}");
+                if opts.dry_run {
+                    let _ = writeln!(
+                        denies,
+                        "    http-request set-var(txn.rlctl_over_limit) str({}) if {test}",
+                        ids[i]
+                    );
+                } else {
+                    let _ = writeln!(denies, "    http-request deny deny_status 429 if {test}");
+                }
+                let when = if cond.is_empty() {
+                    String::new()
+                } else {
+                    format!(" if{cond}")
+                };
+                let _ = writeln!(counts, "    http-request sc-inc-gpc({gpc},{sc}){when}");
+            }
+        }
+        out.push_str("\nfrontend rlctl  # merge these lines into your HTTP frontend\n    mode http\n    bind 127.0.0.1:8080  # your bind line\n");
+        out.push_str(&frontend);
+        if opts.dry_run {
+            out.push_str("    # Dry run: nothing is denied; log %[var(txn.rlctl_over_limit)] to see which rule\n    # would have rejected a request.\n");
+        }
+        out.push_str(&denies);
+        out.push_str("    # Count only the requests that passed every rule above.\n");
+        out.push_str(&counts);
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Policy;
+
+    fn rules(text: &str) -> Vec<CheckedRule> {
+        Policy::parse(text, "p").unwrap()
+    }
+
+    #[test]
+    fn threshold_is_capacity_plus_limit_minus_one() {
+        let r = rules("[[rule]]\nname='g'\nlimit='40/1m'\nburst=7");
+        assert_eq!(threshold(&Shape::of(&r[0]).unwrap()), 46);
+        let r = rules("[[rule]]\nname='g'\nlimit='100/1m'\nalgorithm='fixed-window'");
+        assert_eq!(threshold(&Shape::of(&r[0]).unwrap()), 299);
+    }
+
+    #[test]
+    fn quoting_is_strong() {
+        assert_eq!(quote("^/a'b$"), r"'^/a'\''b$'");
+        assert_eq!(quote(r"^/\d+ #x$"), r"'^/\d+ #x$'");
+    }
+
+    #[test]
+    fn rules_with_one_key_and_window_share_a_table_and_a_counter() {
+        let r = rules(
+            "[[rule]]\nname='g'\nlimit='40/1m'\n[[rule]]\nname='s'\nmethod='GET'\nroute='^/s$'\nlimit='20/1m'\nburst=5",
+        );
+        let out = Haproxy.render(&r, &ExportOptions::default()).unwrap();
+        assert!(out.contains("store gpc_rate(2,60s)"), "{out}");
+        assert!(out.contains("http-request track-sc0 src table rl_g\n"));
+        assert!(out.contains("deny deny_status 429 if { sc_gpc_rate(1,0) gt 24 } { method GET } { path -m reg '^/s$' }"));
+        assert!(out.contains("sc-inc-gpc(0,0)\n"));
+        assert!(!out.contains("track-sc1"));
+        let four = rules(
+            "[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='b'\nlimit='1/m'\n[[rule]]\nname='c'\nlimit='1/h'\n[[rule]]\nname='d'\nlimit='1/10s'",
+        );
+        assert!(Haproxy.render(&four, &ExportOptions::default()).is_err());
+    }
+}

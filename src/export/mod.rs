@@ -1,0 +1,373 @@
+//! `rlctl export`: a policy's rules as configuration for a gateway product, one
+//! file per product behind [`Exporter`], plus what they all share: the rule's
+//! shape in product-neutral terms ([`Shape`]), the client key as request
+//! attributes ([`ClientPart`]), response-header advice, safe identifiers and
+//! comment text.
+//!
+//! # Safe conversions
+//!
+//! No product implements every algorithm of a policy. Where a product cannot
+//! express a rule exactly, the exporter picks the closest setting that never
+//! rejects a request the policy admits: it may admit somewhat more (a looser
+//! limit is a tuning matter; rejecting a legitimate client is an outage). Every
+//! such choice is stated in a comment of the output (in `Notes` for JSON). The
+//! bounds used:
+//!
+//! - A rule admits at most C requests at once from an idle client (its
+//!   *capacity*): the burst B for token-bucket and GCRA (default L), B + 1 for
+//!   leaky-bucket (nginx convention, default B = 0), L for sliding-log, 2L for
+//!   fixed-window and sliding-counter (L at the end of one window, L more at the
+//!   start of the next).
+//! - In any span of P seconds, a rule admits at most C + ⌈L·P/W⌉ − 1 requests
+//!   (a full bucket plus its refill); sliding-log at most L·⌈P/W⌉, fixed-window
+//!   and sliding-counter at most L·(⌈P/W⌉ + 1). [`Shape::most_in_span`] takes
+//!   the smallest that applies.
+//! - In an epoch-aligned window of P seconds (Kong's fixed windows), the window
+//!   algorithms admit at most L·P/W when W divides P and L when P divides W
+//!   ([`Shape::most_in_aligned_window`]).
+//!
+//! Known exceptions, accepted and stated: nginx keeps rates in whole
+//! milli-requests per second (truncating, e.g. 40r/m to 0.666 r/s), and
+//! products keyed on a header put requests without it in one shared bucket.
+//!
+//! Exporters never interpolate policy text unescaped: names become
+//! [`identifiers`], comments go through [`comment`], strings are quoted for
+//! their format, and routes or methods a product cannot quote are refused.
+
+pub mod aws_waf;
+pub mod envoy;
+pub mod haproxy;
+pub mod key;
+pub mod kong;
+pub mod nginx;
+pub mod traefik;
+
+pub use key::{ClientPart, client_parts, field_part};
+
+use crate::policy::CheckedRule;
+use crate::simulate::AlgorithmKind;
+use crate::units::Limit;
+
+/// The client count `--clients` defaults to when sizing per-client state.
+pub const DEFAULT_CLIENTS: u64 = 10_000;
+
+/// Why a policy cannot be exported to a target.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    /// The rule itself is unusable (e.g. a burst of 0 admits nothing).
+    #[error("rule `{rule}`: {message}")]
+    Rule { rule: String, message: String },
+    /// The target product cannot express this rule even approximately.
+    #[error("{target} cannot express rule `{rule}`: {message}")]
+    Unsupported {
+        target: &'static str,
+        rule: String,
+        message: String,
+    },
+    /// The target product lacks something the options ask for.
+    #[error("{target}: {message}")]
+    Target {
+        target: &'static str,
+        message: String,
+    },
+}
+
+/// Settings that apply to every rule of an export.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ExportOptions {
+    /// Count would-be rejections without rejecting (where the product can).
+    pub dry_run: bool,
+    /// Expected number of distinct clients, for sizing per-client state.
+    pub clients: u64,
+}
+
+impl Default for ExportOptions {
+    fn default() -> Self {
+        ExportOptions {
+            dry_run: false,
+            clients: DEFAULT_CLIENTS,
+        }
+    }
+}
+
+/// One gateway product's configuration format.
+pub trait Exporter {
+    /// The product's name, as `--target` spells it.
+    fn target(&self) -> &'static str;
+    /// The configuration for `rules`, ready to paste (comments included).
+    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError>;
+}
+
+/// The products `rlctl export --target` knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Target {
+    /// nginx `limit_req_zone` / `limit_req` (http {} context).
+    Nginx,
+    /// Envoy local rate limit HTTP filter (YAML).
+    Envoy,
+    /// Traefik rateLimit middleware (dynamic configuration, YAML).
+    Traefik,
+    /// Kong rate-limiting plugin (decK declarative YAML).
+    Kong,
+    /// HAProxy stick tables (frontend and backend sections).
+    Haproxy,
+    /// AWS WAF rate-based rules (JSON).
+    AwsWaf,
+}
+
+impl Target {
+    /// The exporter for this product.
+    pub fn exporter(self) -> Box<dyn Exporter> {
+        match self {
+            Target::Nginx => Box::new(nginx::Nginx),
+            Target::Envoy => Box::new(envoy::Envoy),
+            Target::Traefik => Box::new(traefik::Traefik),
+            Target::Kong => Box::new(kong::Kong),
+            Target::Haproxy => Box::new(haproxy::Haproxy),
+            Target::AwsWaf => Box::new(aws_waf::AwsWaf),
+        }
+    }
+}
+
+/// Which family of algorithm a rule uses, for the bounds of the module doc.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Family {
+    /// token-bucket, gcra, leaky-bucket: a bucket of `capacity` refilled at L/W.
+    Bucket,
+    /// sliding-log: at most L in any span of W.
+    SlidingLog,
+    /// fixed-window, sliding-counter: at most L per epoch-aligned window.
+    AlignedWindow,
+}
+
+/// A rule in product-neutral terms: its rate and how much it admits at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape {
+    /// L per W.
+    pub limit: Limit,
+    /// C: requests an idle client may send at once.
+    pub capacity: u64,
+    /// The algorithm's family.
+    pub family: Family,
+    /// How C follows from the rule, for comments.
+    pub capacity_note: String,
+}
+
+impl Shape {
+    /// The shape of `rule`; an error when its burst admits nothing.
+    pub fn of(rule: &CheckedRule) -> Result<Shape, ExportError> {
+        let limit = rule.spec.limit;
+        let l = limit.requests;
+        let (family, capacity, capacity_note) = match rule.spec.kind {
+            AlgorithmKind::TokenBucket | AlgorithmKind::Gcra => {
+                // A checked policy never has a burst of 0 here.
+                let c = rule.spec.burst.unwrap_or(l);
+                let note = match rule.spec.burst {
+                    Some(b) => format!("{} burst {b} admits {b} at once", rule.spec.kind),
+                    None => format!("{} without a burst holds L = {l}", rule.spec.kind),
+                };
+                (Family::Bucket, c, note)
+            }
+            AlgorithmKind::LeakyBucket => {
+                let b = rule.spec.burst.unwrap_or(0);
+                let c = b.saturating_add(1);
+                let note = format!("leaky-bucket burst {b} (nginx convention) admits {c} at once");
+                (Family::Bucket, c, note)
+            }
+            AlgorithmKind::SlidingLog => {
+                let note = format!("sliding-log admits at most {l} at once");
+                (Family::SlidingLog, l, note)
+            }
+            other => {
+                let c = l.saturating_mul(2);
+                let note = format!(
+                    "{other} admits {l} at the end of one window and {l} more at the start of the next: {c} at once"
+                );
+                (Family::AlignedWindow, c, note)
+            }
+        };
+        Ok(Shape {
+            limit,
+            capacity,
+            family,
+            capacity_note,
+        })
+    }
+
+    /// The most requests the rule admits from one client in any span of `secs` seconds.
+    pub fn most_in_span(&self, secs: u64) -> u64 {
+        let (l, w) = (self.limit.requests, u64::from(self.limit.window.secs()));
+        let refill = mul_div_ceil(l, secs, w);
+        let bucket = self.capacity.saturating_add(refill).saturating_sub(1);
+        let windows = secs.div_ceil(w);
+        match self.family {
+            Family::Bucket => bucket,
+            Family::SlidingLog => bucket.min(l.saturating_mul(windows)),
+            Family::AlignedWindow => bucket.min(l.saturating_mul(windows + 1)),
+        }
+    }
+
+    /// The most requests the rule admits from one client in one epoch-aligned
+    /// window of `secs` seconds (windows of the rule are epoch-aligned too).
+    pub fn most_in_aligned_window(&self, secs: u64) -> u64 {
+        let (l, w) = (self.limit.requests, u64::from(self.limit.window.secs()));
+        let span = self.most_in_span(secs);
+        if self.family == Family::Bucket {
+            return span;
+        }
+        if secs % w == 0 {
+            span.min(l.saturating_mul(secs / w))
+        } else if w % secs == 0 {
+            span.min(l)
+        } else {
+            span
+        }
+    }
+}
+
+/// ⌈a·b/c⌉ without overflow (saturating at `u64::MAX`).
+pub fn mul_div_ceil(a: u64, b: u64, c: u64) -> u64 {
+    let q = (u128::from(a) * u128::from(b)).div_ceil(u128::from(c.max(1)));
+    u64::try_from(q).unwrap_or(u64::MAX)
+}
+
+/// The rule's method as an HTTP token, or an error when it is not one.
+pub fn method(rule: &CheckedRule) -> Result<Option<String>, ExportError> {
+    let Some(m) = &rule.method else {
+        return Ok(None);
+    };
+    let valid = !m.is_empty()
+        && m.len() <= 32
+        && m.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if valid {
+        Ok(Some(m.to_ascii_uppercase()))
+    } else {
+        Err(ExportError::Rule {
+            rule: rule.name.clone(),
+            message: format!("method {:?} is not an HTTP method name", m),
+        })
+    }
+}
+
+/// The rule's route regex, refused when it holds control characters (no path does,
+/// and several formats cannot quote them).
+pub fn route(rule: &CheckedRule) -> Result<Option<&str>, ExportError> {
+    let Some(r) = &rule.route else {
+        return Ok(None);
+    };
+    let text = r.as_str();
+    if text
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(ExportError::Rule {
+            rule: rule.name.clone(),
+            message: "the route regex holds a control character or line break; write it as an escape (\\n, \\x00)".into(),
+        });
+    }
+    Ok(Some(text))
+}
+
+/// Response headers that tell clients this rule's limit (IETF draft
+/// `RateLimit-Policy: L;w=W` and the common `X-RateLimit-Limit: L`).
+pub fn header_advice(rule: &CheckedRule) -> String {
+    let l = rule.spec.limit;
+    format!(
+        "RateLimit-Policy: {};w={}  X-RateLimit-Limit: {}",
+        l.requests,
+        l.window.secs(),
+        l.requests
+    )
+}
+
+/// One line describing the rule as the policy states it.
+pub fn describe(rule: &CheckedRule) -> String {
+    let scope = match (&rule.method, &rule.route) {
+        (None, None) => "every request".to_string(),
+        (Some(m), None) => format!("{m} requests"),
+        (None, Some(r)) => format!("paths matching {}", r.as_str()),
+        (Some(m), Some(r)) => format!("{m} on paths matching {}", r.as_str()),
+    };
+    let burst = rule
+        .spec
+        .burst
+        .map(|b| format!(" burst {b}"))
+        .unwrap_or_default();
+    format!(
+        "rule `{}`: {scope}, key {}, {} {}{burst}",
+        rule.name, rule.key.text, rule.spec.limit, rule.spec.kind
+    )
+}
+
+/// Text safe inside a one-line comment of any format: control characters and
+/// Unicode line breaks become visible escapes.
+pub fn comment(text: &str) -> String {
+    crate::output::escape::terminal(text)
+        .replace('\u{2028}', "\\u{2028}")
+        .replace('\u{2029}', "\\u{2029}")
+}
+
+/// Comment lines, each prefixed with `prefix` (e.g. `# `); an empty line gets the
+/// bare comment marker.
+pub fn comment_block(prefix: &str, lines: &[String]) -> String {
+    lines
+        .iter()
+        .map(|l| {
+            if l.is_empty() {
+                format!("{}\n", prefix.trim_end())
+            } else {
+                format!("{prefix}{}\n", comment(l))
+            }
+        })
+        .collect()
+}
+
+/// One identifier per rule, from its name: lowercase ASCII letters, digits and
+/// `_`, unique (a suffix tells apart names that differ only in other characters).
+pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    rules
+        .iter()
+        .map(|rule| {
+            let mut base: String = rule
+                .name
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() {
+                        c.to_ascii_lowercase()
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            while base.contains("__") {
+                base = base.replace("__", "_");
+            }
+            base = base.trim_matches('_').chars().take(40).collect();
+            if base.is_empty() {
+                base = "rule".into();
+            }
+            let mut id = base.clone();
+            let mut n = 2;
+            while !seen.insert(id.clone()) {
+                id = format!("{base}_{n}");
+                n += 1;
+            }
+            id
+        })
+        .collect()
+}
+
+/// An identifier with `-` for `_`, as YAML and JSON products spell names.
+pub fn dashed(id: &str) -> String {
+    id.replace('_', "-")
+}
+
+/// A string as a double-quoted scalar, valid in JSON and in YAML.
+pub fn quoted(text: &str) -> String {
+    serde_json::to_string(text).expect("a string always serializes")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,177 @@
+//! Tests of the helpers every exporter shares: capacities and bounds by
+//! algorithm, key parts, identifiers and comment escaping.
+
+use super::*;
+use crate::policy::Policy;
+
+fn rule(text: &str) -> CheckedRule {
+    Policy::parse(text, "p.toml").unwrap().remove(0)
+}
+
+fn shape(text: &str) -> Shape {
+    Shape::of(&rule(text)).unwrap()
+}
+
+#[test]
+fn capacity_follows_each_algorithms_burst_convention() {
+    let cap = |t: &str| shape(t).capacity;
+    assert_eq!(cap("[[rule]]\nname='a'\nlimit='40/1m'\nburst=7"), 7);
+    assert_eq!(cap("[[rule]]\nname='a'\nlimit='40/1m'"), 40);
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nburst=7\nalgorithm='gcra'"),
+        7
+    );
+    // nginx convention: burst B admits B + 1 at once.
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nburst=7\nalgorithm='leaky-bucket'"),
+        8
+    );
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nalgorithm='leaky-bucket'"),
+        1
+    );
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nalgorithm='sliding-log'"),
+        40
+    );
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nburst=3\nalgorithm='fixed-window'"),
+        80
+    );
+    assert_eq!(
+        cap("[[rule]]\nname='a'\nlimit='40/1m'\nalgorithm='sliding-counter'"),
+        80
+    );
+    // A burst that admits nothing never reaches an exporter: the policy refuses it.
+    let zero = Policy::parse("[[rule]]\nname='a'\nlimit='40/1m'\nburst=0", "p.toml").unwrap_err();
+    assert!(zero.to_string().contains("admit nothing"), "{zero}");
+}
+
+#[test]
+fn span_bounds_take_the_tightest_that_applies() {
+    let bucket = shape("[[rule]]\nname='a'\nlimit='40/1m'\nburst=7");
+    assert_eq!(bucket.most_in_span(1), 7);
+    assert_eq!(bucket.most_in_span(60), 46);
+    assert_eq!(bucket.most_in_span(90), 7 + 60 - 1);
+    let log = shape("[[rule]]\nname='a'\nlimit='40/1m'\nalgorithm='sliding-log'");
+    assert_eq!(log.most_in_span(60), 40);
+    assert_eq!(log.most_in_span(61), 80);
+    assert_eq!(log.most_in_span(1), 40);
+    let fixed = shape("[[rule]]\nname='a'\nlimit='40/1m'\nalgorithm='fixed-window'");
+    assert_eq!(fixed.most_in_span(60), 80);
+    assert_eq!(fixed.most_in_span(1), 80);
+    // Aligned windows: whole windows of the rule, or inside one.
+    assert_eq!(fixed.most_in_aligned_window(60), 40);
+    assert_eq!(fixed.most_in_aligned_window(3600), 2400);
+    assert_eq!(fixed.most_in_aligned_window(1), 40);
+    assert_eq!(bucket.most_in_aligned_window(60), 46);
+    let odd = shape("[[rule]]\nname='a'\nlimit='40/90s'\nalgorithm='fixed-window'");
+    assert_eq!(odd.most_in_aligned_window(60), 80);
+    assert_eq!(mul_div_ceil(u64::MAX, u64::MAX, 1), u64::MAX);
+}
+
+#[test]
+fn key_fields_name_request_attributes() {
+    assert_eq!(
+        field_part("http_x_api_key"),
+        Some(ClientPart::Header("x-api-key".into()))
+    );
+    assert_eq!(
+        field_part("cookie_sid"),
+        Some(ClientPart::Cookie("sid".into()))
+    );
+    assert_eq!(
+        field_part("arg_token"),
+        Some(ClientPart::QueryArg("token".into()))
+    );
+    assert_eq!(
+        field_part("request_X-Api-Key"),
+        Some(ClientPart::Header("X-Api-Key".into()))
+    );
+    assert_eq!(
+        field_part("request.headers.X-Api-Key"),
+        Some(ClientPart::Header("X-Api-Key".into()))
+    );
+    assert_eq!(
+        field_part("request_id"),
+        Some(ClientPart::Variable("request_id".into()))
+    );
+    assert_eq!(field_part("api key"), None);
+    assert_eq!(field_part("request.body"), None);
+    let r = rule("[[rule]]\nname='a'\nkey='ip+user+field:http_x_api_key'\nlimit='1/s'");
+    assert_eq!(
+        client_parts(&r).unwrap(),
+        vec![
+            ClientPart::Address,
+            ClientPart::User,
+            ClientPart::Header("x-api-key".into())
+        ]
+    );
+    let bad = rule("[[rule]]\nname='a'\nkey='field:a.b'\nlimit='1/s'");
+    assert!(client_parts(&bad).is_err());
+}
+
+#[test]
+fn methods_and_routes_that_cannot_be_quoted_are_refused() {
+    let m = |method: &str| {
+        method_of(&format!(
+            "[[rule]]\nname='a'\nmethod='{method}'\nlimit='1/s'"
+        ))
+    };
+    assert_eq!(m("get"), Ok(Some("GET".into())));
+    assert!(m("GET; evil").is_err());
+    assert!(m("").is_err());
+    let r = rule("[[rule]]\nname='a'\nroute=\"^/a\\nb$\"\nlimit='1/s'");
+    assert!(route(&r).is_err());
+    let r = rule("[[rule]]\nname='a'\nroute='^/a\\nb$'\nlimit='1/s'");
+    assert_eq!(route(&r), Ok(Some(r"^/a\nb$")));
+}
+
+fn method_of(text: &str) -> Result<Option<String>, ExportError> {
+    method(&rule(text))
+}
+
+#[test]
+fn identifiers_are_safe_and_unique() {
+    let rules = Policy::parse(
+        "[[rule]]\nname='GET /a b'\nlimit='1/s'\n[[rule]]\nname='get-a-b'\nlimit='1/s'\n[[rule]]\nname='}; evil'\nlimit='1/s'\n[[rule]]\nname='***'\nlimit='1/s'",
+        "p",
+    )
+    .unwrap();
+    assert_eq!(
+        identifiers(&rules),
+        vec!["get_a_b", "get_a_b_2", "evil", "rule"]
+    );
+    let same = Policy::parse(
+        "[[rule]]\nname='a b'\nlimit='1/s'\n[[rule]]\nname='a-b'\nlimit='1/s'",
+        "p",
+    )
+    .unwrap();
+    assert_eq!(identifiers(&same), vec!["a_b", "a_b_2"]);
+}
+
+#[test]
+fn comments_cannot_span_lines() {
+    assert_eq!(
+        comment("a\nb\r\u{2028}c\u{85}"),
+        "a\\nb\\r\\u{2028}c\\u{85}"
+    );
+    assert_eq!(
+        comment_block("# ", &["x\ny".into(), String::new()]),
+        "# x\\ny\n#\n"
+    );
+    assert_eq!(quoted("a\"b\n"), "\"a\\\"b\\n\"");
+}
+
+#[test]
+fn header_advice_and_description() {
+    let r = rule("[[rule]]\nname='s'\nmethod='GET'\nroute='^/s$'\nlimit='20/1m'\nburst=5");
+    assert_eq!(
+        header_advice(&r),
+        "RateLimit-Policy: 20;w=60  X-RateLimit-Limit: 20"
+    );
+    assert_eq!(
+        describe(&r),
+        "rule `s`: GET on paths matching ^/s$, key ip, 20/1m token-bucket burst 5"
+    );
+}

@@ -1,0 +1,265 @@
+//! Traefik: one `rateLimit` middleware per rule and the routers that attach
+//! them, as dynamic configuration (YAML, file provider, Traefik v3 rules).
+//!
+//! Traefik's rateLimit is a token bucket (`average` per `period`, `burst` =
+//! bucket size), so L/W and C carry over exactly. It keys on one source only
+//! (an IP strategy or one request header), so combined keys are refused, and
+//! it has no dry-run mode. Traefik picks one router per request: each router
+//! lists every middleware of the rules that apply to its requests.
+
+use std::fmt::Write;
+
+use super::{
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment, comment_block,
+    dashed, describe, header_advice, identifiers, method, quoted, route,
+};
+use crate::policy::CheckedRule;
+use crate::units::Window;
+
+/// The Traefik exporter.
+pub struct Traefik;
+
+/// A Go duration for a window: `1m`, `1h`, `90s`.
+pub fn period(window: Window) -> String {
+    let s = window.secs();
+    if s % 3600 == 0 {
+        format!("{}h", s / 3600)
+    } else if s % 60 == 0 {
+        format!("{}m", s / 60)
+    } else {
+        format!("{s}s")
+    }
+}
+
+/// A string literal in a Traefik rule: a Go raw string in backticks, or a
+/// double-quoted Go string when the text holds a backtick.
+pub fn rule_literal(text: &str) -> String {
+    if text.contains('`') {
+        format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""))
+    } else {
+        format!("`{text}`")
+    }
+}
+
+/// The `sourceCriterion` lines for a key, or why Traefik cannot key on it.
+fn source_criterion(parts: &[ClientPart]) -> Result<(String, &'static str), String> {
+    let [part] = parts else {
+        return Err(
+            "Traefik keys on one source (an IP strategy or one header); use a single-part key"
+                .into(),
+        );
+    };
+    let header = |name: &str| {
+        format!(
+            "        sourceCriterion:\n          requestHeaderName: {}\n",
+            quoted(name)
+        )
+    };
+    Ok(match part {
+        ClientPart::Address => (
+            String::new(),
+            "  Source: Traefik's default, the connection's address.",
+        ),
+        ClientPart::ForwardedFor => (
+            "        sourceCriterion:\n          ipStrategy:\n            depth: 1\n".into(),
+            "  Source: X-Forwarded-For at depth 1 (from the right): set depth to the number of proxies that append to it before Traefik.",
+        ),
+        ClientPart::User => (
+            header("Authorization"),
+            "  Source: the Authorization header, one bucket per credential (the closest to $remote_user); requests without it share one bucket.",
+        ),
+        ClientPart::Header(h) => (
+            header(h),
+            "  Source: the header; requests without it share one bucket (the empty value).",
+        ),
+        other => {
+            return Err(format!(
+                "Traefik's rateLimit cannot key on {other}; use ip, xff, user or a header"
+            ));
+        }
+    })
+}
+
+/// One router: its Traefik rule and the middlewares it carries.
+struct Router {
+    name: String,
+    rule: String,
+    middlewares: Vec<String>,
+    note: String,
+}
+
+impl Exporter for Traefik {
+    fn target(&self) -> &'static str {
+        "traefik"
+    }
+
+    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        if opts.dry_run {
+            return Err(ExportError::Target {
+                target: "traefik",
+                message:
+                    "Traefik's rateLimit middleware has no dry-run mode; export without --dry-run"
+                        .into(),
+            });
+        }
+        let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
+        let mut middlewares = String::new();
+        let mut scopes = Vec::new();
+        for (rule, id) in rules.iter().zip(&ids) {
+            let shape = Shape::of(rule)?;
+            let parts = client_parts(rule)?;
+            let (criterion, source_note) =
+                source_criterion(&parts).map_err(|message| ExportError::Unsupported {
+                    target: "traefik",
+                    rule: rule.name.clone(),
+                    message,
+                })?;
+            scopes.push((method(rule)?, route(rule)?.map(str::to_string)));
+            let lines = vec![
+                describe(rule),
+                format!(
+                    "  average {} per period {} = {} exactly.",
+                    rule.spec.limit.requests,
+                    period(rule.spec.limit.window),
+                    rule.spec.limit
+                ),
+                format!(
+                    "  burst (Traefik's bucket size): {}, so burst = {}.",
+                    shape.capacity_note, shape.capacity
+                ),
+                source_note.to_string(),
+            ];
+            let _ = write!(
+                middlewares,
+                "{}    rl-{id}:\n      rateLimit:\n        average: {}\n        period: {}\n        burst: {}\n{criterion}",
+                comment_block("    # ", &lines),
+                rule.spec.limit.requests,
+                period(rule.spec.limit.window),
+                shape.capacity
+            );
+        }
+        let mw = |i: usize| format!("rl-{}", ids[i]);
+        let everywhere: Vec<usize> = (0..rules.len())
+            .filter(|&i| scopes[i] == (None, None))
+            .collect();
+        let mut routers = Vec::new();
+        for (i, (m, r)) in scopes.iter().enumerate() {
+            let (rule_text, also) = match (m, r) {
+                (None, None) => continue,
+                (Some(m), None) => (format!("Method({})", rule_literal(m)), Vec::new()),
+                (m, Some(r)) => {
+                    let path = format!("PathRegexp({})", rule_literal(r));
+                    let method_only: Vec<usize> = (0..rules.len())
+                        .filter(|&j| m.is_some() && scopes[j].1.is_none() && &scopes[j].0 == m)
+                        .collect();
+                    match m {
+                        Some(m) => (
+                            format!("Method({}) && {path}", rule_literal(m)),
+                            method_only,
+                        ),
+                        None => (path, method_only),
+                    }
+                }
+            };
+            let mut list: Vec<String> = everywhere.iter().chain(&also).map(|&j| mw(j)).collect();
+            list.push(mw(i));
+            routers.push(Router {
+                name: format!("rl-{}", ids[i]),
+                rule: rule_text,
+                middlewares: list,
+                note: format!("requests of rule {}", rules[i].name),
+            });
+        }
+        if !everywhere.is_empty() {
+            routers.push(Router {
+                name: "rl-all".into(),
+                rule: "PathPrefix(`/`)".into(),
+                middlewares: everywhere.iter().map(|&j| mw(j)).collect(),
+                note: "every other request".into(),
+            });
+        }
+        let mut head = vec![
+            format!(
+                "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
+                rules.len()
+            ),
+            "Traefik picks one router per request (the longest rule first): each router below"
+                .into(),
+            "carries the middlewares of every rule that applies to its requests. Buckets are"
+                .into(),
+            "per router and per Traefik instance; idle buckets are forgotten after a few".into(),
+            "seconds and restart full. Traefik may delay a request up to half a refill".into(),
+            "interval instead of rejecting it. Replace service: backend with your service.".into(),
+            "Safe conversions: rate and burst carry over exactly (token bucket).".into(),
+            String::new(),
+            "Response headers describing each rule (e.g. a headers middleware):".into(),
+        ];
+        head.extend(
+            rules
+                .iter()
+                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
+        );
+        let mut out = comment_block("# ", &head);
+        out.push_str("http:\n  middlewares:\n");
+        out.push_str(&middlewares);
+        out.push_str("  routers:\n");
+        for router in &routers {
+            let list: Vec<String> = router.middlewares.iter().map(|m| quoted(m)).collect();
+            let _ = write!(
+                out,
+                "    # {}\n    {}:\n      rule: {}\n      service: backend  # your service\n      middlewares: [{}]\n",
+                comment(&router.note),
+                router.name,
+                quoted(&router.rule),
+                list.join(", ")
+            );
+        }
+        Ok(out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::policy::Policy;
+
+    #[test]
+    fn periods_are_go_durations() {
+        assert_eq!(period("1m".parse().unwrap()), "1m");
+        assert_eq!(period("1d".parse().unwrap()), "24h");
+        assert_eq!(period("90s".parse().unwrap()), "90s");
+    }
+
+    #[test]
+    fn rule_literals_cannot_break_out() {
+        assert_eq!(rule_literal("^/a$"), "`^/a$`");
+        assert_eq!(rule_literal("^/a`\"\\d$"), r#""^/a`\"\\d$""#);
+    }
+
+    #[test]
+    fn burst_is_the_bucket_size_and_combined_keys_are_refused() {
+        let rules = Policy::parse("[[rule]]\nname='g'\nlimit='40/1m'\nburst=7", "p").unwrap();
+        let out = Traefik.render(&rules, &ExportOptions::default()).unwrap();
+        assert!(
+            out.contains("average: 40\n        period: 1m\n        burst: 7\n"),
+            "{out}"
+        );
+        let rules = Policy::parse("[[rule]]\nname='g'\nkey='ip+user'\nlimit='40/1m'", "p").unwrap();
+        let err = Traefik
+            .render(&rules, &ExportOptions::default())
+            .unwrap_err();
+        assert!(err.to_string().contains("one source"), "{err}");
+        let dry = ExportOptions {
+            dry_run: true,
+            ..Default::default()
+        };
+        let rules = Policy::parse("[[rule]]\nname='g'\nlimit='40/1m'", "p").unwrap();
+        assert!(
+            Traefik
+                .render(&rules, &dry)
+                .unwrap_err()
+                .to_string()
+                .contains("dry-run")
+        );
+    }
+}
