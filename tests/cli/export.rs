@@ -379,5 +379,9 @@ fn output_file_flags_and_errors() {
     );
     fail(&["--target", "kong"], &combined, "one thing");
     let zero = write_policy(dir.path(), "[[rule]]\nname='z'\nlimit='1/s'\nburst=0");
-    fail(&["--target", "nginx"], &zero, "burst 0 admits nothing");
+    fail(
+        &["--target", "nginx"],
+        &zero,
+        "with burst 0 it would admit nothing",
+    );
 }
