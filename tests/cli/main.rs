@@ -7,5 +7,6 @@ mod export;
 mod generate;
 mod html_screenshot;
 mod nginx;
+mod report;
 mod simulate;
 mod support;

@@ -1,0 +1,271 @@
+//! End-to-end tests of `rlctl report`: gates and exit codes, every format (with
+//! snapshots), determinism, hostile log content, and `$GITHUB_STEP_SUMMARY`.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+const MSEC_FORMAT: &str = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
+
+fn fixture() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/msec.log")
+}
+
+fn report(args: &[&str]) -> std::process::Output {
+    Command::cargo_bin("rlctl")
+        .unwrap()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(["report", "-q", "--log-format", MSEC_FORMAT])
+        .args(args)
+        .arg(fixture())
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec()).unwrap()
+}
+
+#[test]
+fn gates_pass_and_fail_with_exit_codes() {
+    let pass = report(&[
+        "--max-reject-rate",
+        "100%",
+        "--max-clients-rejected",
+        "100%",
+    ]);
+    assert_eq!(pass.status.code(), Some(0), "{}", text(&pass.stderr));
+    assert!(text(&pass.stdout).starts_with("## rlctl report: PASS"));
+
+    // Half the usual limit: some requests are rejected.
+    let fail = report(&["--multiplier", "0.5", "--max-reject-rate", "0%"]);
+    assert_eq!(fail.status.code(), Some(1), "{}", text(&fail.stderr));
+    let first = text(&fail.stdout).lines().next().unwrap().to_string();
+    assert!(
+        first.starts_with("## rlctl report: FAIL: rule \\`global\\`: rejects"),
+        "{first}"
+    );
+    assert!(text(&fail.stderr).contains("rlctl report: FAIL: rule `global`"));
+
+    let none = report(&[]);
+    assert_eq!(none.status.code(), Some(0));
+    assert!(text(&none.stdout).starts_with("## rlctl report: PASS (no gates)"));
+}
+
+#[test]
+fn flagged_clients_gate() {
+    let out = report(&["--fail-on-flagged", "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let flagged = json["analysis"]["recommendation"]["flagged_count"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(if flagged > 0 { 1 } else { 0 }));
+    assert_eq!(json["gates"][0]["gate"], "fail_on_flagged");
+    assert_eq!(json["passed"], flagged == 0);
+}
+
+#[test]
+fn junit_is_valid_xml_with_a_case_per_rule() {
+    let out = report(&[
+        "--format",
+        "junit",
+        "--multiplier",
+        "0.5",
+        "--max-reject-rate",
+        "0%",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let xml = text(&out.stdout);
+    let doc = roxmltree::Document::parse(&xml).expect("valid XML");
+    let cases: Vec<_> = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .collect();
+    let json: serde_json::Value =
+        serde_json::from_slice(&report(&["--format", "json"]).stdout).unwrap();
+    assert_eq!(
+        cases.len(),
+        json["policy"]["rules"].as_array().unwrap().len()
+    );
+    assert_eq!(cases[0].attribute("name"), Some("global"));
+    assert!(cases[0].children().any(|c| c.has_tag_name("failure")));
+}
+
+#[test]
+fn outputs_are_deterministic_and_stamped_only_on_request() {
+    for format in ["json", "markdown", "html", "junit"] {
+        let a = report(&["--format", format]).stdout;
+        let b = report(&["--format", format]).stdout;
+        assert_eq!(a, b, "{format} differs between runs");
+    }
+    let stamped = report(&["--format", "json", "--stamp"]);
+    let json: serde_json::Value = serde_json::from_slice(&stamped.stdout).unwrap();
+    assert!(
+        json["generated_at"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
+    let plain: serde_json::Value =
+        serde_json::from_slice(&report(&["--format", "json"]).stdout).unwrap();
+    assert!(plain.get("generated_at").is_none());
+}
+
+#[test]
+fn several_outputs_in_one_run_and_the_step_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let html = dir.path().join("r.html");
+    let json = dir.path().join("r.json");
+    let summary = dir.path().join("summary.md");
+    std::fs::write(&summary, "earlier step\n").unwrap();
+    let out = Command::cargo_bin("rlctl")
+        .unwrap()
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["report", "-q", "--log-format", MSEC_FORMAT, "--export-html"])
+        .arg(&html)
+        .arg("--export-json")
+        .arg(&json)
+        .arg(fixture())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(text(&out.stdout).starts_with("## rlctl report"));
+    assert!(
+        std::fs::read_to_string(&html)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+    let _: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let appended = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        appended.starts_with("earlier step\n## rlctl report"),
+        "{appended}"
+    );
+    let to_stdout = report(&["--export-json", "-"]);
+    let _: serde_json::Value =
+        serde_json::from_slice(&to_stdout.stdout).expect("`--export-json -` takes stdout");
+}
+
+#[test]
+fn a_policy_file_is_judged_rule_by_rule() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"tight\"\nlimit = \"2/1m\"\nalgorithm = \"sliding-log\"\n",
+    )
+    .unwrap();
+    let out = report(&[
+        "--format",
+        "json",
+        "--policy",
+        policy.to_str().unwrap(),
+        "--max-reject-rate",
+        "5%",
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["policy"]["rules"][0]["rule"], "tight");
+    assert_eq!(json["policy"]["rules"][0]["algo"], "sliding-log");
+    assert_eq!(json["side_by_side"].as_array().unwrap().len(), 6);
+    assert!(
+        json["verdict"]
+            .as_str()
+            .unwrap()
+            .starts_with("FAIL: rule `tight`")
+    );
+}
+
+#[test]
+fn hostile_log_content_is_inert_in_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("evil.log");
+    let paths = [
+        "/<script>alert(1)</script>",
+        "/a|b`c`",
+        "/x\x1b[2J\x1b]8;;http://evil\x07y",
+        "/=HYPERLINK(1)",
+    ];
+    let lines: String = (0..40)
+        .map(|i| {
+            let user = ["<b>bob</b>", "=cmd|'/c calc'!A1", "eve`s", "-"][i % 4];
+            format!(
+                "1767571200.{:03} 10.0.0.{} \"GET {} HTTP/1.1\" 200 0.001 \"{user}\"\n",
+                i * 7,
+                i % 3,
+                paths[i % 4]
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let run = |format: &str| {
+        let out = Command::cargo_bin("rlctl")
+            .unwrap()
+            .args([
+                "report",
+                "-q",
+                "--key",
+                "ip+user",
+                "--log-format",
+                MSEC_FORMAT,
+                "--format",
+                format,
+            ])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        assert!(!out.stdout.contains(&0x1b), "{format} carries a raw ESC");
+        text(&out.stdout)
+    };
+    let html = run("html");
+    assert!(
+        !html.contains("<script>") && !html.contains("<b>bob"),
+        "raw markup in HTML"
+    );
+    assert!(html.contains("&lt;script&gt;"));
+    let markdown = run("markdown");
+    assert!(!markdown.contains("<script>") && !markdown.contains("<b>"));
+    assert!(
+        markdown
+            .lines()
+            .filter(|l| l.starts_with('|'))
+            .all(|l| l.matches(" | ").count() == l.matches(" | ").count())
+    );
+    assert!(markdown.contains("/a\\|b\\`c\\`"));
+    let _: serde_json::Value = serde_json::from_str(&run("json")).expect("valid JSON");
+    roxmltree::Document::parse(&run("junit")).expect("valid XML");
+}
+
+#[test]
+fn snapshots_of_every_format() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.log");
+    let lines: String = std::fs::read_to_string(fixture())
+        .unwrap()
+        .lines()
+        .take(400)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&small, lines).unwrap();
+    for format in ["markdown", "json", "junit"] {
+        let out = Command::cargo_bin("rlctl")
+            .unwrap()
+            .current_dir(dir.path())
+            .args([
+                "report",
+                "-q",
+                "--log-format",
+                MSEC_FORMAT,
+                "--multiplier",
+                "0.5",
+                "--max-reject-rate",
+                "1%",
+                "--format",
+                format,
+                "small.log",
+            ])
+            .output()
+            .unwrap();
+        insta::assert_snapshot!(format!("report_{format}"), text(&out.stdout));
+    }
+}
