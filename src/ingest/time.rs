@@ -249,12 +249,25 @@ pub fn format_rfc3339(ms: Millis) -> String {
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
 }
 
-/// Parses `$time_local` with a one-entry cache of the date part: consecutive lines
-/// almost always share the day, so only the clock and zone are parsed again.
+/// Parses `$time_local` with a one-entry cache of the date part and one of the
+/// zone: consecutive lines almost always share the day and the zone, so only the
+/// clock is parsed again.
 #[derive(Debug, Default, Clone)]
 pub struct ClfCache {
     day_text: [u8; 11],
     day_ms: Option<i64>,
+    /// The text after the clock (` +0000`) of a line without a fraction, and its offset.
+    zone_text: [u8; ZONE_TEXT_MAX],
+    zone_len: usize,
+    zone_ms: Option<i64>,
+}
+
+/// The longest text after the clock the zone cache keeps (` +0000`, ` +00:00`).
+const ZONE_TEXT_MAX: usize = 8;
+
+fn two_digits(tens: u8, ones: u8) -> Option<u32> {
+    (tens.is_ascii_digit() && ones.is_ascii_digit())
+        .then(|| u32::from(tens - b'0') * 10 + u32::from(ones - b'0'))
 }
 
 impl ClfCache {
@@ -281,12 +294,27 @@ impl ClfCache {
             return None;
         }
         let clock = hms_ms(
-            digits(&text[12..14])?,
-            digits(&text[15..17])?,
-            digits(&text[18..20])?,
+            two_digits(text[12], text[13])?,
+            two_digits(text[15], text[16])?,
+            two_digits(text[18], text[19])?,
         )?;
-        let (frac_ms, subsecond, rest) = fraction(&text[20..]);
-        let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
+        let rest = &text[20..];
+        if let Some(offset) = self
+            .zone_ms
+            .filter(|_| rest == &self.zone_text[..self.zone_len])
+        {
+            return Some(Stamp {
+                ms: day_ms + clock - offset,
+                subsecond: false,
+            });
+        }
+        let (frac_ms, subsecond, zone) = fraction(rest);
+        let offset = zone_offset_ms(zone.strip_prefix(b" ").unwrap_or(zone))?;
+        if !subsecond && rest.len() <= ZONE_TEXT_MAX {
+            self.zone_text[..rest.len()].copy_from_slice(rest);
+            self.zone_len = rest.len();
+            self.zone_ms = Some(offset);
+        }
         Some(Stamp {
             ms: day_ms + clock + frac_ms - offset,
             subsecond,
@@ -383,6 +411,15 @@ mod tests {
             "11/Oct/2000:00:00:00 +0100",
             "10/Oct/2000:13:55:36 +0000",
             "10/Oct/2000:99:55:36 +0000",
+            "10/Oct/2000:13:55:36 +0000",
+            "10/Oct/2000:13:55:36.250 +0000",
+            "10/Oct/2000:13:55:36 +0000",
+            "10/Oct/2000:13:55:36 +0130",
+            "10/Oct/2000:13:55:36 +01:30",
+            "10/Oct/2000:13:55:36 +0130",
+            "10/Oct/2000:13:55:36 +0130x",
+            "10/Oct/2000:13:55:3x +0130",
+            "10/Oct/2000:13:55:36",
         ] {
             assert_eq!(
                 cache.parse(text.as_bytes()),
