@@ -77,6 +77,7 @@ pub fn parse_chunk(
     let mut state = LineState {
         record: Record::default(),
         key: String::new(),
+        extra_key: String::new(),
         requests: RequestCache::default(),
     };
     out.events.reserve(data.len() / 128);
@@ -103,6 +104,7 @@ pub fn parse_chunk(
 struct LineState<'a> {
     record: Record<'a>,
     key: String,
+    extra_key: String,
     requests: RequestCache,
 }
 
@@ -127,6 +129,7 @@ fn parse_line<'a>(
     let LineState {
         record,
         key,
+        extra_key,
         requests,
     } = state;
     record.clear(ctx.keys.fields.len());
@@ -138,10 +141,10 @@ fn parse_line<'a>(
         out.skip(this_line, SkipReason::BadTime);
         return;
     };
-    if !ctx.keys.primary.build(record, key) {
+    let Some(key) = ctx.keys.primary.key(record, key) else {
         out.skip(this_line, SkipReason::NoClient);
         return;
-    }
+    };
     let request = requests.ids(
         &record.method,
         &record.path,
@@ -159,10 +162,9 @@ fn parse_line<'a>(
     out.parsed += 1;
     let client = out.clients.intern(key);
     for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
-        let id: Id = if spec.build(record, key) {
-            column.names.intern(key)
-        } else {
-            NO_KEY
+        let id: Id = match spec.key(record, extra_key) {
+            Some(key) => column.names.intern(key),
+            None => NO_KEY,
         };
         column.ids.push(id);
     }

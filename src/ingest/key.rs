@@ -73,23 +73,45 @@ impl KeySpec {
             if i > 0 {
                 out.push('+');
             }
-            let value: Cow<'_, str> = match part {
-                KeyPart::Ip => last_address(&record.addr)
-                    .map(|a| self.aggregate(a))
-                    .unwrap_or_default(),
-                KeyPart::Xff => match first_address(&record.xff) {
-                    Some(first) => self.aggregate(first),
-                    None => first_address(&record.addr)
-                        .map(|a| self.aggregate(a))
-                        .unwrap_or_default(),
-                },
-                KeyPart::User => present(&record.user),
-                KeyPart::Field(f) => present(&record.extra[*f]),
-            };
+            let value = self.value(part, record);
             any |= !value.is_empty() && value != "-";
             out.push_str(if value.is_empty() { "-" } else { &value });
         }
         any
+    }
+
+    /// The key of `record` as [`KeySpec::build`] writes it, or `None` when every
+    /// part is missing; a one-part key is borrowed from the record when it can
+    /// be, else the key is built in `scratch`.
+    pub fn key<'r>(&self, record: &'r Record<'_>, scratch: &'r mut String) -> Option<&'r str> {
+        let [part] = self.parts.as_slice() else {
+            return self.build(record, scratch).then_some(scratch.as_str());
+        };
+        match self.value(part, record) {
+            value if value.is_empty() || value == "-" => None,
+            Cow::Borrowed(value) => Some(value),
+            Cow::Owned(value) => {
+                *scratch = value;
+                Some(scratch.as_str())
+            }
+        }
+    }
+
+    /// The value of one part of the key.
+    fn value<'r>(&self, part: &KeyPart, record: &'r Record<'_>) -> Cow<'r, str> {
+        match part {
+            KeyPart::Ip => last_address(&record.addr)
+                .map(|a| self.aggregate(a))
+                .unwrap_or_default(),
+            KeyPart::Xff => match first_address(&record.xff) {
+                Some(first) => self.aggregate(first),
+                None => first_address(&record.addr)
+                    .map(|a| self.aggregate(a))
+                    .unwrap_or_default(),
+            },
+            KeyPart::User => present(&record.user),
+            KeyPart::Field(f) => present(&record.extra[*f]),
+        }
     }
 
     /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an IP stays as it is.
@@ -250,14 +272,14 @@ mod tests {
     use super::*;
 
     fn key(
-        spec: &str,
+        spec_text: &str,
         cidr4: Option<u8>,
         cidr6: Option<u8>,
         addr: &str,
         xff: &str,
         user: &str,
     ) -> (String, bool) {
-        let spec = KeySpec::parse(spec, cidr4, cidr6).unwrap();
+        let spec = KeySpec::parse(spec_text, cidr4, cidr6).unwrap();
         let mut r = Record::default();
         r.clear(spec.fields.len());
         r.addr = Cow::Owned(addr.as_bytes().to_vec());
@@ -268,6 +290,9 @@ mod tests {
         }
         let mut out = String::new();
         let ok = spec.build(&r, &mut out);
+        let mut scratch = String::new();
+        let direct = spec.key(&r, &mut scratch);
+        assert_eq!(direct, ok.then_some(out.as_str()), "{spec_text}");
         (out, ok)
     }
 

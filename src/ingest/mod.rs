@@ -11,6 +11,8 @@ pub mod combined;
 pub mod detect;
 pub mod endpoint;
 pub mod json;
+pub mod json_doc;
+pub mod json_tape;
 pub mod key;
 pub mod lines;
 pub mod log_format;

@@ -51,7 +51,7 @@ pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
     if request == b"-" {
         return (b"", b"");
     }
-    match memchr::memchr(b' ', request) {
+    match request.iter().position(|&b| b == b' ') {
         None => (request, b""),
         Some(space) => {
             let rest = &request[space + 1..];

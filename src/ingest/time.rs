@@ -170,10 +170,15 @@ pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
         Some(dot) => (&text[..dot], &text[dot..]),
         None => (text, &b""[..]),
     };
-    if int_part.is_empty() || int_part.len() > 19 || !int_part.iter().all(u8::is_ascii_digit) {
+    if int_part.is_empty() || int_part.len() > 19 {
         return None;
     }
-    let whole: i64 = std::str::from_utf8(int_part).ok()?.parse().ok()?;
+    let whole = int_part.iter().try_fold(0i64, |acc, &c| {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        acc.checked_mul(10)?.checked_add(i64::from(c - b'0'))
+    })?;
     let (frac_ms, subsecond, tail) = fraction(rest);
     if !tail.is_empty() {
         return None;
@@ -372,6 +377,8 @@ mod tests {
         assert_eq!(ms("1767571200123456"), Some(1_767_571_200_123));
         assert!(parse_epoch(b"1767571200.000").unwrap().subsecond);
         assert_eq!(ms("12a"), None);
+        assert_eq!(parse_epoch(b"9223372036854775808"), None); // beyond i64
+        assert_eq!(parse_epoch(b"-5"), None);
         assert_eq!(
             epoch_float(1716723772.6014807).unwrap().ms,
             1_716_723_772_601
