@@ -10,7 +10,7 @@
 //! Quantiles are nearest-rank ([`quantiles`]).
 
 pub mod counting;
-mod grouped;
+mod pass;
 pub mod quantiles;
 pub mod timeline;
 
@@ -129,7 +129,7 @@ pub struct Analysis {
 }
 
 /// Computes every figure of the time-ordered table (one counting pass, in
-/// parallel over clients: see [`grouped`]).
+/// parallel over clients: see [`pass`]).
 pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
     let window = settings.window;
     let mut excluded = vec![false; table.clients.len()];
@@ -143,7 +143,7 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
             None => unknown.push(name.clone()),
         }
     }
-    let counted = grouped::count(table, &excluded, window, settings.keep_counts);
+    let counted = pass::count(table, &excluded, window, settings.keep_counts);
     let mut endpoints: Vec<EndpointStats> = counted
         .per_endpoint
         .iter()
