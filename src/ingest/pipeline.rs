@@ -6,7 +6,8 @@
 //! Memory stays bounded: the reader fills one of a few recycled buffers, and a
 //! buffer comes back only once the caller has consumed its chunk, so at most
 //! [`buffers_for`] chunks are in flight whatever the input size. A mapped file
-//! is split without copying; the pages of consumed chunks are handed back.
+//! is split without copying, with as many chunks in flight, and the pages of
+//! consumed chunks are handed back.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io;
@@ -78,6 +79,11 @@ pub fn run_in_chunks(
     let threads = rayon::current_num_threads().max(1);
     let (piece_tx, piece_rx) = sync_channel::<io::Result<Piece>>(threads);
     let (recycle_tx, recycle_rx) = channel::<Vec<u8>>();
+    // Mapped chunks in flight are bounded as read buffers are: one permit each.
+    let (permit_tx, permit_rx) = channel::<()>();
+    for _ in 0..buffers_for(threads) {
+        permit_tx.send(()).expect("the receiver is alive");
+    }
     let pieces: Box<dyn Iterator<Item = io::Result<Piece>> + Send> = match data {
         Data::Stream(reader) => {
             let mut created = 0;
@@ -99,7 +105,13 @@ pub fn run_in_chunks(
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for piece in pieces {
-                if piece_tx.send(piece).is_err() {
+                let mapped = matches!(
+                    piece,
+                    Ok(Piece::Lines {
+                        data: ChunkData::Mapped { .. }
+                    })
+                );
+                if (mapped && permit_rx.recv().is_err()) || piece_tx.send(piece).is_err() {
                     break;
                 }
             }
@@ -126,6 +138,7 @@ pub fn run_in_chunks(
         drop((queue, result_tx)); // the workers hold the only handles now
         let mut done = Done {
             recycle: recycle_tx,
+            permits: permit_tx,
             mapped_bytes,
             released: 0,
         };
@@ -168,6 +181,8 @@ fn work(
 struct Done<'a> {
     /// Read buffers go back to the reader.
     recycle: Sender<Vec<u8>>,
+    /// So do the permits of mapped chunks.
+    permits: Sender<()>,
     mapped_bytes: &'a AtomicU64,
     /// Mapped bytes before this offset were handed back to the page cache.
     released: usize,
@@ -184,6 +199,7 @@ impl Done<'_> {
                 let _ = self.recycle.send(buffer); // the reader may have finished
             }
             ChunkData::Mapped { map, range } => {
+                let _ = self.permits.send(()); // the reader may have finished
                 self.mapped_bytes
                     .fetch_add(range.len() as u64, Ordering::Relaxed);
                 // Whole pages before the end of this chunk are no longer read:
