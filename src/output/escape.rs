@@ -81,10 +81,13 @@ pub fn html(text: &str) -> String {
 
 /// For a CSV cell that a spreadsheet may open: a cell starting with `=`, `+`,
 /// `-`, `@`, tab or carriage return is prefixed with `'` so it is not run as a
-/// formula (OWASP's advice). Quoting is left to the CSV writer.
+/// formula (OWASP's advice); a lone `-` (no value) and plain numbers stay as they
+/// are. Quoting is left to the CSV writer.
 pub fn csv_cell(text: &str) -> Cow<'_, str> {
     match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') if !is_plain_number(text) => {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r')
+            if text.len() > 1 && !is_plain_number(text) =>
+        {
             Cow::Owned(format!("'{text}"))
         }
         _ => Cow::Borrowed(text),
@@ -139,6 +142,7 @@ mod tests {
         assert_eq!(csv_cell("+cmd"), "'+cmd");
         assert_eq!(csv_cell("-2+3"), "'-2+3");
         assert_eq!(csv_cell("-5"), "-5");
+        assert_eq!(csv_cell("-"), "-");
         assert_eq!(csv_cell("/api"), "/api");
     }
 }
