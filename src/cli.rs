@@ -626,6 +626,18 @@ pub struct SqlArgs {
     #[arg(long, value_name = "PCT", help_heading = "Simulation")]
     pub sample_keys: Option<String>,
 
+    /// With --sample-keys: also take every event of the N clients with the
+    /// highest peak window and of the N with the highest peak second (heavy
+    /// clients make most rejections; their figures are then exact, not estimated).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 100,
+        requires = "sample_keys",
+        help_heading = "Simulation"
+    )]
+    pub sample_top: usize,
+
     /// Print the queries as SQL (with comments) or as JSON for scripts.
     #[arg(long, value_enum, default_value = "sql", help_heading = "Output")]
     pub format: SqlFormat,

@@ -45,11 +45,21 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
     )
 }
 
+/// An event table read back, with the clients a key sample took with certainty.
+#[derive(Debug, Clone)]
+pub struct EventsFile {
+    pub table: EventTable,
+    /// Per client id: taken whatever its hash (`certain` = 1 in a sample of
+    /// `rlctl sql --sample-keys`); all false without that column.
+    pub certain: Vec<bool>,
+}
+
 /// Reads an event table written by `rlctl convert` (or selected by `rlctl sql
 /// --sample-keys`) into a time-ordered [`EventTable`]. `ts_ms`, `client` and
-/// `endpoint` are required; `method`, `path` and `status` may be absent (empty,
-/// empty, 0). Rows without a time or client are refused, naming the row.
-pub fn read_events(path: &Path) -> Result<EventTable, FrameError> {
+/// `endpoint` are required; `method`, `path`, `status` and `certain` may be
+/// absent (empty, empty, 0, 0). Rows without a time or client are refused,
+/// naming the row.
+pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
     let frame = read_frame(path)?;
     let name = path.display().to_string();
     let required = |column: &str| {
@@ -84,7 +94,13 @@ pub fn read_events(path: &Path) -> Result<EventTable, FrameError> {
     } else {
         vec![Some(0); frame.height()]
     };
+    let certain_rows = if frame.column("certain").is_ok() {
+        u64_column(&frame, "certain", path)?
+    } else {
+        vec![Some(0); frame.height()]
+    };
     let mut table = EventTable::default();
+    let mut certain = Vec::new();
     for row in 0..frame.height() {
         let (Some(t), Some(client)) = (ts[row], clients[row].as_deref()) else {
             return Err(FrameError::Shape {
@@ -111,10 +127,12 @@ pub fn read_events(path: &Path) -> Result<EventTable, FrameError> {
             logged: logged_from_status(event.status),
             ..event
         };
+        certain.resize(table.clients.len(), false);
+        certain[event.client as usize] |= certain_rows[row].is_some_and(|c| c > 0);
         table.push(event);
     }
     table.sort_by_time();
-    Ok(table)
+    Ok(EventsFile { table, certain })
 }
 
 /// The limiter decision a status shows, as ingestion reads it from a log
@@ -170,7 +188,7 @@ mod tests {
             "column order is the contract"
         );
         write_frame(&mut frame, &file).unwrap();
-        let back = read_events(&file).unwrap();
+        let back = read_events(&file).unwrap().table;
         assert_eq!(back.ts, t.ts);
         for i in 0..t.len() {
             let (a, b) = (t.get(i), back.get(i));
@@ -195,9 +213,25 @@ mod tests {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(text.starts_with("ts_ms,client,endpoint,method,path,status\n"));
         assert!(text.contains("'=evil"), "{text}");
-        let back = read_events(&file).unwrap();
+        let back = read_events(&file).unwrap().table;
         assert_eq!(back.len(), 3);
         assert_eq!(back.status, vec![200, 429, 503]);
+    }
+
+    #[test]
+    fn certain_clients_of_a_sample_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("s.csv");
+        std::fs::write(
+            &file,
+            "ts_ms,client,endpoint,certain\n5,b,GET /,0\n1,a,GET /,1\n2,b,GET /,0\n",
+        )
+        .unwrap();
+        let read = read_events(&file).unwrap();
+        let a = read.table.clients.get("a").unwrap() as usize;
+        let b = read.table.clients.get("b").unwrap() as usize;
+        assert!(read.certain[a] && !read.certain[b]);
+        assert_eq!(read.table.ts, vec![1, 2, 5]);
     }
 
     #[test]

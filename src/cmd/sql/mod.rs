@@ -104,7 +104,7 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), IngestError>
             }
             let buckets = buckets as u32;
             Ok((
-                vec![builder.sample(buckets)],
+                vec![builder.sample(buckets, args.sample_top)],
                 Some(f64::from(buckets) / f64::from(SAMPLE_BUCKETS)),
             ))
         }
@@ -123,12 +123,14 @@ pub fn sql_text(args: &SqlArgs, queries: &[Query], rate: Option<f64>) -> String 
         Some(rate) => {
             out.push_str(&format!(
                 "-- rlctl sql: the events of a {}% sample of client keys ({}, bucket < {} of {SAMPLE_BUCKETS}), {} dialect.\n\
-                 -- Save the result as sample.parquet, then run\n\
+                 -- plus the {} clients with the highest peak window and peak second, all their events\n\
+                 -- (certain = 1). Save the result as sample.parquet, then run\n\
                  --   rlctl simulate --events sample.parquet --key-sample-rate {rate} --key {} ...\n\n",
                 rate * 100.0,
                 d.hash_name(),
                 (rate * f64::from(SAMPLE_BUCKETS)).round(),
                 d.name(),
+                args.sample_top,
                 args.client,
             ));
         }

@@ -271,15 +271,38 @@ JOIN {by_second} ps ON {join_s}",
     }
 
     /// The events of the clients whose hash bucket (of 10,000) is below
-    /// `buckets`: an event table as `rlctl convert` writes it (without `time`).
-    pub fn sample(&self, buckets: u32) -> Query {
-        let body = format!(
-            "SELECT ts_ms, client, endpoint, method, path, status
-FROM ev
-WHERE {} < {buckets}",
-            self.dialect.hash_bucket("client", SAMPLE_BUCKETS)
+    /// `buckets`, plus those of the `top` clients with the highest peak window
+    /// and the `top` with the highest peak second (taken whatever their hash,
+    /// `certain` = 1): an event table as `rlctl convert` writes it, with that
+    /// column added. Heavy clients make most rejections; taking them all keeps
+    /// a small sample's estimates honest.
+    pub fn sample(&self, buckets: u32, top: usize) -> Query {
+        let d = self.dialect;
+        let ranked = |peaks: &str| {
+            format!(
+                "SELECT client FROM (SELECT client, ROW_NUMBER() OVER (ORDER BY peak DESC, client) AS rank_no FROM {peaks}) ranked WHERE rank_no <= {top}"
+            )
+        };
+        let ctes = format!(
+            ",
+window_peaks AS (SELECT client, MAX(n) AS peak FROM (SELECT client, w, COUNT(*) AS n FROM ev GROUP BY client, w) counts GROUP BY client),
+second_peaks AS (SELECT client, MAX(n) AS peak FROM (SELECT client, sec, COUNT(*) AS n FROM ev GROUP BY client, sec) counts GROUP BY client),
+top_clients AS (
+  SELECT DISTINCT client FROM ({} UNION ALL {}) tops
+)",
+            ranked("window_peaks"),
+            ranked("second_peaks")
         );
-        self.query("sample", "", &body)
+        let body = format!(
+            "SELECT e.ts_ms AS ts_ms, e.client AS client, e.endpoint AS endpoint, e.method AS method, e.path AS path, e.status AS status,
+  {certain} AS certain
+FROM ev e
+LEFT JOIN top_clients t ON t.client = e.client
+WHERE t.client IS NOT NULL OR {bucket} < {buckets}",
+            certain = d.to_int("CASE WHEN t.client IS NULL THEN 0 ELSE 1 END"),
+            bucket = d.hash_bucket("e.client", SAMPLE_BUCKETS),
+        );
+        self.query("sample", &ctes, &body)
     }
 }
 

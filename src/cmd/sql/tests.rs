@@ -62,7 +62,7 @@ fn sample_rates_are_whole_buckets() {
     ]))
     .unwrap();
     assert!(
-        qs[0].sql.contains("pmod(hash(client), 10000) < 100"),
+        qs[0].sql.contains("pmod(hash(e.client), 10000) < 100"),
         "{}",
         qs[0].sql
     );
