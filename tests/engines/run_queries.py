@@ -10,9 +10,11 @@ Used by tests/cli/scale.rs; runnable by hand too:
 --view NAME=FILE.parquet makes the Parquet file a view called NAME;
 --raw-log NAME=FILE makes a combined-format access log a view NAME with the
 columns ts (TIMESTAMP), ip, method, target, status, parsed with the engine's
-own regular expressions (DuckDB only: a lake table as the user would have it).
-DuckDB writes NAME.parquet files; Spark writes NAME/ directories of part
-files, as df.write.parquet does. Prints one line per query with its time and rows.
+own regular expressions (DuckDB only: a lake table as the user would have it;
+a request line of `-` has no method, as in rlctl's parser).
+DuckDB writes NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
+directories of part files, as df.write.parquet does. Prints one line per query
+with its time and rows.
 """
 
 import argparse
@@ -22,7 +24,7 @@ import sys
 import time
 
 
-def duckdb_engine(views, raw_logs):
+def duckdb_engine(views, raw_logs, csv):
     import duckdb
 
     con = duckdb.connect()
@@ -35,7 +37,9 @@ def duckdb_engine(views, raw_logs):
             f"""CREATE VIEW {name} AS
             SELECT strptime(regexp_extract(line, '{pattern}', 2), '%d/%b/%Y:%H:%M:%S %z') AS ts,
                    regexp_extract(line, '{pattern}', 1) AS ip,
-                   regexp_extract(line, '{pattern}', 3) AS method,
+                   CASE WHEN regexp_extract(line, '{pattern}', 3) = '-'
+                         AND regexp_extract(line, '{pattern}', 4) = '' THEN ''
+                        ELSE regexp_extract(line, '{pattern}', 3) END AS method,
                    regexp_extract(line, '{pattern}', 4) AS target,
                    CAST(regexp_extract(line, '{pattern}', 5) AS INTEGER) AS status
             FROM read_csv('{path}', columns = {{'line': 'VARCHAR'}}, delim = '\\x01',
@@ -43,6 +47,10 @@ def duckdb_engine(views, raw_logs):
         )
 
     def run(name, sql, out):
+        if csv:
+            target = os.path.join(out, name + ".csv")
+            con.execute(f"COPY ({sql}) TO '{target}' (FORMAT csv, HEADER true)")
+            return con.execute(f"SELECT COUNT(*) FROM read_csv('{target}')").fetchone()[0]
         target = os.path.join(out, name + ".parquet")
         con.execute(f"COPY ({sql}) TO '{target}' (FORMAT parquet)")
         return con.execute(f"SELECT COUNT(*) FROM read_parquet('{target}')").fetchone()[0]
@@ -50,9 +58,9 @@ def duckdb_engine(views, raw_logs):
     return run, lambda: None
 
 
-def spark_engine(views, raw_logs):
-    if raw_logs:
-        sys.exit("--raw-log is for DuckDB only")
+def spark_engine(views, raw_logs, csv):
+    if raw_logs or csv:
+        sys.exit("--raw-log and --csv are for DuckDB only")
     from pyspark.sql import SparkSession
 
     spark = (
@@ -91,13 +99,14 @@ def main():
     parser.add_argument("--out", required=True)
     parser.add_argument("--view", action="append")
     parser.add_argument("--raw-log", action="append")
+    parser.add_argument("--csv", action="store_true")
     args = parser.parse_args()
     with open(args.queries) as f:
         queries = json.load(f)["queries"]
     os.makedirs(args.out, exist_ok=True)
     engine = duckdb_engine if args.engine == "duckdb" else spark_engine
     started = time.time()
-    run, stop = engine(pairs(args.view), pairs(args.raw_log))
+    run, stop = engine(pairs(args.view), pairs(args.raw_log), args.csv)
     print(f"{args.engine}: started in {time.time() - started:.1f} s")
     try:
         for q in queries:
