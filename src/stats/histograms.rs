@@ -218,8 +218,14 @@ pub fn from_histograms(input: &HistogramInput) -> Result<HistogramAnalysis, Hist
 /// windows) is refused rather than reported.
 fn check_overall(overall: &ScopeStats, input: &HistogramInput) -> Result<(), HistogramError> {
     let s = &input.summary;
-    let weighted = |d: &super::quantiles::CountDistribution| -> u64 {
-        d.rows().iter().map(|(count, n)| count * n).sum()
+    // From the rows, not the histogram: counts above 2047 share HDR buckets.
+    let weighted = |metric: Metric| -> u64 {
+        input
+            .histograms
+            .iter()
+            .filter(|r| r.endpoint.is_none() && r.metric == metric)
+            .map(|r| r.requests * r.samples)
+            .sum()
     };
     let checks = [
         (
@@ -230,12 +236,12 @@ fn check_overall(overall: &ScopeStats, input: &HistogramInput) -> Result<(), His
         ("clients in the clients table", overall.clients, s.clients),
         (
             "requests in the per_window histogram",
-            weighted(&overall.distributions.per_window),
+            weighted(Metric::PerWindow),
             s.requests,
         ),
         (
             "requests in the per_second histogram",
-            weighted(&overall.distributions.per_second),
+            weighted(Metric::PerSecond),
             s.requests,
         ),
     ];

@@ -232,6 +232,14 @@ fn hand_sized_log_gives_the_same_figures() {
 }
 
 #[test]
+fn counts_beyond_exact_hdr_buckets_still_agree() {
+    // 3000 requests in one window (HDR keeps counts above 2047 in shared buckets).
+    let mut rows: Vec<(i64, u8, u8, u16)> = (0..3000).map(|i| (i, 0, 0, 200)).collect();
+    rows.push((70_000, 1, 1, 429));
+    check(&rows, "1m", 5);
+}
+
+#[test]
 fn mixed_tables_are_refused() {
     let t = table_of(&[(0, 0, 0, 200), (10, 1, 0, 200)]);
     let mut rows = sql_rows(&t, "1m".parse().unwrap(), 5);
