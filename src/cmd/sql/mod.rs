@@ -122,16 +122,16 @@ pub fn sql_text(args: &SqlArgs, queries: &[Query], rate: Option<f64>) -> String 
     match rate {
         Some(rate) => {
             out.push_str(&format!(
-                "-- rlctl sql: the events of a {}% sample of client keys ({}, bucket < {} of {SAMPLE_BUCKETS}), {} dialect.\n\
+                "-- rlctl sql: the events of a {}% sample of client keys ({}, bucket < {} of {SAMPLE_BUCKETS}), {} dialect,\n\
                  -- plus the {} clients with the highest peak window and peak second, all their events\n\
                  -- (certain = 1). Save the result as sample.parquet, then run\n\
-                 --   rlctl simulate --events sample.parquet --key-sample-rate {rate} --key {} ...\n\n",
+                 --   rlctl simulate --events sample.parquet --key-sample-rate {rate} --policy policy.toml\n\
+                 -- (the `client` column is the client key; --key names it as the policy does, ip by default)\n\n",
                 rate * 100.0,
                 d.hash_name(),
                 (rate * f64::from(SAMPLE_BUCKETS)).round(),
                 d.name(),
                 args.sample_top,
-                args.client,
             ));
         }
         None => out.push_str(&format!(
