@@ -49,6 +49,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
         cli::Command::Report(args) => cmd::report::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
         cli::Command::Export(args) => cmd::export::run(args),
+        cli::Command::Convert(args) => cmd::convert::run(*args),
+        cli::Command::Sql(args) => cmd::sql::run(*args),
     }
 }
 

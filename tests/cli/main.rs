@@ -8,5 +8,6 @@ mod generate;
 mod html_screenshot;
 mod nginx;
 mod report;
+mod scale;
 mod simulate;
 mod support;
