@@ -5,58 +5,14 @@
 //! simulation index plain vectors instead of hashing strings. This module owns the
 //! layout and the ordering guarantee; it knows nothing about log formats.
 
-use rustc_hash::FxHashMap;
+mod interner;
+
+pub use interner::Interner;
 
 use crate::units::Millis;
 
 /// Dense id of an interned string (a client key or an endpoint).
 pub type Id = u32;
-
-/// Maps strings to dense ids and back.
-#[derive(Debug, Default, Clone)]
-pub struct Interner {
-    ids: FxHashMap<Box<str>, Id>,
-    names: Vec<Box<str>>,
-}
-
-impl Interner {
-    /// The id of `name`, adding it when new.
-    pub fn intern(&mut self, name: &str) -> Id {
-        if let Some(&id) = self.ids.get(name) {
-            return id;
-        }
-        let id = Id::try_from(self.names.len()).expect("more than 4 billion distinct names");
-        let boxed: Box<str> = name.into();
-        self.names.push(boxed.clone());
-        self.ids.insert(boxed, id);
-        id
-    }
-
-    /// The id of `name` if it was interned.
-    pub fn get(&self, name: &str) -> Option<Id> {
-        self.ids.get(name).copied()
-    }
-
-    /// The name behind `id`.
-    pub fn name(&self, id: Id) -> &str {
-        &self.names[id as usize]
-    }
-
-    /// How many distinct names.
-    pub fn len(&self) -> usize {
-        self.names.len()
-    }
-
-    /// True when nothing was interned.
-    pub fn is_empty(&self) -> bool {
-        self.names.is_empty()
-    }
-
-    /// All names in id order.
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.names.iter().map(|n| &**n)
-    }
-}
 
 /// A limiter decision recorded in the log itself (status 429/503 or nginx `$limit_req_status`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -315,15 +271,5 @@ mod tests {
         assert_eq!(g.rows(0), &[1, 4]);
         assert_eq!(g.rows(1), &[0, 2]);
         assert_eq!(g.rows(2), &[3]);
-    }
-
-    #[test]
-    fn interner_round_trips() {
-        let mut i = Interner::default();
-        assert_eq!(i.intern("a"), 0);
-        assert_eq!(i.intern("b"), 1);
-        assert_eq!(i.intern("a"), 0);
-        assert_eq!(i.name(1), "b");
-        assert_eq!(i.get("c"), None);
     }
 }

@@ -6,10 +6,11 @@
 
 use std::collections::BTreeMap;
 
-use super::endpoint::{RouteRule, endpoint};
+use super::endpoint::RouteRule;
 use super::key::KeySet;
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
+use super::requests::{RequestCache, RequestInterners};
 use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
 
 /// How many skipped lines per chunk are kept as examples.
@@ -70,66 +71,112 @@ pub fn parse_chunk(
         extra_keys: vec![KeyColumn::default(); ctx.keys.extra.len()],
         ..ChunkResult::default()
     };
-    let mut record = Record::default();
-    let mut key = String::new();
-    let mut endpoint_name = String::new();
-    let extra = ctx.keys.fields.len();
     if data.is_empty() {
         return out;
     }
+    let mut state = LineState {
+        record: Record::default(),
+        key: String::new(),
+        extra_key: String::new(),
+        requests: RequestCache::default(),
+    };
+    out.events.reserve(data.len() / 128);
     let body = data.strip_suffix(b"\n").unwrap_or(data);
-    for (this_line, raw) in (first_line..).zip(body.split(|&b| b == b'\n')) {
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        out.lines += 1;
-        if line.len() > MAX_LINE_BYTES {
-            out.skip(this_line, SkipReason::TooLong);
-            continue;
-        }
-        if line.trim_ascii().is_empty() {
-            out.skip(this_line, SkipReason::Blank);
-            continue;
-        }
-        record.clear(extra);
-        if let Err(reason) = parser.parse(line, &mut record) {
-            out.skip(this_line, reason);
-            continue;
-        }
-        let Some(stamp) = record.time else {
-            out.skip(this_line, SkipReason::BadTime);
-            continue;
-        };
-        if !ctx.keys.primary.build(&record, &mut key) {
-            out.skip(this_line, SkipReason::NoClient);
-            continue;
-        }
-        endpoint(&record.method, &record.path, ctx.routes, &mut endpoint_name);
-        if key.contains('\u{fffd}') || endpoint_name.contains('\u{fffd}') {
-            out.invalid_utf8 += 1;
-        }
-        out.subsecond |= stamp.subsecond;
-        out.parsed += 1;
-        let client = out.clients.intern(&key);
-        for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
-            let id: Id = if spec.build(&record, &mut key) {
-                column.names.intern(&key)
-            } else {
-                NO_KEY
-            };
-            column.ids.push(id);
-        }
-        let path = String::from_utf8_lossy(&record.path);
-        let path = path.split(['?', '#']).next().unwrap_or_default();
-        out.events.push(Event {
-            ts: stamp.ms,
-            client,
-            endpoint: out.endpoints.intern(&endpoint_name),
-            path: out.paths.intern(path),
-            method: out.methods.intern(&String::from_utf8_lossy(&record.method)),
-            status: record.status.unwrap_or(0),
-            logged: logged_decision(&record),
-        });
+    let mut start = 0;
+    let mut this_line = first_line;
+    for end in memchr::memchr_iter(b'\n', body) {
+        parse_line(
+            &body[start..end],
+            this_line,
+            parser,
+            ctx,
+            &mut state,
+            &mut out,
+        );
+        start = end + 1;
+        this_line += 1;
     }
+    parse_line(&body[start..], this_line, parser, ctx, &mut state, &mut out);
     out
+}
+
+/// Buffers reused from one line to the next.
+struct LineState<'a> {
+    record: Record<'a>,
+    key: String,
+    extra_key: String,
+    requests: RequestCache,
+}
+
+fn parse_line<'a>(
+    raw: &'a [u8],
+    this_line: u64,
+    parser: &mut dyn LineParser,
+    ctx: &ChunkContext<'_>,
+    state: &mut LineState<'a>,
+    out: &mut ChunkResult,
+) {
+    let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+    out.lines += 1;
+    if line.len() > MAX_LINE_BYTES {
+        out.skip(this_line, SkipReason::TooLong);
+        return;
+    }
+    if line.trim_ascii().is_empty() {
+        out.skip(this_line, SkipReason::Blank);
+        return;
+    }
+    let LineState {
+        record,
+        key,
+        extra_key,
+        requests,
+    } = state;
+    record.clear(ctx.keys.fields.len());
+    if let Err(reason) = parser.parse(line, record) {
+        out.skip(this_line, reason);
+        return;
+    }
+    let Some(stamp) = record.time else {
+        out.skip(this_line, SkipReason::BadTime);
+        return;
+    };
+    let Some(key) = ctx.keys.primary.key(record, key) else {
+        out.skip(this_line, SkipReason::NoClient);
+        return;
+    };
+    let request = requests.ids(
+        &record.method,
+        &record.path,
+        ctx.routes,
+        RequestInterners {
+            endpoints: &mut out.endpoints,
+            paths: &mut out.paths,
+            methods: &mut out.methods,
+        },
+    );
+    if request.invalid_utf8 || (!key.is_ascii() && key.contains('\u{fffd}')) {
+        out.invalid_utf8 += 1;
+    }
+    out.subsecond |= stamp.subsecond;
+    out.parsed += 1;
+    let client = out.clients.intern(key);
+    for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
+        let id: Id = match spec.key(record, extra_key) {
+            Some(key) => column.names.intern(key),
+            None => NO_KEY,
+        };
+        column.ids.push(id);
+    }
+    out.events.push(Event {
+        ts: stamp.ms,
+        client,
+        endpoint: request.endpoint,
+        path: request.path,
+        method: request.method,
+        status: record.status.unwrap_or(0),
+        logged: logged_decision(record),
+    });
 }
 
 /// The limiter decision a line records: `$limit_req_status` when logged, else
@@ -177,5 +224,92 @@ mod tests {
             ("/a/2", "GET")
         );
         assert_eq!(r.extra_keys[0].ids, vec![NO_KEY, NO_KEY]);
+    }
+
+    /// Parsing without the request cache, as every line was parsed before it.
+    fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
+        use crate::ingest::endpoint::endpoint;
+        let mut out = ChunkResult::default();
+        let (mut key, mut name) = (String::new(), String::new());
+        for (n, line) in (1..).zip(
+            data.strip_suffix(b"\n")
+                .unwrap_or(data)
+                .split(|&b| b == b'\n'),
+        ) {
+            out.lines += 1;
+            let mut record = Record::default();
+            if line.trim_ascii().is_empty() {
+                out.skip(n, SkipReason::Blank);
+                continue;
+            }
+            if let Err(reason) = parser.parse(line, &mut record) {
+                out.skip(n, reason);
+                continue;
+            }
+            let Some(stamp) = record.time else {
+                out.skip(n, SkipReason::BadTime);
+                continue;
+            };
+            if !keys.primary.build(&record, &mut key) {
+                out.skip(n, SkipReason::NoClient);
+                continue;
+            }
+            endpoint(&record.method, &record.path, &[], &mut name);
+            out.invalid_utf8 += u64::from(key.contains('\u{fffd}') || name.contains('\u{fffd}'));
+            out.parsed += 1;
+            let path = String::from_utf8_lossy(&record.path);
+            out.events.push(Event {
+                ts: stamp.ms,
+                client: out.clients.intern(&key),
+                endpoint: out.endpoints.intern(&name),
+                path: out
+                    .paths
+                    .intern(path.split(['?', '#']).next().unwrap_or_default()),
+                method: out.methods.intern(&String::from_utf8_lossy(&record.method)),
+                status: record.status.unwrap_or(0),
+                logged: logged_decision(&record),
+            });
+        }
+        out
+    }
+
+    fn names(i: &Interner) -> Vec<String> {
+        i.names().map(str::to_string).collect()
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_request_cache_changes_no_result(
+            lines in proptest::collection::vec((0usize..5, 0usize..6, 0usize..9, 0usize..3), 0..60)
+        ) {
+            let addrs = ["1.2.3.4", "5.6.7.8", "\"9.9.9.9, 10.0.0.1\" 10.0.0.2", "-", "\u{fffd}x"];
+            let methods = ["GET", "POST", "get", "-", "", "PUT"];
+            let targets = ["/a/1?x=1", "/a/2#f", "http://h?x/a/3", "/\u{e9}/4", "/users/12", "", "?q", "/a/1", "/s?x=/1"];
+            let mut data = Vec::new();
+            for (a, m, t, shape) in lines {
+                let request = format!("{} {} HTTP/1.1", methods[m], targets[t]);
+                let line = match shape {
+                    0 => format!("{} - - [10/Oct/2000:13:55:36 +0000] \"{request}\" 200 1 \"-\" \"ua\"", addrs[a]),
+                    1 => format!("{} - - [10/Oct/2000:13:55:37 +0000] \"{request}\" 429 1", addrs[a]),
+                    _ => "not a log line".to_string(),
+                };
+                data.extend(line.as_bytes());
+                data.push(b'\n');
+            }
+            data.extend(b"1.1.1.1 - - [10/Oct/2000:13:55:38 +0000] \"GET /\xff/5 HTTP/1.1\" 200 1\n");
+            let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+            let ctx = ChunkContext { keys: &keys, routes: &[] };
+            let mut parser = CombinedParser::new(&[]).unwrap().with_xff(false);
+            let got = parse_chunk(&data, 1, &mut parser, &ctx);
+            let want = parse_uncached(&data, &mut CombinedParser::new(&[]).unwrap(), &keys);
+            proptest::prop_assert_eq!(&got.events, &want.events);
+            proptest::prop_assert_eq!(names(&got.clients), names(&want.clients));
+            proptest::prop_assert_eq!(names(&got.endpoints), names(&want.endpoints));
+            proptest::prop_assert_eq!(names(&got.paths), names(&want.paths));
+            proptest::prop_assert_eq!(names(&got.methods), names(&want.methods));
+            proptest::prop_assert_eq!((got.lines, got.parsed, got.invalid_utf8), (want.lines, want.parsed, want.invalid_utf8));
+            proptest::prop_assert_eq!(&got.skipped, &want.skipped);
+            proptest::prop_assert_eq!(&got.examples, &want.examples);
+        }
     }
 }

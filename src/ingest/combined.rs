@@ -36,6 +36,9 @@ pub const FIELD_NAMES: &[&str] = &[
 pub struct CombinedParser {
     extra: Vec<usize>,
     clock: ClfCache,
+    /// Whether anything reads the quoted fields after BYTES (referer, user
+    /// agent, X-Forwarded-For); when nothing does, they are not scanned.
+    tail: bool,
 }
 
 /// The pieces of one combined line, borrowed from it.
@@ -43,6 +46,9 @@ pub struct CombinedParser {
 struct Split<'a> {
     fields: [&'a [u8]; 12],
 }
+
+/// Index of BYTES in [`FIELD_NAMES`]; the quoted fields come after it.
+const BYTES_FIELD: usize = 8;
 
 impl CombinedParser {
     /// A parser that also captures the named `extra` fields (names from [`FIELD_NAMES`]).
@@ -62,10 +68,18 @@ impl CombinedParser {
         Ok(CombinedParser {
             extra,
             clock: ClfCache::default(),
+            tail: true,
         })
     }
 
-    fn split(line: &[u8]) -> Result<Split<'_>, SkipReason> {
+    /// Leaves `$http_x_forwarded_for` empty when `wanted` is false (no client key
+    /// reads it), so lines are not scanned past BYTES unless an extra field needs it.
+    pub fn with_xff(mut self, wanted: bool) -> Self {
+        self.tail = wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
+        self
+    }
+
+    fn split<'a>(&self, line: &'a [u8]) -> Result<Split<'a>, SkipReason> {
         let mut s = Split::default();
         let open = memchr(b'[', line).ok_or(SkipReason::Malformed("no [time] field"))?;
         let prefix = line[..open].trim_ascii_end();
@@ -82,35 +96,46 @@ impl CombinedParser {
         let rest = line[close + 1..].trim_ascii_start();
         let (request, rest) =
             quoted(rest).ok_or(SkipReason::Malformed("no quoted \"request\" after [time]"))?;
-        let mut rest = rest
-            .trim_ascii_start()
-            .split(|&b| b == b' ')
-            .filter(|t| !t.is_empty());
-        let status = rest
-            .next()
-            .ok_or(SkipReason::Malformed("no status after the request"))?;
-        let bytes = rest.next().unwrap_or_default();
+        // STATUS and BYTES: the first two space-separated tokens.
+        let rest = rest.trim_ascii_start();
+        let status_end = space_or_end(rest);
+        if status_end == 0 {
+            return Err(SkipReason::Malformed("no status after the request"));
+        }
+        let after_status = &rest[status_end..];
+        let bytes_at = after_status
+            .iter()
+            .position(|&b| b != b' ')
+            .unwrap_or(after_status.len());
+        let after_spaces = &after_status[bytes_at..];
+        let bytes = &after_spaces[..space_or_end(after_spaces)];
         s.fields[0] = addr;
         s.fields[1] = ident;
         s.fields[2] = user;
         s.fields[3] = &line[open + 1..close];
         s.fields[4] = request;
-        s.fields[7] = status;
-        s.fields[8] = bytes;
-        // Quoted fields after BYTES: referer, user agent, X-Forwarded-For.
-        let after_bytes = bytes.as_ptr() as usize + bytes.len() - line.as_ptr() as usize;
-        let mut tail = &line[after_bytes.min(line.len())..];
-        for slot in 9..12 {
-            match quoted(tail.trim_ascii_start()) {
-                Some((value, next)) => {
-                    s.fields[slot] = value;
-                    tail = next;
+        s.fields[7] = &rest[..status_end];
+        s.fields[BYTES_FIELD] = bytes;
+        if self.tail && !bytes.is_empty() {
+            // Quoted fields after BYTES: referer, user agent, X-Forwarded-For.
+            let mut tail = &after_spaces[bytes.len()..];
+            for slot in 9..12 {
+                match quoted(tail.trim_ascii_start()) {
+                    Some((value, next)) => {
+                        s.fields[slot] = value;
+                        tail = next;
+                    }
+                    None => break,
                 }
-                None => break,
             }
         }
         Ok(s)
     }
+}
+
+/// Where the first space of `text` is, or its length.
+fn space_or_end(text: &[u8]) -> usize {
+    text.iter().position(|&b| b == b' ').unwrap_or(text.len())
 }
 
 /// The last space-separated token of `text` and where it starts.
@@ -142,7 +167,7 @@ fn quoted(text: &[u8]) -> Option<(&[u8], &[u8])> {
 
 impl LineParser for CombinedParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let s = Self::split(line)?;
+        let s = self.split(line)?;
         let f = &s.fields;
         record.time = Some(self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?);
         let (method, path) = split_request(f[4]);
@@ -256,6 +281,41 @@ mod tests {
             parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1"#),
             Err(SkipReason::Malformed(_))
         ));
+    }
+
+    #[test]
+    fn skipping_the_tail_changes_nothing_else() {
+        let lines = [
+            r#"1.2.3.4 - bob [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200 5 "-" "curl" "9.9.9.9""#,
+            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1"   404"#,
+            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200  7  "r""#,
+            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" "#,
+        ];
+        for line in lines {
+            let mut full = CombinedParser::new(&[]).unwrap();
+            let mut lean = CombinedParser::new(&[]).unwrap().with_xff(false);
+            let (mut a, mut b) = (Record::default(), Record::default());
+            let (ra, rb) = (
+                full.parse(line.as_bytes(), &mut a),
+                lean.parse(line.as_bytes(), &mut b),
+            );
+            assert_eq!(ra, rb, "{line}");
+            assert_eq!(
+                (a.time, &a.addr, &a.user, &a.method, &a.path, a.status),
+                (b.time, &b.addr, &b.user, &b.method, &b.path, b.status)
+            );
+            assert!(b.xff.is_empty());
+        }
+        let lean = CombinedParser::new(&["http_user_agent".into()])
+            .unwrap()
+            .with_xff(false);
+        assert!(lean.tail);
+    }
+
+    #[test]
+    fn a_missing_bytes_field_ends_the_line() {
+        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200"#).unwrap();
+        assert_eq!((r.status, &*r.extra[0]), (Some(200), &b""[..]));
     }
 
     #[test]

@@ -9,11 +9,13 @@
 
 use std::borrow::Cow;
 
+use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::IngestError;
-use super::record::{Bytes, LineParser, Record, SkipReason, split_request};
-use super::time::{self, Stamp};
+use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc};
+use super::json_tape::{Kind, NONE, Tape};
+use super::record::{LineParser, Record, SkipReason, split_request};
 
 /// The fields rlctl can take from a JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -114,21 +116,24 @@ pub fn role_names() -> Vec<&'static str> {
 /// A JSON-lines parser with its field paths resolved.
 #[derive(Debug, Clone)]
 pub struct JsonParser {
-    /// For each role, the paths to try in order (each path split at dots).
-    paths: Vec<(Role, Vec<Vec<String>>)>,
-    extra: Vec<Vec<String>>,
-}
-
-fn split_path(path: &str) -> Vec<String> {
-    path.split('.').map(str::to_string).collect()
+    /// For each role (in [`ROLES`] order), the paths to try in order.
+    paths: Vec<(Role, Vec<FieldPath>)>,
+    extra: Vec<FieldPath>,
+    /// The first key of every path, each once; [`FieldPath::first`] indexes it.
+    first_keys: Vec<String>,
+    /// `first_keys` by name.
+    first_index: FxHashMap<Box<[u8]>, usize>,
+    /// The tape of the current line, and its root members by first key (reused).
+    tape: Tape,
+    firsts: Vec<u32>,
 }
 
 impl JsonParser {
     /// `mapping` holds `ROLE=PATH` pairs (`--field`); `extra` the paths of `field:NAME` keys.
     pub fn new(mapping: &[(String, String)], extra: &[String]) -> Result<Self, IngestError> {
-        let mut paths: Vec<(Role, Vec<Vec<String>>)> = ROLES
+        let mut texts: Vec<(Role, Vec<&str>)> = ROLES
             .iter()
-            .map(|(role, _, defaults)| (*role, defaults.iter().map(|p| split_path(p)).collect()))
+            .map(|(role, _, defaults)| (*role, defaults.to_vec()))
             .collect();
         for (name, path) in mapping {
             let Some(i) = ROLES.iter().position(|(_, n, _)| n == name) else {
@@ -137,75 +142,74 @@ impl JsonParser {
                     role_names().join(", ")
                 )));
             };
-            paths[i].1 = vec![split_path(path)];
+            texts[i].1 = vec![path.as_str()];
         }
-        Ok(JsonParser {
-            paths,
-            extra: extra.iter().map(|p| split_path(p)).collect(),
-        })
+        let mut parser = JsonParser {
+            paths: Vec::new(),
+            extra: Vec::new(),
+            first_keys: Vec::new(),
+            first_index: FxHashMap::default(),
+            tape: Tape::default(),
+            firsts: Vec::new(),
+        };
+        parser.paths = texts
+            .into_iter()
+            .map(|(role, paths)| (role, paths.into_iter().map(|p| parser.path(p)).collect()))
+            .collect();
+        parser.extra = extra.iter().map(|p| parser.path(p)).collect();
+        Ok(parser)
     }
 
-    fn find<'v>(&self, object: &'v Value, role: Role) -> Option<&'v Value> {
-        let (_, candidates) = self.paths.iter().find(|(r, _)| *r == role)?;
-        candidates.iter().find_map(|path| lookup(object, path))
+    /// Splits a dotted path and registers its first key.
+    fn path(&mut self, text: &str) -> FieldPath {
+        let keys: Vec<String> = text.split('.').map(str::to_string).collect();
+        let next = self.first_keys.len();
+        let first = *self
+            .first_index
+            .entry(keys[0].as_bytes().into())
+            .or_insert(next);
+        if first == next {
+            self.first_keys.push(keys[0].clone());
+        }
+        FieldPath { keys, first }
     }
-}
 
-/// Follows a dotted path; an array on the way (or at the end) yields its first element.
-fn lookup<'v>(mut value: &'v Value, path: &[String]) -> Option<&'v Value> {
-    for key in path {
-        value = first_of(value).as_object()?.get(key)?;
-    }
-    let value = first_of(value);
-    (!value.is_null()).then_some(value)
-}
-
-fn first_of(value: &Value) -> &Value {
-    match value {
-        Value::Array(items) => items.first().unwrap_or(&Value::Null),
-        other => other,
-    }
-}
-
-fn text_of(value: &Value) -> Bytes<'static> {
-    match value {
-        Value::String(s) => Cow::Owned(s.clone().into_bytes()),
-        other => Cow::Owned(other.to_string().into_bytes()),
-    }
-}
-
-fn time_of(value: &Value) -> Option<Stamp> {
-    match value {
-        Value::Number(n) => match n.as_i64() {
-            Some(i) => Some(time::epoch_integer(i)),
-            None => time::epoch_float(n.as_f64()?),
-        },
-        Value::String(s) => time::parse_any(s.as_bytes()),
-        _ => None,
-    }
-}
-
-fn status_of(value: &Value) -> Result<Option<u16>, SkipReason> {
-    match value {
-        Value::Number(n) => n
-            .as_u64()
-            .filter(|s| (100..=999).contains(s))
-            .map(|s| Some(s as u16))
-            .ok_or(SkipReason::BadStatus),
-        Value::String(s) => super::record::parse_status(s.as_bytes()),
-        _ => Err(SkipReason::BadStatus),
-    }
-}
-
-impl LineParser for JsonParser {
-    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
-        let object: Value =
-            serde_json::from_slice(&line[start..]).map_err(|_| SkipReason::BadJson)?;
-        if !object.is_object() {
+    fn fill_from_tape<'a>(
+        &mut self,
+        text: &'a [u8],
+        tape: &Tape,
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
+        let root = tape.root();
+        if root.kind != Kind::Object {
             return Err(SkipReason::BadJson);
         }
-        let get = |role| self.find(&object, role);
+        self.firsts.clear();
+        self.firsts.resize(self.first_keys.len(), NONE);
+        for (index, member) in tape.children(root) {
+            let key = &text[member.key_start as usize..member.key_end as usize];
+            if let Some(&first) = self.first_index.get(key) {
+                self.firsts[first] = index;
+            }
+        }
+        let doc = TapeDoc {
+            text,
+            tape,
+            firsts: &self.firsts,
+        };
+        self.fill(&doc, record)
+    }
+
+    fn candidates(&self, role: Role) -> &[FieldPath] {
+        self.paths
+            .iter()
+            .find(|(r, _)| *r == role)
+            .map_or(&[], |(_, p)| p)
+    }
+
+    /// Fills `record` from a parsed line, whichever reader parsed it.
+    fn fill<'a, D: JsonDoc<'a>>(&self, doc: &D, record: &mut Record<'a>) -> Result<(), SkipReason> {
+        let get = |role| self.candidates(role).iter().find_map(|p| doc.lookup(p));
         let (method, path, request) = (get(Role::Method), get(Role::Path), get(Role::Request));
         let status = get(Role::Status);
         if method.is_none() && path.is_none() && request.is_none() && status.is_none() {
@@ -213,32 +217,53 @@ impl LineParser for JsonParser {
         }
         record.time = Some(
             get(Role::Time)
-                .and_then(time_of)
+                .and_then(|t| doc.time(t))
                 .ok_or(SkipReason::BadTime)?,
         );
         record.status = match status {
-            Some(s) => status_of(s)?,
+            Some(s) => doc.status(s)?,
             None => None,
         };
-        if let Some(request) = request.and_then(Value::as_str) {
-            let (m, p) = split_request(request.as_bytes());
+        if let Some(request) = request.and_then(|r| doc.as_str(r)) {
+            let (m, p) = split_request(request);
             record.method = Cow::Owned(m.to_vec());
             record.path = Cow::Owned(p.to_vec());
         }
         if let Some(m) = method {
-            record.method = text_of(m);
+            record.method = doc.text(m);
         }
         if let Some(p) = path {
-            record.path = text_of(p);
+            record.path = doc.text(p);
         }
-        record.addr = get(Role::Client).map(text_of).unwrap_or_default();
-        record.user = get(Role::User).map(text_of).unwrap_or_default();
-        record.xff = get(Role::Xff).map(text_of).unwrap_or_default();
-        record.limit_req_status = get(Role::LimitReqStatus).map(text_of).unwrap_or_default();
+        let text = |role| get(role).map(|v| doc.text(v)).unwrap_or_default();
+        record.addr = text(Role::Client);
+        record.user = text(Role::User);
+        record.xff = text(Role::Xff);
+        record.limit_req_status = text(Role::LimitReqStatus);
         for (slot, path) in record.extra.iter_mut().zip(&self.extra) {
-            *slot = lookup(&object, path).map(text_of).unwrap_or_default();
+            *slot = doc.lookup(path).map(|v| doc.text(v)).unwrap_or_default();
         }
         Ok(())
+    }
+}
+
+impl LineParser for JsonParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
+        let text = &line[start..];
+        let mut tape = std::mem::take(&mut self.tape);
+        let result = if tape.parse(text).is_ok() {
+            self.fill_from_tape(text, &tape, record)
+        } else {
+            // Outside the tape's subset (escapes, exponents...) or not JSON at all.
+            let object: Value = serde_json::from_slice(text).map_err(|_| SkipReason::BadJson)?;
+            if !object.is_object() {
+                return Err(SkipReason::BadJson);
+            }
+            self.fill(&ValueDoc(&object), record)
+        };
+        self.tape = tape;
+        result
     }
 
     fn fork(&self) -> Box<dyn LineParser> {
@@ -327,5 +352,108 @@ mod tests {
             parse_with(&[], r#"{"ts":1,"path":"/x","status":"abc"}"#).unwrap_err(),
             SkipReason::BadStatus
         );
+    }
+
+    /// The same line parsed only through `serde_json`.
+    fn parse_by_value<'a>(p: &JsonParser, line: &'a [u8]) -> Result<Record<'a>, SkipReason> {
+        let mut r = Record::default();
+        r.clear(p.extra.len());
+        let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
+        let object: Value =
+            serde_json::from_slice(&line[start..]).map_err(|_| SkipReason::BadJson)?;
+        if !object.is_object() {
+            return Err(SkipReason::BadJson);
+        }
+        p.fill(&ValueDoc(&object), &mut r).map(|()| r)
+    }
+
+    /// One JSON member as text: keys access logs use, values of every kind.
+    fn member() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let key = proptest::sample::select(vec![
+            "time",
+            "ts",
+            "msec",
+            "remote_addr",
+            "request",
+            "status",
+            "method",
+            "uri",
+            "remote_user",
+            "limit_req_status",
+            "http_x_forwarded_for",
+            "headers",
+            "other",
+        ]);
+        let scalar = proptest::sample::select(vec![
+            r#""2026-01-05T00:00:01.5Z""#,
+            r#""10/Oct/2000:13:55:36 +0000""#,
+            "1767571200",
+            "1767571200123",
+            "1716723772.6014807",
+            "1.7e9",
+            "-3",
+            "200",
+            "404.0",
+            r#""503""#,
+            r#""GET /a/1?x=2 HTTP/1.1""#,
+            r#""GET""#,
+            r#""/a\"b""#,
+            r#""1.2.3.4""#,
+            r#""-""#,
+            r#""PASSED""#,
+            "true",
+            "null",
+            "[]",
+            r#"["curl/8", 2]"#,
+            r#""caf\u00e9""#,
+            r#""\u00ff\u00fe""#,
+            "12345678901234567890",
+        ]);
+        let nested = (key.clone(), scalar.clone())
+            .prop_map(|(k, v)| format!(r#"{{"client_ip":"9.9.9.9","{k}":{v},"uri":"/n/7"}}"#));
+        let value = prop_oneof![4 => scalar.prop_map(str::to_string), 1 => nested];
+        (key, value).prop_map(|(k, v)| format!(r#""{k}":{v}"#))
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        #[test]
+        fn the_tape_and_serde_json_read_lines_alike(
+            members in proptest::collection::vec(member(), 0..8),
+            damage in proptest::option::of((0usize..200, 0usize..3)),
+        ) {
+            // A timestamp and a request first, so that most lines are events;
+            // later members may repeat their keys (the last one counts).
+            let mut line = format!(
+                r#"prefix {{"time":"2026-01-05T00:00:00Z","request":"GET /r HTTP/1.1","status":201{}{}}}"#,
+                if members.is_empty() { "" } else { "," },
+                members.join(",")
+            );
+            if let Some((at, what)) = damage {
+                let at = (0..=at.min(line.len())).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+                line.insert_str(at, ["}", ",", "\""][what]);
+            }
+            let extra = ["request.headers".to_string(), "other".to_string()];
+            let mut fast = JsonParser::new(&[], &extra).unwrap();
+            let slow = JsonParser::new(&[], &extra).unwrap();
+            let mut r = Record::default();
+            r.clear(2);
+            let got = fast.parse(line.as_bytes(), &mut r).map(|()| r);
+            let want = parse_by_value(&slow, line.as_bytes());
+            match (got, want) {
+                (Ok(a), Ok(b)) => {
+                    proptest::prop_assert_eq!(
+                        (a.time, &a.addr, &a.user, &a.xff, &a.method, &a.path, a.status),
+                        (b.time, &b.addr, &b.user, &b.xff, &b.method, &b.path, b.status),
+                        "{}", line
+                    );
+                    proptest::prop_assert_eq!(&a.limit_req_status, &b.limit_req_status);
+                    proptest::prop_assert_eq!(&a.extra, &b.extra);
+                }
+                (a, b) => proptest::prop_assert_eq!(a.err(), b.err(), "{}", line),
+            }
+        }
     }
 }

@@ -73,28 +73,45 @@ impl KeySpec {
             if i > 0 {
                 out.push('+');
             }
-            let value: Cow<'_, str> = match part {
-                KeyPart::Ip => address_list(&record.addr)
-                    .last()
-                    .map(|a| self.aggregate(a))
-                    .unwrap_or_default(),
-                KeyPart::Xff => {
-                    let forwarded = address_list(&record.xff);
-                    match forwarded.first() {
-                        Some(first) => self.aggregate(first),
-                        None => address_list(&record.addr)
-                            .first()
-                            .map(|a| self.aggregate(a))
-                            .unwrap_or_default(),
-                    }
-                }
-                KeyPart::User => present(&record.user),
-                KeyPart::Field(f) => present(&record.extra[*f]),
-            };
+            let value = self.value(part, record);
             any |= !value.is_empty() && value != "-";
             out.push_str(if value.is_empty() { "-" } else { &value });
         }
         any
+    }
+
+    /// The key of `record` as [`KeySpec::build`] writes it, or `None` when every
+    /// part is missing; a one-part key is borrowed from the record when it can
+    /// be, else the key is built in `scratch`.
+    pub fn key<'r>(&self, record: &'r Record<'_>, scratch: &'r mut String) -> Option<&'r str> {
+        let [part] = self.parts.as_slice() else {
+            return self.build(record, scratch).then_some(scratch.as_str());
+        };
+        match self.value(part, record) {
+            value if value.is_empty() || value == "-" => None,
+            Cow::Borrowed(value) => Some(value),
+            Cow::Owned(value) => {
+                *scratch = value;
+                Some(scratch.as_str())
+            }
+        }
+    }
+
+    /// The value of one part of the key.
+    fn value<'r>(&self, part: &KeyPart, record: &'r Record<'_>) -> Cow<'r, str> {
+        match part {
+            KeyPart::Ip => last_address(&record.addr)
+                .map(|a| self.aggregate(a))
+                .unwrap_or_default(),
+            KeyPart::Xff => match first_address(&record.xff) {
+                Some(first) => self.aggregate(first),
+                None => first_address(&record.addr)
+                    .map(|a| self.aggregate(a))
+                    .unwrap_or_default(),
+            },
+            KeyPart::User => present(&record.user),
+            KeyPart::Field(f) => present(&record.extra[*f]),
+        }
     }
 
     /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an IP stays as it is.
@@ -170,6 +187,13 @@ impl KeySet {
         self.extra.len() - 1
     }
 
+    /// True when any key reads `$http_x_forwarded_for` (`xff`).
+    pub fn uses_xff(&self) -> bool {
+        std::iter::once(&self.primary)
+            .chain(&self.extra)
+            .any(|spec| spec.parts.contains(&KeyPart::Xff))
+    }
+
     /// Moves the fields of `spec` into the shared list, renumbering its parts.
     fn share_fields(&mut self, mut spec: KeySpec) -> KeySpec {
         for part in &mut spec.parts {
@@ -194,27 +218,68 @@ fn present(value: &[u8]) -> Cow<'_, str> {
 }
 
 /// The addresses in an address or X-Forwarded-For field: separated by commas,
-/// spaces or quotes; `-` and empty mean none.
+/// spaces or quotes; `-` and empty mean none (so does a field that is not UTF-8).
 pub fn address_list(field: &[u8]) -> Vec<&str> {
+    addresses(field).collect()
+}
+
+/// The last address of a field ([`address_list`] without building the list).
+pub fn last_address(field: &[u8]) -> Option<&str> {
+    match single_address(field) {
+        Some(single) => single,
+        None => addresses(field).next_back(),
+    }
+}
+
+/// The first address of a field ([`address_list`] without building the list).
+pub fn first_address(field: &[u8]) -> Option<&str> {
+    match single_address(field) {
+        Some(single) => single,
+        None => addresses(field).next(),
+    }
+}
+
+fn addresses(field: &[u8]) -> impl DoubleEndedIterator<Item = &str> {
     let text = std::str::from_utf8(field).unwrap_or("");
     text.split(|c: char| c == ',' || c == '"' || c.is_whitespace())
         .filter(|a| !a.is_empty() && *a != "-")
-        .collect()
 }
+
+/// The common case decided in one pass: an ASCII field without separators is a
+/// single address (or none when empty or `-`). `None` when the field needs splitting.
+fn single_address(field: &[u8]) -> Option<Option<&str>> {
+    if field.iter().any(|&b| NEEDS_SPLITTING[usize::from(b)]) {
+        return None;
+    }
+    let text = std::str::from_utf8(field).expect("ASCII is UTF-8");
+    Some((!text.is_empty() && text != "-").then_some(text))
+}
+
+/// Bytes that make a field need [`addresses`]: the separators (`,`, `"` and the
+/// ASCII characters `char::is_whitespace` accepts) and any byte that is not ASCII.
+const NEEDS_SPLITTING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b >= 0x80 || matches!(b as u8, b',' | b'"' | b' ' | b'\t'..=b'\r');
+        b += 1;
+    }
+    table
+};
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn key(
-        spec: &str,
+        spec_text: &str,
         cidr4: Option<u8>,
         cidr6: Option<u8>,
         addr: &str,
         xff: &str,
         user: &str,
     ) -> (String, bool) {
-        let spec = KeySpec::parse(spec, cidr4, cidr6).unwrap();
+        let spec = KeySpec::parse(spec_text, cidr4, cidr6).unwrap();
         let mut r = Record::default();
         r.clear(spec.fields.len());
         r.addr = Cow::Owned(addr.as_bytes().to_vec());
@@ -225,6 +290,9 @@ mod tests {
         }
         let mut out = String::new();
         let ok = spec.build(&r, &mut out);
+        let mut scratch = String::new();
+        let direct = spec.key(&r, &mut scratch);
+        assert_eq!(direct, ok.then_some(out.as_str()), "{spec_text}");
         (out, ok)
     }
 
@@ -277,6 +345,14 @@ mod tests {
     }
 
     #[test]
+    fn xff_use_is_known() {
+        let mut set = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        assert!(!set.uses_xff());
+        set.add(KeySpec::parse("user+xff", None, None).unwrap());
+        assert!(set.uses_xff());
+    }
+
+    #[test]
     fn key_sets_share_fields() {
         let mut set = KeySet::new(KeySpec::parse("field:a+ip", None, None).unwrap());
         let i = set.add(KeySpec::parse("field:b+field:a", None, None).unwrap());
@@ -290,6 +366,45 @@ mod tests {
             vec![KeyPart::Field(1), KeyPart::Field(0)]
         );
         assert_eq!(set.primary.parts, vec![KeyPart::Field(0), KeyPart::Ip]);
+    }
+
+    #[test]
+    fn first_and_last_addresses_agree_with_the_list() {
+        let fields: [&[u8]; 10] = [
+            b"",
+            b"-",
+            b"1.2.3.4",
+            b"10.0.0.2, 10.0.0.1",
+            b"\"a, b\" c",
+            b" - ,x",
+            b"a\x0bb",
+            b"a\xc2\xa0b",
+            b"\xff1.2.3.4",
+            b"2001:db8::1",
+        ];
+        for field in fields {
+            let list = address_list(field);
+            assert_eq!(first_address(field), list.first().copied(), "{field:?}");
+            assert_eq!(last_address(field), list.last().copied(), "{field:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn first_and_last_addresses_agree_on_random_fields(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"1.2.3.4"[..], b"-", b",", b" ", b"\"", b"\t", b"\x0b", b"\xc2\xa0",
+                    b"\xe2\x80\xa8", b"\xff", b"a", b"::1",
+                ]),
+                0..8,
+            )
+        ) {
+            let field = parts.concat();
+            let list = address_list(&field);
+            proptest::prop_assert_eq!(first_address(&field), list.first().copied());
+            proptest::prop_assert_eq!(last_address(&field), list.last().copied());
+        }
     }
 
     #[test]

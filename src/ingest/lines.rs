@@ -25,13 +25,20 @@ pub enum Piece {
     TooLong { line: u64, len: u64 },
 }
 
+/// Where the splitter gets a fresh buffer when it hands one over: a recycled
+/// one, or `None` when the consumer has gone (reading stops).
+pub type BufferSource = Box<dyn FnMut() -> Option<Vec<u8>> + Send>;
+
 /// Splits a reader into [`Piece`]s.
 pub struct Splitter<R> {
     reader: R,
+    /// The buffer being filled; `carry[..filled]` holds data, the rest is scratch.
     carry: Vec<u8>,
+    filled: usize,
     next_line: u64,
     done: bool,
     chunk_bytes: usize,
+    buffers: Option<BufferSource>,
 }
 
 impl<R: Read> Splitter<R> {
@@ -45,28 +52,34 @@ impl<R: Read> Splitter<R> {
         Splitter {
             reader,
             carry: Vec::new(),
+            filled: 0,
             next_line: 1,
             done: false,
             chunk_bytes,
+            buffers: None,
         }
+    }
+
+    /// Takes the buffers of the pieces it yields from `buffers` (which the
+    /// consumer refills with the `data` of pieces it is done with), so that a
+    /// long input reuses a few buffers instead of allocating one per chunk.
+    pub fn with_buffers(mut self, buffers: BufferSource) -> Self {
+        self.buffers = Some(buffers);
+        self
     }
 
     /// Reads until the buffer holds `chunk_bytes` or the input ends; true at end of input.
     fn fill(&mut self) -> io::Result<bool> {
-        let mut filled = self.carry.len();
-        self.carry.resize(self.chunk_bytes.max(filled + 1), 0);
-        while filled < self.carry.len() {
-            match self.reader.read(&mut self.carry[filled..]) {
-                Ok(0) => {
-                    self.carry.truncate(filled);
-                    return Ok(true);
-                }
-                Ok(n) => filled += n,
+        let want = self.chunk_bytes.max(self.filled + 1);
+        if self.carry.len() < want {
+            self.carry.resize(want, 0);
+        }
+        while self.filled < want {
+            match self.reader.read(&mut self.carry[self.filled..want]) {
+                Ok(0) => return Ok(true),
+                Ok(n) => self.filled += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    self.carry.truncate(filled);
-                    return Err(e);
-                }
+                Err(e) => return Err(e),
             }
         }
         Ok(false)
@@ -76,35 +89,48 @@ impl<R: Read> Splitter<R> {
     fn discard_line(&mut self) -> io::Result<u64> {
         let mut dropped = 0u64;
         loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.carry) {
+            if let Some(i) = memchr::memchr(b'\n', &self.carry[..self.filled]) {
                 dropped += i as u64;
-                self.carry.drain(..=i);
+                self.carry.copy_within(i + 1..self.filled, 0);
+                self.filled -= i + 1;
                 return Ok(dropped);
             }
-            dropped += self.carry.len() as u64;
-            self.carry.clear();
+            dropped += self.filled as u64;
+            self.filled = 0;
             let at_end = self.fill()?;
-            if at_end && memchr::memchr(b'\n', &self.carry).is_none() {
-                dropped += self.carry.len() as u64;
-                self.carry.clear();
+            if at_end && memchr::memchr(b'\n', &self.carry[..self.filled]).is_none() {
+                dropped += self.filled as u64;
+                self.filled = 0;
                 self.done = true;
                 return Ok(dropped);
             }
         }
     }
 
-    fn take_lines(&mut self, end: usize) -> Piece {
-        let rest = self.carry.split_off(end);
-        let data = std::mem::replace(&mut self.carry, rest);
+    /// Hands over `carry[..end]` as a piece, keeping the rest for the next one;
+    /// `None` when the consumer has gone.
+    fn take_lines(&mut self, end: usize) -> Option<Piece> {
+        let mut next = match &mut self.buffers {
+            Some(source) => source()?,
+            None => Vec::new(),
+        };
+        let rest = self.filled - end;
+        if next.len() < rest {
+            next.resize(rest.max(self.chunk_bytes), 0);
+        }
+        next[..rest].copy_from_slice(&self.carry[end..self.filled]);
+        let mut data = std::mem::replace(&mut self.carry, next);
+        data.truncate(end);
+        self.filled = rest;
         let newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
         let count = newlines + u64::from(!data.ends_with(b"\n"));
         let first_line = self.next_line;
         self.next_line += count;
-        Piece::Lines {
+        Some(Piece::Lines {
             data,
             first_line,
             count,
-        }
+        })
     }
 }
 
@@ -124,10 +150,17 @@ impl<R: Read> Iterator for Splitter<R> {
         };
         if at_end {
             self.done = true;
-            return (!self.carry.is_empty()).then(|| Ok(self.take_lines(self.carry.len())));
+            return (self.filled > 0)
+                .then(|| self.take_lines(self.filled))
+                .flatten()
+                .map(Ok);
         }
-        match memchr::memrchr(b'\n', &self.carry) {
-            Some(i) => Some(Ok(self.take_lines(i + 1))),
+        match memchr::memrchr(b'\n', &self.carry[..self.filled]) {
+            Some(i) => {
+                let piece = self.take_lines(i + 1);
+                self.done |= piece.is_none();
+                piece.map(Ok)
+            }
             None => {
                 let line = self.next_line;
                 self.next_line += 1;
@@ -222,6 +255,41 @@ mod tests {
                 }
             ]
         );
+    }
+
+    #[test]
+    fn recycled_buffers_give_the_same_pieces() {
+        let mut input = Vec::new();
+        for i in 0..200 {
+            input.extend(format!("line {i} {}\n", "x".repeat(i % 13)).as_bytes());
+        }
+        input.extend(std::iter::repeat_n(b'y', 40));
+        input.extend(b"\nend");
+        let (tx, rx) = std::sync::mpsc::channel::<Vec<u8>>();
+        let rx = std::sync::Mutex::new(rx);
+        let recycled =
+            Splitter::with_chunk_size(&input[..], 32).with_buffers(Box::new(move || {
+                Some(rx.lock().unwrap().try_recv().unwrap_or_default())
+            }));
+        let mut got = Vec::new();
+        for piece in recycled {
+            let piece = piece.unwrap();
+            if let Piece::Lines { data, .. } = &piece {
+                let mut reused = data.clone();
+                reused.fill(b'!'); // stale bytes must never show through
+                tx.send(reused).unwrap();
+            }
+            got.push(piece);
+        }
+        assert_eq!(got, pieces(&input, 32));
+    }
+
+    #[test]
+    fn a_consumer_that_goes_away_stops_the_splitter() {
+        let mut splitter =
+            Splitter::with_chunk_size(&b"a\nb\nc\nd\n"[..], 4).with_buffers(Box::new(|| None));
+        assert!(splitter.next().is_none());
+        assert!(splitter.next().is_none());
     }
 
     #[test]

@@ -8,8 +8,8 @@
 
 use std::borrow::Cow;
 
-use memchr::memmem;
-use regex::bytes::Regex;
+use memchr::memmem::Finder;
+use regex::bytes::{CaptureLocations, Regex};
 
 use super::IngestError;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
@@ -97,9 +97,45 @@ fn tokenize(format: &str) -> Vec<Token> {
 #[derive(Debug, Clone)]
 enum Matcher {
     /// Literal-delimited scanning (the fast path).
-    Scan(Vec<Token>),
+    Scan(Vec<Step>),
     /// A regex with one group per variable, for formats with adjacent variables.
-    Regex(Regex),
+    Regex {
+        regex: Regex,
+        /// Reused by every line (no allocation per match).
+        locations: CaptureLocations,
+    },
+}
+
+/// One step of literal-delimited scanning.
+#[derive(Debug, Clone)]
+enum Step {
+    /// The line must continue with these bytes.
+    Literal(Vec<u8>),
+    /// A variable's value: up to the next unescaped `until` (the literal that
+    /// follows it), or to the end of the line when nothing follows.
+    Var {
+        /// `$time_local` holds one space of its own, skipped before searching.
+        time_local: bool,
+        until: Option<Box<Finder<'static>>>,
+    },
+}
+
+/// The scanning steps of a format without adjacent variables.
+fn steps(tokens: &[Token]) -> Vec<Step> {
+    tokens
+        .iter()
+        .enumerate()
+        .map(|(i, token)| match token {
+            Token::Literal(lit) => Step::Literal(lit.clone()),
+            Token::Var(name) => Step::Var {
+                time_local: role_of(name) == Role::TimeLocal,
+                until: match tokens.get(i + 1) {
+                    Some(Token::Literal(next)) => Some(Box::new(Finder::new(next).into_owned())),
+                    _ => None,
+                },
+            },
+        })
+        .collect()
 }
 
 /// A parser compiled from an nginx `log_format` string.
@@ -112,6 +148,8 @@ pub struct LogFormatParser {
     /// For each `field:NAME` asked for, the index of its variable.
     extra: Vec<usize>,
     clock: ClfCache,
+    /// Where each variable's value is in the current line (reused, no allocation per line).
+    spans: Vec<(usize, usize)>,
 }
 
 impl LogFormatParser {
@@ -158,13 +196,16 @@ impl LogFormatParser {
             .windows(2)
             .any(|w| matches!(w, [Token::Var(_), Token::Var(_)]));
         let matcher = if adjacent {
-            Matcher::Regex(regex_for(&tokens)?)
+            let regex = regex_for(&tokens)?;
+            let locations = regex.capture_locations();
+            Matcher::Regex { regex, locations }
         } else {
-            Matcher::Scan(tokens)
+            Matcher::Scan(steps(&tokens))
         };
         Ok(LogFormatParser {
             format: format.to_string(),
             matcher,
+            spans: Vec::with_capacity(roles.len()),
             roles,
             extra,
             clock: ClfCache::default(),
@@ -173,59 +214,50 @@ impl LogFormatParser {
 
     /// True when this format is matched with the regex fallback.
     pub fn uses_regex(&self) -> bool {
-        matches!(self.matcher, Matcher::Regex(_))
+        matches!(self.matcher, Matcher::Regex { .. })
     }
 
-    /// The values of every variable in `line`, in order.
-    fn values<'a>(&self, line: &'a [u8], out: &mut Vec<&'a [u8]>) -> Result<(), SkipReason> {
-        out.clear();
-        match &self.matcher {
-            Matcher::Regex(re) => {
-                let caps = re
-                    .captures(line)
+    /// Finds where the value of every variable is in `line`, in order, into `spans`.
+    fn find_values(&mut self, line: &[u8]) -> Result<(), SkipReason> {
+        self.spans.clear();
+        match &mut self.matcher {
+            Matcher::Regex { regex, locations } => {
+                regex
+                    .captures_read(locations, line)
                     .ok_or(SkipReason::Malformed("line does not match the log_format"))?;
-                out.extend(
-                    caps.iter()
-                        .skip(1)
-                        .map(|m| m.map_or(&b""[..], |m| m.as_bytes())),
-                );
+                self.spans
+                    .extend((1..locations.len()).map(|g| locations.get(g).unwrap_or((0, 0))));
             }
-            Matcher::Scan(tokens) => scan(tokens, &self.roles, line, out)?,
+            Matcher::Scan(steps) => scan(steps, line, &mut self.spans)?,
         }
         Ok(())
     }
 }
 
-fn scan<'a>(
-    tokens: &[Token],
-    roles: &[Role],
-    line: &'a [u8],
-    out: &mut Vec<&'a [u8]>,
-) -> Result<(), SkipReason> {
+fn scan(steps: &[Step], line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), SkipReason> {
     let mut pos = 0;
-    for (i, token) in tokens.iter().enumerate() {
-        match token {
-            Token::Literal(lit) => {
+    for step in steps {
+        match step {
+            Step::Literal(lit) => {
                 if !line[pos..].starts_with(lit) {
                     return Err(SkipReason::Malformed("line does not match the log_format"));
                 }
                 pos += lit.len();
             }
-            Token::Var(_) => {
-                let end = match tokens.get(i + 1) {
-                    Some(Token::Literal(next)) => {
-                        // `$time_local` holds one space of its own; skip past it before searching.
-                        let from = if roles[out.len()] == Role::TimeLocal {
+            Step::Var { time_local, until } => {
+                let end = match until {
+                    Some(finder) => {
+                        let from = if *time_local {
                             memchr::memchr(b' ', &line[pos..]).map_or(pos, |s| pos + s + 1)
                         } else {
                             pos
                         };
-                        from + find_delimiter(&line[from..], next)
+                        from + find_delimiter(&line[from..], finder)
                             .ok_or(SkipReason::Malformed("line does not match the log_format"))?
                     }
-                    _ => line.len(),
+                    None => line.len(),
                 };
-                out.push(&line[pos..end]);
+                spans.push((pos, end));
                 pos = end;
             }
         }
@@ -235,8 +267,7 @@ fn scan<'a>(
 
 /// The first occurrence of `delim` in `hay` that is not escaped by a backslash
 /// (nginx `escape=json` writes `\"` inside quoted values).
-fn find_delimiter(hay: &[u8], delim: &[u8]) -> Option<usize> {
-    let finder = memmem::Finder::new(delim);
+fn find_delimiter(hay: &[u8], finder: &Finder<'_>) -> Option<usize> {
     let mut from = 0;
     while let Some(off) = finder.find(&hay[from..]) {
         let at = from + off;
@@ -280,12 +311,12 @@ fn regex_for(tokens: &[Token]) -> Result<Regex, IngestError> {
 
 impl LineParser for LogFormatParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let mut values = Vec::with_capacity(self.roles.len());
-        self.values(line, &mut values)?;
+        self.find_values(line)?;
         let mut method_from_request = &b""[..];
         let mut path_from_request = &b""[..];
         let mut uri = None;
-        for (&role, &value) in self.roles.iter().zip(&values) {
+        for (&role, &(start, end)) in self.roles.iter().zip(&self.spans) {
+            let value = &line[start..end];
             match role {
                 Role::TimeLocal => {
                     record.time = Some(self.clock.parse(value).ok_or(SkipReason::BadTime)?)
@@ -315,7 +346,8 @@ impl LineParser for LogFormatParser {
             record.path = Cow::Borrowed(uri.unwrap_or(path_from_request));
         }
         for (slot, &var) in record.extra.iter_mut().zip(&self.extra) {
-            *slot = Cow::Borrowed(values[var]);
+            let (start, end) = self.spans[var];
+            *slot = Cow::Borrowed(&line[start..end]);
         }
         Ok(())
     }

@@ -1,22 +1,21 @@
-//! The ingestion pipeline for one input after another: a reader thread splits the
-//! decompressed stream into chunks, rayon parses batches of chunks in parallel,
-//! and results are merged into the table in input order.
+//! Merging parsed chunks into the table, one input after another: the chunks of
+//! an input come from [`pipeline`] in input order, and their chunk-local ids are
+//! mapped onto the table's, so the result does not depend on the number of threads.
 
 use std::collections::BTreeMap;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::sync_channel;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use rayon::prelude::*;
 use serde::Serialize;
 
-use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
+use super::chunk::{ChunkContext, ChunkResult};
 use super::detect::{Detected, detect};
-use super::lines::{Piece, Splitter};
-use super::record::{LineParser, SkipReason};
+use super::lines::Piece;
+use super::pipeline;
+use super::record::LineParser;
 use super::source::{self, Compression};
 use super::{FormatChoice, IngestError, Ingested, Settings, parser_for};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
@@ -127,55 +126,35 @@ impl<'s> Merger<'s> {
             parsed: 0,
             skipped: 0,
         };
-        let threads = rayon::current_num_threads().max(1);
-        let (tx, rx) = sync_channel::<io::Result<Piece>>(threads * 2);
-        let splitter = Splitter::new(input.reader);
-        let result = std::thread::scope(|scope| {
-            let rx = rx; // dropped when this closure returns, so the reader thread stops early on error
-            scope.spawn(move || {
-                for piece in splitter {
-                    if tx.send(piece).is_err() {
-                        break;
-                    }
-                }
-            });
-            let mut parser: Option<Box<dyn LineParser>> = None;
-            while let Ok(first) = rx.recv() {
-                let mut batch = vec![first];
-                while batch.len() < threads * 2 {
-                    match rx.try_recv() {
-                        Ok(piece) => batch.push(piece),
-                        Err(_) => break,
-                    }
-                }
-                if parser.is_none() {
-                    parser = Some(self.choose_parser(&batch, &name, &mut file.format)?);
-                }
-                let parser = parser.as_deref().expect("parser chosen above");
-                let results = self.parse_batch(batch, parser);
-                for result in results {
-                    match result {
-                        Ok(chunk) => self.merge(chunk, &mut file)?,
-                        Err((line, source)) => {
-                            let hint = if input.compression == Compression::None {
-                                ""
-                            } else {
-                                " (is the compressed file truncated?)"
-                            };
-                            return Err(IngestError::Read {
-                                file: name.clone(),
-                                line,
-                                source,
-                                hint,
-                            });
-                        }
-                    }
-                }
+        let settings = self.settings;
+        let ctx = ChunkContext {
+            keys: &settings.keys,
+            routes: &settings.routes,
+        };
+        let compressed = input.compression != Compression::None;
+        let mut format = String::new();
+        let result = pipeline::run(
+            input.reader,
+            &ctx,
+            |head| Self::choose_parser(settings, head, &name, &mut format),
+            |chunk| {
+                let chunk = chunk.map_err(|source| IngestError::Read {
+                    file: name.clone(),
+                    line: self.report.lines,
+                    source,
+                    hint: if compressed {
+                        " (is the compressed file truncated?)"
+                    } else {
+                        ""
+                    },
+                })?;
+                self.merge(chunk, &mut file)?;
                 self.progress
                     .set_position(self.bytes_read.load(Ordering::Relaxed));
-            }
-            Ok(())
-        });
+                Ok(())
+            },
+        );
+        file.format = format;
         if file.format.is_empty() {
             file.format = "(empty input)".into();
         }
@@ -184,12 +163,12 @@ impl<'s> Merger<'s> {
     }
 
     fn choose_parser(
-        &self,
+        settings: &Settings,
         batch: &[io::Result<Piece>],
         name: &str,
         format: &mut String,
     ) -> Result<Box<dyn LineParser>, IngestError> {
-        let chosen = match &self.settings.format {
+        let chosen = match &settings.format {
             FormatChoice::Auto => {
                 let head = batch.iter().find_map(|p| match p {
                     Ok(Piece::Lines { data, .. }) => Some(&data[..data.len().min(64 << 10)]),
@@ -223,40 +202,10 @@ impl<'s> Merger<'s> {
             FormatChoice::Json => "json".into(),
             FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
         };
-        if self.settings.format == FormatChoice::Auto {
+        if settings.format == FormatChoice::Auto {
             *format = format!("{format} (detected)");
         }
-        parser_for(&chosen, self.settings)
-    }
-
-    /// Parses a batch of pieces in parallel; results keep the batch order.
-    fn parse_batch(
-        &self,
-        batch: Vec<io::Result<Piece>>,
-        parser: &dyn LineParser,
-    ) -> Vec<Result<ChunkResult, (u64, io::Error)>> {
-        let ctx = ChunkContext {
-            keys: &self.settings.keys,
-            routes: &self.settings.routes,
-        };
-        let last_line = self.report.lines;
-        batch
-            .into_par_iter()
-            .map(|piece| match piece {
-                Ok(Piece::Lines {
-                    data, first_line, ..
-                }) => Ok(parse_chunk(&data, first_line, parser.fork().as_mut(), &ctx)),
-                Ok(Piece::TooLong { line, .. }) => {
-                    let mut r = ChunkResult {
-                        lines: 1,
-                        ..ChunkResult::default()
-                    };
-                    r.skip(line, SkipReason::TooLong);
-                    Ok(r)
-                }
-                Err(e) => Err((last_line, e)),
-            })
-            .collect()
+        parser_for(&chosen, settings)
     }
 
     fn merge(&mut self, chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
@@ -296,13 +245,23 @@ impl<'s> Merger<'s> {
         let endpoints = remap(&chunk.endpoints, &mut self.table.endpoints);
         let paths = remap(&chunk.paths, &mut self.table.paths);
         let methods = remap(&chunk.methods, &mut self.table.methods);
-        for mut event in chunk.events {
-            event.client = clients[event.client as usize];
-            event.endpoint = endpoints[event.endpoint as usize];
-            event.path = paths[event.path as usize];
-            event.method = methods[event.method as usize];
-            self.table.push(event);
-        }
+        let events = &chunk.events;
+        let table = &mut self.table;
+        table.ts.extend(events.iter().map(|e| e.ts));
+        table
+            .client
+            .extend(events.iter().map(|e| clients[e.client as usize]));
+        table
+            .endpoint
+            .extend(events.iter().map(|e| endpoints[e.endpoint as usize]));
+        table
+            .path
+            .extend(events.iter().map(|e| paths[e.path as usize]));
+        table
+            .method
+            .extend(events.iter().map(|e| methods[e.method as usize]));
+        table.status.extend(events.iter().map(|e| e.status));
+        table.logged.extend(events.iter().map(|e| e.logged));
         for (local, global) in chunk.extra_keys.into_iter().zip(&mut self.table.extra_keys) {
             let ids = remap(&local.names, &mut global.names);
             global.ids.extend(local.ids.iter().map(|&id| {

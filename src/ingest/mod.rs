@@ -11,11 +11,15 @@ pub mod combined;
 pub mod detect;
 pub mod endpoint;
 pub mod json;
+pub mod json_doc;
+pub mod json_tape;
 pub mod key;
 pub mod lines;
 pub mod log_format;
 pub mod nginx_conf;
+pub mod pipeline;
 pub mod record;
+pub mod requests;
 pub mod source;
 pub mod time;
 
@@ -110,7 +114,7 @@ pub fn parser_for(
     let extra = &settings.keys.fields;
     Ok(match format {
         FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
-            Box::new(combined::CombinedParser::new(extra)?)
+            Box::new(combined::CombinedParser::new(extra)?.with_xff(settings.keys.uses_xff()))
         }
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
         FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),

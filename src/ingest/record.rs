@@ -51,10 +51,14 @@ pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
     if request == b"-" {
         return (b"", b"");
     }
-    let mut parts = request.splitn(3, |&b| b == b' ');
-    let method = parts.next().unwrap_or_default();
-    let target = parts.next().unwrap_or_default();
-    (method, target)
+    match request.iter().position(|&b| b == b' ') {
+        None => (request, b""),
+        Some(space) => {
+            let rest = &request[space + 1..];
+            let end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
+            (&request[..space], &rest[..end])
+        }
+    }
 }
 
 /// Why a line was not turned into an event.
@@ -137,6 +141,8 @@ mod tests {
         );
         assert_eq!(split_request(b"GET /"), (&b"GET"[..], &b"/"[..]));
         assert_eq!(split_request(b"-"), (&b""[..], &b""[..]));
+        assert_eq!(split_request(b"GET  /x"), (&b"GET"[..], &b""[..]));
+        assert_eq!(split_request(b"GET"), (&b"GET"[..], &b""[..]));
         assert_eq!(split_request(b""), (&b""[..], &b""[..]));
     }
 

@@ -170,10 +170,15 @@ pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
         Some(dot) => (&text[..dot], &text[dot..]),
         None => (text, &b""[..]),
     };
-    if int_part.is_empty() || int_part.len() > 19 || !int_part.iter().all(u8::is_ascii_digit) {
+    if int_part.is_empty() || int_part.len() > 19 {
         return None;
     }
-    let whole: i64 = std::str::from_utf8(int_part).ok()?.parse().ok()?;
+    let whole = int_part.iter().try_fold(0i64, |acc, &c| {
+        if !c.is_ascii_digit() {
+            return None;
+        }
+        acc.checked_mul(10)?.checked_add(i64::from(c - b'0'))
+    })?;
     let (frac_ms, subsecond, tail) = fraction(rest);
     if !tail.is_empty() {
         return None;
@@ -249,12 +254,25 @@ pub fn format_rfc3339(ms: Millis) -> String {
     format!("{y:04}-{m:02}-{d:02}T{h:02}:{min:02}:{s:02}.{milli:03}Z")
 }
 
-/// Parses `$time_local` with a one-entry cache of the date part: consecutive lines
-/// almost always share the day, so only the clock and zone are parsed again.
+/// Parses `$time_local` with a one-entry cache of the date part and one of the
+/// zone: consecutive lines almost always share the day and the zone, so only the
+/// clock is parsed again.
 #[derive(Debug, Default, Clone)]
 pub struct ClfCache {
     day_text: [u8; 11],
     day_ms: Option<i64>,
+    /// The text after the clock (` +0000`) of a line without a fraction, and its offset.
+    zone_text: [u8; ZONE_TEXT_MAX],
+    zone_len: usize,
+    zone_ms: Option<i64>,
+}
+
+/// The longest text after the clock the zone cache keeps (` +0000`, ` +00:00`).
+const ZONE_TEXT_MAX: usize = 8;
+
+fn two_digits(tens: u8, ones: u8) -> Option<u32> {
+    (tens.is_ascii_digit() && ones.is_ascii_digit())
+        .then(|| u32::from(tens - b'0') * 10 + u32::from(ones - b'0'))
 }
 
 impl ClfCache {
@@ -281,12 +299,27 @@ impl ClfCache {
             return None;
         }
         let clock = hms_ms(
-            digits(&text[12..14])?,
-            digits(&text[15..17])?,
-            digits(&text[18..20])?,
+            two_digits(text[12], text[13])?,
+            two_digits(text[15], text[16])?,
+            two_digits(text[18], text[19])?,
         )?;
-        let (frac_ms, subsecond, rest) = fraction(&text[20..]);
-        let offset = zone_offset_ms(rest.strip_prefix(b" ").unwrap_or(rest))?;
+        let rest = &text[20..];
+        if let Some(offset) = self
+            .zone_ms
+            .filter(|_| rest == &self.zone_text[..self.zone_len])
+        {
+            return Some(Stamp {
+                ms: day_ms + clock - offset,
+                subsecond: false,
+            });
+        }
+        let (frac_ms, subsecond, zone) = fraction(rest);
+        let offset = zone_offset_ms(zone.strip_prefix(b" ").unwrap_or(zone))?;
+        if !subsecond && rest.len() <= ZONE_TEXT_MAX {
+            self.zone_text[..rest.len()].copy_from_slice(rest);
+            self.zone_len = rest.len();
+            self.zone_ms = Some(offset);
+        }
         Some(Stamp {
             ms: day_ms + clock + frac_ms - offset,
             subsecond,
@@ -344,6 +377,8 @@ mod tests {
         assert_eq!(ms("1767571200123456"), Some(1_767_571_200_123));
         assert!(parse_epoch(b"1767571200.000").unwrap().subsecond);
         assert_eq!(ms("12a"), None);
+        assert_eq!(parse_epoch(b"9223372036854775808"), None); // beyond i64
+        assert_eq!(parse_epoch(b"-5"), None);
         assert_eq!(
             epoch_float(1716723772.6014807).unwrap().ms,
             1_716_723_772_601
@@ -383,6 +418,15 @@ mod tests {
             "11/Oct/2000:00:00:00 +0100",
             "10/Oct/2000:13:55:36 +0000",
             "10/Oct/2000:99:55:36 +0000",
+            "10/Oct/2000:13:55:36 +0000",
+            "10/Oct/2000:13:55:36.250 +0000",
+            "10/Oct/2000:13:55:36 +0000",
+            "10/Oct/2000:13:55:36 +0130",
+            "10/Oct/2000:13:55:36 +01:30",
+            "10/Oct/2000:13:55:36 +0130",
+            "10/Oct/2000:13:55:36 +0130x",
+            "10/Oct/2000:13:55:3x +0130",
+            "10/Oct/2000:13:55:36",
         ] {
             assert_eq!(
                 cache.parse(text.as_bytes()),

@@ -5,10 +5,12 @@
 //!
 //! Everything here is plain counting over the decisions; nothing re-decides.
 
+use std::collections::VecDeque;
+
 use serde::Serialize;
 
 use super::{AlgorithmKind, AlgorithmSpec, Limiter};
-use crate::events::{EventTable, Interner, group_rows};
+use crate::events::{EventTable, Interner};
 use crate::units::Millis;
 
 const MS_PER_MINUTE: i64 = 60_000;
@@ -260,7 +262,10 @@ fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
     series
 }
 
-/// Two pointers over each client's admitted times: the largest count in any (t − W, t].
+/// The largest count of one client's admitted requests in any (t − W, t], found
+/// in one pass in time order with a queue of recent admitted times per client.
+/// Among equal counts the first client wins, then its earliest request (as
+/// scanning each client's requests in turn would find).
 fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) -> BoundaryEffect {
     let window = spec.limit.window.millis();
     let clients = traffic
@@ -269,22 +274,26 @@ fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) ->
         .map(|&c| c as usize + 1)
         .max()
         .unwrap_or(0);
-    let groups = group_rows(traffic.client, clients);
-    let mut best: Option<(u64, usize, Millis)> = None;
-    let mut times = Vec::new();
-    for client in 0..groups.len() {
-        times.clear();
-        let rows = groups.rows(client).iter().map(|&r| r as usize);
-        times.extend(rows.filter(|&r| allowed[r]).map(|r| traffic.ts[r]));
-        let mut first = 0;
-        for (last, &t) in times.iter().enumerate() {
-            while times[first] <= t - window {
-                first += 1;
-            }
-            let count = (last - first + 1) as u64;
-            if best.is_none_or(|(most, _, _)| count > most) {
-                best = Some((count, client, t));
-            }
+    let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); clients];
+    // (count, client, row) of the best span so far.
+    let mut best: Option<(u64, usize, usize)> = None;
+    for (row, (&t, &client)) in traffic.ts.iter().zip(traffic.client).enumerate() {
+        if !allowed[row] {
+            continue;
+        }
+        let client = client as usize;
+        let times = &mut recent[client];
+        while times.front().is_some_and(|&first| first <= t - window) {
+            times.pop_front();
+        }
+        times.push_back(t);
+        let count = times.len() as u64;
+        let better = match best {
+            None => true,
+            Some((most, c, _)) => count > most || (count == most && client < c),
+        };
+        if better {
+            best = Some((count, client, row));
         }
     }
     let max_admitted = best.map_or(0, |b| b.0);
@@ -294,7 +303,7 @@ fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) ->
         max_admitted,
         ratio: max_admitted as f64 / spec.limit.requests as f64,
         client: best.map(|b| name_of(traffic.client_names, b.1)),
-        span_end: best.map(|b| b.2),
+        span_end: best.map(|b| traffic.ts[b.2]),
     }
 }
 
@@ -305,17 +314,23 @@ fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
         .filter(|&(_, &ok)| ok)
         .map(|(&d, _)| d)
         .collect();
-    delays.sort_unstable();
-    let rank = |percent: usize| {
-        let n = delays.len();
-        let index = (percent * n).div_ceil(100).max(1) - 1;
-        delays.get(index).copied().unwrap_or(0)
+    // The nearest-rank index of a percentile; its value is found by selection,
+    // which puts the element a full sort would put there (no sort needed).
+    let rank = |percent: usize| (percent * delays.len()).div_ceil(100).max(1) - 1;
+    let (p50, p99) = (rank(50), rank(99));
+    let mut at = |index: usize| {
+        if index < delays.len() {
+            *delays.select_nth_unstable(index).1
+        } else {
+            0
+        }
     };
+    let (p50_ms, p99_ms) = (at(p50), at(p99));
     DelayStats {
         delayed: delays.iter().filter(|&&d| d > 0).count() as u64,
-        p50_ms: rank(50),
-        p99_ms: rank(99),
-        max_ms: delays.last().copied().unwrap_or(0),
+        p50_ms,
+        p99_ms,
+        max_ms: delays.iter().copied().max().unwrap_or(0),
     }
 }
 

@@ -10,16 +10,16 @@
 //! Quantiles are nearest-rank ([`quantiles`]).
 
 pub mod counting;
+mod grouped;
 pub mod histograms;
 pub mod quantiles;
 pub mod timeline;
 
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
-use counting::{KeyCounts, ScopeDistributions};
+use counting::ScopeDistributions;
 use quantiles::{CountDistribution, Quantiles};
 
 /// What to compute.
@@ -129,7 +129,8 @@ pub struct Analysis {
     pub counts: Option<CountRows>,
 }
 
-/// Computes every figure in one pass over the time-ordered table.
+/// Computes every figure of the time-ordered table (one counting pass, in
+/// parallel over clients: see [`grouped`]).
 pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
     let window = settings.window;
     let mut excluded = vec![false; table.clients.len()];
@@ -143,74 +144,16 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
             None => unknown.push(name.clone()),
         }
     }
-    let mut per_client = vec![KeyCounts::default(); table.clients.len()];
-    let mut overall = ScopeDistributions::default();
-    let mut pair_index: FxHashMap<u64, u32> = FxHashMap::default();
-    let mut pairs: Vec<(Id, Id, KeyCounts)> = Vec::new();
-    let mut per_endpoint = vec![ScopeDistributions::default(); table.endpoints.len()];
-    let mut counts = settings.keep_counts.then(CountRows::default);
-    let mut status: FxHashMap<Id, (u64, u64)> = FxHashMap::default();
-    let mut ignore = |_| {};
-    for i in 0..table.len() {
-        let (t, c, e) = (table.ts[i], table.client[i], table.endpoint[i]);
-        if excluded[c as usize] {
-            continue;
-        }
-        per_client[c as usize].add(t, window, &mut overall, &mut ignore);
-        let slot = *pair_index
-            .entry(u64::from(c) << 32 | u64::from(e))
-            .or_insert_with(|| {
-                pairs.push((c, e, KeyCounts::default()));
-                (pairs.len() - 1) as u32
-            });
-        let pair = &mut pairs[slot as usize];
-        pair.2
-            .add(t, window, &mut per_endpoint[e as usize], &mut |closed| {
-                push_count(&mut counts, c, e, closed, window)
-            });
-        match table.status[i] {
-            429 => status.entry(c).or_default().0 += 1,
-            503 => status.entry(c).or_default().1 += 1,
-            _ => {}
-        }
-    }
-    let peaks: Vec<ClientPeak> = per_client
-        .iter_mut()
-        .enumerate()
-        .filter(|(_, k)| k.requests > 0)
-        .map(|(c, k)| {
-            k.finish(&mut overall, &mut ignore);
-            ClientPeak {
-                client: c as Id,
-                requests: k.requests,
-                peak_window: k.peak_window,
-                peak_second: k.peak_second,
-            }
-        })
-        .collect();
-    let mut endpoint_peaks: Vec<Vec<ClientPeak>> = vec![Vec::new(); table.endpoints.len()];
-    for (c, e, k) in &mut pairs {
-        k.finish(&mut per_endpoint[*e as usize], &mut |closed| {
-            push_count(&mut counts, *c, *e, closed, window)
-        });
-        endpoint_peaks[*e as usize].push(ClientPeak {
-            client: *c,
-            requests: k.requests,
-            peak_window: k.peak_window,
-            peak_second: k.peak_second,
-        });
-    }
-    let mut endpoints: Vec<EndpointStats> = per_endpoint
-        .into_iter()
-        .zip(endpoint_peaks)
+    let counted = grouped::count(table, &excluded, window, settings.keep_counts);
+    let mut endpoints: Vec<EndpointStats> = counted
+        .per_endpoint
+        .iter()
+        .zip(counted.endpoint_peaks)
         .enumerate()
         .filter(|(_, (_, peaks))| !peaks.is_empty())
-        .map(|(e, (dist, mut peaks))| {
-            peaks.sort_by_key(|p| p.client);
-            EndpointStats {
-                endpoint: table.endpoints.name(e as Id).to_string(),
-                stats: ScopeStats::new(dist, peaks),
-            }
+        .map(|(e, (tally, peaks))| EndpointStats {
+            endpoint: table.endpoints.name(e as Id).to_string(),
+            stats: ScopeStats::new(tally.distributions(), peaks),
         })
         .collect();
     endpoints.sort_by(|a, b| {
@@ -221,34 +164,19 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
     });
     Analysis {
         window,
-        overall: ScopeStats::new(overall, peaks),
+        overall: ScopeStats::new(counted.overall.distributions(), counted.peaks),
         endpoints,
-        status: status_summary(table, status),
+        status: status_summary(table, counted.status),
         excluded: found,
         excluded_unknown: unknown,
-        counts,
+        counts: counted.counts,
     }
 }
 
-fn push_count(
-    counts: &mut Option<CountRows>,
-    client: Id,
-    endpoint: Id,
-    (w, n): (i64, u64),
-    window: Window,
-) {
-    if let Some(rows) = counts {
-        rows.client.push(client);
-        rows.endpoint.push(endpoint);
-        rows.window_start.push(w * window.millis());
-        rows.count.push(n);
-    }
-}
-
-fn status_summary(table: &EventTable, by_client: FxHashMap<Id, (u64, u64)>) -> StatusSummary {
+fn status_summary(table: &EventTable, by_client: Vec<(Id, u64, u64)>) -> StatusSummary {
     let mut clients: Vec<StatusClient> = by_client
         .into_iter()
-        .map(|(c, (a, b))| StatusClient {
+        .map(|(c, a, b)| StatusClient {
             client: table.clients.name(c).to_string(),
             status_429: a,
             status_503: b,

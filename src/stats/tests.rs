@@ -145,3 +145,141 @@ fn excluded_clients_leave_every_figure() {
     assert_eq!(a.excluded, ["A"]);
     assert_eq!(a.excluded_unknown, ["nobody"]);
 }
+
+/// The sequential single pass the grouped, parallel pass must agree with:
+/// every event in table order, a hash map of (client, endpoint) pairs.
+mod sequential {
+    use rustc_hash::FxHashMap;
+
+    use super::super::counting::{KeyCounts, ScopeTally};
+    use super::*;
+
+    pub struct Reference {
+        pub overall: ScopeTally,
+        pub per_endpoint: Vec<ScopeTally>,
+        pub peaks: Vec<ClientPeak>,
+        pub endpoint_peaks: Vec<Vec<ClientPeak>>,
+        pub status: Vec<(Id, u64, u64)>,
+        pub counts: CountRows,
+    }
+
+    fn peak(client: Id, k: &KeyCounts) -> ClientPeak {
+        ClientPeak {
+            client,
+            requests: k.requests,
+            peak_window: k.peak_window,
+            peak_second: k.peak_second,
+        }
+    }
+
+    pub fn pass(table: &EventTable, excluded: &[bool], window: Window) -> Reference {
+        let mut per_client = vec![KeyCounts::default(); table.clients.len()];
+        let mut overall = ScopeTally::default();
+        let mut pair_index: FxHashMap<(Id, Id), usize> = FxHashMap::default();
+        let mut pairs: Vec<(Id, Id, KeyCounts)> = Vec::new();
+        let mut per_endpoint = vec![ScopeTally::default(); table.endpoints.len()];
+        let mut counts = CountRows::default();
+        let mut push = |c: Id, e: Id, (w, n): (i64, u64)| {
+            counts.client.push(c);
+            counts.endpoint.push(e);
+            counts.window_start.push(w * window.millis());
+            counts.count.push(n);
+        };
+        let mut status: FxHashMap<Id, (u64, u64)> = FxHashMap::default();
+        for i in 0..table.len() {
+            let (t, c, e) = (table.ts[i], table.client[i], table.endpoint[i]);
+            if excluded[c as usize] {
+                continue;
+            }
+            per_client[c as usize].add(t, window, &mut overall, &mut |_| {});
+            let slot = *pair_index.entry((c, e)).or_insert_with(|| {
+                pairs.push((c, e, KeyCounts::default()));
+                pairs.len() - 1
+            });
+            pairs[slot]
+                .2
+                .add(t, window, &mut per_endpoint[e as usize], &mut |w| {
+                    push(c, e, w)
+                });
+            match table.status[i] {
+                429 => status.entry(c).or_default().0 += 1,
+                503 => status.entry(c).or_default().1 += 1,
+                _ => {}
+            }
+        }
+        let mut peaks = Vec::new();
+        for (c, k) in per_client.iter_mut().enumerate() {
+            if k.requests > 0 {
+                k.finish(&mut overall, &mut |_| {});
+                peaks.push(peak(c as Id, k));
+            }
+        }
+        let mut endpoint_peaks = vec![Vec::new(); table.endpoints.len()];
+        for (c, e, k) in &mut pairs {
+            k.finish(&mut per_endpoint[*e as usize], &mut |w| push(*c, *e, w));
+            endpoint_peaks[*e as usize].push(peak(*c, k));
+        }
+        for peaks in &mut endpoint_peaks {
+            peaks.sort_by_key(|p| p.client);
+        }
+        let mut status: Vec<(Id, u64, u64)> =
+            status.into_iter().map(|(c, (a, b))| (c, a, b)).collect();
+        status.sort_unstable();
+        Reference {
+            overall,
+            per_endpoint,
+            peaks,
+            endpoint_peaks,
+            status,
+            counts,
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn the_grouped_pass_equals_one_sequential_pass(
+        rows in proptest::collection::vec((0i64..400_000, 0u32..7, 0u32..5, 0usize..4), 0..400),
+        excluded_client in proptest::option::of(0usize..7),
+        window in proptest::sample::select(vec!["1s", "10s", "1m"]),
+        threads in 1usize..4,
+    ) {
+        let mut t = EventTable::default();
+        for c in 0..7 {
+            t.clients.intern(&format!("c{c}"));
+        }
+        for e in 0..5 {
+            t.endpoints.intern(&format!("GET /{e}"));
+        }
+        let mut rows = rows;
+        rows.sort_by_key(|r| r.0);
+        for (ts, client, endpoint, s) in rows {
+            t.push(Event { ts, client, endpoint, status: [200, 429, 503, 404][s], ..Event::default() });
+        }
+        let mut excluded = vec![false; 7];
+        if let Some(c) = excluded_client {
+            excluded[c] = true;
+        }
+        let window: Window = window.parse().unwrap();
+        let expected = sequential::pass(&t, &excluded, window);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let mut got = pool.install(|| super::grouped::count(&t, &excluded, window, true));
+        got.status.sort_unstable();
+        proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
+        proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
+        for (g, x) in got.per_endpoint.iter().zip(&expected.per_endpoint) {
+            proptest::prop_assert_eq!(&g.per_window, &x.per_window);
+            proptest::prop_assert_eq!(&g.per_second, &x.per_second);
+        }
+        proptest::prop_assert_eq!(&got.peaks, &expected.peaks);
+        proptest::prop_assert_eq!(&got.endpoint_peaks, &expected.endpoint_peaks);
+        proptest::prop_assert_eq!(&got.status, &expected.status);
+        let counts = got.counts.unwrap();
+        proptest::prop_assert_eq!(&counts.client, &expected.counts.client);
+        proptest::prop_assert_eq!(&counts.endpoint, &expected.counts.endpoint);
+        proptest::prop_assert_eq!(&counts.window_start, &expected.counts.window_start);
+        proptest::prop_assert_eq!(&counts.count, &expected.counts.count);
+    }
+}

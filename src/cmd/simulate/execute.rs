@@ -1,6 +1,7 @@
 //! Running a scenario over the event table: which rules apply to which request,
 //! the replay (with the deployment), and the summaries per rule and overall.
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
@@ -58,7 +59,11 @@ pub fn key_column(table: &EventTable, rule: &PlannedRule) -> Vec<u32> {
         KeyRef::Primary => &table.client,
         KeyRef::Extra(i) => &table.extra_keys[i].ids,
     };
+    if method_ok.iter().all(|&ok| ok) && route_ok.iter().all(|&ok| ok) {
+        return ids.to_vec(); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
+    }
     (0..table.len())
+        .into_par_iter()
         .map(|i| {
             if method_ok[table.method[i] as usize] && route_ok[table.path[i] as usize] {
                 ids[i] // NO_KEY is NOT_APPLICABLE
@@ -104,7 +109,7 @@ pub fn run_scenario(
         ts,
         ..Traffic::of(table)
     };
-    let rule_results = scenario
+    let rule_results: Vec<RuleResult> = scenario
         .rules
         .iter()
         .enumerate()
@@ -124,9 +129,16 @@ pub fn run_scenario(
             ),
         })
         .collect();
+    // One rule deciding every request: its totals are the scenario's.
+    let reuse = match (&rule_results[..], &replay.rule_allowed[..], &columns[..]) {
+        ([only], [verdicts], [keys]) => (*verdicts == replay.allowed
+            && !keys.contains(&NOT_APPLICABLE))
+        .then(|| only.summary.totals.clone()),
+        _ => None,
+    };
     Ok(ScenarioResult {
         scenario: scenario.name.clone(),
-        totals: totals(&traffic, &replay.allowed, top),
+        totals: reuse.unwrap_or_else(|| totals(&traffic, &replay.allowed, top)),
         rules: rule_results,
         allowed: replay.allowed,
     })

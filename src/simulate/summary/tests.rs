@@ -183,3 +183,86 @@ fn empty_input() {
     assert_eq!(s.boundary.max_admitted, 0);
     assert_eq!(s.boundary.client, None);
 }
+
+/// The boundary effect as defined: two pointers over each client's admitted
+/// times in turn, the first largest count winning.
+fn boundary_by_clients(
+    window: Millis,
+    traffic: &Traffic,
+    allowed: &[bool],
+) -> Option<(u64, String, Millis)> {
+    let groups = crate::events::group_rows(traffic.client, traffic.client_names.len());
+    let mut best: Option<(u64, usize, Millis)> = None;
+    for client in 0..groups.len() {
+        let times: Vec<Millis> = groups
+            .rows(client)
+            .iter()
+            .map(|&r| r as usize)
+            .filter(|&r| allowed[r])
+            .map(|r| traffic.ts[r])
+            .collect();
+        let mut first = 0;
+        for (last, &t) in times.iter().enumerate() {
+            while times[first] <= t - window {
+                first += 1;
+            }
+            let count = (last - first + 1) as u64;
+            if best.is_none_or(|(most, _, _)| count > most) {
+                best = Some((count, client, t));
+            }
+        }
+    }
+    best.map(|(n, c, t)| (n, traffic.client_names.name(c as u32).to_string(), t))
+}
+
+/// Delay percentiles by sorting.
+fn delays_by_sorting(delay_ms: &[u64], allowed: &[bool]) -> (u64, u64, u64, u64) {
+    let mut delays: Vec<u64> = delay_ms
+        .iter()
+        .zip(allowed)
+        .filter(|p| *p.1)
+        .map(|p| *p.0)
+        .collect();
+    delays.sort_unstable();
+    let rank = |p: usize| {
+        delays
+            .get((p * delays.len()).div_ceil(100).max(1) - 1)
+            .copied()
+            .unwrap_or(0)
+    };
+    let delayed = delays.iter().filter(|&&d| d > 0).count() as u64;
+    (
+        delayed,
+        rank(50),
+        rank(99),
+        delays.last().copied().unwrap_or(0),
+    )
+}
+
+proptest::proptest! {
+    #[test]
+    fn one_pass_boundary_and_selected_delays_match_their_definitions(
+        events in proptest::collection::vec((0i64..20_000, 0usize..4, proptest::bool::weighted(0.8), 0u64..50), 0..200),
+        window in 1u32..6,
+    ) {
+        let mut events = events;
+        events.sort_by_key(|e| e.0);
+        let names = ["a", "b", "c", "d"];
+        let rows: Vec<(Millis, &str, &str)> = events.iter().map(|e| (e.0, names[e.1], "/x")).collect();
+        let f = Fixture::new(&rows);
+        let allowed: Vec<bool> = events.iter().map(|e| e.2).collect();
+        let delays: Vec<u64> = events.iter().map(|e| e.3).collect();
+        let spec = AlgorithmSpec::new(AlgorithmKind::FixedWindow, format!("5/{window}s").parse().unwrap());
+        let got = boundary_effect(&spec, &f.traffic(), &allowed);
+        let want = boundary_by_clients(spec.limit.window.millis(), &f.traffic(), &allowed);
+        proptest::prop_assert_eq!(
+            (got.max_admitted, got.client.clone(), got.span_end),
+            match want {
+                Some((n, c, t)) => (n, Some(c), Some(t)),
+                None => (0, None, None),
+            }
+        );
+        let d = delay_stats(&delays, &allowed);
+        proptest::prop_assert_eq!((d.delayed, d.p50_ms, d.p99_ms, d.max_ms), delays_by_sorting(&delays, &allowed));
+    }
+}

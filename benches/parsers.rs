@@ -1,0 +1,97 @@
+//! Throughput of each log parser through the real per-chunk path
+//! (`parse_chunk`: parsing, client key, endpoint normalisation, interning), on
+//! one thread, over one 4 MiB chunk of `rlctl generate` output (seed 1, the
+//! CLI's default mix). Reported in bytes per second (criterion's bytes/s), so
+//! the figures compare with `bench/run.sh`'s whole-process MB/s.
+//!
+//! - `combined`: the hand-written combined parser;
+//! - `log_format-scan`: a custom `log_format` matched by literal scanning;
+//! - `log_format-regex`: a format with adjacent variables (the regex fallback);
+//! - `json`: nginx `escape=json` lines as `rlctl generate --format json` writes them.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use rlctl::generate::{Config, Format, Generator, Length};
+use rlctl::ingest::chunk::{ChunkContext, parse_chunk};
+use rlctl::ingest::key::{KeySet, KeySpec};
+use rlctl::ingest::lines::CHUNK_BYTES;
+use rlctl::ingest::{FormatChoice, Settings, parser_for};
+
+/// A custom format as a site would write it: `combined` plus timings.
+const CUSTOM: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_time"#;
+
+/// The same information with two variables written back to back.
+const ADJACENT: &str =
+    r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent$request_time"#;
+
+/// About `CHUNK_BYTES` of whole generated lines.
+fn chunk(format: Format) -> Vec<u8> {
+    let config = Config {
+        length: Length::Lines(60_000),
+        seed: 1,
+        format,
+        ..Config::default()
+    };
+    let mut out = Vec::new();
+    Generator::new(&config)
+        .expect("valid generator configuration")
+        .write_to(&mut out)
+        .expect("writing to memory");
+    let end = out[..CHUNK_BYTES.min(out.len())]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |i| i + 1);
+    out.truncate(end);
+    out
+}
+
+fn settings(format: FormatChoice) -> Settings {
+    Settings {
+        inputs: Vec::new(),
+        format,
+        json_fields: Vec::new(),
+        keys: KeySet::new(KeySpec::parse("ip", None, None).expect("valid key")),
+        routes: Vec::new(),
+        strict: false,
+        progress: false,
+    }
+}
+
+fn parsers(c: &mut Criterion) {
+    let cases = [
+        ("combined", Format::Combined, FormatChoice::Combined),
+        (
+            "log_format-scan",
+            Format::Template(CUSTOM.into()),
+            FormatChoice::LogFormat(CUSTOM.into()),
+        ),
+        (
+            "log_format-regex",
+            Format::Template(ADJACENT.into()),
+            FormatChoice::LogFormat(ADJACENT.into()),
+        ),
+        ("json", Format::Json, FormatChoice::Json),
+    ];
+    let mut group = c.benchmark_group("parse_chunk");
+    group.sample_size(20);
+    for (name, written, read) in cases {
+        let data = chunk(written);
+        let settings = settings(read.clone());
+        let parser = parser_for(&read, &settings).expect("valid format");
+        let ctx = ChunkContext {
+            keys: &settings.keys,
+            routes: &settings.routes,
+        };
+        let check = parse_chunk(&data, 1, parser.fork().as_mut(), &ctx);
+        assert_eq!(check.parsed, check.lines, "{name}: every line parses");
+        group.throughput(Throughput::Bytes(data.len() as u64));
+        group.bench_function(BenchmarkId::from_parameter(name), |b| {
+            b.iter(|| parse_chunk(black_box(&data), 1, parser.fork().as_mut(), &ctx))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, parsers);
+criterion_main!(benches);

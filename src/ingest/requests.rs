@@ -1,0 +1,166 @@
+//! A per-chunk cache from a request (method and target) to its endpoint, path
+//! and method ids, so that a target seen before in the chunk is neither
+//! normalised nor interned again. Keyed by [`target_key`] (the target without
+//! its query string), so `/search?q=a` and `/search?q=b` share one entry. Memory
+//! is bounded by the chunk the cache serves: it is dropped with it.
+
+use std::hash::Hasher;
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
+
+use super::endpoint::{RouteRule, endpoint_of_text, lossy, target_key, without_query};
+use crate::events::{Id, Interner};
+
+/// What one request resolves to, as ids of the chunk's interners.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RequestIds {
+    pub endpoint: Id,
+    pub path: Id,
+    pub method: Id,
+    /// The endpoint had bytes that are not UTF-8 (shown as U+FFFD).
+    pub invalid_utf8: bool,
+}
+
+/// The interners a request's names go to.
+pub struct RequestInterners<'a> {
+    pub endpoints: &'a mut Interner,
+    pub paths: &'a mut Interner,
+    pub methods: &'a mut Interner,
+}
+
+/// One cached request: its key bytes in `RequestCache::bytes` and its ids.
+#[derive(Debug)]
+struct Entry {
+    start: usize,
+    method_len: usize,
+    target_len: usize,
+    ids: RequestIds,
+}
+
+/// The cache; one per chunk.
+#[derive(Debug, Default)]
+pub struct RequestCache {
+    table: HashTable<u32>,
+    entries: Vec<Entry>,
+    /// Method and target key of every entry, one after another.
+    bytes: Vec<u8>,
+    /// Scratch for the endpoint name.
+    endpoint_name: String,
+}
+
+impl Entry {
+    /// The method and target key of this entry.
+    fn key<'b>(&self, bytes: &'b [u8]) -> (&'b [u8], &'b [u8]) {
+        let method_end = self.start + self.method_len;
+        (
+            &bytes[self.start..method_end],
+            &bytes[method_end..method_end + self.target_len],
+        )
+    }
+}
+
+fn hash_request(method: &[u8], target: &[u8]) -> u64 {
+    let mut hasher = FxHasher::default();
+    hasher.write(method);
+    hasher.write_usize(method.len());
+    hasher.write(target);
+    hasher.finish()
+}
+
+impl RequestCache {
+    /// The ids of `method` + `target`, from the cache or resolved and interned.
+    pub fn ids(
+        &mut self,
+        method: &[u8],
+        target: &[u8],
+        routes: &[RouteRule],
+        names: RequestInterners<'_>,
+    ) -> RequestIds {
+        let target = target_key(target);
+        let hash = hash_request(method, target);
+        let RequestCache {
+            table,
+            entries,
+            bytes,
+            endpoint_name,
+        } = self;
+        if let Some(&i) = table.find(hash, |&i| {
+            entries[i as usize].key(bytes) == (method, target)
+        }) {
+            return entries[i as usize].ids;
+        }
+        let ids = resolve(method, target, routes, names, endpoint_name);
+        let index = u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
+        entries.push(Entry {
+            start: bytes.len(),
+            method_len: method.len(),
+            target_len: target.len(),
+            ids,
+        });
+        bytes.extend_from_slice(method);
+        bytes.extend_from_slice(target);
+        table.insert_unique(hash, index, |&i| {
+            let (m, t) = entries[i as usize].key(bytes);
+            hash_request(m, t)
+        });
+        ids
+    }
+}
+
+/// Resolves a request without the cache: normalises the endpoint and interns
+/// the endpoint, the path without its query, and the method.
+pub fn resolve(
+    method: &[u8],
+    target: &[u8],
+    routes: &[RouteRule],
+    names: RequestInterners<'_>,
+    endpoint_name: &mut String,
+) -> RequestIds {
+    let target = lossy(target);
+    endpoint_of_text(method, &target, routes, endpoint_name);
+    RequestIds {
+        endpoint: names.endpoints.intern(endpoint_name),
+        path: names.paths.intern(without_query(&target)),
+        method: names.methods.intern(&lossy(method)),
+        invalid_utf8: !endpoint_name.is_ascii() && endpoint_name.contains('\u{fffd}'),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queries_share_an_entry_and_ids_match_the_uncached_path() {
+        let (mut e, mut p, mut m) = Default::default();
+        let mut cache = RequestCache::default();
+        let mut ids = |method: &[u8], target: &[u8]| {
+            cache.ids(
+                method,
+                target,
+                &[],
+                RequestInterners {
+                    endpoints: &mut e,
+                    paths: &mut p,
+                    methods: &mut m,
+                },
+            )
+        };
+        let a = ids(b"GET", b"/users/1?x=1");
+        let b = ids(b"GET", b"/users/2?x=2");
+        let c = ids(b"GET", b"/users/1#top");
+        let d = ids(b"POST", b"/users/1");
+        let bad = ids(b"GET", b"/\xff/x");
+        assert_eq!((a.endpoint, a.path), (b.endpoint, 0));
+        assert_eq!((b.path, c.path), (1, 0));
+        assert_eq!((d.endpoint, d.path, d.method), (1, 0, 1));
+        assert!(bad.invalid_utf8 && !a.invalid_utf8);
+        assert_eq!(cache.entries.len(), 4);
+        assert_eq!(
+            e.names().collect::<Vec<_>>(),
+            ["GET /users/:id", "POST /users/:id", "GET /\u{fffd}/x"]
+        );
+        assert_eq!(p.name(bad.path), "/\u{fffd}/x");
+    }
+}
