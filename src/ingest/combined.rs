@@ -97,9 +97,14 @@ impl CombinedParser {
         s.fields[4] = request;
         s.fields[7] = status;
         s.fields[8] = bytes;
-        // Quoted fields after BYTES: referer, user agent, X-Forwarded-For.
-        let after_bytes = bytes.as_ptr() as usize + bytes.len() - line.as_ptr() as usize;
-        let mut tail = &line[after_bytes.min(line.len())..];
+        // Quoted fields after BYTES: referer, user agent, X-Forwarded-For. A line
+        // that ends at STATUS has no BYTES, and nothing after it.
+        let after_bytes = if bytes.is_empty() {
+            line.len()
+        } else {
+            bytes.as_ptr() as usize + bytes.len() - line.as_ptr() as usize
+        };
+        let mut tail = &line[after_bytes..];
         for slot in 9..12 {
             match quoted(tail.trim_ascii_start()) {
                 Some((value, next)) => {
@@ -204,6 +209,20 @@ mod tests {
         assert_eq!(r.status, Some(401));
         let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl" "203.0.113.9, 10.0.0.1" 0.003"#).unwrap();
         assert_eq!(&*r.xff, b"203.0.113.9, 10.0.0.1");
+    }
+
+    #[test]
+    fn a_line_ending_at_the_status_parses() {
+        // Found by fuzzing: a line with no BYTES made the offset of the missing
+        // field underflow (a panic in debug builds).
+        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200"#).unwrap();
+        assert_eq!(
+            (r.status, &*r.path, &*r.xff),
+            (Some(200), &b"/x"[..], &b""[..])
+        );
+        let r =
+            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200   "#).unwrap();
+        assert_eq!(r.status, Some(200));
     }
 
     #[test]
