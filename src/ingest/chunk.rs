@@ -10,6 +10,7 @@ use super::endpoint::{RouteRule, endpoint};
 use super::key::KeySet;
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
+use super::time;
 use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
 
 /// How many skipped lines per chunk are kept as examples.
@@ -94,7 +95,7 @@ pub fn parse_chunk(
             out.skip(this_line, reason);
             continue;
         }
-        let Some(stamp) = record.time else {
+        let Some(stamp) = record.time.filter(|s| time::in_range(s.ms)) else {
             out.skip(this_line, SkipReason::BadTime);
             continue;
         };
@@ -177,5 +178,23 @@ mod tests {
             ("/a/2", "GET")
         );
         assert_eq!(r.extra_keys[0].ids, vec![NO_KEY, NO_KEY]);
+    }
+
+    #[test]
+    fn times_outside_years_1_to_9999_are_bad_timestamps() {
+        let data = b"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET / HTTP/1.1\" 200 1\n";
+        let format = "$msec $remote_addr \"$request\" $status";
+        let far = b"9000000000000000.5 1.2.3.4 \"GET / HTTP/1.1\" 200\n-62135596800001 1.2.3.4 \"GET / HTTP/1.1\" 200\n253402300799 1.2.3.4 \"GET / HTTP/1.1\" 200\n";
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &[],
+        };
+        let mut parser = crate::ingest::log_format::LogFormatParser::new(format, &[]).unwrap();
+        let r = parse_chunk(far, 1, &mut parser, &ctx);
+        assert_eq!((r.lines, r.parsed), (3, 1));
+        assert_eq!(r.skipped[&SkipReason::BadTime], 2);
+        let r = parse_chunk(data, 1, &mut CombinedParser::new(&[]).unwrap(), &ctx);
+        assert_eq!(r.parsed, 1);
     }
 }
