@@ -277,6 +277,66 @@ fn hostile_file_names_are_escaped_in_messages() {
     assert!(!out.stderr.contains(&0x1b));
 }
 
+#[test]
+fn a_far_future_timestamp_does_not_exhaust_memory() {
+    // Found by review: the report's rejects chart had a point for every minute
+    // between the first and the last request, so one line dated in the year
+    // 9999 made `rlctl report` allocate hundreds of gigabytes and abort.
+    // Epoch times beyond the year 9999 are bad timestamps, skipped and counted.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("far.log");
+    let mut lines = String::new();
+    for i in 0..30 {
+        lines.push_str(&format!(
+            "1767571200.{i:03} 10.0.0.1 \"GET /a HTTP/1.1\" 200 0.001 \"-\"\n"
+        ));
+    }
+    lines.push_str("253402300000.000 10.0.0.1 \"GET /a HTTP/1.1\" 200 0.001 \"-\"\n");
+    lines.push_str("9000000000000000.000 10.0.0.1 \"GET /a HTTP/1.1\" 200 0.001 \"-\"\n");
+    std::fs::write(&log, lines).unwrap();
+    for format in ["json", "html", "markdown"] {
+        let out = rlctl()
+            .args([
+                "report",
+                "-q",
+                "--log-format",
+                MSEC_FORMAT,
+                "--format",
+                format,
+            ])
+            .args(["--policy"])
+            .arg(policy_file(dir.path()))
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{format}: {}", text(&out.stderr));
+        assert!(
+            out.stdout.len() < 4 << 20,
+            "{format}: {} bytes",
+            out.stdout.len()
+        );
+        if format == "json" {
+            let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            let input = &json["analysis"]["input"];
+            assert_eq!(
+                (&input["parsed"], &input["skipped"]),
+                (&31.into(), &1.into())
+            );
+            assert_eq!(input["last_ts"], "9999-12-31T23:46:40.000Z");
+        }
+    }
+}
+
+fn policy_file(dir: &Path) -> PathBuf {
+    let path = dir.join("policy.toml");
+    std::fs::write(
+        &path,
+        "[[rule]]\nname = \"tight\"\nlimit = \"5/1m\"\nalgorithm = \"sliding-log\"\n",
+    )
+    .unwrap();
+    path
+}
+
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
 
