@@ -135,6 +135,9 @@ impl FromStr for Limit {
 }
 
 #[cfg(test)]
+mod proptests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

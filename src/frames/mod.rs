@@ -58,7 +58,8 @@ impl TableFormat {
 }
 
 /// The counts as a DataFrame: client, endpoint, window_start_ms, window_s, count.
-/// For CSV, names a spreadsheet would run as formulas are neutralised.
+/// For CSV, names a spreadsheet would run as formulas are neutralised and
+/// control characters escaped (`escape::csv_cell`).
 pub fn counts_frame(
     table: &EventTable,
     rows: &CountRows,

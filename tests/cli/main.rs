@@ -5,6 +5,7 @@ mod analyze;
 mod cases;
 mod export;
 mod generate;
+mod hardening;
 mod html_screenshot;
 mod nginx;
 mod report;

@@ -186,7 +186,15 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
     let bytes = output::render(settings.format, &doc, &json, settings.colour)?;
-    output::write_output(settings.output.as_deref(), &bytes).context("cannot write the report")?;
+    output::write_output(settings.output.as_deref(), &bytes).with_context(|| {
+        format!(
+            "cannot write the report to {}",
+            settings
+                .output
+                .as_ref()
+                .map_or("stdout".into(), |p| p.display().to_string())
+        )
+    })?;
     if let Some(path) = &settings.decisions {
         decisions::write(path, &run.table, &run.replayed.ts, &run.replayed.results)
             .with_context(|| format!("cannot write decisions to {}", path.display()))?;
