@@ -183,10 +183,11 @@ pub struct AnalyzeArgs {
     pub export_counts: Option<PathBuf>,
 
     /// Read the results of the queries `rlctl sql` prints (a directory of
-    /// Parquet or CSV tables) instead of logs: the same report, counted elsewhere.
+    /// Parquet or CSV tables, or the one file of `rlctl sql --combined`) instead
+    /// of logs: the same report, counted elsewhere.
     #[arg(
         long,
-        value_name = "DIR",
+        value_name = "DIR|FILE",
         help_heading = "Input",
         conflicts_with_all = ["export_counts", "exclude", "files"]
     )]
@@ -637,6 +638,11 @@ pub struct SqlArgs {
         help_heading = "Simulation"
     )]
     pub sample_top: usize,
+
+    /// One query returning all five result tables as one (a `result` column
+    /// names each row's table): save it as one file for --from-sql-result FILE.
+    #[arg(long, conflicts_with = "sample_keys", help_heading = "Output")]
+    pub combined: bool,
 
     /// Print the queries as SQL (with comments) or as JSON for scripts.
     #[arg(long, value_enum, default_value = "sql", help_heading = "Output")]
