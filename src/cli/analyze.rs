@@ -70,10 +70,11 @@ pub struct AnalyzeArgs {
     pub export_counts: Option<PathBuf>,
 
     /// Read the results of the queries `rlctl sql` prints (a directory of
-    /// Parquet or CSV tables) instead of logs: the same report, counted elsewhere.
+    /// Parquet or CSV tables, or the one file of `rlctl sql --combined`) instead
+    /// of logs: the same report, counted elsewhere.
     #[arg(
         long,
-        value_name = "DIR",
+        value_name = "DIR|FILE",
         help_heading = "Input",
         conflicts_with_all = ["export_counts", "exclude", "files"]
     )]

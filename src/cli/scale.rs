@@ -145,6 +145,11 @@ pub struct SqlArgs {
     )]
     pub sample_top: usize,
 
+    /// One query returning all five result tables as one (a `result` column
+    /// names each row's table): save it as one file for --from-sql-result FILE.
+    #[arg(long, conflicts_with = "sample_keys", help_heading = "Output")]
+    pub combined: bool,
+
     /// Print the queries as SQL (with comments) or as JSON for scripts.
     #[arg(long, value_enum, default_value = "sql", help_heading = "Output")]
     pub format: SqlFormat,

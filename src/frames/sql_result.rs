@@ -1,6 +1,8 @@
 //! Reading the results of the queries `rlctl sql` prints: a directory holding one
 //! table per query, each saved as `NAME.parquet` or `NAME.csv`, or as a
-//! directory of part files (`NAME/`, `NAME.parquet/`: what Spark writes).
+//! directory of part files (`NAME/`, `NAME.parquet/`: what Spark writes); or the
+//! one table of `rlctl sql --combined`, whose `result` column names each row's
+//! table (a file, or a directory of part files).
 //!
 //! The names and columns are the contract between `rlctl sql` and `rlctl
 //! analyze --from-sql-result` ([`RESULT_TABLES`]); this module only turns the
@@ -8,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use polars::prelude::DataFrame;
+use polars::prelude::{BooleanChunked, DataFrame};
 
 use super::{FrameError, i64_column, read_frame, text_column, u64_column};
 use crate::stats::histograms::{
@@ -55,6 +57,9 @@ pub const RESULT_TABLES: [(&str, &[&str]); 5] = [
         ],
     ),
 ];
+
+/// The columns of [`RESULT_TABLES`] that hold text (the others hold integers).
+pub const TEXT_COLUMNS: [&str; 3] = ["endpoint", "metric", "client"];
 
 /// Where the table `name` is in `dir`: `name.parquet`, `name.csv`, or a
 /// directory `name.parquet/`, `name.csv/` or `name/` of part files.
@@ -122,15 +127,39 @@ fn open(dir: &Path, name: &str) -> Result<Table, FrameError> {
     })
 }
 
-/// Reads the five result tables of `dir`.
-pub fn read_sql_result(dir: &Path) -> Result<HistogramInput, FrameError> {
-    if !dir.is_dir() {
-        return Err(FrameError::Shape {
-            path: dir.display().to_string(),
-            message: "not a directory: --from-sql-result takes the directory the query results were saved in".into(),
+/// Reads the five result tables: a directory of them, or one combined table.
+pub fn read_sql_result(path: &Path) -> Result<HistogramInput, FrameError> {
+    if path.is_file()
+        || (path.is_dir() && locate(path, "summary").is_err() && read_frame(path).is_ok())
+    {
+        let frame = read_frame(path)?;
+        let results = text_column(&frame, "result", path)?;
+        return read_tables(|name| {
+            let mask: BooleanChunked = results.iter().map(|r| r.as_deref() == Some(name)).collect();
+            let part = frame.filter(&mask).map_err(|source| FrameError::Polars {
+                path: path.display().to_string(),
+                source,
+            })?;
+            Ok(Table {
+                frame: part,
+                path: path.to_path_buf(),
+            })
         });
     }
-    let summary = open(dir, "summary")?;
+    if !path.is_dir() {
+        return Err(FrameError::Shape {
+            path: path.display().to_string(),
+            message: "no such file or directory: --from-sql-result takes the directory the query results were saved in, or the file of rlctl sql --combined".into(),
+        });
+    }
+    read_tables(|name| open(path, name))
+}
+
+/// The rows of the five tables, each opened by `open`.
+fn read_tables(
+    open: impl Fn(&str) -> Result<Table, FrameError>,
+) -> Result<HistogramInput, FrameError> {
+    let summary = open("summary")?;
     if summary.frame.height() != 1 {
         return Err(FrameError::Shape {
             path: summary.path.display().to_string(),
@@ -149,7 +178,7 @@ pub fn read_sql_result(dir: &Path) -> Result<HistogramInput, FrameError> {
         detail_endpoints: first("detail_endpoints")?,
     };
 
-    let h = open(dir, "histograms")?;
+    let h = open("histograms")?;
     let metrics = h.required_texts("metric")?;
     let metric = |row: usize, text: &str| match text {
         "per_window" => Ok(Metric::PerWindow),
@@ -178,7 +207,7 @@ pub fn read_sql_result(dir: &Path) -> Result<HistogramInput, FrameError> {
         })
         .collect::<Result<Vec<_>, FrameError>>()?;
 
-    let c = open(dir, "clients")?;
+    let c = open("clients")?;
     let clients = client_rows(
         c.required_texts("client")?,
         c.u64s("requests")?,
@@ -189,7 +218,7 @@ pub fn read_sql_result(dir: &Path) -> Result<HistogramInput, FrameError> {
         c.u64s("status_503")?,
     );
 
-    let e = open(dir, "endpoints")?;
+    let e = open("endpoints")?;
     let endpoints = e
         .required_texts("endpoint")?
         .into_iter()
@@ -202,7 +231,7 @@ pub fn read_sql_result(dir: &Path) -> Result<HistogramInput, FrameError> {
         })
         .collect();
 
-    let p = open(dir, "endpoint_clients")?;
+    let p = open("endpoint_clients")?;
     let endpoint_clients = p
         .required_texts("endpoint")?
         .into_iter()
@@ -306,6 +335,29 @@ mod tests {
     }
 
     #[test]
+    fn a_combined_table_is_split_by_its_result_column() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("all.csv");
+        let header = "result,requests,clients,endpoints,first_ts_ms,last_ts_ms,window_s,subsecond,detail_endpoints,endpoint,metric,samples,client,peak_window,peak_second,status_429,status_503\n";
+        let rows = [
+            "summary,2,1,1,0,1000,60,0,20,,,,,,,,",
+            "histograms,2,,,,,,,,,per_window,1,,,,,",
+            "histograms,1,,,,,,,,GET /a,per_second,2,,,,,",
+            "clients,2,,,0,,,,,,,,10.0.0.1,2,1,0,1",
+            "endpoints,2,1,,,,,,,GET /a,,,,,,,",
+            "endpoint_clients,2,,,,,,,,GET /a,,,10.0.0.1,2,1,,",
+        ];
+        std::fs::write(&file, format!("{header}{}\n", rows.join("\n"))).unwrap();
+        let input = read_sql_result(&file).unwrap();
+        assert_eq!(input.summary.requests, 2);
+        assert_eq!(input.histograms.len(), 2);
+        assert_eq!(input.histograms[1].endpoint.as_deref(), Some("GET /a"));
+        assert_eq!(input.clients[0].status_503, 1);
+        assert_eq!(input.endpoints.len(), 1);
+        assert_eq!(input.endpoint_clients[0].peak_window, 2);
+    }
+
+    #[test]
     fn a_missing_table_says_what_to_save() {
         let dir = tempfile::tempdir().unwrap();
         let err = read_sql_result(dir.path()).unwrap_err().to_string();
@@ -313,6 +365,6 @@ mod tests {
         let err = read_sql_result(&dir.path().join("nope"))
             .unwrap_err()
             .to_string();
-        assert!(err.contains("not a directory"), "{err}");
+        assert!(err.contains("no such file or directory"), "{err}");
     }
 }

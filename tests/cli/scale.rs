@@ -272,6 +272,24 @@ fn duckdb_over_converted_events_gives_the_same_report() {
     ]);
     assert_same_figures(&raw, &from_csv);
     assert!(given.join("clients.csv").is_file());
+    // All five tables as one, from one query.
+    let combined = run_engine(
+        &py,
+        d,
+        "combined",
+        &[&table[..], &["--endpoint", "endpoint", "--combined"]].concat(),
+        &["--view", &view],
+    );
+    let file = combined.join("combined.parquet");
+    let from_file = json(&[
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(&file),
+    ]);
+    assert_same_figures(&raw, &from_file);
 }
 
 /// Requests whose endpoints exercise every normalisation rule.

@@ -1,5 +1,5 @@
-//! `rlctl analyze --from-sql-result DIR`: the analysis built from the tables the
-//! queries of `rlctl sql` returned, with the same figures, recommendation and
+//! `rlctl analyze --from-sql-result DIR|FILE`: the analysis built from the tables
+//! the queries of `rlctl sql` returned (or the one table of `--combined`), with the same figures, recommendation and
 //! report as from the logs ([`crate::stats::histograms`] says what is exact).
 //!
 //! The window and the endpoints with detail were fixed when the queries ran:
@@ -19,7 +19,7 @@ use crate::options::AnalyzeSettings;
 use crate::output::escape;
 use crate::stats::histograms::from_histograms;
 
-/// Reads the result tables in `dir` and analyzes them; `settings` takes the
+/// Reads the result tables in `dir` (or the combined file) and analyzes them; `settings` takes the
 /// result's window and endpoint count.
 pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
     let input = read_sql_result(dir)?;

@@ -41,18 +41,25 @@ pub fn route_path(d: &dyn SqlDialect, target: &str) -> String {
     )
 }
 
-/// Whether the segment `s` is id-like (the rules of `ingest::endpoint::is_id`).
-fn is_id(d: &dyn SqlDialect, s: &str) -> String {
+/// The segment `s`, or `:id` when it is id-like (the rules of
+/// `ingest::endpoint::is_id`). The cheap tests come first, in a CASE, which
+/// engines evaluate in order: most segments have no digit and fail at once.
+fn segment(d: &dyn SqlDialect, s: &str) -> String {
     const HEX: &str = "[0-9a-fA-F]";
     let uuid = format!("^{HEX}{{8}}-{HEX}{{4}}-{HEX}{{4}}-{HEX}{{4}}-{HEX}{{12}}\\z");
     let m = |p: &str| d.matches(s, p);
+    let len = d.length(s);
     format!(
-        "({digits} OR {uuid} OR ({len} >= 16 AND {hex} AND {digit}) OR ({len} >= 20 AND {b64} AND {digit} AND {lower} AND {upper}))",
-        digits = m(r"^[0-9]+\z"),
+        "CASE WHEN {len} = 36 AND {uuid} THEN ':id' \
+WHEN NOT {digit} THEN {s} \
+WHEN {digits} THEN ':id' \
+WHEN {len} >= 16 AND {hex} THEN ':id' \
+WHEN {len} >= 20 AND {b64} AND {lower} AND {upper} THEN ':id' \
+ELSE {s} END",
         uuid = m(&uuid),
-        len = d.length(s),
-        hex = m(r"^[0-9a-fA-F]+\z"),
         digit = m("[0-9]"),
+        digits = m(r"^[0-9]+\z"),
+        hex = m(r"^[0-9a-fA-F]+\z"),
         b64 = m(r"^[A-Za-z0-9_=~-]+\z"),
         lower = m("[a-z]"),
         upper = m("[A-Z]"),
@@ -62,10 +69,9 @@ fn is_id(d: &dyn SqlDialect, s: &str) -> String {
 /// `path` with its id-like segments replaced by `:id` (`/` for an empty path).
 pub fn normalised_path(d: &dyn SqlDialect, path: &str) -> String {
     let var = "seg";
-    let body = format!("CASE WHEN {} THEN ':id' ELSE {var} END", is_id(d, var));
     format!(
         "CASE WHEN {path} = '' THEN '/' ELSE {} END",
-        d.map_segments(path, var, &body)
+        d.map_segments(path, var, &segment(d, var))
     )
 }
 

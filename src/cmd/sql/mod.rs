@@ -92,6 +92,7 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), IngestError>
         detail_endpoints: args.endpoints,
     };
     match &args.sample_keys {
+        None if args.combined => Ok((vec![builder.combined()], None)),
         None => Ok((builder.analysis(), None)),
         Some(text) => {
             let rate = crate::options::parse_share("--sample-keys", text)
@@ -134,6 +135,16 @@ pub fn sql_text(args: &SqlArgs, queries: &[Query], rate: Option<f64>) -> String 
                 args.sample_top,
             ));
         }
+        None if args.combined => out.push_str(&format!(
+            "-- rlctl sql: one query for {} over {}, window {}, detail for the top {} endpoints.\n\
+             -- It returns the five result tables as one (the `result` column names each row's table).\n\
+             -- Save its result as one Parquet or CSV file, then run\n\
+             --   rlctl analyze --from-sql-result FILE\n\n",
+            d.name(),
+            args.table,
+            args.window,
+            args.endpoints
+        )),
         None => out.push_str(&format!(
             "-- rlctl sql: {} queries for {} over {}, window {}, detail for the top {} endpoints.\n\
              -- Save the result of each query as DIR/NAME.parquet (or DIR/NAME.csv, or a directory\n\

@@ -20,6 +20,7 @@
 use super::dialect::SqlDialect;
 use super::endpoint::{self, Route};
 use crate::cli::TimeUnit;
+use crate::frames::sql_result::{RESULT_TABLES, TEXT_COLUMNS};
 use crate::units::Window;
 
 /// The user's table and how to read it.
@@ -147,16 +148,71 @@ tev AS (SELECT * FROM ev WHERE endpoint IN (SELECT endpoint FROM top_endpoints))
 
     /// The five analysis queries, in the order of `RESULT_TABLES`.
     pub fn analysis(&self) -> Vec<Query> {
+        self.parts()
+            .into_iter()
+            .map(|(name, top, body)| {
+                let ctes = if top {
+                    self.top_endpoints()
+                } else {
+                    String::new()
+                };
+                self.query(name, &ctes, &body)
+            })
+            .collect()
+    }
+
+    /// (result table, whether it needs `top_endpoints`, the SELECT after the CTEs).
+    fn parts(&self) -> Vec<(&'static str, bool, String)> {
         vec![
-            self.summary(),
-            self.histograms(),
-            self.clients(),
-            self.endpoints(),
-            self.endpoint_clients(),
+            ("summary", false, self.summary()),
+            ("histograms", true, self.histograms()),
+            ("clients", false, self.clients()),
+            ("endpoints", false, self.endpoints()),
+            ("endpoint_clients", true, self.endpoint_clients()),
         ]
     }
 
-    fn summary(&self) -> Query {
+    /// One query returning all five tables at once: a `result` column names the
+    /// table of each row, and the columns are those of every table (NULL where
+    /// a table has no such column). Save it as one file for
+    /// `--from-sql-result FILE`.
+    pub fn combined(&self) -> Query {
+        let d = self.dialect;
+        let mut columns: Vec<&str> = Vec::new();
+        for (_, table_columns) in RESULT_TABLES {
+            for c in table_columns.iter() {
+                if !columns.contains(c) {
+                    columns.push(c);
+                }
+            }
+        }
+        let selects: Vec<String> = self
+            .parts()
+            .into_iter()
+            .zip(RESULT_TABLES)
+            .map(|((name, _, body), (_, has))| {
+                let cells: Vec<String> = columns
+                    .iter()
+                    .map(|c| match (has.contains(c), TEXT_COLUMNS.contains(c)) {
+                        (true, _) => format!("part.{c} AS {c}"),
+                        (false, true) => format!("{} AS {c}", d.null_text()),
+                        (false, false) => format!("{} AS {c}", d.to_int("NULL")),
+                    })
+                    .collect();
+                format!(
+                    "SELECT '{name}' AS result, {}\nFROM (\n{body}\n) part",
+                    cells.join(", ")
+                )
+            })
+            .collect();
+        self.query(
+            "combined",
+            &self.top_endpoints(),
+            &selects.join("\nUNION ALL\n"),
+        )
+    }
+
+    fn summary(&self) -> String {
         let d = self.dialect;
         let body = format!(
             "SELECT
@@ -177,10 +233,10 @@ FROM ev",
                 d.to_int("COALESCE(SUM(CASE WHEN ts_ms = sec * 1000 THEN 0 ELSE 1 END), 0)"),
             detail = d.to_int(&self.detail_endpoints.to_string()),
         );
-        self.query("summary", "", &body)
+        body
     }
 
-    fn histograms(&self) -> Query {
+    fn histograms(&self) -> String {
         let d = self.dialect;
         let samples = d.to_int("COUNT(*)");
         let n = d.to_int("COUNT(*)");
@@ -199,14 +255,13 @@ FROM (SELECT endpoint, client, {unit}, {n} AS n FROM tev GROUP BY endpoint, clie
 GROUP BY endpoint, n"
             )
         };
-        let body = [
+        [
             overall("per_window", "w"),
             overall("per_second", "sec"),
             per_endpoint("per_window", "w"),
             per_endpoint("per_second", "sec"),
         ]
-        .join("\nUNION ALL\n");
-        self.query("histograms", &self.top_endpoints(), &body)
+        .join("\nUNION ALL\n")
     }
 
     /// Per-key totals and peaks over `from`, keyed by `keys` (`client`, or `endpoint, client`).
@@ -250,24 +305,22 @@ JOIN {by_second} ps ON {join_s}",
         )
     }
 
-    fn clients(&self) -> Query {
+    fn clients(&self) -> String {
         let extra = ", MIN(ts_ms) AS first_ts_ms, SUM(CASE WHEN status = 429 THEN 1 ELSE 0 END) AS s429, SUM(CASE WHEN status = 503 THEN 1 ELSE 0 END) AS s503";
-        self.query("clients", "", &self.peaks("ev", &["client"], extra))
+        self.peaks("ev", &["client"], extra)
     }
 
-    fn endpoints(&self) -> Query {
+    fn endpoints(&self) -> String {
         let d = self.dialect;
-        let body = format!(
+        format!(
             "SELECT endpoint, {} AS requests, {} AS clients FROM ev GROUP BY endpoint",
             d.to_int("COUNT(*)"),
             d.to_int("COUNT(DISTINCT client)")
-        );
-        self.query("endpoints", "", &body)
+        )
     }
 
-    fn endpoint_clients(&self) -> Query {
-        let body = self.peaks("tev", &["endpoint", "client"], "");
-        self.query("endpoint_clients", &self.top_endpoints(), &body)
+    fn endpoint_clients(&self) -> String {
+        self.peaks("tev", &["endpoint", "client"], "")
     }
 
     /// The events of the clients whose hash bucket (of 10,000) is below
