@@ -43,6 +43,14 @@ pub struct ChunkResult {
 }
 
 impl ChunkResult {
+    /// Shifts every line number by `lines_before` (the lines of the input before
+    /// this chunk, when it was parsed counting from 1).
+    pub fn renumber(&mut self, lines_before: u64) {
+        for (line, _) in self.examples.iter_mut().chain(&mut self.first_bad) {
+            *line += lines_before;
+        }
+    }
+
     /// Records a skipped line.
     pub fn skip(&mut self, line: u64, reason: SkipReason) {
         *self.skipped.entry(reason).or_default() += 1;

@@ -1,8 +1,10 @@
-//! Splitting a byte stream into chunks of whole lines, with line numbers.
+//! Splitting a byte stream into chunks of whole lines.
 //!
 //! Chunks are large (megabytes) so that parsing can run on several threads.
 //! Memory never grows with line length: a line longer than [`MAX_LINE_BYTES`] is
 //! reported as a [`Piece::TooLong`] and its bytes are discarded as they stream by.
+//! Lines are numbered where the pieces are put back in order (counting the
+//! lines of every piece before), so this thread never counts newlines.
 
 use std::io::{self, Read};
 
@@ -15,14 +17,10 @@ pub const CHUNK_BYTES: usize = 4 << 20;
 /// What the splitter yields.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Piece {
-    /// Whole lines; `first_line` is the 1-based number of the first.
-    Lines {
-        data: Vec<u8>,
-        first_line: u64,
-        count: u64,
-    },
-    /// One line too long to keep, at 1-based number `line`, of `len` bytes.
-    TooLong { line: u64, len: u64 },
+    /// Whole lines (the last one may lack its newline at the end of input).
+    Lines { data: Vec<u8> },
+    /// One line too long to keep, of `len` bytes.
+    TooLong { len: u64 },
 }
 
 /// Where the splitter gets a fresh buffer when it hands one over: a recycled
@@ -35,7 +33,6 @@ pub struct Splitter<R> {
     /// The buffer being filled; `carry[..filled]` holds data, the rest is scratch.
     carry: Vec<u8>,
     filled: usize,
-    next_line: u64,
     done: bool,
     chunk_bytes: usize,
     buffers: Option<BufferSource>,
@@ -53,7 +50,6 @@ impl<R: Read> Splitter<R> {
             reader,
             carry: Vec::new(),
             filled: 0,
-            next_line: 1,
             done: false,
             chunk_bytes,
             buffers: None,
@@ -122,15 +118,7 @@ impl<R: Read> Splitter<R> {
         let mut data = std::mem::replace(&mut self.carry, next);
         data.truncate(end);
         self.filled = rest;
-        let newlines = memchr::memchr_iter(b'\n', &data).count() as u64;
-        let count = newlines + u64::from(!data.ends_with(b"\n"));
-        let first_line = self.next_line;
-        self.next_line += count;
-        Some(Piece::Lines {
-            data,
-            first_line,
-            count,
-        })
+        Some(Piece::Lines { data })
     }
 }
 
@@ -161,11 +149,7 @@ impl<R: Read> Iterator for Splitter<R> {
                 self.done |= piece.is_none();
                 piece.map(Ok)
             }
-            None => {
-                let line = self.next_line;
-                self.next_line += 1;
-                Some(self.discard_line().map(|len| Piece::TooLong { line, len }))
-            }
+            None => Some(self.discard_line().map(|len| Piece::TooLong { len })),
         }
     }
 }
@@ -181,21 +165,17 @@ mod tests {
     }
 
     #[test]
-    fn numbers_lines_across_chunks() {
+    fn splits_at_line_ends_across_chunks() {
         let got = pieces(b"a\nbb\nccc\nd", 6);
         assert_eq!(
             got,
             vec![
                 Piece::Lines {
-                    data: b"a\nbb\n".to_vec(),
-                    first_line: 1,
-                    count: 2
+                    data: b"a\nbb\n".to_vec()
                 },
                 // the read that reaches the end takes the rest, final line without newline included
                 Piece::Lines {
-                    data: b"ccc\nd".to_vec(),
-                    first_line: 3,
-                    count: 2
+                    data: b"ccc\nd".to_vec()
                 },
             ]
         );
@@ -210,18 +190,14 @@ mod tests {
         assert_eq!(
             got[0],
             Piece::Lines {
-                data: b"ok\n".to_vec(),
-                first_line: 1,
-                count: 1
+                data: b"ok\n".to_vec()
             }
         );
-        assert_eq!(got[1], Piece::TooLong { line: 2, len: 50 });
+        assert_eq!(got[1], Piece::TooLong { len: 50 });
         assert_eq!(
             got[2],
             Piece::Lines {
-                data: b"after\n".to_vec(),
-                first_line: 3,
-                count: 1
+                data: b"after\n".to_vec()
             }
         );
     }
@@ -232,9 +208,7 @@ mod tests {
         assert_eq!(
             pieces(b"a\n", 8),
             vec![Piece::Lines {
-                data: b"a\n".to_vec(),
-                first_line: 1,
-                count: 1
+                data: b"a\n".to_vec()
             }]
         );
     }
@@ -247,11 +221,9 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                Piece::TooLong { line: 1, len: 20 },
+                Piece::TooLong { len: 20 },
                 Piece::Lines {
-                    data: b"last".to_vec(),
-                    first_line: 2,
-                    count: 1
+                    data: b"last".to_vec()
                 }
             ]
         );
@@ -295,6 +267,6 @@ mod tests {
     #[test]
     fn overlong_last_line_without_newline() {
         let input = vec![b'y'; 30];
-        assert_eq!(pieces(&input, 8), vec![Piece::TooLong { line: 1, len: 30 }]);
+        assert_eq!(pieces(&input, 8), vec![Piece::TooLong { len: 30 }]);
     }
 }

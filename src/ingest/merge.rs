@@ -208,7 +208,8 @@ impl<'s> Merger<'s> {
         parser_for(&chosen, settings)
     }
 
-    fn merge(&mut self, chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
+    fn merge(&mut self, mut chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
+        chunk.renumber(file.lines);
         if self.settings.strict {
             if let Some((line, reason)) = chunk.first_bad {
                 return Err(IngestError::Strict {

@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use super::IngestError;
 use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
-use super::lines::{Piece, Splitter};
+use super::lines::{CHUNK_BYTES, Piece, Splitter};
 use super::record::{LineParser, SkipReason};
 
 /// How many chunk buffers circulate for `threads` workers.
@@ -45,11 +45,24 @@ impl Queue {
 type Parsed = (io::Result<ChunkResult>, Option<Vec<u8>>);
 
 /// Reads `reader` and calls `consume` with every chunk's result in input order.
+/// Line numbers in a result count from 1 at its first line; the caller shifts
+/// them with [`ChunkResult::renumber`].
 ///
 /// `choose` picks the parser from the first pieces (up to the first chunk of
 /// lines). An error from `choose` or `consume` stops every thread and is returned.
 pub fn run<R: Read + Send>(
     reader: R,
+    ctx: &ChunkContext<'_>,
+    choose: impl FnOnce(&[io::Result<Piece>]) -> Result<Box<dyn LineParser>, IngestError>,
+    consume: impl FnMut(io::Result<ChunkResult>) -> Result<(), IngestError>,
+) -> Result<(), IngestError> {
+    run_in_chunks(reader, CHUNK_BYTES, ctx, choose, consume)
+}
+
+/// [`run`] with chunks of about `chunk_bytes`.
+pub fn run_in_chunks<R: Read + Send>(
+    reader: R,
+    chunk_bytes: usize,
     ctx: &ChunkContext<'_>,
     choose: impl FnOnce(&[io::Result<Piece>]) -> Result<Box<dyn LineParser>, IngestError>,
     mut consume: impl FnMut(io::Result<ChunkResult>) -> Result<(), IngestError>,
@@ -59,16 +72,17 @@ pub fn run<R: Read + Send>(
     let (recycle_tx, recycle_rx) = channel::<Vec<u8>>();
     let mut created = 0;
     let max_buffers = buffers_for(threads);
-    let splitter = Splitter::new(reader).with_buffers(Box::new(move || {
-        if let Ok(buffer) = recycle_rx.try_recv() {
-            return Some(buffer);
-        }
-        if created < max_buffers {
-            created += 1;
-            return Some(Vec::new());
-        }
-        recycle_rx.recv().ok()
-    }));
+    let splitter =
+        Splitter::with_chunk_size(reader, chunk_bytes).with_buffers(Box::new(move || {
+            if let Ok(buffer) = recycle_rx.try_recv() {
+                return Some(buffer);
+            }
+            if created < max_buffers {
+                created += 1;
+                return Some(Vec::new());
+            }
+            recycle_rx.recv().ok()
+        }));
     std::thread::scope(|scope| {
         scope.spawn(move || {
             for piece in splitter {
@@ -112,18 +126,16 @@ fn work(
         let next = queue.lock().unwrap_or_else(PoisonError::into_inner).next();
         let Some((seq, piece)) = next else { return };
         let parsed = match piece {
-            Ok(Piece::Lines {
-                data, first_line, ..
-            }) => {
-                let chunk = parse_chunk(&data, first_line, parser.fork().as_mut(), ctx);
+            Ok(Piece::Lines { data }) => {
+                let chunk = parse_chunk(&data, 1, parser.fork().as_mut(), ctx);
                 (Ok(chunk), Some(data))
             }
-            Ok(Piece::TooLong { line, .. }) => {
+            Ok(Piece::TooLong { .. }) => {
                 let mut chunk = ChunkResult {
                     lines: 1,
                     ..ChunkResult::default()
                 };
-                chunk.skip(line, SkipReason::TooLong);
+                chunk.skip(1, SkipReason::TooLong);
                 (Ok(chunk), None)
             }
             Err(e) => (Err(e), None),
@@ -154,4 +166,73 @@ fn in_order(
     }
     debug_assert!(waiting.is_empty(), "every chunk is consumed in order");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::combined::CombinedParser;
+    use crate::ingest::key::{KeySet, KeySpec};
+    use crate::ingest::record::SkipReason;
+
+    /// Every chunk size gives the same counts and the same line numbers.
+    #[test]
+    fn line_numbers_run_across_chunks_and_threads() {
+        let good = "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1";
+        let mut text = String::new();
+        for i in 1..=300 {
+            match i % 37 {
+                0 => text.push_str("bad line"),
+                5 => text.push_str(&"x".repeat(700)), // longer than the smallest chunks
+                _ => text.push_str(good),
+            }
+            text.push('\n');
+        }
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &[],
+        };
+        let mut seen = Vec::new();
+        for chunk_bytes in [256, 1000, 1 << 20] {
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let (mut lines, mut parsed, mut skipped) = (0, 0, Vec::new());
+                pool.install(|| {
+                    run_in_chunks(
+                        text.as_bytes(),
+                        chunk_bytes,
+                        &ctx,
+                        |_| Ok(Box::new(CombinedParser::new(&[]).unwrap())),
+                        |chunk| {
+                            let mut chunk = chunk.unwrap();
+                            chunk.renumber(lines);
+                            lines += chunk.lines;
+                            parsed += chunk.parsed;
+                            skipped.extend(chunk.examples);
+                            Ok(())
+                        },
+                    )
+                })
+                .unwrap();
+                seen.push((lines, parsed, skipped));
+            }
+        }
+        let bad: Vec<u64> = (1..=300).filter(|i| matches!(i % 37, 0 | 5)).collect();
+        for (i, (lines, parsed, skipped)) in seen.iter().enumerate() {
+            assert_eq!((*lines, *parsed), (300, 300 - bad.len() as u64));
+            let numbers: Vec<u64> = skipped.iter().map(|s| s.0).collect();
+            // At most 5 examples per chunk are kept: one chunk keeps the first 5.
+            let expected = if i < 4 { &bad[..] } else { &bad[..5] };
+            assert_eq!(numbers, expected, "chunk size #{}", i / 2);
+            let too_long = skipped
+                .iter()
+                .filter(|s| s.1 == SkipReason::TooLong)
+                .count();
+            assert_eq!(too_long, if i < 2 { bad.len() / 2 } else { 0 });
+        }
+    }
 }

@@ -10,8 +10,8 @@
 //! Quantiles are nearest-rank ([`quantiles`]).
 
 pub mod counting;
-mod grouped;
 pub mod histograms;
+mod pass;
 pub mod quantiles;
 pub mod timeline;
 
@@ -130,7 +130,7 @@ pub struct Analysis {
 }
 
 /// Computes every figure of the time-ordered table (one counting pass, in
-/// parallel over clients: see [`grouped`]).
+/// parallel over clients: see [`pass`]).
 pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
     let window = settings.window;
     let mut excluded = vec![false; table.clients.len()];
@@ -144,7 +144,7 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
             None => unknown.push(name.clone()),
         }
     }
-    let counted = grouped::count(table, &excluded, window, settings.keep_counts);
+    let counted = pass::count(table, &excluded, window, settings.keep_counts);
     let mut endpoints: Vec<EndpointStats> = counted
         .per_endpoint
         .iter()

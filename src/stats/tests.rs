@@ -146,7 +146,7 @@ fn excluded_clients_leave_every_figure() {
     assert_eq!(a.excluded_unknown, ["nobody"]);
 }
 
-/// The sequential single pass the grouped, parallel pass must agree with:
+/// The sequential single pass the parallel pass must agree with:
 /// every event in table order, a hash map of (client, endpoint) pairs.
 mod sequential {
     use rustc_hash::FxHashMap;
@@ -240,11 +240,12 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     #[test]
-    fn the_grouped_pass_equals_one_sequential_pass(
+    fn the_parallel_pass_equals_one_sequential_pass(
         rows in proptest::collection::vec((0i64..400_000, 0u32..7, 0u32..5, 0usize..4), 0..400),
         excluded_client in proptest::option::of(0usize..7),
         window in proptest::sample::select(vec!["1s", "10s", "1m"]),
         threads in 1usize..4,
+        dense_pairs in proptest::sample::select(vec![0usize, 1 << 22]),
     ) {
         let mut t = EventTable::default();
         for c in 0..7 {
@@ -265,7 +266,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = pool.install(|| super::grouped::count(&t, &excluded, window, true));
+        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, dense_pairs));
         got.status.sort_unstable();
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
