@@ -7,6 +7,10 @@
 //! lines of every piece before), so this thread never counts newlines.
 
 use std::io::{self, Read};
+use std::ops::{Deref, Range};
+use std::sync::Arc;
+
+use memmap2::Mmap;
 
 /// The longest line rlctl parses; longer lines are skipped and counted.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
@@ -14,13 +18,50 @@ pub const MAX_LINE_BYTES: usize = 1 << 20;
 /// Target size of a chunk.
 pub const CHUNK_BYTES: usize = 4 << 20;
 
-/// What the splitter yields.
+/// What the splitters yield.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Piece {
     /// Whole lines (the last one may lack its newline at the end of input).
-    Lines { data: Vec<u8> },
+    Lines { data: ChunkData },
     /// One line too long to keep, of `len` bytes.
     TooLong { len: u64 },
+}
+
+/// The bytes of a chunk: a buffer it was read into, or a range of a mapped file.
+pub enum ChunkData {
+    Owned(Vec<u8>),
+    Mapped { map: Arc<Mmap>, range: Range<usize> },
+}
+
+impl Deref for ChunkData {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            ChunkData::Owned(data) => data,
+            ChunkData::Mapped { map, range } => &map[range.clone()],
+        }
+    }
+}
+
+impl From<Vec<u8>> for ChunkData {
+    fn from(data: Vec<u8>) -> Self {
+        ChunkData::Owned(data)
+    }
+}
+
+impl PartialEq for ChunkData {
+    fn eq(&self, other: &Self) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for ChunkData {}
+
+impl std::fmt::Debug for ChunkData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self))
+    }
 }
 
 /// Where the splitter gets a fresh buffer when it hands one over: a recycled
@@ -118,7 +159,7 @@ impl<R: Read> Splitter<R> {
         let mut data = std::mem::replace(&mut self.carry, next);
         data.truncate(end);
         self.filled = rest;
-        Some(Piece::Lines { data })
+        Some(Piece::Lines { data: data.into() })
     }
 }
 
@@ -154,6 +195,60 @@ impl<R: Read> Iterator for Splitter<R> {
     }
 }
 
+/// Splits a memory-mapped file into [`Piece`]s as [`Splitter`] splits a stream:
+/// chunks of about `chunk_bytes` ending at a line end, and lines that do not fit
+/// in a chunk as [`Piece::TooLong`]. Nothing is copied.
+pub struct MapSplitter {
+    map: Arc<Mmap>,
+    pos: usize,
+    chunk_bytes: usize,
+}
+
+impl MapSplitter {
+    /// A splitter over all of `map`.
+    pub fn new(map: Arc<Mmap>, chunk_bytes: usize) -> Self {
+        MapSplitter {
+            map,
+            pos: 0,
+            chunk_bytes,
+        }
+    }
+}
+
+impl Iterator for MapSplitter {
+    type Item = io::Result<Piece>;
+
+    fn next(&mut self) -> Option<io::Result<Piece>> {
+        let (start, len) = (self.pos, self.map.len());
+        if start >= len {
+            return None;
+        }
+        let chunk = self.chunk_bytes.max(1);
+        let end = if len - start < chunk {
+            len // the rest, the last line with or without its newline
+        } else {
+            let window_end = start + chunk;
+            match memchr::memrchr(b'\n', &self.map[start..window_end]) {
+                Some(i) => start + i + 1,
+                None => {
+                    // No line end within a chunk: the line is too long to keep.
+                    let line_end = memchr::memchr(b'\n', &self.map[start..]).map(|i| start + i);
+                    self.pos = line_end.map_or(len, |i| i + 1);
+                    let len = line_end.unwrap_or(len) - start;
+                    return Some(Ok(Piece::TooLong { len: len as u64 }));
+                }
+            }
+        };
+        self.pos = end;
+        Some(Ok(Piece::Lines {
+            data: ChunkData::Mapped {
+                map: self.map.clone(),
+                range: start..end,
+            },
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -171,11 +266,11 @@ mod tests {
             got,
             vec![
                 Piece::Lines {
-                    data: b"a\nbb\n".to_vec()
+                    data: b"a\nbb\n".to_vec().into()
                 },
                 // the read that reaches the end takes the rest, final line without newline included
                 Piece::Lines {
-                    data: b"ccc\nd".to_vec()
+                    data: b"ccc\nd".to_vec().into()
                 },
             ]
         );
@@ -190,14 +285,14 @@ mod tests {
         assert_eq!(
             got[0],
             Piece::Lines {
-                data: b"ok\n".to_vec()
+                data: b"ok\n".to_vec().into()
             }
         );
         assert_eq!(got[1], Piece::TooLong { len: 50 });
         assert_eq!(
             got[2],
             Piece::Lines {
-                data: b"after\n".to_vec()
+                data: b"after\n".to_vec().into()
             }
         );
     }
@@ -208,7 +303,7 @@ mod tests {
         assert_eq!(
             pieces(b"a\n", 8),
             vec![Piece::Lines {
-                data: b"a\n".to_vec()
+                data: b"a\n".to_vec().into()
             }]
         );
     }
@@ -223,7 +318,7 @@ mod tests {
             vec![
                 Piece::TooLong { len: 20 },
                 Piece::Lines {
-                    data: b"last".to_vec()
+                    data: b"last".to_vec().into()
                 }
             ]
         );
@@ -247,13 +342,57 @@ mod tests {
         for piece in recycled {
             let piece = piece.unwrap();
             if let Piece::Lines { data, .. } = &piece {
-                let mut reused = data.clone();
+                let mut reused = data.to_vec();
                 reused.fill(b'!'); // stale bytes must never show through
                 tx.send(reused).unwrap();
             }
             got.push(piece);
         }
         assert_eq!(got, pieces(&input, 32));
+    }
+
+    /// The lines a splitter yields, a too-long line as `None` with its length.
+    fn lines_of(pieces: impl Iterator<Item = io::Result<Piece>>) -> Vec<(Option<Vec<u8>>, u64)> {
+        let mut lines = Vec::new();
+        for piece in pieces {
+            match piece.unwrap() {
+                Piece::Lines { data } => {
+                    let body = data.strip_suffix(b"\n").unwrap_or(&data);
+                    lines.extend(body.split(|&b| b == b'\n').map(|l| (Some(l.to_vec()), 0)));
+                }
+                Piece::TooLong { len } => lines.push((None, len)),
+            }
+        }
+        lines
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn a_mapped_file_splits_into_the_same_lines(
+            lengths in proptest::collection::vec(0usize..40, 0..30),
+            final_newline: bool,
+            chunk in 8usize..64,
+        ) {
+            let mut input = Vec::new();
+            for (i, n) in lengths.iter().enumerate() {
+                input.extend(std::iter::repeat_n(b'a' + (i % 26) as u8, *n));
+                input.push(b'\n');
+            }
+            if !final_newline {
+                input.pop();
+            }
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            std::io::Write::write_all(&mut file, &input).unwrap();
+            if input.is_empty() {
+                return Ok(()); // an empty file cannot be mapped; it is read
+            }
+            // SAFETY: a private temporary file nothing else writes.
+            let map = Arc::new(unsafe { Mmap::map(file.as_file()) }.unwrap());
+            proptest::prop_assert_eq!(
+                lines_of(MapSplitter::new(map, chunk)),
+                lines_of(Splitter::with_chunk_size(&input[..], chunk))
+            );
+        }
     }
 
     #[test]

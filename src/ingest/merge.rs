@@ -133,8 +133,10 @@ impl<'s> Merger<'s> {
         };
         let compressed = input.compression != Compression::None;
         let mut format = String::new();
+        let bytes_read = self.bytes_read.clone();
         let result = pipeline::run(
-            input.reader,
+            input.data,
+            &bytes_read,
             &ctx,
             |head| Self::choose_parser(settings, head, &name, &mut format),
             |chunk| {

@@ -5,17 +5,22 @@
 //!
 //! Memory stays bounded: the reader fills one of a few recycled buffers, and a
 //! buffer comes back only once the caller has consumed its chunk, so at most
-//! [`buffers_for`] chunks are in flight whatever the input size.
+//! [`buffers_for`] chunks are in flight whatever the input size. A mapped file
+//! is split without copying; the pages of consumed chunks are handed back.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::io::{self, Read};
+use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel, sync_channel};
 use std::sync::{Arc, Mutex, PoisonError};
 
+use memmap2::UncheckedAdvice;
+
 use super::IngestError;
 use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
-use super::lines::{CHUNK_BYTES, Piece, Splitter};
+use super::lines::{CHUNK_BYTES, ChunkData, MapSplitter, Piece, Splitter};
 use super::record::{LineParser, SkipReason};
+use super::source::Data;
 
 /// How many chunk buffers circulate for `threads` workers.
 pub fn buffers_for(threads: usize) -> usize {
@@ -41,28 +46,31 @@ impl Queue {
     }
 }
 
-/// A parsed chunk with the buffer it was read into, or a read error.
-type Parsed = (io::Result<ChunkResult>, Option<Vec<u8>>);
+/// A parsed chunk with the bytes it was parsed from, or a read error.
+type Parsed = (io::Result<ChunkResult>, Option<ChunkData>);
 
-/// Reads `reader` and calls `consume` with every chunk's result in input order.
+/// Reads `data` and calls `consume` with every chunk's result in input order.
 /// Line numbers in a result count from 1 at its first line; the caller shifts
-/// them with [`ChunkResult::renumber`].
+/// them with [`ChunkResult::renumber`]. The bytes of a mapped input are added to
+/// `mapped_bytes` as they are consumed (a stream counts its own).
 ///
 /// `choose` picks the parser from the first pieces (up to the first chunk of
 /// lines). An error from `choose` or `consume` stops every thread and is returned.
-pub fn run<R: Read + Send>(
-    reader: R,
+pub fn run(
+    data: Data,
+    mapped_bytes: &AtomicU64,
     ctx: &ChunkContext<'_>,
     choose: impl FnOnce(&[io::Result<Piece>]) -> Result<Box<dyn LineParser>, IngestError>,
     consume: impl FnMut(io::Result<ChunkResult>) -> Result<(), IngestError>,
 ) -> Result<(), IngestError> {
-    run_in_chunks(reader, CHUNK_BYTES, ctx, choose, consume)
+    run_in_chunks(data, CHUNK_BYTES, mapped_bytes, ctx, choose, consume)
 }
 
 /// [`run`] with chunks of about `chunk_bytes`.
-pub fn run_in_chunks<R: Read + Send>(
-    reader: R,
+pub fn run_in_chunks(
+    data: Data,
     chunk_bytes: usize,
+    mapped_bytes: &AtomicU64,
     ctx: &ChunkContext<'_>,
     choose: impl FnOnce(&[io::Result<Piece>]) -> Result<Box<dyn LineParser>, IngestError>,
     mut consume: impl FnMut(io::Result<ChunkResult>) -> Result<(), IngestError>,
@@ -70,22 +78,27 @@ pub fn run_in_chunks<R: Read + Send>(
     let threads = rayon::current_num_threads().max(1);
     let (piece_tx, piece_rx) = sync_channel::<io::Result<Piece>>(threads);
     let (recycle_tx, recycle_rx) = channel::<Vec<u8>>();
-    let mut created = 0;
-    let max_buffers = buffers_for(threads);
-    let splitter =
-        Splitter::with_chunk_size(reader, chunk_bytes).with_buffers(Box::new(move || {
-            if let Ok(buffer) = recycle_rx.try_recv() {
-                return Some(buffer);
-            }
-            if created < max_buffers {
-                created += 1;
-                return Some(Vec::new());
-            }
-            recycle_rx.recv().ok()
-        }));
+    let pieces: Box<dyn Iterator<Item = io::Result<Piece>> + Send> = match data {
+        Data::Stream(reader) => {
+            let mut created = 0;
+            let max_buffers = buffers_for(threads);
+            let buffers = move || {
+                if let Ok(buffer) = recycle_rx.try_recv() {
+                    return Some(buffer);
+                }
+                if created < max_buffers {
+                    created += 1;
+                    return Some(Vec::new());
+                }
+                recycle_rx.recv().ok()
+            };
+            Box::new(Splitter::with_chunk_size(reader, chunk_bytes).with_buffers(Box::new(buffers)))
+        }
+        Data::Mapped(map) => Box::new(MapSplitter::new(map, chunk_bytes)),
+    };
     std::thread::scope(|scope| {
         scope.spawn(move || {
-            for piece in splitter {
+            for piece in pieces {
                 if piece_tx.send(piece).is_err() {
                     break;
                 }
@@ -111,7 +124,12 @@ pub fn run_in_chunks<R: Read + Send>(
             scope.spawn(move || work(&queue, &*parser, ctx, &results));
         }
         drop((queue, result_tx)); // the workers hold the only handles now
-        in_order(&result_rx, &recycle_tx, &mut consume)
+        let mut done = Done {
+            recycle: recycle_tx,
+            mapped_bytes,
+            released: 0,
+        };
+        in_order(&result_rx, &mut done, &mut consume)
     })
 }
 
@@ -146,21 +164,65 @@ fn work(
     }
 }
 
-/// Hands results to `consume` in input order, recycling their buffers.
+/// What happens to a chunk's bytes once its result is consumed.
+struct Done<'a> {
+    /// Read buffers go back to the reader.
+    recycle: Sender<Vec<u8>>,
+    mapped_bytes: &'a AtomicU64,
+    /// Mapped bytes before this offset were handed back to the page cache.
+    released: usize,
+}
+
+/// Pages of a mapped file are handed back in steps of this many bytes (a multiple
+/// of the page size).
+const RELEASE_STEP: usize = 1 << 16;
+
+impl Done<'_> {
+    fn finish(&mut self, data: ChunkData) {
+        match data {
+            ChunkData::Owned(buffer) => {
+                let _ = self.recycle.send(buffer); // the reader may have finished
+            }
+            ChunkData::Mapped { map, range } => {
+                self.mapped_bytes
+                    .fetch_add(range.len() as u64, Ordering::Relaxed);
+                // Whole pages before the end of this chunk are no longer read:
+                // dropping them from this process keeps its resident memory to
+                // the chunks in flight (the page cache keeps them).
+                let end = range.end / RELEASE_STEP * RELEASE_STEP;
+                if end > self.released {
+                    // SAFETY: a read-only file mapping; every chunk that
+                    // borrowed these bytes has been consumed, and were any still
+                    // read, the kernel would read the file's bytes back in.
+                    let _ = unsafe {
+                        map.unchecked_advise_range(
+                            UncheckedAdvice::DontNeed,
+                            self.released,
+                            end - self.released,
+                        )
+                    };
+                    self.released = end;
+                }
+            }
+        }
+    }
+}
+
+/// Hands results to `consume` in input order, then lets go of their bytes.
 fn in_order(
     results: &Receiver<(usize, Parsed)>,
-    recycle: &Sender<Vec<u8>>,
+    done: &mut Done<'_>,
     consume: &mut impl FnMut(io::Result<ChunkResult>) -> Result<(), IngestError>,
 ) -> Result<(), IngestError> {
     let mut waiting: BTreeMap<usize, Parsed> = BTreeMap::new();
     let mut next = 0;
     while let Ok((seq, parsed)) = results.recv() {
         waiting.insert(seq, parsed);
-        while let Some((result, buffer)) = waiting.remove(&next) {
+        while let Some((result, data)) = waiting.remove(&next) {
             next += 1;
             consume(result)?;
-            if let Some(buffer) = buffer {
-                let _ = recycle.send(buffer); // the reader may have finished
+            if let Some(data) = data {
+                done.finish(data);
             }
         }
     }
@@ -175,7 +237,8 @@ mod tests {
     use crate::ingest::key::{KeySet, KeySpec};
     use crate::ingest::record::SkipReason;
 
-    /// Every chunk size gives the same counts and the same line numbers.
+    /// Every chunk size, thread count and source (stream or mapped file) gives
+    /// the same counts and the same line numbers.
     #[test]
     fn line_numbers_run_across_chunks_and_threads() {
         let good = "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1";
@@ -194,8 +257,18 @@ mod tests {
             routes: &[],
         };
         let mut seen = Vec::new();
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
+        // SAFETY: a private temporary file nothing else writes.
+        let map = Arc::new(unsafe { memmap2::Mmap::map(file.as_file()) }.unwrap());
         for chunk_bytes in [256, 1000, 1 << 20] {
-            for threads in [1, 3] {
+            for source in 0..4 {
+                let (threads, mapped) = (1 + 2 * (source % 2), source >= 2);
+                let data = if mapped {
+                    Data::Mapped(map.clone())
+                } else {
+                    Data::Stream(Box::new(io::Cursor::new(text.clone().into_bytes())))
+                };
                 let pool = rayon::ThreadPoolBuilder::new()
                     .num_threads(threads)
                     .build()
@@ -203,8 +276,9 @@ mod tests {
                 let (mut lines, mut parsed, mut skipped) = (0, 0, Vec::new());
                 pool.install(|| {
                     run_in_chunks(
-                        text.as_bytes(),
+                        data,
                         chunk_bytes,
+                        &AtomicU64::new(0),
                         &ctx,
                         |_| Ok(Box::new(CombinedParser::new(&[]).unwrap())),
                         |chunk| {
@@ -226,13 +300,13 @@ mod tests {
             assert_eq!((*lines, *parsed), (300, 300 - bad.len() as u64));
             let numbers: Vec<u64> = skipped.iter().map(|s| s.0).collect();
             // At most 5 examples per chunk are kept: one chunk keeps the first 5.
-            let expected = if i < 4 { &bad[..] } else { &bad[..5] };
-            assert_eq!(numbers, expected, "chunk size #{}", i / 2);
+            let expected = if i < 8 { &bad[..] } else { &bad[..5] };
+            assert_eq!(numbers, expected, "chunk size #{}", i / 4);
             let too_long = skipped
                 .iter()
                 .filter(|s| s.1 == SkipReason::TooLong)
                 .count();
-            assert_eq!(too_long, if i < 2 { bad.len() / 2 } else { 0 });
+            assert_eq!(too_long, if i < 4 { bad.len() / 2 } else { 0 });
         }
     }
 }

@@ -1,12 +1,19 @@
 //! Opening inputs: files or `-` (stdin), decompressed by magic bytes (gzip,
 //! including concatenated members as `logrotate` writes them; zstd), with a
 //! shared byte counter for the progress bar.
+//!
+//! A large uncompressed regular file is memory-mapped instead of read: parsers
+//! then read the page cache directly, without the copy `read` makes. Set
+//! `RLCTL_NO_MMAP=1` to read such files too (a mapped file that another process
+//! truncates while rlctl reads it ends the process with SIGBUS).
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use memmap2::{Advice, Mmap};
 
 use super::IngestError;
 
@@ -27,8 +34,19 @@ pub struct Input {
     /// Size on disk, when known (progress bar total).
     pub size: Option<u64>,
     /// The decompressed bytes.
-    pub reader: Box<dyn Read + Send>,
+    pub data: Data,
 }
+
+/// Where an input's bytes come from.
+pub enum Data {
+    /// A stream to read (stdin, compressed or small files).
+    Stream(Box<dyn Read + Send>),
+    /// A memory-mapped file (its consumer adds to the byte counter as it goes).
+    Mapped(Arc<Mmap>),
+}
+
+/// Files at least this large are mapped rather than read.
+pub const MAP_MIN_BYTES: u64 = 4 << 20;
 
 /// Counts bytes as they are read from disk (before decompression).
 struct Counting<R> {
@@ -82,7 +100,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         1 << 20,
         Counting {
             inner: raw,
-            counter,
+            counter: counter.clone(),
         },
     );
     let magic = buffered.fill_buf().map_err(io_err)?;
@@ -91,6 +109,20 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
         _ => Compression::None,
     };
+    let mappable = compression == Compression::None
+        && size.is_some_and(|n| n >= MAP_MIN_BYTES)
+        && std::env::var_os("RLCTL_NO_MMAP").is_none_or(|v| v.is_empty() || v == "0");
+    if mappable && let Some(map) = map_file(path) {
+        // Those bytes are counted again as the mapped chunks are consumed.
+        counter.fetch_sub(buffered.buffer().len() as u64, Ordering::Relaxed);
+        return Ok(Input {
+            name,
+            path: path.to_path_buf(),
+            compression,
+            size,
+            data: Data::Mapped(Arc::new(map)),
+        });
+    }
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(buffered),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
@@ -101,6 +133,22 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         path: path.to_path_buf(),
         compression,
         size,
-        reader,
+        data: Data::Stream(reader),
     })
+}
+
+/// Maps a regular file read-only; `None` when it cannot be (it is then read).
+fn map_file(path: &Path) -> Option<Mmap> {
+    let file = File::open(path).ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    // SAFETY: the map is only ever read, as bytes, through `&[u8]`. Another
+    // process changing the file while it is mapped could change bytes under that
+    // reference; log files are appended to (bytes beyond the mapped length) or
+    // rotated by renaming, which leave the mapped bytes as they are. Truncation
+    // while mapped raises SIGBUS on access (documented above, with the opt-out).
+    let map = unsafe { Mmap::map(&file) }.ok()?;
+    let _ = map.advise(Advice::Sequential); // a hint; ignoring a refusal is harmless
+    Some(map)
 }
