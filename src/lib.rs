@@ -49,6 +49,8 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
         cli::Command::Report(args) => cmd::report::run(*args),
         cli::Command::Generate(args) => cmd::generate::run(args),
         cli::Command::Export(args) => cmd::export::run(args),
+        cli::Command::Convert(args) => cmd::convert::run(*args),
+        cli::Command::Sql(args) => cmd::sql::run(*args),
     }
 }
 
@@ -59,4 +61,43 @@ pub fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+/// The error chain as one line, each cause once: library errors already end
+/// with their source (`cannot open x.log: No such file or directory`), so a
+/// cause whose text the message already ends with is not repeated.
+pub fn error_message(err: &anyhow::Error) -> String {
+    let mut message = String::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if message.ends_with(&text) {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(": ");
+        }
+        message.push_str(&text);
+    }
+    message
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_messages_name_each_cause_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "No such file");
+        let err = anyhow::Error::new(ingest::IngestError::Open {
+            file: "x.log".into(),
+            source: io,
+        })
+        .context("reading the logs");
+        assert_eq!(
+            error_message(&err),
+            "reading the logs: cannot open x.log: No such file"
+        );
+        let plain = anyhow::anyhow!("one").context("two");
+        assert_eq!(error_message(&plain), "two: one");
+    }
 }

@@ -235,6 +235,9 @@ pub fn rule_name(endpoint: &str) -> String {
 }
 
 #[cfg(test)]
+mod proptests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

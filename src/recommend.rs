@@ -130,10 +130,11 @@ pub fn recommend(
         .unwrap_or(0);
 
     let secs = u64::from(window.secs());
-    let burst_floor = (BURST_FLOOR_SECONDS * limit).div_ceil(secs);
+    // Saturating: a huge --multiplier gives a limit near u64::MAX.
+    let burst_floor = BURST_FLOOR_SECONDS.saturating_mul(limit).div_ceil(secs);
     let burst = normal_peak_second.max(burst_floor);
     let mut warnings = Vec::new();
-    if burst * secs > BURST_WARN_SECONDS * limit {
+    if burst.saturating_mul(secs) > BURST_WARN_SECONDS.saturating_mul(limit) {
         warnings.push(format!(
             "burst {burst} is more than {BURST_WARN_SECONDS} seconds of the average rate ({:.2}/s): a client could send a long spike at once; check the peak-second clients",
             limit as f64 / secs as f64
@@ -245,6 +246,23 @@ mod tests {
             .collect();
         assert_eq!(limits, vec![(30, 1), (40, 1), (50, 1)]);
         assert!(r.warnings.is_empty(), "{:?}", r.warnings);
+    }
+
+    #[test]
+    fn a_huge_multiplier_saturates_instead_of_overflowing() {
+        // Found by review: --multiplier 1e300 overflowed the burst arithmetic.
+        let t = table();
+        let s = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 5,
+            exclude: vec![],
+            keep_counts: false,
+        };
+        let a = analyze(&t, &s);
+        let r = recommend(&t, &a.overall, s.window, 1e300).unwrap();
+        assert_eq!(r.limit, u64::MAX);
+        assert_eq!(r.burst_floor, u64::MAX.div_ceil(60));
+        assert_eq!(r.flagged_count, 0);
     }
 
     #[test]

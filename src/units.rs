@@ -13,6 +13,19 @@ pub type Millis = i64;
 /// Milliseconds in one second.
 pub const MS_PER_SEC: i64 = 1000;
 
+/// The earliest instant rlctl accepts: 0001-01-01T00:00:00Z. With
+/// [`LATEST_MS`], the years ISO 8601 and `$time_local` can write; ingestion
+/// skips times outside as bad timestamps, so no arithmetic on times can overflow.
+pub const EARLIEST_MS: Millis = -62_135_596_800_000;
+
+/// The latest instant rlctl accepts: 9999-12-31T23:59:59.999Z.
+pub const LATEST_MS: Millis = 253_402_300_799_999;
+
+/// True when `ms` is within [`EARLIEST_MS`]..=[`LATEST_MS`].
+pub fn in_range(ms: Millis) -> bool {
+    (EARLIEST_MS..=LATEST_MS).contains(&ms)
+}
+
 /// Why a duration or limit did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
@@ -133,6 +146,9 @@ impl FromStr for Limit {
         Ok(Limit { requests, window })
     }
 }
+
+#[cfg(test)]
+mod proptests;
 
 #[cfg(test)]
 mod tests {

@@ -1,8 +1,7 @@
 //! `rlctl generate`: turns the flags into a [`generate::Config`] and writes the
 //! synthetic log to stdout or a file (gzip when the name ends in `.gz`).
 
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::Path;
 
 use anyhow::Context;
@@ -12,6 +11,7 @@ use flate2::write::GzEncoder;
 use crate::Outcome;
 use crate::cli::GenerateArgs;
 use crate::generate::{self, Config, Format, Generator, Length};
+use crate::output::AtomicFile;
 
 /// Runs `rlctl generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<Outcome> {
@@ -43,16 +43,17 @@ pub fn config(args: &GenerateArgs) -> anyhow::Result<Config> {
     })
 }
 
+/// Writes through a temporary file and a rename, so a failed write (a full
+/// disk) never leaves a truncated log in place of a good one.
 fn write_file(generator: &Generator, path: &Path) -> io::Result<()> {
-    let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
+    let mut file = AtomicFile::create(path)?;
     let gzip = path.extension().is_some_and(|ext| ext == "gz");
     if gzip {
-        let mut encoder = GzEncoder::new(file, Compression::default());
+        let mut encoder = GzEncoder::new(&mut file, Compression::default());
         generator.write_to(&mut encoder)?;
-        encoder.finish()?.flush()
+        encoder.finish()?;
     } else {
-        let mut file = file;
         generator.write_to(&mut file)?;
-        file.flush()
     }
+    file.commit()
 }

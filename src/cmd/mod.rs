@@ -2,7 +2,9 @@
 //! library and writes the result.
 
 pub mod analyze;
+pub mod convert;
 pub mod export;
 pub mod generate;
 pub mod report;
 pub mod simulate;
+pub mod sql;

@@ -11,6 +11,7 @@ use super::key::KeySet;
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
 use super::requests::{RequestCache, RequestInterners};
+use super::time;
 use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
 
 /// How many skipped lines per chunk are kept as examples.
@@ -145,7 +146,7 @@ fn parse_line<'a>(
         out.skip(this_line, reason);
         return;
     }
-    let Some(stamp) = record.time else {
+    let Some(stamp) = record.time.filter(|s| time::in_range(s.ms)) else {
         out.skip(this_line, SkipReason::BadTime);
         return;
     };
@@ -254,7 +255,7 @@ mod tests {
                 out.skip(n, reason);
                 continue;
             }
-            let Some(stamp) = record.time else {
+            let Some(stamp) = record.time.filter(|s| time::in_range(s.ms)) else {
                 out.skip(n, SkipReason::BadTime);
                 continue;
             };

@@ -232,6 +232,20 @@ mod tests {
     }
 
     #[test]
+    fn a_line_ending_at_the_status_parses() {
+        // Found by fuzzing: a line with no BYTES made the offset of the missing
+        // field underflow (a panic in debug builds).
+        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200"#).unwrap();
+        assert_eq!(
+            (r.status, &*r.path, &*r.xff),
+            (Some(200), &b"/x"[..], &b""[..])
+        );
+        let r =
+            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200   "#).unwrap();
+        assert_eq!(r.status, Some(200));
+    }
+
+    #[test]
     fn address_lists_and_quoted_lists() {
         let r = parse(r#"10.0.0.2, 10.0.0.1, 127.0.0.1 - - [07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "UA""#).unwrap();
         assert_eq!(&*r.addr, b"10.0.0.2, 10.0.0.1, 127.0.0.1");

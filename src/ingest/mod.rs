@@ -24,6 +24,8 @@ pub mod source;
 pub mod time;
 
 mod merge;
+#[cfg(test)]
+mod proptests;
 
 use std::io;
 use std::path::PathBuf;

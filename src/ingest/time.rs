@@ -8,6 +8,8 @@
 
 use crate::units::Millis;
 
+pub use crate::units::{EARLIEST_MS, LATEST_MS, in_range};
+
 /// A parsed timestamp.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Stamp {
@@ -185,7 +187,7 @@ pub fn parse_epoch(text: &[u8]) -> Option<Stamp> {
     }
     if subsecond {
         return Some(Stamp {
-            ms: whole.checked_mul(1000)? + frac_ms,
+            ms: whole.checked_mul(1000)?.checked_add(frac_ms)?,
             subsecond,
         });
     }
@@ -384,6 +386,18 @@ mod tests {
             1_716_723_772_601
         );
         assert_eq!(epoch_float(f64::NAN), None);
+        // Found by review: seconds near i64::MAX / 1000 with a fraction overflowed.
+        assert_eq!(ms("9223372036854775.999"), None);
+    }
+
+    #[test]
+    fn the_accepted_range_is_years_1_to_9999() {
+        assert_eq!(ms("0001-01-01T00:00:00Z"), Some(EARLIEST_MS));
+        assert_eq!(ms("9999-12-31T23:59:59.999Z"), Some(LATEST_MS));
+        assert!(in_range(EARLIEST_MS) && in_range(LATEST_MS));
+        assert!(!in_range(EARLIEST_MS - 1) && !in_range(LATEST_MS + 1));
+        assert!(!in_range(parse_epoch(b"9000000000000000.000").unwrap().ms));
+        assert!(!in_range(epoch_float(-9.2e16).unwrap().ms));
     }
 
     #[test]

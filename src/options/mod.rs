@@ -9,7 +9,7 @@ mod simulate;
 use std::io::IsTerminal;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
-pub use report::{Gates, ReportSettings, report_settings};
+pub use report::{Gates, ReportSettings, parse_share, report_settings};
 pub use simulate::{
     AlgoChoice, LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings,
 };

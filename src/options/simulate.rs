@@ -62,6 +62,10 @@ pub struct SimulateSettings {
     pub decisions: Option<PathBuf>,
     pub compare_logged: bool,
     pub top: usize,
+    /// `--events FILE`: replay an event table instead of reading logs.
+    pub events: Option<PathBuf>,
+    /// `--key-sample-rate`: the share of client keys the events hold.
+    pub key_sample_rate: Option<f64>,
     pub format: OutputFormat,
     pub output: Option<PathBuf>,
     pub colour: bool,
@@ -142,6 +146,18 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             )));
         }
     }
+    let key_sample_rate = match &args.key_sample_rate {
+        None => None,
+        Some(text) => match super::parse_share("--key-sample-rate", text)? {
+            rate if rate > 0.0 => Some(rate),
+            _ => {
+                return Err(usage(format!(
+                    "--key-sample-rate {text}: must be above 0 (the share of client keys sampled)"
+                )));
+            }
+        },
+    };
+    check_events(args, &source, key_sample_rate)?;
     let balance: Balance = args.balance.parse()?;
     Ok(SimulateSettings {
         ingest,
@@ -156,11 +172,41 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
         decisions: args.decisions.clone(),
         compare_logged: args.compare_logged,
         top: args.top,
+        events: args.events.clone(),
+        key_sample_rate,
         format: output_format(&args.output),
         output: args.output.output.clone(),
         colour: use_colour(&args.output),
         quiet: args.ingest.quiet,
     })
+}
+
+/// An event table has one client key (its `client` column, named by `--key`),
+/// and a key sample cannot recommend limits (a p99.9 over a sample of clients
+/// is not the p99.9 over all of them).
+fn check_events(
+    args: &SimulateArgs,
+    source: &LimitSource,
+    key_sample_rate: Option<f64>,
+) -> Result<(), SimulateOptionsError> {
+    if args.events.is_none() {
+        return Ok(());
+    }
+    match source {
+        LimitSource::Recommended(_) if key_sample_rate.is_some_and(|r| r < 1.0) => {
+            Err(SimulateOptionsError::Usage(
+                "--key-sample-rate: give --limit or --policy (e.g. the policy `rlctl analyze --from-sql-result DIR --write-policy FILE` writes); a sample of clients cannot recommend limits for all of them".into(),
+            ))
+        }
+        LimitSource::Policy { rules, .. } => match rules.iter().find(|r| r.key.text != args.ingest.key) {
+            Some(rule) => Err(SimulateOptionsError::Usage(format!(
+                "--events: rule `{}` is keyed by {}, but the event table holds one client key ({}, as --key says)",
+                rule.name, rule.key.text, args.ingest.key
+            ))),
+            None => Ok(()),
+        },
+        _ => Ok(()),
+    }
 }
 
 #[cfg(test)]

@@ -12,10 +12,7 @@ pub fn render(doc: &Document) -> Result<String, csv::Error> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record(table.columns.iter().map(|(c, _)| c.as_str()))?;
     for row in &table.rows {
-        writer.write_record(
-            row.iter()
-                .map(|c| escape::csv_cell(&escape::terminal(c)).into_owned()),
-        )?;
+        writer.write_record(row.iter().map(|c| escape::csv_cell(c).into_owned()))?;
     }
     let bytes = writer.into_inner().map_err(|e| e.into_error())?;
     Ok(String::from_utf8(bytes).expect("CSV of UTF-8 cells is UTF-8"))

@@ -117,6 +117,13 @@ impl Document {
         self.blocks.push(Block::Chart(chart));
     }
 
+    /// The blocks the page formats show (every block but CSV-only tables).
+    pub fn shown_blocks(&self) -> impl Iterator<Item = &Block> {
+        self.blocks
+            .iter()
+            .filter(|b| !matches!(b, Block::Table(t) if !t.shown))
+    }
+
     /// The table marked for CSV, if any.
     pub fn csv_table(&self) -> Option<&Table> {
         self.blocks.iter().find_map(|b| match b {

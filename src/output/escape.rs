@@ -79,15 +79,19 @@ pub fn html(text: &str) -> String {
     out
 }
 
-/// For a CSV cell that a spreadsheet may open: a cell starting with `=`, `+`,
-/// `-`, `@`, tab or carriage return is prefixed with `'` so it is not run as a
-/// formula (OWASP's advice). Quoting is left to the CSV writer.
+/// For a CSV cell that a spreadsheet, a pager or a terminal may show: control
+/// characters are escaped as for [`terminal`] (so `cat` or `less` on the file
+/// cannot be attacked either), and a cell starting with `=`, `+`, `-` or `@` is
+/// prefixed with `'` so it is not run as a formula (OWASP's advice; a leading tab
+/// or carriage return is already escaped); a lone `-` (no value) and plain numbers
+/// stay as they are. Quoting is left to the CSV writer.
 pub fn csv_cell(text: &str) -> Cow<'_, str> {
-    match text.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@' | b'\t' | b'\r') if !is_plain_number(text) => {
-            Cow::Owned(format!("'{text}"))
+    let safe = terminal(text);
+    match safe.as_bytes().first() {
+        Some(b'=' | b'+' | b'-' | b'@') if safe.len() > 1 && !is_plain_number(&safe) => {
+            Cow::Owned(format!("'{safe}"))
         }
-        _ => Cow::Borrowed(text),
+        _ => safe,
     }
 }
 
@@ -139,6 +143,10 @@ mod tests {
         assert_eq!(csv_cell("+cmd"), "'+cmd");
         assert_eq!(csv_cell("-2+3"), "'-2+3");
         assert_eq!(csv_cell("-5"), "-5");
+        assert_eq!(csv_cell("-"), "-");
         assert_eq!(csv_cell("/api"), "/api");
+        assert_eq!(csv_cell("\t=1"), "\\t=1");
+        assert_eq!(csv_cell("=a\x1b[2J"), "'=a\\x1b[2J");
+        assert_eq!(csv_cell("nul\0"), "nul\\x00");
     }
 }

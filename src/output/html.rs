@@ -71,7 +71,7 @@ pub fn render(doc: &Document) -> String {
     );
     contents(doc, &mut out);
     let mut section = 0;
-    for block in &doc.blocks {
+    for block in doc.shown_blocks() {
         match block {
             Block::Heading(h) => {
                 section += 1;
@@ -99,8 +99,7 @@ pub fn render(doc: &Document) -> String {
                 }
                 out.push_str("</dl>\n");
             }
-            Block::Table(t) if t.shown => table(t, &mut out),
-            Block::Table(_) => {}
+            Block::Table(t) => table(t, &mut out),
             Block::Chart(c) => figure(c, &mut out),
         }
     }

@@ -4,6 +4,8 @@
 
 use std::fmt::Write;
 
+use super::escape;
+
 /// A test case: its name and its gate results as (passed, message).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -11,22 +13,10 @@ pub struct Case {
     pub checks: Vec<(bool, String)>,
 }
 
-/// Escapes text for XML content and attributes.
-pub fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '&' => out.push_str("&amp;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || matches!(c, '\u{fffe}' | '\u{ffff}') => out.push('\u{fffd}'),
-            c => out.push(c),
-        }
-    }
-    out
+/// Escapes text for XML content and attributes: HTML escaping is valid XML 1.0
+/// too, and it turns the control characters XML cannot carry into U+FFFD.
+fn xml(text: &str) -> String {
+    escape::html(text)
 }
 
 /// A JUnit document with one suite named `suite`.
@@ -113,7 +103,7 @@ mod tests {
         let xml_text = render("rlctl", &cases);
         assert!(xml_text.contains("tests=\"3\" failures=\"1\""));
         assert!(xml_text.contains("name=\"a&quot;&amp;b\""));
-        assert!(xml_text.contains("<failure message=\"rejects 5% \u{fffd}[2J\" type=\"gate\">"));
+        assert!(xml_text.contains("<failure message=\"rejects 5% &#xfffd;[2J\" type=\"gate\">"));
         assert!(xml_text.contains("<system-out>ok &lt;fine&gt;</system-out>"));
         assert!(xml_text.contains("name=\"empty\"/>"));
         assert!(!xml_text.contains('\x1b'));

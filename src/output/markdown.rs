@@ -12,7 +12,7 @@ use super::escape;
 pub fn render(doc: &Document) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## {}", escape::markdown(&doc.title));
-    for block in &doc.blocks {
+    for block in doc.shown_blocks() {
         out.push('\n');
         match block {
             Block::Heading(h) => {
@@ -34,7 +34,6 @@ pub fn render(doc: &Document) -> String {
                     );
                 }
             }
-            Block::Table(t) if !t.shown => {}
             Block::Table(t) => {
                 let titles: Vec<String> =
                     t.columns.iter().map(|(c, _)| escape::markdown(c)).collect();

@@ -23,7 +23,7 @@ pub fn render(doc: &Document, colour: bool) -> String {
     };
     let mut out = String::new();
     let _ = writeln!(out, "{}", paint(BOLD, &escape::terminal(&doc.title)));
-    for block in &doc.blocks {
+    for block in doc.shown_blocks() {
         match block {
             Block::Heading(h) => {
                 let _ = write!(out, "\n{}\n", paint(BOLD, &escape::terminal(h)));
@@ -49,8 +49,7 @@ pub fn render(doc: &Document, colour: bool) -> String {
                     );
                 }
             }
-            Block::Table(t) if t.shown => render_table(t, &mut out),
-            Block::Table(_) => {}
+            Block::Table(t) => render_table(t, &mut out),
             Block::Chart(c) => {
                 // Terminals cannot draw: the chart's key figures instead.
                 let mut lines = chart::summary(c).into_iter();

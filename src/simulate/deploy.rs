@@ -12,7 +12,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::replay::{Replay, ReplayError, Rule, replay};
-use crate::units::Millis;
+use crate::units::{EARLIEST_MS, LATEST_MS, Millis};
 
 /// How the balancer picks an instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize)]
@@ -60,6 +60,11 @@ pub enum DeployError {
     )]
     /// A time scale that is not a finite number above 0.
     Scale(f64),
+    #[error(
+        "scale {0:?} stretches the log beyond the years 1 to 9999 that rlctl handles; use a scale closer to 1"
+    )]
+    /// A scale so small that stretched times leave the accepted range.
+    ScaleOutOfRange(f64),
 }
 
 impl FromStr for Balance {
@@ -187,7 +192,8 @@ fn per_instance_keys(keys: &[u32], instance: &[u32], stride: usize) -> Vec<u32> 
 }
 
 /// Traffic `scale` times as dense: t' = t0 + floor((t − t0) / scale), t0 the first
-/// timestamp. Order is kept.
+/// timestamp. Order is kept. Times must be in the range ingestion accepts
+/// (years 1 to 9999), and so must the stretched ones.
 pub fn compress_time(ts: &[Millis], scale: f64) -> Result<Vec<Millis>, DeployError> {
     if !(scale.is_finite() && scale > 0.0) {
         return Err(DeployError::Scale(scale));
@@ -195,10 +201,17 @@ pub fn compress_time(ts: &[Millis], scale: f64) -> Result<Vec<Millis>, DeployErr
     let Some(&t0) = ts.first() else {
         return Ok(Vec::new());
     };
-    Ok(ts
-        .iter()
-        .map(|&t| t0 + ((t - t0) as f64 / scale).floor() as i64)
-        .collect())
+    let (earliest, latest) = (EARLIEST_MS as f64, LATEST_MS as f64);
+    ts.iter()
+        .map(|&t| {
+            let stretched = t0 as f64 + ((t - t0) as f64 / scale).floor();
+            if (earliest..=latest).contains(&stretched) {
+                Ok(stretched as i64)
+            } else {
+                Err(DeployError::ScaleOutOfRange(scale))
+            }
+        })
+        .collect()
 }
 
 /// The splitmix64 generator (Steele, Lea, Flood 2014).
@@ -320,5 +333,17 @@ mod tests {
         assert!(compress_time(&ts, 0.0).is_err());
         assert!(compress_time(&ts, f64::NAN).is_err());
         assert!(compress_time(&[], 3.0).unwrap().is_empty());
+        // Found by review: a tiny scale overflowed (a panic in debug builds,
+        // times out of order in release).
+        let far = [1_767_571_200_000, 1_767_571_201_000];
+        assert_eq!(
+            compress_time(&far, 1e-300),
+            Err(DeployError::ScaleOutOfRange(1e-300))
+        );
+        assert!(compress_time(&far, 1e-12).is_err());
+        assert_eq!(
+            compress_time(&far, 1e-6).unwrap()[1],
+            1_767_571_200_000 + 1_000_000_000
+        );
     }
 }

@@ -35,6 +35,8 @@ pub mod token_bucket;
 
 #[cfg(test)]
 mod properties;
+#[cfg(test)]
+mod reconcile_properties;
 
 use crate::units::Millis;
 

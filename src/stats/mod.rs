@@ -10,6 +10,7 @@
 //! Quantiles are nearest-rank ([`quantiles`]).
 
 pub mod counting;
+pub mod histograms;
 mod pass;
 pub mod quantiles;
 pub mod timeline;

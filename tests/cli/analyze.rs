@@ -5,14 +5,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
 use predicates::str::contains;
 
-fn rlctl() -> Command {
-    let mut cmd = Command::cargo_bin("rlctl").unwrap();
-    cmd.env("NO_COLOR", "1");
-    cmd
-}
+use crate::support::{json_of_success, rlctl};
 
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
@@ -22,18 +17,12 @@ fn json_of(out: &[u8]) -> serde_json::Value {
 }
 
 fn analyze_json(args: &[&str]) -> serde_json::Value {
-    let out = rlctl()
-        .arg("analyze")
-        .args(["-q", "--format", "json"])
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    json_of(&out.stdout)
+    json_of_success(
+        rlctl()
+            .arg("analyze")
+            .args(["-q", "--format", "json"])
+            .args(args),
+    )
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {

@@ -7,6 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
+use crate::support::json_of_success;
 use crate::support::nginx::{Nginx, ScheduledRequest, SentRequest, send_schedule};
 
 /// The `http {}` body of the scenario: `/api/` allows 5 r/s with a burst of 3,
@@ -221,31 +222,24 @@ fn simulate_reproduces_nginx(log_text: &str) {
     let policy = dir.path().join("policy.toml");
     std::fs::write(&log, log_text).unwrap();
     std::fs::write(&policy, LIMIT_REQ_POLICY).unwrap();
-    let out = assert_cmd::Command::cargo_bin("rlctl")
-        .unwrap()
-        .args([
-            "simulate",
-            "-q",
-            "--format",
-            "json",
-            "--compare-logged",
-            "--nodelay",
-        ])
-        .args([
-            "--log-format",
-            r#"$msec $remote_addr "$request" $status $limit_req_status"#,
-        ])
-        .arg("--policy")
-        .arg(&policy)
-        .arg(&log)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let json = json_of_success(
+        crate::support::rlctl()
+            .args([
+                "simulate",
+                "-q",
+                "--format",
+                "json",
+                "--compare-logged",
+                "--nodelay",
+            ])
+            .args([
+                "--log-format",
+                r#"$msec $remote_addr "$request" $status $limit_req_status"#,
+            ])
+            .arg("--policy")
+            .arg(&policy)
+            .arg(&log),
     );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     let c = &json["comparison"][0];
     println!(
         "nginx agreement: {} of {} decisions ({} passed by both, {} rejected by both)",

@@ -3,11 +3,7 @@
 
 use std::path::Path;
 
-use assert_cmd::Command;
-
-fn rlctl() -> Command {
-    Command::cargo_bin("rlctl").unwrap()
-}
+use crate::support::{json_of_success, rlctl};
 
 fn fixture() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/msec.log"))
@@ -16,25 +12,19 @@ fn fixture() -> &'static Path {
 const MSEC_FORMAT: &str = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
 
 fn simulate_json(args: &[&str]) -> serde_json::Value {
-    let out = rlctl()
-        .args([
-            "simulate",
-            "-q",
-            "--format",
-            "json",
-            "--log-format",
-            MSEC_FORMAT,
-        ])
-        .args(args)
-        .arg(fixture())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    json_of_success(
+        rlctl()
+            .args([
+                "simulate",
+                "-q",
+                "--format",
+                "json",
+                "--log-format",
+                MSEC_FORMAT,
+            ])
+            .args(args)
+            .arg(fixture()),
+    )
 }
 
 #[test]

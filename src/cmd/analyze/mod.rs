@@ -1,21 +1,24 @@
 //! `rlctl analyze`: read logs, measure per-client traffic, recommend a limit.
 //!
 //! [`compute`] is the whole analysis as a library call (also used by `simulate
-//! --recommended` and `report`); [`run`] adds the command's notes and outputs.
+//! --recommended` and `report`); [`run`] adds the command's notes and outputs;
+//! [`from_sql`] builds the same run from the results of `rlctl sql`.
 
+pub mod from_sql;
 pub mod view;
 
 use anyhow::Context;
 
 use crate::Outcome;
 use crate::cli::AnalyzeArgs;
-use crate::events::Resolution;
+use crate::events::{EventTable, Resolution};
 use crate::ingest::{self, IngestReport, Ingested};
 use crate::options::{self, AnalyzeSettings};
 use crate::output::{self, escape};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::{Recommendation, recommend};
 use crate::stats::{self, Analysis};
+use crate::units::Millis;
 use crate::{frames, ingest::time::format_rfc3339};
 
 /// A recommendation for one endpoint.
@@ -35,6 +38,8 @@ pub struct AnalyzeRun {
     pub recommendation: Option<Recommendation>,
     /// Recommendations for reported endpoints whose p99.9 rests on enough samples.
     pub endpoint_recommendations: Vec<EndpointRecommendation>,
+    /// Time of the first and last request.
+    pub span: Option<(Millis, Millis)>,
 }
 
 /// Ingests and analyzes; the library form of `rlctl analyze`.
@@ -51,7 +56,24 @@ pub fn analyze_ingested(
         anyhow::bail!("{}", no_events_message(&ingested.report));
     }
     let analysis = stats::analyze(&ingested.table, &settings.stats);
-    let table = &ingested.table;
+    let (recommendation, endpoint_recommendations) =
+        recommendations(&ingested.table, &analysis, settings);
+    Ok(AnalyzeRun {
+        span: ingested.table.span(),
+        ingested,
+        analysis,
+        recommendation,
+        endpoint_recommendations,
+    })
+}
+
+/// The recommendation for all traffic and for each reported endpoint whose
+/// p99.9 rests on enough samples (`table` names the clients).
+pub fn recommendations(
+    table: &EventTable,
+    analysis: &Analysis,
+    settings: &AnalyzeSettings,
+) -> (Option<Recommendation>, Vec<EndpointRecommendation>) {
     let window = settings.stats.window;
     let recommendation = recommend(table, &analysis.overall, window, settings.multiplier);
     let endpoint_recommendations = analysis
@@ -67,12 +89,7 @@ pub fn analyze_ingested(
             })
         })
         .collect();
-    Ok(AnalyzeRun {
-        ingested,
-        analysis,
-        recommendation,
-        endpoint_recommendations,
-    })
+    (recommendation, endpoint_recommendations)
 }
 
 fn no_events_message(report: &IngestReport) -> String {
@@ -92,8 +109,11 @@ fn no_events_message(report: &IngestReport) -> String {
 
 /// Runs `rlctl analyze`.
 pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
-    let settings = options::analyze_settings(&args)?;
-    let run = compute(&settings)?;
+    let mut settings = options::analyze_settings(&args)?;
+    let run = match &args.from_sql_result {
+        Some(dir) => from_sql::compute(dir, &mut settings)?,
+        None => compute(&settings)?,
+    };
     if !settings.quiet {
         print_notes(&run.ingested.report, Some(&run.analysis));
     }
@@ -205,9 +225,7 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Optio
 pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<String> {
     let policy = recommended_policy(run, settings)?;
     let span = run
-        .ingested
-        .table
-        .span()
+        .span
         .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))
         .unwrap_or_default();
     let header = vec![

@@ -80,7 +80,7 @@ fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalyzeSettings) -> Vec<TopClient<'a
 
 /// The JSON form.
 pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJson<'a> {
-    let span = run.ingested.table.span();
+    let span = run.span;
     AnalyzeJson {
         input: InputJson {
             report: &run.ingested.report,
@@ -130,9 +130,7 @@ pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
     let a = &run.analysis;
     let report = &run.ingested.report;
     let span = run
-        .ingested
-        .table
-        .span()
+        .span
         .map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y)))
         .unwrap_or_default();
     let mut doc = Document::new(format!(

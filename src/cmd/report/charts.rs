@@ -89,25 +89,37 @@ pub fn per_client_distribution(run: &ReportRun) -> Chart {
     chart
 }
 
+/// The most points of a rejects series: a log spanning more minutes (months of
+/// traffic, or one hostile far-future timestamp) is drawn in buckets of several
+/// minutes, each at its average rejects per minute, so memory and the chart's
+/// size stay bounded whatever the timestamps.
+const MAX_REJECT_POINTS: i64 = 10_000;
+
 /// Rejected requests per minute under each algorithm, at the policy's limits
 /// (minutes without rejects drawn at 0).
 pub fn rejects_over_time(run: &ReportRun) -> Chart {
     let (first, last) = run.analysis.ingested.table.span().unwrap_or_default();
-    let minutes: Vec<i64> = (first.div_euclid(60_000)..=last.div_euclid(60_000))
-        .map(|m| m * 60_000)
-        .collect();
+    let first_minute = first.div_euclid(60_000);
+    let minutes = (last.div_euclid(60_000) - first_minute + 1).max(1);
+    let bucket = (minutes + MAX_REJECT_POINTS - 1) / MAX_REJECT_POINTS;
+    let buckets = ((minutes + bucket - 1) / bucket) as usize;
     let series = run
         .side_by_side
         .iter()
         .map(|s| {
-            let mut rejected = s.totals.rejects_per_minute.iter().peekable();
-            let points = minutes
+            let mut rejected = vec![0u64; buckets];
+            for m in &s.totals.rejects_per_minute {
+                let at = (m.minute.div_euclid(60_000) - first_minute).div_euclid(bucket);
+                if let Some(n) = usize::try_from(at).ok().and_then(|i| rejected.get_mut(i)) {
+                    *n += m.rejected;
+                }
+            }
+            let points = rejected
                 .iter()
-                .map(|&minute| {
-                    let n = rejected
-                        .next_if(|m| m.minute == minute)
-                        .map_or(0, |m| m.rejected);
-                    (secs(minute), n as f64)
+                .enumerate()
+                .map(|(i, &n)| {
+                    let minute = (first_minute + i as i64 * bucket) * 60_000;
+                    (secs(minute), n as f64 / bucket as f64)
                 })
                 .collect();
             Series {

@@ -11,7 +11,7 @@ use crate::cmd::simulate::execute::{RuleResult, ScenarioResult};
 use crate::cmd::simulate::view as simulate_view;
 use crate::ingest::time::format_rfc3339;
 use crate::options::ReportSettings;
-use crate::output::document::{Block, Document, Table};
+use crate::output::document::{Document, Table};
 use crate::output::junit;
 
 /// The current time, for `--stamp`.
@@ -202,12 +202,7 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
     let analysis = analyze_view::document(&run.analysis, &settings.analyze);
     doc.heading("Traffic");
-    doc.blocks.extend(
-        analysis
-            .blocks
-            .into_iter()
-            .filter(|b| !matches!(b, Block::Table(t) if !t.shown)),
-    );
+    doc.blocks.extend(analysis.blocks);
     doc.chart(charts::per_client_distribution(run));
     doc.chart(charts::endpoints(run, settings.top));
 

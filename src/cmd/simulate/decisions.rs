@@ -1,6 +1,7 @@
 //! `--decisions FILE`: one CSV row per request and scenario, so a user can diff
 //! rlctl against their real limiter. Written through a temporary file and a
-//! rename; names a spreadsheet would run as formulas are neutralised.
+//! rename; names a spreadsheet would run as formulas are neutralised and
+//! control characters escaped (`escape::csv_cell`).
 
 use std::io::Write;
 use std::path::Path;

@@ -5,15 +5,19 @@ pub mod compare;
 pub mod decisions;
 pub mod execute;
 pub mod plan;
+pub mod sampling;
 pub mod view;
+
+use std::collections::BTreeMap;
 
 use anyhow::Context;
 
 use crate::Outcome;
 use crate::cli::SimulateArgs;
 use crate::cmd::analyze;
-use crate::events::EventTable;
-use crate::ingest::{self, IngestReport};
+use crate::events::{EventTable, Resolution};
+use crate::frames;
+use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
 use crate::simulate::deploy;
@@ -30,14 +34,60 @@ pub struct SimulateRun {
     pub source: String,
     pub scenarios: Vec<Scenario>,
     pub replayed: Replayed,
+    /// Estimates for all clients when the events are a key sample.
+    pub sampling: Option<sampling::Sampling>,
+}
+
+/// The events to replay: the `--events` table, or the logs; with the clients
+/// a key sample took whole (see [`sampling`]).
+fn read_input(settings: &SimulateSettings) -> anyhow::Result<(Ingested, Vec<bool>)> {
+    match &settings.events {
+        Some(path) => events_ingested(path),
+        None => Ok((ingest::ingest(&settings.ingest)?, Vec::new())),
+    }
+}
+
+/// An event table (`rlctl convert`, `rlctl sql --sample-keys`) as if ingested,
+/// with the clients taken whole.
+pub fn events_ingested(path: &std::path::Path) -> anyhow::Result<(Ingested, Vec<bool>)> {
+    let frames::events::EventsFile { table, certain } = frames::events::read_events(path)?;
+    let rows = table.len() as u64;
+    let report = IngestReport {
+        files: vec![FileReport {
+            name: path.display().to_string(),
+            format: "event table".into(),
+            compression: "none".into(),
+            lines: rows,
+            parsed: rows,
+            skipped: 0,
+        }],
+        lines: rows,
+        parsed: rows,
+        skipped: 0,
+        skipped_by_reason: BTreeMap::new(),
+        examples: Vec::new(),
+        resolution: if table.ts.iter().any(|t| t.rem_euclid(1000) != 0) {
+            Resolution::Millisecond
+        } else {
+            Resolution::Second
+        },
+        invalid_utf8_lines: 0,
+    };
+    Ok((Ingested { table, report }, certain))
 }
 
 /// Ingests, plans and replays; the library form of `rlctl simulate`.
 pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     let keys = &settings.ingest.keys;
+    let mut certain = Vec::new();
+    let mut load = || -> anyhow::Result<Ingested> {
+        let (ingested, whole) = read_input(settings)?;
+        certain = whole;
+        Ok(ingested)
+    };
     let (ingested, scenarios, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
-            let run = analyze::compute(analyze_settings)?;
+            let run = analyze::analyze_ingested(load()?, analyze_settings)?;
             let policy = analyze::recommended_policy(&run, analyze_settings)
                 .context("no traffic to recommend limits for")?;
             let rules = policy.check("the recommendation")?;
@@ -55,18 +105,14 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         LimitSource::Single { limit } => {
             let scenarios = plan::single(&settings.algos, &keys.primary.text, *limit)?;
             (
-                ingest::ingest(&settings.ingest)?,
+                load()?,
                 scenarios,
                 format!("--limit {limit} per {}", keys.primary.text),
             )
         }
         LimitSource::Policy { origin, rules } => {
             let scenarios = plan::policy(&settings.algos, keys, rules)?;
-            (
-                ingest::ingest(&settings.ingest)?,
-                scenarios,
-                format!("policy {origin}"),
-            )
+            (load()?, scenarios, format!("policy {origin}"))
         }
     };
     if ingested.table.is_empty() {
@@ -78,12 +124,16 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         );
     }
     let replayed = replay_scenarios(&ingested.table, &scenarios, settings)?;
+    let sampling = settings
+        .key_sample_rate
+        .map(|rate| sampling::sampling(&ingested.table, &replayed.results, rate, &certain));
     Ok(SimulateRun {
         table: ingested.table,
         report: ingested.report,
         source,
         scenarios,
         replayed,
+        sampling,
     })
 }
 
@@ -136,7 +186,15 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
     let bytes = output::render(settings.format, &doc, &json, settings.colour)?;
-    output::write_output(settings.output.as_deref(), &bytes).context("cannot write the report")?;
+    output::write_output(settings.output.as_deref(), &bytes).with_context(|| {
+        format!(
+            "cannot write the report to {}",
+            settings
+                .output
+                .as_ref()
+                .map_or("stdout".into(), |p| p.display().to_string())
+        )
+    })?;
     if let Some(path) = &settings.decisions {
         decisions::write(path, &run.table, &run.replayed.ts, &run.replayed.results)
             .with_context(|| format!("cannot write decisions to {}", path.display()))?;

@@ -6,6 +6,7 @@ use serde::Serialize;
 use super::SimulateRun;
 use super::compare::Comparison;
 use super::execute::{RuleResult, ScenarioResult};
+use super::sampling::{Estimate, Sampling};
 use crate::cmd::analyze::view::InputJson;
 use crate::ingest::time::format_rfc3339;
 use crate::options::SimulateSettings;
@@ -26,6 +27,9 @@ pub struct SimulateJson<'a> {
     pub scenarios: &'a [ScenarioResult],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub comparison: &'a [Comparison],
+    /// With `--key-sample-rate`: estimates for all clients with 95% intervals.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sampling: Option<&'a Sampling>,
 }
 
 /// The simulated deployment.
@@ -55,7 +59,52 @@ pub fn json<'a>(run: &'a SimulateRun, settings: &'a SimulateSettings) -> Simulat
         results: run.replayed.results.iter().flat_map(|s| &s.rules).collect(),
         scenarios: &run.replayed.results,
         comparison: &run.replayed.comparisons,
+        sampling: run.sampling.as_ref(),
     }
+}
+
+/// The estimates for all clients, before the exact figures of the sample.
+fn sampling_blocks(doc: &mut Document, s: &Sampling) {
+    doc.heading(format!(
+        "Estimates for all clients (key sample {}%, 95% intervals)",
+        s.key_sample_rate * 100.0
+    ));
+    doc.paragraph(format!("Note: {}.", s.note));
+    let mut t = Table::new(&[
+        "scenario",
+        "sampled clients>",
+        "taken whole>",
+        "requests>",
+        "rejected>",
+        "reject rate>",
+        "clients hit>",
+    ]);
+    let count = |e: &Estimate| format!("{:.0} ({:.0} .. {:.0})", e.estimate, e.low, e.high);
+    let rate = |e: &Estimate| {
+        format!(
+            "{} ({} .. {})",
+            percent(e.estimate),
+            percent(e.low),
+            percent(e.high)
+        )
+    };
+    for e in &s.scenarios {
+        t.row(vec![
+            e.scenario.clone(),
+            e.sampled_clients.to_string(),
+            e.certain_clients.to_string(),
+            count(&e.requests),
+            count(&e.rejected),
+            rate(&e.reject_rate),
+            format!(
+                "{} ({})",
+                count(&e.clients_rejected),
+                rate(&e.clients_rejected_share)
+            ),
+        ]);
+    }
+    doc.table(t);
+    doc.paragraph("The results below are exact for the sampled clients only.");
 }
 
 fn percent(x: f64) -> String {
@@ -93,10 +142,62 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     if let Some(x) = settings.scale {
         facts.push(("what-if scale", format!("traffic {x} times as dense")));
     }
+    if let Some(s) = &run.sampling {
+        facts.push((
+            "key sample",
+            format!("{}% of client keys", s.key_sample_rate * 100.0),
+        ));
+    }
     doc.facts(facts);
+    if let Some(s) = &run.sampling {
+        sampling_blocks(&mut doc, s);
+    }
     result_blocks(&mut doc, &run.replayed.results, settings.top);
     comparison_blocks(&mut doc, &run.replayed.comparisons);
     doc
+}
+
+/// The machine-readable rows of `--format csv`: one per rule and scenario.
+fn csv_table(results: &[ScenarioResult]) -> Table {
+    let mut t = Table::new(&[
+        "scenario",
+        "rule",
+        "algo",
+        "limit",
+        "window_s",
+        "burst",
+        "instant_capacity",
+        "requests",
+        "allowed",
+        "rejected",
+        "reject_rate",
+        "clients",
+        "clients_rejected",
+        "clients_rejected_share",
+        "max_admitted_in_window",
+    ])
+    .csv_only();
+    for r in results.iter().flat_map(|s| &s.rules) {
+        let (s, x) = (&r.summary, &r.summary.totals);
+        t.row(vec![
+            r.scenario.clone(),
+            r.rule.clone(),
+            s.algo.to_string(),
+            s.limit.clone(),
+            s.window_s.to_string(),
+            s.burst.map(|b| b.to_string()).unwrap_or_default(),
+            s.instant_capacity.to_string(),
+            x.requests.to_string(),
+            x.allowed.to_string(),
+            x.rejected.to_string(),
+            x.reject_rate.to_string(),
+            x.clients.to_string(),
+            x.clients_rejected.to_string(),
+            x.clients_rejected_share.to_string(),
+            s.boundary.max_admitted.to_string(),
+        ]);
+    }
+    t
 }
 
 /// The results of replayed scenarios: per rule, all rules together, the clients
@@ -134,8 +235,8 @@ pub fn result_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize)
             format!("{} ({:.2}x L)", s.boundary.max_admitted, s.boundary.ratio),
         ]);
     }
-    t.is_csv = true;
     doc.table(t);
+    doc.table(csv_table(results));
     if results.iter().any(|s| s.rules.len() > 1) {
         doc.heading("All rules together");
         let mut t = Table::new(&[

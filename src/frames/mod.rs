@@ -1,6 +1,11 @@
 //! Columnar tables through polars: the per-(client, endpoint, window) counts of
-//! `rlctl analyze --export-counts`, written as Parquet or CSV for notebooks and
-//! warehouses. Polars stays off the parsing hot path; it only serializes results.
+//! `rlctl analyze --export-counts`, the event table of `rlctl convert` /
+//! `simulate --events` ([`events`]), and the results of the queries `rlctl sql`
+//! prints ([`sql_result`]), as Parquet or CSV for notebooks, warehouses and
+//! engines. Polars stays off the parsing hot path; it only moves tables.
+
+pub mod events;
+pub mod sql_result;
 
 use std::path::Path;
 
@@ -23,6 +28,8 @@ pub enum FrameError {
         path: String,
         source: std::io::Error,
     },
+    #[error("{path}: {message}")]
+    Shape { path: String, message: String },
 }
 
 /// The table file formats rlctl writes.
@@ -51,7 +58,8 @@ impl TableFormat {
 }
 
 /// The counts as a DataFrame: client, endpoint, window_start_ms, window_s, count.
-/// For CSV, names a spreadsheet would run as formulas are neutralised.
+/// For CSV, names a spreadsheet would run as formulas are neutralised and
+/// control characters escaped (`escape::csv_cell`).
 pub fn counts_frame(
     table: &EventTable,
     rows: &CountRows,
@@ -100,6 +108,111 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), FrameError>
     })?;
     crate::output::write_atomic(path, &bytes)
         .map_err(|source| FrameError::Io { path: name, source })
+}
+
+/// Reads a Parquet or CSV table (by extension). A directory is read as the
+/// part files inside it (`part-*.parquet`, `*.csv`, as Spark and Hive write a
+/// table), in name order, stacked.
+pub fn read_frame(path: &Path) -> Result<DataFrame, FrameError> {
+    let name = path.display().to_string();
+    let polars = |source| FrameError::Polars {
+        path: name.clone(),
+        source,
+    };
+    if path.is_dir() {
+        let mut parts: Vec<std::path::PathBuf> = std::fs::read_dir(path)
+            .map_err(|source| FrameError::Io {
+                path: name.clone(),
+                source,
+            })?
+            .filter_map(|entry| entry.ok().map(|e| e.path()))
+            .filter(|p| {
+                let file = p.file_name().and_then(|f| f.to_str()).unwrap_or("");
+                !file.starts_with(['.', '_']) && TableFormat::of(p).is_ok()
+            })
+            .collect();
+        parts.sort();
+        let mut frames = parts.iter().map(|p| read_frame(p));
+        let Some(first) = frames.next() else {
+            return Err(FrameError::Shape {
+                path: name,
+                message: "a directory without .parquet or .csv part files".into(),
+            });
+        };
+        let mut frame = first?;
+        for next in frames {
+            frame.vstack_mut(&next?).map_err(polars)?;
+        }
+        return Ok(frame);
+    }
+    let file = std::fs::File::open(path).map_err(|source| FrameError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    match TableFormat::of(path)? {
+        TableFormat::Parquet => ParquetReader::new(file).finish().map_err(polars),
+        TableFormat::Csv => CsvReadOptions::default()
+            .with_has_header(true)
+            .with_infer_schema_length(None)
+            .into_reader_with_file_handle(file)
+            .finish()
+            .map_err(polars),
+    }
+}
+
+fn column_as(
+    frame: &DataFrame,
+    column: &str,
+    to: &DataType,
+    path: &Path,
+) -> Result<Column, FrameError> {
+    let shape = |message: String| FrameError::Shape {
+        path: path.display().to_string(),
+        message,
+    };
+    let found = frame
+        .column(column)
+        .map_err(|_| shape(format!("no `{column}` column")))?;
+    found.cast(to).map_err(|e| {
+        shape(format!(
+            "column `{column}` ({}) is not {to}: {e}",
+            found.dtype()
+        ))
+    })
+}
+
+/// A whole-number column as i64 values (None where null).
+pub fn i64_column(
+    frame: &DataFrame,
+    column: &str,
+    path: &Path,
+) -> Result<Vec<Option<i64>>, FrameError> {
+    let c = column_as(frame, column, &DataType::Int64, path)?;
+    Ok(c.i64().expect("cast to Int64").iter().collect())
+}
+
+/// A non-negative whole-number column as u64 values (None where null).
+pub fn u64_column(
+    frame: &DataFrame,
+    column: &str,
+    path: &Path,
+) -> Result<Vec<Option<u64>>, FrameError> {
+    let c = column_as(frame, column, &DataType::UInt64, path)?;
+    Ok(c.u64().expect("cast to UInt64").iter().collect())
+}
+
+/// A text column (numbers are turned into their text; None where null).
+pub fn text_column(
+    frame: &DataFrame,
+    column: &str,
+    path: &Path,
+) -> Result<Vec<Option<String>>, FrameError> {
+    let c = column_as(frame, column, &DataType::String, path)?;
+    Ok(c.str()
+        .expect("cast to String")
+        .iter()
+        .map(|v| v.map(str::to_string))
+        .collect())
 }
 
 #[cfg(test)]

@@ -1,0 +1,85 @@
+//! Flags of `rlctl analyze`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use super::{IngestArgs, OutputArgs};
+
+/// `rlctl analyze`.
+#[derive(Debug, Clone, Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub ingest: IngestArgs,
+
+    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1m",
+        help_heading = "Analysis"
+    )]
+    pub window: String,
+
+    /// How many top clients to list.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        help_heading = "Analysis"
+    )]
+    pub top: usize,
+
+    /// Recommended limit = MULTIPLIER x per-window p99.9 (3 to 5 is sensible).
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 4.0,
+        help_heading = "Analysis"
+    )]
+    pub multiplier: f64,
+
+    /// Leave this client out of the basis of the recommendation (repeatable).
+    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
+    pub exclude: Vec<String>,
+
+    /// How many endpoints to report (by requests, most first).
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        help_heading = "Analysis"
+    )]
+    pub endpoints: usize,
+
+    /// Algorithm named in the written policy.
+    #[arg(
+        long,
+        value_name = "ALGO",
+        default_value = "token-bucket",
+        help_heading = "Analysis"
+    )]
+    pub algo: String,
+
+    /// Write the recommendation as a TOML policy (read by simulate, report, export).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub write_policy: Option<PathBuf>,
+
+    /// Write per-(client, endpoint, window) counts as Parquet or CSV (by extension).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_counts: Option<PathBuf>,
+
+    /// Read the results of the queries `rlctl sql` prints (a directory of
+    /// Parquet or CSV tables, or the one file of `rlctl sql --combined`) instead
+    /// of logs: the same report, counted elsewhere.
+    #[arg(
+        long,
+        value_name = "DIR|FILE",
+        help_heading = "Input",
+        conflicts_with_all = ["export_counts", "exclude", "files"]
+    )]
+    pub from_sql_result: Option<PathBuf>,
+
+    #[command(flatten)]
+    pub output: OutputArgs,
+}

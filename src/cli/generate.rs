@@ -1,0 +1,56 @@
+//! Flags of `rlctl generate`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use crate::units::Window;
+
+/// `rlctl generate`.
+#[derive(Debug, Clone, Args)]
+pub struct GenerateArgs {
+    /// Number of client addresses (at least 6). The mix: steady clients, batch
+    /// workers, runaway loops, one NAT office of many users, crawlers, a monitor.
+    #[arg(long, value_name = "N", default_value_t = 200)]
+    pub clients: u32,
+
+    /// Length of the traffic: 10s, 1m, 1h, 1d...
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1h",
+        conflicts_with = "lines"
+    )]
+    pub duration: Window,
+
+    /// Write exactly N lines; the run length is then set from N and the mix's
+    /// expected rate, so the mix keeps its shape (replaces --duration).
+    #[arg(long, value_name = "N")]
+    pub lines: Option<u64>,
+
+    /// Random seed: the same seed and flags give byte-identical output.
+    #[arg(long, value_name = "N", default_value_t = 42)]
+    pub seed: u64,
+
+    /// First instant, UTC: YYYY-MM-DDTHH:MM:SSZ.
+    #[arg(long, value_name = "RFC3339", default_value = "2026-01-05T00:00:00Z")]
+    pub start: String,
+
+    /// Line format: combined, json, or a literal nginx log_format string such as
+    /// '$msec $remote_addr "$request" $status'.
+    #[arg(long, value_name = "FORMAT", default_value = "combined")]
+    pub format: String,
+
+    /// Zone offset printed in $time_local and $time_iso8601: +HHMM or -HHMM.
+    #[arg(
+        long,
+        value_name = "+HHMM",
+        default_value = "+0000",
+        allow_hyphen_values = true
+    )]
+    pub time_offset: String,
+
+    /// Write to FILE instead of stdout (gzip-compressed when it ends in .gz).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}

@@ -1,0 +1,134 @@
+//! Command-line flags, declared with clap's derive API. No logic lives here:
+//! [`crate::options`] validates these raw values and turns them into settings.
+//! This file holds the command list and the flags several commands share; each
+//! command's own flags live in a file of its own.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+mod analyze;
+mod export;
+mod generate;
+mod report;
+mod scale;
+mod simulate;
+
+pub use analyze::AnalyzeArgs;
+pub use export::ExportArgs;
+pub use generate::GenerateArgs;
+pub use report::{ReportArgs, ReportFormat};
+pub use scale::{ConvertArgs, Dialect, SqlArgs, SqlFormat, TimeUnit};
+pub use simulate::SimulateArgs;
+
+/// Turn web access logs into rate limits people can trust.
+#[derive(Debug, Parser)]
+#[command(name = "rlctl", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure per-client traffic and recommend a limit.
+    #[command(mut_arg("files", |a| a.required(false).required_unless_present("from_sql_result")))]
+    Analyze(Box<AnalyzeArgs>),
+    /// Replay logs through rate-limiting algorithms and report who is rejected.
+    #[command(mut_arg("files", |a| a.required(false).required_unless_present("events")))]
+    Simulate(Box<SimulateArgs>),
+    /// Analyze and simulate in one pass; a report for people and a pass/fail for CI.
+    Report(Box<ReportArgs>),
+    /// Write a seeded synthetic access log (fixtures, demos, benchmarks).
+    Generate(GenerateArgs),
+    /// Print a policy as gateway configuration: nginx, Envoy, Traefik, Kong,
+    /// HAProxy or AWS WAF.
+    Export(ExportArgs),
+    /// Write the parsed, normalised events of access logs as a Parquet (or CSV)
+    /// table, to load into a data lake or replay with `simulate --events`.
+    Convert(Box<ConvertArgs>),
+    /// Print the SQL that computes what `rlctl analyze` needs inside Spark, Trino,
+    /// ClickHouse, BigQuery or DuckDB (read back with `analyze --from-sql-result`).
+    Sql(Box<SqlArgs>),
+}
+
+/// Flags shared by every command that reads access logs.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Input")]
+pub struct IngestArgs {
+    /// Access logs to read (plain, gzip or zstd; `-` for stdin), in any order.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+
+    /// Log format: auto, combined, common, json, or a literal nginx `log_format`
+    /// string such as '$msec $remote_addr "$request" $status'.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    pub log_format: String,
+
+    /// Read the `log_format` named by --log-format-name from this nginx config.
+    #[arg(long, value_name = "FILE", requires = "log_format_name")]
+    pub nginx_conf: Option<PathBuf>,
+
+    /// Name of the `log_format` to take from --nginx-conf (e.g. main).
+    #[arg(long, value_name = "NAME", requires = "nginx_conf")]
+    pub log_format_name: Option<String>,
+
+    /// JSON field mapping, e.g. time=ts,client=request.remote_ip,path=request.uri
+    /// (roles: time, client, method, path, status, user, xff, limit_req_status).
+    #[arg(long, value_name = "ROLE=PATH,...", value_delimiter = ',')]
+    pub field: Vec<String>,
+
+    /// Client key: ip, xff, user, field:NAME, or several joined with + (ip+user).
+    #[arg(long, value_name = "KEY", default_value = "ip")]
+    pub key: String,
+
+    /// Aggregate IPv4 client addresses into /N prefixes (e.g. 24).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=32))]
+    pub cidr4: Option<u8>,
+
+    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub cidr6: Option<u8>,
+
+    /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins;
+    /// applied before the automatic :id normalisation).
+    #[arg(long, value_name = "REGEX=NAME")]
+    pub route: Vec<String>,
+
+    /// Treat any malformed line as an error (exit 2) instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// No progress bar, no notes on stderr (errors are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// Output formats of reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Aligned text for a terminal (the default when stdout is a terminal).
+    Table,
+    /// The stable JSON contract (the default when stdout is not a terminal).
+    Json,
+    /// Comma-separated rows.
+    Csv,
+    /// GitHub-flavoured Markdown.
+    Markdown,
+    /// One self-contained HTML page with inline SVG charts.
+    Html,
+}
+
+/// Where and how to write a report.
+#[derive(Debug, Clone, Args)]
+#[command(next_help_heading = "Output")]
+pub struct OutputArgs {
+    /// Output format [default: table on a terminal, json otherwise].
+    #[arg(long, value_enum)]
+    pub format: Option<OutputFormat>,
+
+    /// Write the report to FILE instead of stdout (replaced atomically).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}

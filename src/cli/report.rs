@@ -1,0 +1,112 @@
+//! Flags of `rlctl report`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::IngestArgs;
+
+/// Formats of `rlctl report`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// GitHub-flavoured Markdown (a pull-request comment, `$GITHUB_STEP_SUMMARY`).
+    Markdown,
+    /// One self-contained HTML page with inline SVG charts.
+    Html,
+    /// Everything, as the stable JSON contract.
+    Json,
+    /// JUnit XML: one test case per policy rule.
+    Junit,
+}
+
+/// `rlctl report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    #[command(flatten)]
+    pub ingest: IngestArgs,
+
+    /// Rules from a TOML policy [default: the recommendation for this log].
+    #[arg(
+        long,
+        value_name = "FILE",
+        help_heading = "Limits",
+        conflicts_with = "recommended"
+    )]
+    pub policy: Option<PathBuf>,
+
+    /// Use the policy `rlctl analyze` recommends for this log (the default).
+    #[arg(long, help_heading = "Limits")]
+    pub recommended: bool,
+
+    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1m",
+        help_heading = "Analysis"
+    )]
+    pub window: String,
+
+    /// Recommended limit = MULTIPLIER x per-window p99.9.
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 4.0,
+        help_heading = "Analysis"
+    )]
+    pub multiplier: f64,
+
+    /// Leave this client out of the basis of the recommendation (repeatable).
+    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
+    pub exclude: Vec<String>,
+
+    /// How many top clients and endpoints to list.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10,
+        help_heading = "Analysis"
+    )]
+    pub top: usize,
+
+    /// Fail when a rule rejects more than this share of its requests (1% or 0.01).
+    #[arg(long, value_name = "PCT", help_heading = "Gates")]
+    pub max_reject_rate: Option<String>,
+
+    /// Fail when a rule rejects at least one request of more than this share of its clients.
+    #[arg(long, value_name = "PCT", help_heading = "Gates")]
+    pub max_clients_rejected: Option<String>,
+
+    /// Fail when the analysis flags clients (peak window above the recommended limit).
+    #[arg(long, help_heading = "Gates")]
+    pub fail_on_flagged: bool,
+
+    /// Format of the report on stdout (or -o).
+    #[arg(long, value_enum, default_value = "markdown", help_heading = "Output")]
+    pub format: ReportFormat,
+
+    /// Write the report to FILE instead of stdout.
+    #[arg(long, short, value_name = "FILE", help_heading = "Output")]
+    pub output: Option<PathBuf>,
+
+    /// Also write the Markdown report to FILE (`-` = stdout).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_markdown: Option<PathBuf>,
+
+    /// Also write the HTML report to FILE (`-` = stdout).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_html: Option<PathBuf>,
+
+    /// Also write the JSON report to FILE (`-` = stdout).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_json: Option<PathBuf>,
+
+    /// Also write JUnit XML to FILE (`-` = stdout).
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub export_junit: Option<PathBuf>,
+
+    /// Put the time of the run into the report (reports are byte-identical for
+    /// the same input without it).
+    #[arg(long, help_heading = "Output")]
+    pub stamp: bool,
+}

@@ -1,0 +1,89 @@
+//! `rlctl analyze --from-sql-result DIR|FILE`: the analysis built from the tables
+//! the queries of `rlctl sql` returned (or the one table of `--combined`), with the same figures, recommendation and
+//! report as from the logs ([`crate::stats::histograms`] says what is exact).
+//!
+//! The window and the endpoints with detail were fixed when the queries ran:
+//! the window is taken from the result (with a note when `--window` differs),
+//! and at most as many endpoints are reported as the result details.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use anyhow::Context;
+
+use super::{AnalyzeRun, recommendations};
+use crate::events::{EventTable, Resolution};
+use crate::frames::sql_result::read_sql_result;
+use crate::ingest::{FileReport, IngestReport, Ingested};
+use crate::options::AnalyzeSettings;
+use crate::output::escape;
+use crate::stats::histograms::from_histograms;
+
+/// Reads the result tables in `dir` (or the combined file) and analyzes them; `settings` takes the
+/// result's window and endpoint count.
+pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
+    let input = read_sql_result(dir)?;
+    let name = dir.display().to_string();
+    if input.summary.requests == 0 {
+        anyhow::bail!(
+            "{name}: the SQL result counts no requests; check the table, the columns and --filter given to rlctl sql"
+        );
+    }
+    let built = from_histograms(&input)
+        .with_context(|| format!("{name}: the result tables do not fit together"))?;
+    let window = built.analysis.window;
+    if window != settings.stats.window && !settings.quiet {
+        eprintln!(
+            "rlctl: note: the SQL result counts {window} windows (set by rlctl sql --window); --window {} does not apply",
+            settings.stats.window
+        );
+    }
+    settings.stats.window = window;
+    if built.detailed_endpoints < settings.endpoints
+        && built.analysis.endpoints.len() > built.detailed_endpoints
+    {
+        if !settings.quiet {
+            eprintln!(
+                "rlctl: note: the SQL result details {} endpoints; rlctl sql --endpoints {} gives more",
+                built.detailed_endpoints, settings.endpoints
+            );
+        }
+        settings.endpoints = built.detailed_endpoints;
+    }
+    let requests = input.summary.requests;
+    let report = IngestReport {
+        files: vec![FileReport {
+            name: escape::terminal(&name).into_owned(),
+            format: "sql result".into(),
+            compression: "none".into(),
+            lines: requests,
+            parsed: requests,
+            skipped: 0,
+        }],
+        lines: requests,
+        parsed: requests,
+        skipped: 0,
+        skipped_by_reason: BTreeMap::new(),
+        examples: Vec::new(),
+        resolution: if input.summary.subsecond > 0 {
+            Resolution::Millisecond
+        } else {
+            Resolution::Second
+        },
+        invalid_utf8_lines: 0,
+    };
+    // Only the client names: the events stayed in the engine.
+    let table = EventTable {
+        clients: built.clients,
+        ..EventTable::default()
+    };
+    let (recommendation, endpoint_recommendations) =
+        recommendations(&table, &built.analysis, settings);
+    Ok(AnalyzeRun {
+        ingested: Ingested { table, report },
+        analysis: built.analysis,
+        recommendation,
+        endpoint_recommendations,
+        span: Some((input.summary.first_ts_ms, input.summary.last_ts_ms)),
+    })
+}

@@ -1,0 +1,39 @@
+//! `rlctl convert`: read access logs with the same parsing, keys and endpoint
+//! normalisation as `rlctl analyze`, and write the events as one Parquet (or
+//! CSV) table, to load into a data lake or replay with `simulate --events`.
+//! The columns are those of [`crate::frames::events`].
+
+use anyhow::Context;
+
+use crate::Outcome;
+use crate::cli::ConvertArgs;
+use crate::cmd::analyze::print_notes;
+use crate::frames::{self, TableFormat, events};
+use crate::ingest;
+use crate::options;
+use crate::output::escape;
+
+/// Runs `rlctl convert`.
+pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
+    let format = TableFormat::of(&args.output)
+        .map_err(|e| ingest::IngestError::Usage(format!("--output {e}")))?;
+    let settings = options::ingest_settings(&args.ingest)?;
+    let ingested = ingest::ingest(&settings)?;
+    if !args.ingest.quiet {
+        print_notes(&ingested.report, None);
+    }
+    let mut frame =
+        events::events_frame(&ingested.table, format).context("cannot build the event table")?;
+    frames::write_frame(&mut frame, &args.output)?;
+    if !args.ingest.quiet {
+        let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
+        eprintln!(
+            "rlctl convert: {} events from {} clients ({} endpoints) written to {} ({bytes} bytes)",
+            ingested.table.len(),
+            ingested.table.clients.len(),
+            ingested.table.endpoints.len(),
+            escape::terminal(&args.output.display().to_string()),
+        );
+    }
+    Ok(Outcome::Success)
+}

@@ -1,0 +1,103 @@
+//! The endpoint of a raw request in SQL: the rules of
+//! [`crate::ingest::endpoint`] translated into one dialect's regular
+//! expressions, so that a table in the user's lake gets the endpoints `rlctl
+//! analyze` would give the same requests.
+//!
+//! - a method that is not 1 to 20 of `A-Z`, `-`, `_` gives `(invalid request)`;
+//! - the path is the target without `http(s)://host` and without its query
+//!   string or fragment (`http://host` alone is `/`);
+//! - `--route REGEX=NAME` rules are tried on that path in order (the regex is
+//!   handed to the engine as it is: Java syntax for Spark and Trino, RE2 for
+//!   the others);
+//! - else `METHOD /path` with id-like segments as `:id`: all digits; a UUID; 16
+//!   or more hex digits with a digit; 20 or more of `A-Za-z0-9-_=~` with a
+//!   digit, a lower-case and an upper-case letter.
+//!
+//! Patterns end in `\z` (end of text) rather than `$`, which Java also lets match
+//! before a final line break.
+
+use super::dialect::SqlDialect;
+use crate::ingest::endpoint::INVALID_REQUEST;
+
+/// A `--route` rule as text: the regex and the endpoint name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub pattern: String,
+    pub name: String,
+}
+
+/// The target without its query string or fragment: what policy routes match
+/// (`path` of `rlctl convert`).
+pub fn path_without_query(d: &dyn SqlDialect, target: &str) -> String {
+    d.group1(target, "^([^?#]*)")
+}
+
+/// The path the endpoint rules see: no origin, no query string, no fragment.
+pub fn route_path(d: &dyn SqlDialect, target: &str) -> String {
+    format!(
+        "CASE WHEN {} THEN '/' ELSE {} END",
+        d.matches(target, r"^https?://[^/]*\z"),
+        d.group1(target, "^(?:https?://[^/]*)?([^?#]*)")
+    )
+}
+
+/// The segment `s`, or `:id` when it is id-like (the rules of
+/// `ingest::endpoint::is_id`). The cheap tests come first, in a CASE, which
+/// engines evaluate in order: most segments have no digit and fail at once.
+fn segment(d: &dyn SqlDialect, s: &str) -> String {
+    const HEX: &str = "[0-9a-fA-F]";
+    let uuid = format!("^{HEX}{{8}}-{HEX}{{4}}-{HEX}{{4}}-{HEX}{{4}}-{HEX}{{12}}\\z");
+    let m = |p: &str| d.matches(s, p);
+    let len = d.length(s);
+    format!(
+        "CASE WHEN {len} = 36 AND {uuid} THEN ':id' \
+WHEN NOT {digit} THEN {s} \
+WHEN {digits} THEN ':id' \
+WHEN {len} >= 16 AND {hex} THEN ':id' \
+WHEN {len} >= 20 AND {b64} AND {lower} AND {upper} THEN ':id' \
+ELSE {s} END",
+        uuid = m(&uuid),
+        digit = m("[0-9]"),
+        digits = m(r"^[0-9]+\z"),
+        hex = m(r"^[0-9a-fA-F]+\z"),
+        b64 = m(r"^[A-Za-z0-9_=~-]+\z"),
+        lower = m("[a-z]"),
+        upper = m("[A-Z]"),
+    )
+}
+
+/// `path` with its id-like segments replaced by `:id` (`/` for an empty path).
+pub fn normalised_path(d: &dyn SqlDialect, path: &str) -> String {
+    let var = "seg";
+    format!(
+        "CASE WHEN {path} = '' THEN '/' ELSE {} END",
+        d.map_segments(path, var, &segment(d, var))
+    )
+}
+
+/// The endpoint of a request with `method` (None: endpoints are paths alone)
+/// and `path` (as [`route_path`] gives it).
+pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, routes: &[Route]) -> String {
+    let mut out = String::from("CASE");
+    if let Some(m) = method {
+        out.push_str(&format!(
+            "\n      WHEN NOT {} THEN {}",
+            d.matches(m, r"^[A-Z_-]{1,20}\z"),
+            d.string(INVALID_REQUEST)
+        ));
+    }
+    for route in routes {
+        out.push_str(&format!(
+            "\n      WHEN {} THEN {}",
+            d.matches(path, &route.pattern),
+            d.string(&route.name)
+        ));
+    }
+    let normalised = normalised_path(d, path);
+    let auto = match method {
+        Some(m) => format!("{m} || ' ' || {normalised}"),
+        None => normalised,
+    };
+    out.push_str(&format!("\n      ELSE {auto}\n    END"));
+    out
+}

@@ -1,0 +1,137 @@
+//! Flag checks and the shape of the printed queries; the queries' results are
+//! checked on real engines (DuckDB, Spark) in tests/cli/scale.rs.
+
+use clap::Parser;
+
+use super::dialect::{SqlDialect, backslash_string};
+use super::*;
+use crate::frames::sql_result::RESULT_TABLES;
+
+fn args(extra: &[&str]) -> SqlArgs {
+    let mut argv = vec![
+        "rlctl", "sql", "--table", "events", "--time", "ts_ms", "--client", "client",
+    ];
+    argv.extend(extra);
+    match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+        crate::cli::Command::Sql(a) => *a,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn one_query_per_result_table_in_order() {
+    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+        let (qs, rate) = queries(&args(&["--dialect", dialect, "--path", "path"])).unwrap();
+        let names: Vec<&str> = qs.iter().map(|q| q.name.as_str()).collect();
+        let expected: Vec<&str> = RESULT_TABLES.iter().map(|t| t.0).collect();
+        assert_eq!(names, expected, "{dialect}");
+        assert_eq!(rate, None);
+        for q in &qs {
+            assert!(q.sql.starts_with("WITH src AS ("), "{dialect} {}", q.name);
+            assert!(q.sql.contains("FROM events"), "{dialect}");
+        }
+    }
+}
+
+#[test]
+fn sample_rates_are_whole_buckets() {
+    let base = [
+        "--dialect",
+        "spark",
+        "--endpoint",
+        "endpoint",
+        "--sample-keys",
+    ];
+    let rate = |r: &str| {
+        let mut a: Vec<&str> = base.to_vec();
+        a.push(r);
+        queries(&args(&a)).map(|(qs, rate)| (qs.len(), rate))
+    };
+    assert_eq!(rate("1%").unwrap(), (1, Some(0.01)));
+    assert_eq!(rate("0.05").unwrap(), (1, Some(0.05)));
+    assert!(rate("0.001%").is_err(), "below one bucket of 10,000");
+    assert!(rate("0").is_err());
+    assert!(rate("0.12345").is_err());
+    let (qs, _) = queries(&args(&[
+        "--dialect",
+        "spark",
+        "--endpoint",
+        "endpoint",
+        "--sample-keys",
+        "1%",
+    ]))
+    .unwrap();
+    assert!(
+        qs[0].sql.contains("pmod(hash(e.client), 10000) < 100"),
+        "{}",
+        qs[0].sql
+    );
+}
+
+#[test]
+fn routes_need_a_path_and_a_valid_regex() {
+    assert!(
+        queries(&args(&[
+            "--dialect",
+            "duckdb",
+            "--endpoint",
+            "e",
+            "--route",
+            "^/a=a"
+        ]))
+        .is_err()
+    );
+    assert!(
+        queries(&args(&[
+            "--dialect",
+            "duckdb",
+            "--path",
+            "p",
+            "--route",
+            "(=a"
+        ]))
+        .is_err()
+    );
+    assert!(
+        queries(&args(&[
+            "--dialect",
+            "duckdb",
+            "--path",
+            "p",
+            "--window",
+            "7x"
+        ]))
+        .is_err()
+    );
+    let (qs, _) = queries(&args(&[
+        "--dialect",
+        "trino",
+        "--path",
+        "p",
+        "--route",
+        r"^/api/search\b=search",
+    ]))
+    .unwrap();
+    assert!(
+        qs[0]
+            .sql
+            .contains(r"regexp_like(route_path, '^/api/search\b') THEN 'search'")
+    );
+}
+
+#[test]
+fn literals_escape_what_each_engine_unescapes() {
+    assert_eq!(backslash_string(r"a\z'b"), r"'a\\z\'b'");
+    let duck = super::duckdb::DuckDb;
+    assert_eq!(duck.string(r"a\z'b"), r"'a\z''b'");
+    let spark = super::spark::Spark;
+    assert_eq!(spark.matches("x", r"^[0-9]+\z"), r"(x RLIKE '^[0-9]+\\z')");
+}
+
+#[test]
+fn json_format_names_the_files() {
+    let a = args(&["--dialect", "duckdb", "--path", "p", "--format", "json"]);
+    let (qs, rate) = queries(&a).unwrap();
+    let text = sql_text(&a, &qs, rate);
+    assert!(text.contains("-- result: endpoint_clients -> save as endpoint_clients.parquet"));
+}

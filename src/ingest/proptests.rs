@@ -1,0 +1,206 @@
+//! Property tests of ingestion on arbitrary and hostile input: no parser panics,
+//! and every line is accounted for (`lines = parsed + skipped`, one event per
+//! parsed line) whatever the bytes, the format string, the field mapping or the
+//! chunking. The fuzz targets in `fuzz/` run the same checks for much longer.
+
+use proptest::prelude::*;
+
+use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
+use super::combined::CombinedParser;
+use super::json::JsonParser;
+use super::key::{KeySet, KeySpec};
+use super::log_format::LogFormatParser;
+use super::nginx_conf::{find_log_format, log_formats};
+use super::record::LineParser;
+use super::{FormatChoice, Settings, ingest};
+
+fn keys() -> KeySet {
+    let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), Some(64)).unwrap());
+    keys.add(KeySpec::parse("user", None, None).unwrap());
+    keys.add(KeySpec::parse("xff+user", None, None).unwrap());
+    keys
+}
+
+/// The lines the chunk parser must count in `data`.
+fn line_count(data: &[u8]) -> u64 {
+    if data.is_empty() {
+        return 0;
+    }
+    let body = data.strip_suffix(b"\n").unwrap_or(data);
+    body.split(|&b| b == b'\n').count() as u64
+}
+
+/// Parses `data` as one chunk and checks the accounting.
+fn parse_and_reconcile(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
+    let ctx = ChunkContext { keys, routes: &[] };
+    let r = parse_chunk(data, 1, parser, &ctx);
+    assert_eq!(r.lines, line_count(data), "lines miscounted");
+    assert_eq!(r.lines, r.parsed + r.skipped.values().sum::<u64>());
+    assert_eq!(r.events.len() as u64, r.parsed);
+    for column in &r.extra_keys {
+        assert_eq!(column.ids.len(), r.events.len());
+    }
+    r
+}
+
+/// Lines built from pieces of real lines and hostile bytes, so that some parse
+/// and the rest fail in every way a parser can fail.
+fn log_bytes() -> impl Strategy<Value = Vec<u8>> {
+    let piece = prop_oneof![
+        Just(&b"10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5"[..]),
+        Just(&b"10.0.0.3 - bob [05/Jan/2026:00:00:02 +0100] \"GET /b HTTP/1.0\" 404"[..]),
+        Just(&b" \"-\" \"ua\" \"203.0.113.9, 10.0.0.1\""[..]),
+        Just(&b"1767571200.123 10.0.0.2 \"POST /login HTTP/1.1\" 429 0.001 \"bob\""[..]),
+        Just(&b"{\"time\":\"2026-01-05T00:00:01Z\",\"remote_addr\":\"::1\",\"request\":\"GET /x HTTP/1.1\",\"status\":200}"[..]),
+        Just(&b"\n"[..]),
+        Just(&b"\r\n"[..]),
+        Just(&b"\""[..]),
+        Just(&b"\\"[..]),
+        Just(&b"["[..]),
+        Just(&b"]"[..]),
+        Just(&b"{"[..]),
+        Just(&b" "[..]),
+        Just(&b"\x00\xff\xfe\x1b[2J"[..]),
+        Just(&b"<script>|`=cmd"[..]),
+    ];
+    prop_oneof![
+        prop::collection::vec(any::<u8>(), 0..300),
+        prop::collection::vec(piece, 0..30).prop_map(|pieces| pieces.concat()),
+    ]
+}
+
+/// Format strings mixing nginx variables, literals and stray `$`, `{`, `}`.
+fn format_string() -> impl Strategy<Value = String> {
+    let piece = prop_oneof![
+        Just("$msec"),
+        Just("$time_local"),
+        Just("$time_iso8601"),
+        Just("$remote_addr"),
+        Just("$request"),
+        Just("$request_method"),
+        Just("$request_uri"),
+        Just("$uri"),
+        Just("$status"),
+        Just("$remote_user"),
+        Just("$http_x_forwarded_for"),
+        Just("$limit_req_status"),
+        Just("$request_time"),
+        Just("${msec}"),
+        Just("${"),
+        Just("$"),
+        Just(" "),
+        Just("\""),
+        Just("["),
+        Just("]"),
+        Just(" - "),
+        Just("é"),
+        Just("\\"),
+    ];
+    prop::collection::vec(piece, 0..12).prop_map(|p| p.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    #[test]
+    fn combined_accounts_for_every_line(data in log_bytes()) {
+        let keys = keys();
+        let mut parser = CombinedParser::new(&["http_user_agent".into()]).unwrap();
+        parse_and_reconcile(&data, &mut parser, &keys);
+    }
+
+    #[test]
+    fn json_accounts_for_every_line(
+        data in log_bytes(),
+        mapping in prop::collection::vec(("[a-z]{1,8}", "[a-zA-Z_.@-]{0,12}"), 0..3),
+    ) {
+        let keys = keys();
+        let mapping: Vec<(String, String)> = mapping;
+        if let Ok(mut parser) = JsonParser::new(&mapping, &["request.headers.ua".into()]) {
+            parse_and_reconcile(&data, &mut parser, &keys);
+        }
+    }
+
+    #[test]
+    fn any_log_format_compiles_or_fails_cleanly_and_accounts_for_every_line(
+        format in format_string(),
+        data in log_bytes(),
+    ) {
+        let keys = keys();
+        if let Ok(mut parser) = LogFormatParser::new(&format, &[]) {
+            parse_and_reconcile(&data, &mut parser, &keys);
+        }
+    }
+
+    #[test]
+    fn nginx_conf_extraction_never_panics(conf in "(log_format|main|escape=json|'|\"|\\\\|\\$msec|#|;|\\{|\\}|\n| |[a-z])*") {
+        let combined = find_log_format(&conf, "combined");
+        match log_formats(&conf) {
+            Ok(formats) => {
+                prop_assert!(combined.is_ok());
+                for f in formats {
+                    prop_assert_eq!(find_log_format(&conf, &f.name).unwrap().name, f.name);
+                }
+            }
+            Err(_) => prop_assert!(combined.is_err()),
+        }
+    }
+
+    #[test]
+    fn chunking_does_not_change_the_result(data in log_bytes(), cut in any::<prop::sample::Index>()) {
+        let keys = keys();
+        let ctx = ChunkContext { keys: &keys, routes: &[] };
+        let mut parser = CombinedParser::new(&[]).unwrap();
+        let whole = parse_chunk(&data, 1, &mut parser, &ctx);
+        let newlines: Vec<usize> = data.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i).collect();
+        prop_assume!(!newlines.is_empty());
+        let (head, tail) = data.split_at(newlines[cut.index(newlines.len())] + 1);
+        let first = parse_chunk(head, 1, &mut parser, &ctx);
+        let second = parse_chunk(tail, 1 + first.lines, &mut CombinedParser::new(&[]).unwrap(), &ctx);
+        prop_assert_eq!(first.lines + second.lines, whole.lines);
+        prop_assert_eq!(first.parsed + second.parsed, whole.parsed);
+        let times: Vec<i64> = first.events.iter().chain(&second.events).map(|e| e.ts).collect();
+        prop_assert_eq!(times, whole.events.iter().map(|e| e.ts).collect::<Vec<_>>());
+    }
+}
+
+proptest! {
+    // Each case writes a file and runs the whole pipeline: fewer cases.
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    #[test]
+    fn the_whole_pipeline_accounts_for_every_line(
+        data in log_bytes(),
+        format in 0usize..4,
+        strict in any::<bool>(),
+    ) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("input.log");
+        std::fs::write(&path, &data).unwrap();
+        let settings = Settings {
+            inputs: vec![path],
+            format: [
+                FormatChoice::Auto,
+                FormatChoice::Combined,
+                FormatChoice::Json,
+                FormatChoice::LogFormat("$msec $remote_addr \"$request\" $status $request_time \"$remote_user\"".into()),
+            ][format].clone(),
+            json_fields: Vec::new(),
+            keys: keys(),
+            routes: Vec::new(),
+            strict,
+            progress: false,
+        };
+        if let Ok(done) = ingest(&settings) {
+            let report = &done.report;
+            prop_assert_eq!(report.lines, line_count(&data));
+            prop_assert_eq!(report.lines, report.parsed + report.skipped);
+            prop_assert_eq!(report.skipped, report.skipped_by_reason.values().sum::<u64>());
+            prop_assert_eq!(done.table.len() as u64, report.parsed);
+            prop_assert!(done.table.ts.windows(2).all(|w| w[0] <= w[1]));
+            if strict {
+                prop_assert!(report.skipped_by_reason.keys().all(|r| r == "blank line"));
+            }
+        }
+    }
+}

@@ -1,0 +1,545 @@
+//! Logs bigger than one machine, end to end: `rlctl convert` writes the events,
+//! the queries `rlctl sql` prints run on real engines (DuckDB, and Apache
+//! Spark in local mode) through tests/engines/run_queries.py, and `rlctl
+//! analyze --from-sql-result` must give the figures of `rlctl analyze` on the
+//! raw log, figure for figure (the JSON report minus its `input` section). A
+//! key sample replayed with `simulate --events --key-sample-rate` must hold the
+//! full replay's figures within its stated intervals.
+//!
+//! The engines are Python packages (`duckdb`, `pyspark`, which needs Java). The
+//! Python used is `$RLCTL_PYTHON`, else `~/.cache/rlctl-venv/bin/python` (where
+//! `.ci/run` installs them), else `python3`. Without an engine a test prints
+//! `SKIPPED ...` and passes, unless `RLCTL_REQUIRE_ENGINES` is set (CI).
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn rlctl() -> Command {
+    let mut cmd = Command::cargo_bin("rlctl").unwrap();
+    cmd.env("NO_COLOR", "1");
+    cmd
+}
+
+/// Runs rlctl with `args`, asserting success; returns stdout.
+fn run(args: &[&str]) -> Vec<u8> {
+    let out = rlctl().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "rlctl {}: {}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn json(args: &[&str]) -> Value {
+    serde_json::from_slice(&run(args)).expect("stdout is JSON")
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A generated log (plain combined format) in `dir`.
+fn generated_log(dir: &Path, clients: &str, duration: &str, seed: &str) -> PathBuf {
+    let log = dir.join("access.log");
+    run(&[
+        "generate",
+        "--clients",
+        clients,
+        "--duration",
+        duration,
+        "--seed",
+        seed,
+        "-o",
+        s(&log),
+    ]);
+    log
+}
+
+fn python() -> PathBuf {
+    if let Some(p) = std::env::var_os("RLCTL_PYTHON") {
+        return PathBuf::from(p);
+    }
+    let venv = std::env::var_os("HOME")
+        .map(|h| PathBuf::from(h).join(".cache/rlctl-venv/bin/python"))
+        .filter(|p| p.is_file());
+    venv.unwrap_or_else(|| PathBuf::from("python3"))
+}
+
+/// The Python that has `module`, or None after a SKIPPED notice (a panic in CI).
+fn engine(module: &str, needs_java: bool) -> Option<PathBuf> {
+    let py = python();
+    let has_module = Process::new(&py)
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let has_java = !needs_java
+        || Process::new("java")
+            .arg("-version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if has_module && has_java {
+        return Some(py);
+    }
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("this test")
+        .to_owned();
+    let missing = if has_module { "java" } else { module };
+    let hint = "bash .ci/run installs it in a venv under ~/.cache/rlctl-venv; or set RLCTL_PYTHON";
+    if std::env::var_os("RLCTL_REQUIRE_ENGINES").is_some() {
+        panic!("{test}: {missing} is not installed and RLCTL_REQUIRE_ENGINES is set ({hint})");
+    }
+    let notice = format!("SKIPPED {test}: {missing} not installed ({hint})");
+    println!("{notice}");
+    eprintln!("{notice}");
+    None
+}
+
+/// Prints the queries of `rlctl sql` as JSON into `dir/name.json` and runs them
+/// with the engine; `extra` goes to run_queries.py (views, --csv).
+fn run_engine(py: &Path, dir: &Path, name: &str, sql_args: &[&str], extra: &[&str]) -> PathBuf {
+    let queries = dir.join(format!("{name}.json"));
+    let mut args = vec!["sql", "--format", "json"];
+    args.extend(sql_args);
+    std::fs::write(&queries, run(&args)).unwrap();
+    let out = dir.join(name);
+    let engine = if sql_args.contains(&"spark") {
+        "spark"
+    } else {
+        "duckdb"
+    };
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/run_queries.py");
+    let result = Process::new(py)
+        .args([script, "--engine", engine, "--queries", s(&queries)])
+        .args(["--out", s(&out)])
+        .args(extra)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert!(
+        result.status.success(),
+        "{engine} failed:\n{}\n{}",
+        String::from_utf8_lossy(&result.stdout),
+        String::from_utf8_lossy(&result.stderr)
+    );
+    print!("{}", String::from_utf8_lossy(&result.stdout));
+    out
+}
+
+/// Asserts two analyze reports agree on every figure (all but `input`).
+fn assert_same_figures(raw: &Value, from_sql: &Value) {
+    let fields = raw.as_object().unwrap();
+    assert!(fields.len() > 5, "{raw}");
+    for (field, value) in fields.iter().filter(|(f, _)| *f != "input") {
+        assert_eq!(
+            Some(value),
+            from_sql.get(field),
+            "`{field}` differs between the raw log and the SQL result"
+        );
+    }
+    for t in ["first_ts", "last_ts", "lines"] {
+        assert_eq!(raw["input"][t], from_sql["input"][t], "input.{t}");
+    }
+}
+
+#[test]
+fn events_replay_like_the_log_they_came_from() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generated_log(dir.path(), "40", "5m", "3");
+    let events = dir.path().join("events.parquet");
+    run(&["convert", "-q", s(&log), "-o", s(&events)]);
+    let args = ["simulate", "-q", "--format", "json", "--limit", "60/1m"];
+    let raw = json(&[&args[..], &[s(&log)]].concat());
+    let replayed = json(&[&args[..], &["--events", s(&events)]].concat());
+    for field in ["results", "scenarios"] {
+        assert_eq!(raw[field], replayed[field], "{field}");
+    }
+    assert!(raw["scenarios"][0]["rejected"].as_u64().unwrap() > 0);
+    let csv = dir.path().join("events.csv");
+    run(&["convert", "-q", s(&log), "-o", s(&csv)]);
+    let from_csv = json(&[&args[..], &["--events", s(&csv)]].concat());
+    assert_eq!(raw["scenarios"], from_csv["scenarios"]);
+}
+
+#[test]
+fn every_dialect_prints_the_five_queries() {
+    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+        let out = run(&[
+            "sql",
+            "--dialect",
+            dialect,
+            "--table",
+            "logs",
+            "--time",
+            "t",
+            "--time-unit",
+            "timestamp",
+            "--client",
+            "ip",
+            "--path",
+            "request_uri",
+            "--method",
+            "verb",
+        ]);
+        let text = String::from_utf8(out).unwrap();
+        for name in [
+            "summary",
+            "histograms",
+            "clients",
+            "endpoints",
+            "endpoint_clients",
+        ] {
+            assert!(
+                text.contains(&format!("-- result: {name} -> save as {name}.parquet")),
+                "{dialect}: {name}"
+            );
+        }
+        assert_eq!(text.matches("WITH src AS (").count(), 5, "{dialect}");
+    }
+}
+
+#[test]
+fn a_missing_result_table_is_a_usage_error() {
+    let dir = tempfile::tempdir().unwrap();
+    rlctl()
+        .args(["analyze", "--from-sql-result", s(dir.path())])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no `summary` table"));
+}
+
+#[test]
+fn duckdb_over_converted_events_gives_the_same_report() {
+    let Some(py) = engine("duckdb", false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = generated_log(d, "120", "10m", "5");
+    let events = d.join("events.parquet");
+    run(&["convert", "-q", s(&log), "-o", s(&events)]);
+    let view = format!("events={}", s(&events));
+    let raw = json(&["analyze", "-q", "--format", "json", s(&log)]);
+    // Endpoints normalised in SQL from the path, results as Parquet.
+    let table = [
+        "--dialect",
+        "duckdb",
+        "--table",
+        "events",
+        "--time",
+        "ts_ms",
+        "--client",
+        "client",
+        "--status",
+        "status",
+    ];
+    let normalised = run_engine(
+        &py,
+        d,
+        "normalised",
+        &[&table[..], &["--path", "path", "--method", "method"]].concat(),
+        &["--view", &view],
+    );
+    let from_sql = json(&[
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(&normalised),
+    ]);
+    assert_same_figures(&raw, &from_sql);
+    // rlctl's own endpoint column, results as CSV.
+    let given = run_engine(
+        &py,
+        d,
+        "given",
+        &[&table[..], &["--endpoint", "endpoint"]].concat(),
+        &["--view", &view, "--csv"],
+    );
+    let from_csv = json(&[
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(&given),
+    ]);
+    assert_same_figures(&raw, &from_csv);
+    assert!(given.join("clients.csv").is_file());
+    // All five tables as one, from one query.
+    let combined = run_engine(
+        &py,
+        d,
+        "combined",
+        &[&table[..], &["--endpoint", "endpoint", "--combined"]].concat(),
+        &["--view", &view],
+    );
+    let file = combined.join("combined.parquet");
+    let from_file = json(&[
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(&file),
+    ]);
+    assert_same_figures(&raw, &from_file);
+}
+
+/// Requests whose endpoints exercise every normalisation rule.
+const TRICKY: &str = r#"10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /blob/deadbeefcafe0123456789 HTTP/1.1" 200 5 "-" "ua"
+10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /t/AbCdEfGhIjKlMnOp12345_-x?x=1 HTTP/1.1" 200 5 "-" "ua"
+10.9.9.1 - - [05/Jan/2026:00:01:01 +0000] "GET /api/v1/presentations/logstash-monitorama-2013 HTTP/1.1" 200 5 "-" "ua"
+10.9.9.2 - - [05/Jan/2026:00:01:01 +0000] "DELETE http://example.com:8080/a/7#frag HTTP/1.1" 204 0 "-" "ua"
+10.9.9.2 - - [05/Jan/2026:00:01:02 +0000] "-" 400 0 "-" "-"
+10.9.9.2 - - [05/Jan/2026:00:01:02 +0000] "get /lower HTTP/1.1" 400 0 "-" "-"
+10.9.9.3 - - [05/Jan/2026:00:01:03 +0000] "GET http://example.com HTTP/1.1" 200 0 "-" "-"
+10.9.9.3 - - [05/Jan/2026:00:01:03 +0000] "GET /deadbeefdeadbeef/DEADBEEFDEADBEEF0/ HTTP/1.1" 200 0 "-" "-"
+10.9.9.3 - - [05/Jan/2026:00:01:04 +0000] "GET /u/3F2B8C1E-9D4A-4B6E-8F00-1234567890AB//x HTTP/1.1" 200 0 "-" "-"
+10.9.9.3 - - [05/Jan/2026:00:01:04 +0000] "PURGE /api/search/x?q=1 HTTP/1.1" 200 0 "-" "-"
+10.9.9.3 - - [05/Jan/2026:00:01:05 +0000] "GET /a/b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7-AbCdEf/ HTTP/1.1" 200 0 "-" "-"
+"#;
+
+#[test]
+fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
+    let Some(py) = engine("duckdb", false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = generated_log(d, "60", "5m", "9");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(TRICKY);
+    std::fs::write(&log, text).unwrap();
+    let routes = [
+        "--route",
+        "^/api/search=search",
+        "--route",
+        r"^/static/.*\.js$=scripts",
+    ];
+    let shape = ["--window", "10s", "--endpoints", "100"];
+    let raw = json(
+        &[
+            &["analyze", "-q", "--format", "json", s(&log)],
+            &routes[..],
+            &shape[..],
+        ]
+        .concat(),
+    );
+    let result = run_engine(
+        &py,
+        d,
+        "raw",
+        &[
+            &[
+                "--dialect",
+                "duckdb",
+                "--table",
+                "raw_log",
+                "--time",
+                "ts",
+                "--time-unit",
+                "timestamp",
+                "--client",
+                "ip",
+                "--path",
+                "target",
+                "--method",
+                "method",
+                "--status",
+                "status",
+            ][..],
+            &routes[..],
+            &shape[..],
+        ]
+        .concat(),
+        &["--raw-log", &format!("raw_log={}", s(&log))],
+    );
+    let from_sql = json(
+        &[
+            &[
+                "analyze",
+                "-q",
+                "--format",
+                "json",
+                "--from-sql-result",
+                s(&result),
+            ][..],
+            &shape[..],
+        ]
+        .concat(),
+    );
+    assert_same_figures(&raw, &from_sql);
+    let endpoints: Vec<&str> = raw["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["endpoint"].as_str().unwrap())
+        .collect();
+    for expected in [
+        "GET /blob/:id",
+        "GET /t/:id",
+        "GET /api/v1/presentations/logstash-monitorama-2013",
+        "DELETE /a/:id",
+        "(invalid request)",
+        "GET /deadbeefdeadbeef/:id/",
+        "GET /u/:id//x",
+        "search",
+        "scripts",
+    ] {
+        assert!(endpoints.contains(&expected), "{expected} in {endpoints:?}");
+    }
+}
+
+#[test]
+fn spark_gives_the_same_report() {
+    let Some(py) = engine("pyspark", true) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = generated_log(d, "50", "5m", "13");
+    let events = d.join("events.parquet");
+    run(&["convert", "-q", s(&log), "-o", s(&events)]);
+    let raw = json(&["analyze", "-q", "--format", "json", s(&log)]);
+    let result = run_engine(
+        &py,
+        d,
+        "spark",
+        &[
+            "--dialect",
+            "spark",
+            "--table",
+            "events",
+            "--time",
+            "ts_ms",
+            "--client",
+            "client",
+            "--path",
+            "path",
+            "--method",
+            "method",
+            "--status",
+            "status",
+        ],
+        &["--view", &format!("events={}", s(&events))],
+    );
+    assert!(
+        result.join("summary").is_dir(),
+        "Spark writes part directories"
+    );
+    let from_sql = json(&[
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(&result),
+    ]);
+    assert_same_figures(&raw, &from_sql);
+}
+
+#[test]
+fn a_key_sample_estimates_the_full_replay_within_its_intervals() {
+    let Some(py) = engine("duckdb", false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = generated_log(d, "1000", "10m", "11");
+    let events = d.join("events.parquet");
+    run(&["convert", "-q", s(&log), "-o", s(&events)]);
+    let sample = run_engine(
+        &py,
+        d,
+        "sample",
+        &[
+            "--dialect",
+            "duckdb",
+            "--table",
+            "events",
+            "--time",
+            "ts_ms",
+            "--client",
+            "client",
+            "--endpoint",
+            "endpoint",
+            "--path",
+            "path",
+            "--method",
+            "method",
+            "--status",
+            "status",
+            "--sample-keys",
+            "20%",
+            "--sample-top",
+            "20",
+        ],
+        &["--view", &format!("events={}", s(&events))],
+    );
+    let limits = [
+        "simulate", "-q", "--format", "json", "--limit", "300/1m", "--burst", "30",
+    ];
+    let full = json(&[&limits[..], &[s(&log)]].concat());
+    let sampled_file = sample.join("sample.parquet");
+    let sampled = json(
+        &[
+            &limits[..],
+            &["--events", s(&sampled_file), "--key-sample-rate", "20%"],
+        ]
+        .concat(),
+    );
+    let estimates = sampled["sampling"]["scenarios"].as_array().unwrap();
+    let scenarios = full["scenarios"].as_array().unwrap();
+    assert_eq!(estimates.len(), 6);
+    let mut exact_certain = 0;
+    for (truth, estimate) in scenarios.iter().zip(estimates) {
+        let name = truth["scenario"].as_str().unwrap();
+        assert_eq!(estimate["scenario"], truth["scenario"]);
+        for figure in [
+            "requests",
+            "rejected",
+            "reject_rate",
+            "clients",
+            "clients_rejected",
+            "clients_rejected_share",
+        ] {
+            let value = truth[figure].as_f64().unwrap();
+            let e = &estimate[figure];
+            let (low, high) = (e["low"].as_f64().unwrap(), e["high"].as_f64().unwrap());
+            assert!(
+                low <= value && value <= high,
+                "{name} {figure}: full replay {value} outside the stated interval {low} .. {high}"
+            );
+            assert!(high.is_finite(), "{name} {figure}: {e}");
+        }
+        let rate = &estimate["reject_rate"];
+        let width = rate["high"].as_f64().unwrap() - rate["low"].as_f64().unwrap();
+        assert!(
+            width < 0.05,
+            "{name}: an informative reject rate, not {rate}"
+        );
+        exact_certain += usize::from(estimate["rejected"]["low"] == estimate["rejected"]["high"]);
+    }
+    assert!(
+        exact_certain >= 3,
+        "the window algorithms reject only the heaviest clients, taken whole"
+    );
+    let table = String::from_utf8(run(&[
+        &["simulate", "-q", "--format", "table", "--limit", "300/1m"][..],
+        &["--events", s(&sampled_file), "--key-sample-rate", "0.2"],
+    ]
+    .concat()))
+    .unwrap();
+    assert!(
+        table.contains("each sampled client's decisions are exact"),
+        "{table}"
+    );
+    assert!(table.contains("Estimates for all clients (key sample 20%, 95% intervals)"));
+}

@@ -1,0 +1,121 @@
+"""Runs the queries `rlctl sql --format json` printed on a real engine and
+saves each result where `rlctl analyze --from-sql-result DIR` looks for it.
+
+Used by tests/cli/scale.rs; runnable by hand too:
+
+    rlctl sql --dialect duckdb --table events ... --format json > q.json
+    python3 tests/engines/run_queries.py --engine duckdb --queries q.json \
+        --view events=events.parquet --out result/
+
+--view NAME=FILE.parquet makes the Parquet file a view called NAME;
+--raw-log NAME=FILE makes a combined-format access log a view NAME with the
+columns ts (TIMESTAMP), ip, method, target, status, parsed with the engine's
+own regular expressions (DuckDB only: a lake table as the user would have it;
+a request line of `-` has no method, as in rlctl's parser).
+DuckDB writes NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
+directories of part files, as df.write.parquet does. Prints one line per query
+with its time and rows.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+
+
+def duckdb_engine(views, raw_logs, csv):
+    import duckdb
+
+    con = duckdb.connect()
+    for name, path in views:
+        con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
+    for name, path in raw_logs:
+        # %h %l %u [%t] "%r" %>s %b ...: the fields rlctl's combined parser reads.
+        pattern = r'^(\S+) \S+ \S+ \[([^\]]+)\] "(\S*) ?(\S*)[^"]*" (\d{3})'
+        con.execute(
+            f"""CREATE VIEW {name} AS
+            SELECT strptime(regexp_extract(line, '{pattern}', 2), '%d/%b/%Y:%H:%M:%S %z') AS ts,
+                   regexp_extract(line, '{pattern}', 1) AS ip,
+                   CASE WHEN regexp_extract(line, '{pattern}', 3) = '-'
+                         AND regexp_extract(line, '{pattern}', 4) = '' THEN ''
+                        ELSE regexp_extract(line, '{pattern}', 3) END AS method,
+                   regexp_extract(line, '{pattern}', 4) AS target,
+                   CAST(regexp_extract(line, '{pattern}', 5) AS INTEGER) AS status
+            FROM read_csv('{path}', columns = {{'line': 'VARCHAR'}}, delim = '\\x01',
+                          quote = '', escape = '', header = false, auto_detect = false)"""
+        )
+
+    def run(name, sql, out):
+        if csv:
+            target = os.path.join(out, name + ".csv")
+            con.execute(f"COPY ({sql}) TO '{target}' (FORMAT csv, HEADER true)")
+            return con.execute(f"SELECT COUNT(*) FROM read_csv('{target}')").fetchone()[0]
+        target = os.path.join(out, name + ".parquet")
+        con.execute(f"COPY ({sql}) TO '{target}' (FORMAT parquet)")
+        return con.execute(f"SELECT COUNT(*) FROM read_parquet('{target}')").fetchone()[0]
+
+    return run, lambda: None
+
+
+def spark_engine(views, raw_logs, csv):
+    if raw_logs or csv:
+        sys.exit("--raw-log and --csv are for DuckDB only")
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.master("local[1]")
+        .appName("rlctl-test")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.session.timeZone", "UTC")
+        .config("spark.ui.showConsoleProgress", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    for name, path in views:
+        spark.read.parquet(path).createOrReplaceTempView(name)
+
+    def run(name, sql, out):
+        frame = spark.sql(sql)
+        frame.write.mode("overwrite").parquet(os.path.join(out, name))
+        return spark.read.parquet(os.path.join(out, name)).count()
+
+    return run, spark.stop
+
+
+def pairs(values):
+    out = []
+    for v in values or []:
+        name, _, path = v.partition("=")
+        out.append((name, os.path.abspath(path)))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--engine", choices=["duckdb", "spark"], required=True)
+    parser.add_argument("--queries", required=True)
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--view", action="append")
+    parser.add_argument("--raw-log", action="append")
+    parser.add_argument("--csv", action="store_true")
+    args = parser.parse_args()
+    with open(args.queries) as f:
+        queries = json.load(f)["queries"]
+    os.makedirs(args.out, exist_ok=True)
+    engine = duckdb_engine if args.engine == "duckdb" else spark_engine
+    started = time.time()
+    run, stop = engine(pairs(args.view), pairs(args.raw_log), args.csv)
+    print(f"{args.engine}: started in {time.time() - started:.1f} s")
+    try:
+        for q in queries:
+            t = time.time()
+            rows = run(q["name"], q["sql"], args.out)
+            print(f"{args.engine}: {q['name']}: {rows} rows in {time.time() - t:.2f} s")
+    finally:
+        stop()
+
+
+if __name__ == "__main__":
+    main()
