@@ -55,6 +55,7 @@ fn settings(format: FormatChoice) -> Settings {
         routes: Vec::new(),
         strict: false,
         progress: false,
+        paths: true,
     }
 }
 

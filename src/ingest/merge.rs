@@ -246,7 +246,11 @@ impl<'s> Merger<'s> {
         }
         let clients = remap(&chunk.clients, &mut self.table.clients);
         let endpoints = remap(&chunk.endpoints, &mut self.table.endpoints);
-        let paths = remap(&chunk.paths, &mut self.table.paths);
+        let paths = if self.settings.paths {
+            remap(&chunk.paths, &mut self.table.paths)
+        } else {
+            vec![self.table.paths.intern(""); chunk.paths.len()]
+        };
         let methods = remap(&chunk.methods, &mut self.table.methods);
         let events = &chunk.events;
         let table = &mut self.table;

@@ -99,6 +99,10 @@ pub struct Settings {
     pub strict: bool,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// Keep each event's path (what policy routes match). `false` leaves every
+    /// path empty and skips interning them, for commands that never route on
+    /// paths (`rlctl analyze`).
+    pub paths: bool,
 }
 
 /// The result of ingestion.

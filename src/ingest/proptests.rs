@@ -190,6 +190,7 @@ proptest! {
             routes: Vec::new(),
             strict,
             progress: false,
+            paths: true,
         };
         if let Ok(done) = ingest(&settings) {
             let report = &done.report;

@@ -48,7 +48,10 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
             .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
     }
     Ok(AnalyzeSettings {
-        ingest: ingest_settings(&args.ingest)?,
+        ingest: ingest::Settings {
+            paths: false, // nothing in an analysis routes on paths
+            ..ingest_settings(&args.ingest)?
+        },
         stats: StatsSettings {
             window,
             top: args.top,

@@ -68,6 +68,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
             .collect::<Result<_, _>>()?,
         strict: args.strict,
         progress: !args.quiet && std::io::stderr().is_terminal(),
+        paths: true,
     })
 }
 
