@@ -296,3 +296,48 @@ impl<'s> Merger<'s> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::key::{KeySet, KeySpec};
+    use super::super::{FormatChoice, Settings, ingest};
+
+    #[test]
+    fn without_paths_every_path_is_empty_and_nothing_else_changes() {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        let lines = "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a/1?x HTTP/1.1\" 200 1\n\
+                     5.6.7.8 - - [10/Oct/2000:13:55:37 +0000] \"POST /b HTTP/1.1\" 429 1\n";
+        std::io::Write::write_all(&mut file, lines.as_bytes()).unwrap();
+        let settings = |paths| Settings {
+            inputs: vec![file.path().to_path_buf()],
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys: KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+            routes: Vec::new(),
+            strict: false,
+            progress: false,
+            paths,
+        };
+        let with = ingest(&settings(true)).unwrap().table;
+        let without = ingest(&settings(false)).unwrap().table;
+        assert_eq!(with.paths.names().collect::<Vec<_>>(), ["/a/1", "/b"]);
+        assert_eq!(without.paths.names().collect::<Vec<_>>(), [""]);
+        assert_eq!((with.path, without.path), (vec![0, 1], vec![0, 0]));
+        assert_eq!(
+            (
+                with.ts,
+                with.client,
+                with.endpoint,
+                with.method,
+                with.status
+            ),
+            (
+                without.ts,
+                without.client,
+                without.endpoint,
+                without.method,
+                without.status
+            )
+        );
+    }
+}
