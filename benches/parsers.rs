@@ -83,6 +83,7 @@ fn parsers(c: &mut Criterion) {
         let ctx = ChunkContext {
             keys: &settings.keys,
             routes: &settings.routes,
+            paths: settings.paths,
         };
         let check = parse_chunk(&data, 1, parser.fork().as_mut(), &ctx);
         assert_eq!(check.parsed, check.lines, "{name}: every line parses");

@@ -41,6 +41,15 @@ fn table_hash(hash: u32) -> u64 {
 }
 
 impl Interner {
+    /// An empty interner with room for about `names` names of `bytes` bytes in all.
+    pub fn with_capacity(names: usize, bytes: usize) -> Self {
+        Interner {
+            text: String::with_capacity(bytes),
+            ends: Vec::with_capacity(names),
+            table: HashTable::with_capacity(names),
+        }
+    }
+
     /// The id of `name`, adding it when new.
     pub fn intern(&mut self, name: &str) -> Id {
         let hash = hash_name(name.as_bytes());

@@ -67,6 +67,9 @@ impl ChunkResult {
 pub struct ChunkContext<'a> {
     pub keys: &'a KeySet,
     pub routes: &'a [RouteRule],
+    /// Intern each event's path; when false every event has path id 0 and
+    /// [`ChunkResult::paths`] stays empty.
+    pub paths: bool,
 }
 
 /// Parses `data` (whole lines; the first is line `first_line`).
@@ -83,12 +86,18 @@ pub fn parse_chunk(
     if data.is_empty() {
         return out;
     }
+    // Sized for typical logs (lines of 150 bytes or more, a third of requests
+    // distinct in a chunk), so that the tables rarely grow while parsing.
+    let distinct = data.len() / 512;
     let mut state = LineState {
         record: Record::default(),
         key: String::new(),
         extra_key: String::new(),
-        requests: RequestCache::default(),
+        requests: RequestCache::with_capacity(distinct),
     };
+    if ctx.paths {
+        out.paths = Interner::with_capacity(distinct, distinct * 32);
+    }
     out.events.reserve(data.len() / 128);
     let body = data.strip_suffix(b"\n").unwrap_or(data);
     let mut start = 0;
@@ -160,7 +169,7 @@ fn parse_line<'a>(
         ctx.routes,
         RequestInterners {
             endpoints: &mut out.endpoints,
-            paths: &mut out.paths,
+            paths: ctx.paths.then_some(&mut out.paths),
             methods: &mut out.methods,
         },
     );
@@ -216,6 +225,7 @@ mod tests {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
+            paths: true,
         };
         let r = parse_chunk(data, 10, &mut parser, &ctx);
         assert_eq!((r.lines, r.parsed), (4, 2));
@@ -307,7 +317,11 @@ mod tests {
             }
             data.extend(b"1.1.1.1 - - [10/Oct/2000:13:55:38 +0000] \"GET /\xff/5 HTTP/1.1\" 200 1\n");
             let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
-            let ctx = ChunkContext { keys: &keys, routes: &[] };
+            let ctx = ChunkContext {
+                keys: &keys,
+                routes: &[],
+                paths: true,
+            };
             let mut parser = CombinedParser::new(&[]).unwrap().with_xff(false);
             let got = parse_chunk(&data, 1, &mut parser, &ctx);
             let want = parse_uncached(&data, &mut CombinedParser::new(&[]).unwrap(), &keys);

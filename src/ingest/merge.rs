@@ -130,6 +130,7 @@ impl<'s> Merger<'s> {
         let ctx = ChunkContext {
             keys: &settings.keys,
             routes: &settings.routes,
+            paths: settings.paths,
         };
         let compressed = input.compression != Compression::None;
         let mut format = String::new();
@@ -246,11 +247,8 @@ impl<'s> Merger<'s> {
         }
         let clients = remap(&chunk.clients, &mut self.table.clients);
         let endpoints = remap(&chunk.endpoints, &mut self.table.endpoints);
-        let paths = if self.settings.paths {
-            remap(&chunk.paths, &mut self.table.paths)
-        } else {
-            vec![self.table.paths.intern(""); chunk.paths.len()]
-        };
+        let paths = remap(&chunk.paths, &mut self.table.paths);
+        let no_path = (!self.settings.paths).then(|| self.table.paths.intern(""));
         let methods = remap(&chunk.methods, &mut self.table.methods);
         let events = &chunk.events;
         let table = &mut self.table;
@@ -261,9 +259,12 @@ impl<'s> Merger<'s> {
         table
             .endpoint
             .extend(events.iter().map(|e| endpoints[e.endpoint as usize]));
-        table
-            .path
-            .extend(events.iter().map(|e| paths[e.path as usize]));
+        match no_path {
+            Some(empty) => table.path.extend(std::iter::repeat_n(empty, events.len())),
+            None => table
+                .path
+                .extend(events.iter().map(|e| paths[e.path as usize])),
+        }
         table
             .method
             .extend(events.iter().map(|e| methods[e.method as usize]));

@@ -271,6 +271,7 @@ mod tests {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
+            paths: true,
         };
         let mut seen = Vec::new();
         let mut file = tempfile::NamedTempFile::new().unwrap();

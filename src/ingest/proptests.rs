@@ -32,7 +32,11 @@ fn line_count(data: &[u8]) -> u64 {
 
 /// Parses `data` as one chunk and checks the accounting.
 fn parse_and_reconcile(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
-    let ctx = ChunkContext { keys, routes: &[] };
+    let ctx = ChunkContext {
+        keys,
+        routes: &[],
+        paths: true,
+    };
     let r = parse_chunk(data, 1, parser, &ctx);
     assert_eq!(r.lines, line_count(data), "lines miscounted");
     assert_eq!(r.lines, r.parsed + r.skipped.values().sum::<u64>());
@@ -149,7 +153,11 @@ proptest! {
     #[test]
     fn chunking_does_not_change_the_result(data in log_bytes(), cut in any::<prop::sample::Index>()) {
         let keys = keys();
-        let ctx = ChunkContext { keys: &keys, routes: &[] };
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &[],
+            paths: true,
+        };
         let mut parser = CombinedParser::new(&[]).unwrap();
         let whole = parse_chunk(&data, 1, &mut parser, &ctx);
         let newlines: Vec<usize> = data.iter().enumerate().filter(|(_, b)| **b == b'\n').map(|(i, _)| i).collect();

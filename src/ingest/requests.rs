@@ -22,10 +22,11 @@ pub struct RequestIds {
     pub invalid_utf8: bool,
 }
 
-/// The interners a request's names go to.
+/// The interners a request's names go to (`paths: None`: paths are not kept,
+/// every path id is 0).
 pub struct RequestInterners<'a> {
     pub endpoints: &'a mut Interner,
-    pub paths: &'a mut Interner,
+    pub paths: Option<&'a mut Interner>,
     pub methods: &'a mut Interner,
 }
 
@@ -69,6 +70,16 @@ fn hash_request(method: &[u8], target: &[u8]) -> u64 {
 }
 
 impl RequestCache {
+    /// A cache with room for about `requests` distinct requests.
+    pub fn with_capacity(requests: usize) -> Self {
+        RequestCache {
+            table: HashTable::with_capacity(requests),
+            entries: Vec::with_capacity(requests),
+            bytes: Vec::with_capacity(requests * 32),
+            endpoint_name: String::new(),
+        }
+    }
+
     /// The ids of `method` + `target`, from the cache or resolved and interned.
     pub fn ids(
         &mut self,
@@ -121,7 +132,9 @@ pub fn resolve(
     endpoint_of_text(method, &target, routes, endpoint_name);
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
-        path: names.paths.intern(without_query(&target)),
+        path: names
+            .paths
+            .map_or(0, |paths| paths.intern(without_query(&target))),
         method: names.methods.intern(&lossy(method)),
         invalid_utf8: !endpoint_name.is_ascii() && endpoint_name.contains('\u{fffd}'),
     }
@@ -142,7 +155,7 @@ mod tests {
                 &[],
                 RequestInterners {
                     endpoints: &mut e,
-                    paths: &mut p,
+                    paths: Some(&mut p),
                     methods: &mut m,
                 },
             )
