@@ -153,6 +153,16 @@ pub fn summarize(
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
+    // Independent passes over the decisions, run side by side.
+    let (totals, (boundary, delays)) = rayon::join(
+        || totals(traffic, allowed, top),
+        || {
+            rayon::join(
+                || boundary_effect(spec, traffic, allowed),
+                || delay_ms.map(|d| delay_stats(d, allowed)),
+            )
+        },
+    );
     Summary {
         algo: spec.kind,
         limit: spec.limit.to_string(),
@@ -161,9 +171,9 @@ pub fn summarize(
         nginx_delay: spec.delay.map(|d| d.to_string()),
         instant_capacity: limiter.instant_capacity(),
         burst_convention: limiter.burst_convention(),
-        totals: totals(traffic, allowed, top),
-        boundary: boundary_effect(spec, traffic, allowed),
-        delays: delay_ms.map(|d| delay_stats(d, allowed)),
+        totals,
+        boundary,
+        delays,
     }
 }
 
@@ -173,7 +183,15 @@ pub fn totals(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
     let requests = allowed.len() as u64;
     let admitted = allowed.iter().filter(|&&a| a).count() as u64;
     let rejected = requests - admitted;
-    let clients = tally(traffic.client, allowed, traffic.client_names);
+    let ((clients, endpoints), rejects_per_minute) = rayon::join(
+        || {
+            rayon::join(
+                || tally(traffic.client, allowed, traffic.client_names),
+                || tally(traffic.endpoint, allowed, traffic.endpoint_names),
+            )
+        },
+        || rejects_per_minute(traffic.ts, allowed),
+    );
     let clients_seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
     let clients_rejected = clients.iter().filter(|c| c.rejected > 0).count() as u64;
     Totals {
@@ -184,12 +202,9 @@ pub fn totals(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
         clients: clients_seen,
         clients_rejected,
         clients_rejected_share: ratio(clients_rejected, clients_seen),
-        rejected_by_endpoint: most_rejected(
-            tally(traffic.endpoint, allowed, traffic.endpoint_names),
-            usize::MAX,
-        ),
+        rejected_by_endpoint: most_rejected(endpoints, usize::MAX),
         top_rejected_clients: most_rejected(clients, top),
-        rejects_per_minute: rejects_per_minute(traffic.ts, allowed),
+        rejects_per_minute,
     }
 }
 
@@ -203,13 +218,22 @@ fn ratio(part: u64, whole: u64) -> f64 {
 
 /// Requests and rejections per id.
 fn tally(ids: &[u32], allowed: &[bool], names: &Interner) -> Vec<Rejects> {
-    let len = ids.iter().map(|&i| i as usize + 1).max().unwrap_or(0);
-    let mut counts = vec![(0u64, 0u64); len];
+    // One entry per id up to the largest seen (ids are dense, so usually `names.len()`).
+    let mut counts = vec![(0u64, 0u64); names.len()];
     for (&id, &ok) in ids.iter().zip(allowed) {
-        let c = &mut counts[id as usize];
+        let id = id as usize;
+        if id >= counts.len() {
+            counts.resize(id + 1, (0, 0));
+        }
+        let c = &mut counts[id];
         c.0 += 1;
         c.1 += u64::from(!ok);
     }
+    let seen = counts
+        .iter()
+        .rposition(|c| c.0 > 0)
+        .map_or(0, |last| last + 1);
+    counts.truncate(seen);
     counts
         .into_iter()
         .enumerate()
@@ -268,13 +292,7 @@ fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
 /// scanning each client's requests in turn would find).
 fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) -> BoundaryEffect {
     let window = spec.limit.window.millis();
-    let clients = traffic
-        .client
-        .iter()
-        .map(|&c| c as usize + 1)
-        .max()
-        .unwrap_or(0);
-    let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); clients];
+    let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); traffic.client_names.len()];
     // (count, client, row) of the best span so far.
     let mut best: Option<(u64, usize, usize)> = None;
     for (row, (&t, &client)) in traffic.ts.iter().zip(traffic.client).enumerate() {
@@ -282,6 +300,9 @@ fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) ->
             continue;
         }
         let client = client as usize;
+        if client >= recent.len() {
+            recent.resize(client + 1, VecDeque::new());
+        }
         let times = &mut recent[client];
         while times.front().is_some_and(|&first| first <= t - window) {
             times.pop_front();
