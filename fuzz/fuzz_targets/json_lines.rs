@@ -1,0 +1,28 @@
+//! Fuzz target: JSON lines with a `--field` mapping. The first line of the input
+//! is the mapping (`role=path,role=path`, as on the command line), the rest are
+//! log lines.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use rlctl::ingest::json::JsonParser;
+use rlctl::ingest::key::{KeySet, KeySpec};
+use rlctl_fuzz::{check_chunk, split_first_line};
+
+fuzz_target!(|data: &[u8]| {
+    let (mapping, lines) = split_first_line(data);
+    let mapping = String::from_utf8_lossy(mapping);
+    let pairs: Vec<(String, String)> = mapping
+        .split(',')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(role, path)| (role.trim().to_string(), path.trim().to_string()))
+        .collect();
+    let mut keys =
+        KeySet::new(KeySpec::parse("ip+field:request.headers.User-Agent", None, Some(48)).unwrap());
+    keys.add(KeySpec::parse("user", None, None).unwrap());
+    keys.add(KeySpec::parse("xff", Some(16), None).unwrap());
+    let Ok(mut parser) = JsonParser::new(&pairs, &keys.fields) else {
+        return; // an unknown role is a usage error
+    };
+    check_chunk(lines, &mut parser, &keys);
+});
