@@ -12,7 +12,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::IngestError;
-use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
+use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 
 /// Fields of a combined line that `--key field:NAME` can name (nginx variable names).
@@ -39,6 +39,8 @@ pub struct CombinedParser {
     /// Whether anything reads the quoted fields after BYTES (referer, user
     /// agent, X-Forwarded-For); when nothing does, they are not scanned.
     tail: bool,
+    /// Whether BYTES is read (for the tail, or as a `field:` key).
+    bytes: bool,
 }
 
 /// The pieces of one combined line, borrowed from it.
@@ -69,6 +71,7 @@ impl CombinedParser {
             extra,
             clock: ClfCache::default(),
             tail: true,
+            bytes: true,
         })
     }
 
@@ -76,6 +79,7 @@ impl CombinedParser {
     /// reads it), so lines are not scanned past BYTES unless an extra field needs it.
     pub fn with_xff(mut self, wanted: bool) -> Self {
         self.tail = wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
+        self.bytes = self.tail || self.extra.contains(&BYTES_FIELD);
         self
     }
 
@@ -102,6 +106,15 @@ impl CombinedParser {
         if status_end == 0 {
             return Err(SkipReason::Malformed("no status after the request"));
         }
+        s.fields[0] = addr;
+        s.fields[1] = ident;
+        s.fields[2] = user;
+        s.fields[3] = &line[open + 1..close];
+        s.fields[4] = request;
+        s.fields[7] = &rest[..status_end];
+        if !self.bytes {
+            return Ok(s);
+        }
         let after_status = &rest[status_end..];
         let bytes_at = after_status
             .iter()
@@ -109,12 +122,6 @@ impl CombinedParser {
             .unwrap_or(after_status.len());
         let after_spaces = &after_status[bytes_at..];
         let bytes = &after_spaces[..space_or_end(after_spaces)];
-        s.fields[0] = addr;
-        s.fields[1] = ident;
-        s.fields[2] = user;
-        s.fields[3] = &line[open + 1..close];
-        s.fields[4] = request;
-        s.fields[7] = &rest[..status_end];
         s.fields[BYTES_FIELD] = bytes;
         if self.tail && !bytes.is_empty() {
             // Quoted fields after BYTES: referer, user agent, X-Forwarded-For.
@@ -131,11 +138,6 @@ impl CombinedParser {
         }
         Ok(s)
     }
-}
-
-/// Where the first space of `text` is, or its length.
-fn space_or_end(text: &[u8]) -> usize {
-    text.iter().position(|&b| b == b' ').unwrap_or(text.len())
 }
 
 /// The last space-separated token of `text` and where it starts.
