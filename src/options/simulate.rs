@@ -85,6 +85,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
         ),
     };
     let source = if let Some(text) = &args.limit {
+        ingest.paths = false; // a single limit has no route to match
         LimitSource::Single {
             limit: text
                 .parse()
@@ -92,6 +93,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
         }
     } else if let Some(path) = &args.policy {
         let rules = Policy::load(path)?;
+        ingest.paths = rules.iter().any(|r| r.route.is_some());
         for rule in &rules {
             if rule.key.text != ingest.keys.primary.text {
                 ingest.keys.add(rule.key.clone());

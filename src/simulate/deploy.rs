@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::replay::{Replay, ReplayError, Rule, replay};
+use super::replay::{Replay, ReplayError, Replayer, Rule};
 use crate::units::{EARLIEST_MS, LATEST_MS, Millis};
 
 /// How the balancer picks an instance.
@@ -138,19 +138,20 @@ impl Deployment {
 /// Replays `rules` as `deployment` would run them: one local state per instance.
 /// `client` is each request's client id (used by [`Balance::Hash`]).
 pub fn replay_deployed(
-    ts: &[Millis],
+    replayer: &mut Replayer,
     rules: &[Rule],
     client: &[u32],
     deployment: &Deployment,
 ) -> Result<Replay, ReplayError> {
     if deployment.instances == 1 {
-        return replay(ts, rules);
+        return replayer.replay(rules);
     }
-    if client.len() != ts.len() {
+    let events = replayer.events();
+    if client.len() != events {
         return Err(ReplayError::KeysLength {
             rule: 0,
             keys: client.len(),
-            events: ts.len(),
+            events,
         });
     }
     let instance = deployment.assign(client);
@@ -173,7 +174,7 @@ pub fn replay_deployed(
             key_count,
         })
         .collect();
-    replay(ts, &split)
+    replayer.replay(&split)
 }
 
 /// Key `k` on instance `i` becomes `i · stride + k`; not-applicable stays so.
@@ -299,10 +300,16 @@ mod tests {
             keys: &keys,
             key_count: 1,
         }];
-        let one = replay_deployed(&ts, &rules, &keys, &Deployment::single()).unwrap();
+        let one = replay_deployed(
+            &mut Replayer::new(&ts),
+            &rules,
+            &keys,
+            &Deployment::single(),
+        )
+        .unwrap();
         assert_eq!(one.allowed_count(), 3);
         let rr = Deployment::new(2, Balance::RoundRobin, 0).unwrap();
-        let two = replay_deployed(&ts, &rules, &keys, &rr).unwrap();
+        let two = replay_deployed(&mut Replayer::new(&ts), &rules, &keys, &rr).unwrap();
         assert_eq!(two.allowed_count(), 6);
         // Instance 0 gets requests 0, 2, 4, ...: the first three of each admitted.
         let admitted: Vec<usize> = (0..10).filter(|&i| two.allowed[i]).collect();
@@ -310,7 +317,7 @@ mod tests {
         // Hashing sends the single client to one instance: back to 3.
         let hash = Deployment::new(2, Balance::Hash, 0).unwrap();
         assert_eq!(
-            replay_deployed(&ts, &rules, &keys, &hash)
+            replay_deployed(&mut Replayer::new(&ts), &rules, &keys, &hash)
                 .unwrap()
                 .allowed_count(),
             3

@@ -16,6 +16,8 @@
 //!
 //! Results depend neither on the number of threads nor on the run.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 
 use super::bank::Bank;
@@ -90,11 +92,86 @@ pub enum ReplayError {
 
 /// Replays time-sorted events `ts` through `rules`.
 pub fn replay(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
-    validate(ts, rules)?;
-    Ok(match shared_keys(rules, ts.len()) {
-        Some(keys) => replay_grouped(ts, rules, &keys),
-        None => replay_sequential(ts, rules),
-    })
+    Replayer::new(ts).replay(rules)
+}
+
+/// Replays several rule sets over the same events. The grouping of events by key
+/// (and their times in that order) is kept from one replay to the next, so the
+/// scenarios of one run, which usually share their key column, group only once.
+#[derive(Debug)]
+pub struct Replayer<'a> {
+    ts: &'a [Millis],
+    grouping: Option<Grouping>,
+}
+
+/// Events grouped by key (a counting sort, so each group stays in time order), with
+/// their times copied into that order so that replaying a key reads memory in sequence.
+#[derive(Debug)]
+struct Grouping {
+    /// The key per event the grouping was built from.
+    keys: Vec<u32>,
+    groups: ClientGroups,
+    /// `ts[groups.rows[i]]` at `i`.
+    ts: Vec<Millis>,
+    /// Runs of groups replayed as one parallel task (see [`chunk_groups`]).
+    chunks: Vec<(usize, usize)>,
+    /// Keys that are replayed (`0..key_count`; the last group is left out).
+    key_count: usize,
+}
+
+impl<'a> Replayer<'a> {
+    /// A replayer over time-sorted events `ts`.
+    pub fn new(ts: &'a [Millis]) -> Self {
+        Replayer { ts, grouping: None }
+    }
+
+    /// How many events there are.
+    pub fn events(&self) -> usize {
+        self.ts.len()
+    }
+
+    /// The events' times.
+    pub fn times(&self) -> &'a [Millis] {
+        self.ts
+    }
+
+    /// Replays the events through `rules`.
+    pub fn replay(&mut self, rules: &[Rule]) -> Result<Replay, ReplayError> {
+        validate(self.ts, rules)?;
+        let ts = self.ts;
+        Ok(match shared_keys(rules, ts.len()) {
+            Some(keys) => replay_grouped(self.grouping(keys, rules), rules),
+            None => replay_sequential(ts, rules),
+        })
+    }
+
+    /// The grouping by `keys` ([`NOT_APPLICABLE`] into one last group, never
+    /// replayed), built unless the previous replay used the same keys.
+    fn grouping(&mut self, keys: Cow<[u32]>, rules: &[Rule]) -> &Grouping {
+        let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
+        let reusable = self
+            .grouping
+            .as_ref()
+            .is_some_and(|g| g.key_count == key_count && g.keys[..] == keys[..]);
+        if !reusable {
+            let pass = key_count as u32;
+            let dense: Vec<u32> = keys
+                .iter()
+                .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
+                .collect();
+            let groups = group_rows(&dense, key_count + 1);
+            let ts = groups.rows.iter().map(|&r| self.ts[r as usize]).collect();
+            let chunks = chunk_groups(&groups, key_count, self.ts.len());
+            self.grouping = Some(Grouping {
+                keys: keys.into_owned(),
+                groups,
+                ts,
+                chunks,
+                key_count,
+            });
+        }
+        self.grouping.as_ref().expect("built above")
+    }
 }
 
 fn validate(ts: &[Millis], rules: &[Rule]) -> Result<(), ReplayError> {
@@ -131,7 +208,10 @@ fn validate(ts: &[Millis], rules: &[Rule]) -> Result<(), ReplayError> {
 
 /// The per-event key shared by every rule that applies, with [`NOT_APPLICABLE`]
 /// where none does; `None` when two rules that apply to one event use different keys.
-fn shared_keys(rules: &[Rule], events: usize) -> Option<Vec<u32>> {
+fn shared_keys<'r>(rules: &[Rule<'r>], events: usize) -> Option<Cow<'r, [u32]>> {
+    if let [rule] = rules {
+        return Some(Cow::Borrowed(rule.keys));
+    }
     let mut shared = vec![NOT_APPLICABLE; events];
     for rule in rules {
         for (slot, &key) in shared.iter_mut().zip(rule.keys) {
@@ -144,7 +224,7 @@ fn shared_keys(rules: &[Rule], events: usize) -> Option<Vec<u32>> {
             *slot = key;
         }
     }
-    Some(shared)
+    Some(Cow::Owned(shared))
 }
 
 /// Output columns under construction.
@@ -178,38 +258,28 @@ impl Columns {
     }
 }
 
-fn replay_grouped(ts: &[Millis], rules: &[Rule], keys: &[u32]) -> Replay {
-    let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
-    // Events no rule applies to go to one extra group, which is never replayed.
-    let pass = key_count as u32;
-    let dense: Vec<u32> = keys
-        .iter()
-        .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
-        .collect();
-    let groups = group_rows(&dense, key_count + 1);
-    let parts: Vec<Columns> = chunk_groups(&groups, key_count, ts.len())
+fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
+    let parts: Vec<Columns> = grouping
+        .chunks
         .par_iter()
-        .map(|&(first, end)| replay_chunk(ts, rules, &groups, first, end))
+        .map(|&(first, end)| replay_chunk(grouping, rules, first, end))
         .collect();
-    scatter(parts, &groups.rows, Columns::new(ts.len(), rules)).finish(rules)
+    let out = Columns::new(grouping.ts.len(), rules);
+    scatter(parts, &grouping.groups.rows, out).finish(rules)
 }
 
 /// Replays the keys of groups `first..end`; results in the order of their rows.
-fn replay_chunk(
-    ts: &[Millis],
-    rules: &[Rule],
-    groups: &ClientGroups,
-    first: usize,
-    end: usize,
-) -> Columns {
-    let base = groups.offsets[first];
-    let rows = &groups.rows[base..groups.offsets[end]];
+fn replay_chunk(grouping: &Grouping, rules: &[Rule], first: usize, end: usize) -> Columns {
+    let offsets = &grouping.groups.offsets;
+    let (base, stop) = (offsets[first], offsets[end]);
+    let rows = &grouping.groups.rows[base..stop];
+    let ts = &grouping.ts[base..stop];
     let mut out = Columns::new(rows.len(), rules);
-    let spans = (first..end).map(|g| groups.offsets[g] - base..groups.offsets[g + 1] - base);
+    let spans = (first..end).map(|g| offsets[g] - base..offsets[g + 1] - base);
     if let [rule] = rules {
         with_algorithm!(&rule.limiter, alg => {
             for span in spans {
-                replay_key(alg, ts, &rows[span.clone()], &mut out, span.start);
+                replay_key(alg, &ts[span.clone()], &mut out, span.start);
             }
         });
         return out;
@@ -218,8 +288,9 @@ fn replay_chunk(
     let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
     for span in spans {
         banks.iter_mut().for_each(Bank::reset);
-        for (at, &row) in rows.iter().enumerate().take(span.end).skip(span.start) {
-            step(&mut banks, rules, ts, row as usize, |_| 0, &mut out, at);
+        for at in span {
+            let row = rows[at] as usize;
+            step(&mut banks, rules, ts[at], row, |_| 0, &mut out, at);
         }
     }
     out
@@ -261,12 +332,11 @@ fn chunk_groups(groups: &ClientGroups, key_count: usize, events: usize) -> Vec<(
     chunks
 }
 
-/// One key through one algorithm (the monomorphised hot loop); results go to
-/// `out[at..at + rows.len()]`.
-fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], rows: &[u32], out: &mut Columns, at: usize) {
+/// One key's times through one algorithm (the monomorphised hot loop); results go
+/// to `out[at..at + ts.len()]`.
+fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], out: &mut Columns, at: usize) {
     let mut state = A::State::default();
-    for (j, &row) in rows.iter().enumerate() {
-        let t = ts[row as usize];
+    for (j, &t) in ts.iter().enumerate() {
         let allowed = alg.allows(&mut state, t);
         out.allowed[at + j] = allowed;
         if allowed {
@@ -284,32 +354,24 @@ fn replay_sequential(ts: &[Millis], rules: &[Rule]) -> Replay {
         .map(|r| Bank::new(&r.limiter, r.key_count))
         .collect();
     let mut out = Columns::new(ts.len(), rules);
-    for row in 0..ts.len() {
-        step(
-            &mut banks,
-            rules,
-            ts,
-            row,
-            |key| key as usize,
-            &mut out,
-            row,
-        );
+    for (row, &t) in ts.iter().enumerate() {
+        step(&mut banks, rules, t, row, |key| key as usize, &mut out, row);
     }
     out.finish(rules)
 }
 
-/// Decides event `row` against every rule (state index from `slot(key)`), then
-/// admits it into every rule that applies if all allowed; results go to `out[at]`.
+/// Decides event `row` (at time `t`) against every rule (state index from
+/// `slot(key)`), then admits it into every rule that applies if all allowed;
+/// results go to `out[at]`.
 fn step(
     banks: &mut [Bank],
     rules: &[Rule],
-    ts: &[Millis],
+    t: Millis,
     row: usize,
     slot: impl Fn(u32) -> usize,
     out: &mut Columns,
     at: usize,
 ) {
-    let t = ts[row];
     let mut allowed = true;
     for (r, (bank, rule)) in banks.iter_mut().zip(rules).enumerate() {
         let key = rule.keys[row];

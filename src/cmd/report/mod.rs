@@ -16,7 +16,7 @@ use crate::ingest;
 use crate::options::{self, AlgoChoice, ReportSettings};
 use crate::output::{self, escape};
 use crate::policy::CheckedRule;
-use crate::simulate::Deployment;
+use crate::simulate::{Deployment, Replayer};
 use gates::GateResult;
 
 /// Everything a report shows.
@@ -59,7 +59,8 @@ pub fn compute(settings: &ReportSettings) -> anyhow::Result<ReportRun> {
     };
     let keys = &settings.analyze.ingest.keys;
     let table = &analysis.ingested.table;
-    let replay = |algo| -> anyhow::Result<Vec<ScenarioResult>> {
+    let mut replayer = Replayer::new(&table.ts);
+    let mut replay = |algo| -> anyhow::Result<Vec<ScenarioResult>> {
         let scenarios = plan::policy(
             &AlgoOptions {
                 algo,
@@ -72,7 +73,7 @@ pub fn compute(settings: &ReportSettings) -> anyhow::Result<ReportRun> {
         scenarios
             .iter()
             .map(|s| {
-                execute::run_scenario(table, &table.ts, s, &Deployment::single(), settings.top)
+                execute::run_scenario(table, &mut replayer, s, &Deployment::single(), settings.top)
                     .map_err(Into::into)
             })
             .collect()

@@ -1,14 +1,16 @@
 //! Running a scenario over the event table: which rules apply to which request,
 //! the replay (with the deployment), and the summaries per rule and overall.
 
+use std::borrow::Cow;
+
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
 use crate::events::{EventTable, Id};
 use crate::simulate::{
-    Deployment, NOT_APPLICABLE, Replay, ReplayError, Rule, Summary, Totals, Traffic, deploy,
-    summarize, totals,
+    Deployment, NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, Summary, Totals, Traffic,
+    deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -41,7 +43,7 @@ pub struct ScenarioResult {
 
 /// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
 /// method or route does not match (or the key has no value).
-pub fn key_column(table: &EventTable, rule: &PlannedRule) -> Vec<u32> {
+pub fn key_column<'a>(table: &'a EventTable, rule: &PlannedRule) -> Cow<'a, [u32]> {
     let method_ok: Vec<bool> = table
         .methods
         .names()
@@ -60,9 +62,9 @@ pub fn key_column(table: &EventTable, rule: &PlannedRule) -> Vec<u32> {
         KeyRef::Extra(i) => &table.extra_keys[i].ids,
     };
     if method_ok.iter().all(|&ok| ok) && route_ok.iter().all(|&ok| ok) {
-        return ids.to_vec(); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
+        return Cow::Borrowed(ids); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
     }
-    (0..table.len())
+    let column = (0..table.len())
         .into_par_iter()
         .map(|i| {
             if method_ok[table.method[i] as usize] && route_ok[table.path[i] as usize] {
@@ -71,7 +73,8 @@ pub fn key_column(table: &EventTable, rule: &PlannedRule) -> Vec<u32> {
                 NOT_APPLICABLE
             }
         })
-        .collect()
+        .collect();
+    Cow::Owned(column)
 }
 
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
@@ -81,15 +84,16 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// Replays one scenario over `table`, with times `ts` (the table's, or compressed).
+/// Replays one scenario over `table`, with the times of `replayer` (the table's,
+/// or compressed).
 pub fn run_scenario(
     table: &EventTable,
-    ts: &[Millis],
+    replayer: &mut Replayer,
     scenario: &Scenario,
     deployment: &Deployment,
     top: usize,
 ) -> Result<ScenarioResult, ReplayError> {
-    let columns: Vec<Vec<u32>> = scenario
+    let columns: Vec<Cow<[u32]>> = scenario
         .rules
         .iter()
         .map(|r| key_column(table, r))
@@ -104,9 +108,9 @@ pub fn run_scenario(
             key_count: key_count(table, r.key),
         })
         .collect();
-    let replay: Replay = deploy::replay_deployed(ts, &rules, &table.client, deployment)?;
+    let replay: Replay = deploy::replay_deployed(replayer, &rules, &table.client, deployment)?;
     let traffic = Traffic {
-        ts,
+        ts: replayer.times(),
         ..Traffic::of(table)
     };
     let rule_results: Vec<RuleResult> = scenario

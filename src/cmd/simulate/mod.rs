@@ -20,7 +20,8 @@ use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
-use crate::simulate::deploy;
+use crate::simulate::{Replayer, deploy};
+use crate::units::Millis;
 use compare::Comparison;
 use execute::ScenarioResult;
 use plan::Scenario;
@@ -142,8 +143,15 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
 pub struct Replayed {
     pub results: Vec<ScenarioResult>,
     pub comparisons: Vec<Comparison>,
-    /// The times the limiters saw (compressed with `--what-if-scale`).
-    pub ts: Vec<i64>,
+    /// The times the limiters saw, when `--what-if-scale` compressed them.
+    pub scaled_ts: Option<Vec<Millis>>,
+}
+
+impl Replayed {
+    /// The times the limiters saw: the table's, or the compressed ones.
+    pub fn times<'a>(&'a self, table: &'a EventTable) -> &'a [Millis] {
+        self.scaled_ts.as_deref().unwrap_or(&table.ts)
+    }
 }
 
 /// Replays every scenario over `table` with the deployment and scale of `settings`.
@@ -152,13 +160,14 @@ pub fn replay_scenarios(
     scenarios: &[Scenario],
     settings: &SimulateSettings,
 ) -> anyhow::Result<Replayed> {
-    let ts = match settings.scale {
-        Some(x) => deploy::compress_time(&table.ts, x)?,
-        None => table.ts.clone(),
+    let scaled_ts = match settings.scale {
+        Some(x) => Some(deploy::compress_time(&table.ts, x)?),
+        None => None,
     };
+    let mut replayer = Replayer::new(scaled_ts.as_deref().unwrap_or(&table.ts));
     let results = scenarios
         .iter()
-        .map(|s| execute::run_scenario(table, &ts, s, &settings.deployment, settings.top))
+        .map(|s| execute::run_scenario(table, &mut replayer, s, &settings.deployment, settings.top))
         .collect::<Result<Vec<_>, _>>()?;
     let comparisons = if settings.compare_logged {
         results
@@ -171,7 +180,7 @@ pub fn replay_scenarios(
     Ok(Replayed {
         results,
         comparisons,
-        ts,
+        scaled_ts,
     })
 }
 
@@ -196,8 +205,13 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         )
     })?;
     if let Some(path) = &settings.decisions {
-        decisions::write(path, &run.table, &run.replayed.ts, &run.replayed.results)
-            .with_context(|| format!("cannot write decisions to {}", path.display()))?;
+        decisions::write(
+            path,
+            &run.table,
+            run.replayed.times(&run.table),
+            &run.replayed.results,
+        )
+        .with_context(|| format!("cannot write decisions to {}", path.display()))?;
     }
     Ok(Outcome::Success)
 }

@@ -197,3 +197,37 @@ fn results_do_not_depend_on_the_number_of_threads() {
     let two = pool(2).install(|| replay(&ts, &rules).unwrap());
     assert_eq!(one, two);
 }
+
+#[test]
+fn a_replayer_reuses_its_grouping_only_for_the_same_keys() {
+    // One replayer through rule sets whose keys change, come back, and keep their
+    // values under a larger key count: each replay must equal a fresh one.
+    let (ts, client, endpoint) = workload(20_000, 300);
+    let login: Vec<u32> = client
+        .iter()
+        .zip(&endpoint)
+        .map(|(&c, &e)| if e == 0 { c } else { NA })
+        .collect();
+    let sets: Vec<Vec<Rule>> = vec![
+        vec![rule("fixed-window", "5/1s", &client, 300)],
+        vec![rule("token-bucket", "5/1s", &client, 300)],
+        vec![rule("gcra", "5/1s", &login, 300)],
+        vec![rule("sliding-log", "5/1s", &endpoint, 3)],
+        vec![rule("gcra", "5/1s", &client, 400)],
+        vec![
+            rule("sliding-counter", "9/1s", &client, 300),
+            rule("leaky-bucket", "3r/s", &login, 300),
+        ],
+        vec![rule("fixed-window", "5/1s", &client, 300)],
+    ];
+    let mut replayer = Replayer::new(&ts);
+    for (i, rules) in sets.iter().enumerate() {
+        let reused = replayer.replay(rules).unwrap();
+        assert_eq!(reused, replay(&ts, rules).unwrap(), "rule set {i}");
+        assert_eq!(
+            reused,
+            replay_in_time_order(&ts, rules).unwrap(),
+            "rule set {i}: sequential"
+        );
+    }
+}
