@@ -8,9 +8,10 @@
 //!
 //! Two paths, one result:
 //! - when, for every event, all rules that apply use the same key (one rule, or
-//!   rules sharing a key column), keys are independent: events are grouped per key
-//!   (a counting sort keeping time order) and keys are replayed in parallel with
-//!   rayon, each key's state living on the stack of its worker;
+//!   up to 64 rules sharing a key column), keys are independent: events are
+//!   grouped per key (a counting sort keeping time order, kept by a [`Replayer`]
+//!   for the next replay over the same keys) and keys are replayed in parallel
+//!   with rayon, each key's state living on the stack of its worker;
 //! - otherwise events are replayed one by one in time order with a dense `Vec` of
 //!   states per rule.
 //!
@@ -28,6 +29,10 @@ use crate::units::Millis;
 
 /// Key value meaning "this rule does not apply to this request".
 pub const NOT_APPLICABLE: u32 = u32::MAX;
+
+/// The most rules the grouped path takes (one bit each per event); more take
+/// the sequential path.
+const MAX_GROUPED_RULES: usize = 64;
 
 /// Events per parallel task, at least; small enough to balance, large enough to amortise.
 const MIN_CHUNK_EVENTS: usize = 16_384;
@@ -139,7 +144,10 @@ impl<'a> Replayer<'a> {
     pub fn replay(&mut self, rules: &[Rule]) -> Result<Replay, ReplayError> {
         validate(self.ts, rules)?;
         let ts = self.ts;
-        Ok(match shared_keys(rules, ts.len()) {
+        let keys = (rules.len() <= MAX_GROUPED_RULES)
+            .then(|| shared_keys(rules, ts.len()))
+            .flatten();
+        Ok(match keys {
             Some(keys) => replay_grouped(self.grouping(keys, rules), rules),
             None => replay_sequential(ts, rules),
         })
@@ -259,59 +267,99 @@ impl Columns {
 }
 
 fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
+    let applies = (rules.len() > 1).then(|| rules_applying(grouping, rules));
     let parts: Vec<Columns> = grouping
         .chunks
         .par_iter()
-        .map(|&(first, end)| replay_chunk(grouping, rules, first, end))
+        .map(|&(first, end)| replay_chunk(grouping, rules, applies.as_deref(), first, end))
         .collect();
     let out = Columns::new(grouping.ts.len(), rules);
     scatter(parts, &grouping.groups.rows, out).finish(rules)
 }
 
+/// Per event in group order, a bit per rule that applies to it (at most
+/// [`MAX_GROUPED_RULES`] rules): built in event order, where the rules' key
+/// columns are read in sequence, then moved into group order with one gather.
+fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
+    let mut mask = vec![0u64; grouping.ts.len()];
+    for (r, rule) in rules.iter().enumerate() {
+        mask.par_iter_mut()
+            .zip(rule.keys.par_iter())
+            .for_each(|(m, &key)| *m |= u64::from(key != NOT_APPLICABLE) << r);
+    }
+    grouping
+        .groups
+        .rows
+        .par_iter()
+        .map(|&row| mask[row as usize])
+        .collect()
+}
+
 /// Replays the keys of groups `first..end`; results in the order of their rows.
-fn replay_chunk(grouping: &Grouping, rules: &[Rule], first: usize, end: usize) -> Columns {
+/// With several rules, `applies` tells which apply to each event (group order).
+fn replay_chunk(
+    grouping: &Grouping,
+    rules: &[Rule],
+    applies: Option<&[u64]>,
+    first: usize,
+    end: usize,
+) -> Columns {
     let offsets = &grouping.groups.offsets;
     let (base, stop) = (offsets[first], offsets[end]);
-    let rows = &grouping.groups.rows[base..stop];
     let ts = &grouping.ts[base..stop];
-    let mut out = Columns::new(rows.len(), rules);
+    let mut out = Columns::new(stop - base, rules);
     let spans = (first..end).map(|g| offsets[g] - base..offsets[g + 1] - base);
-    if let [rule] = rules {
-        with_algorithm!(&rule.limiter, alg => {
+    let (Some(applies), [_, _, ..]) = (applies, rules) else {
+        with_algorithm!(&rules[0].limiter, alg => {
             for span in spans {
                 replay_key(alg, &ts[span.clone()], &mut out, span.start);
             }
         });
         return out;
-    }
+    };
     // Every rule that applies to an event of this key uses this key: one state each.
+    let applies = &applies[base..stop];
     let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
     for span in spans {
         banks.iter_mut().for_each(Bank::reset);
         for at in span {
-            let row = rows[at] as usize;
-            step(&mut banks, rules, ts[at], row, |_| 0, &mut out, at);
+            let mask = applies[at];
+            let slot = |r: usize| (mask >> r & 1 == 1).then_some(0);
+            step(&mut banks, ts[at], slot, &mut out, at);
         }
     }
     out
 }
 
-/// Moves chunk results (in the order of `rows`) to their events' positions in `out`.
+/// Moves chunk results (in the order of `rows`) to their events' positions in
+/// `out`, one column at a time (so the writes stay within one column's memory),
+/// the columns side by side.
 fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
+    let rule_columns = out.rule_allowed.par_iter_mut().enumerate();
+    rayon::join(
+        || place(&mut out.allowed, rows, parts.iter().map(|p| &p.allowed[..])),
+        || {
+            rule_columns.for_each(|(r, column)| {
+                place(column, rows, parts.iter().map(|p| &p.rule_allowed[r][..]));
+            });
+            if let Some(to) = &mut out.delay_ms {
+                let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
+                place(to, rows, from);
+            }
+        },
+    );
+    out
+}
+
+/// Writes the values of `pieces`, one after another, to `to[rows[i]]`.
+fn place<'p, T: Copy + 'p>(to: &mut [T], rows: &[u32], pieces: impl Iterator<Item = &'p [T]>) {
     let mut rows = rows.iter();
-    for part in parts {
-        for (j, &row) in rows.by_ref().take(part.allowed.len()).enumerate() {
-            let row = row as usize;
-            out.allowed[row] = part.allowed[j];
-            for (column, from) in out.rule_allowed.iter_mut().zip(&part.rule_allowed) {
-                column[row] = from[j];
-            }
-            if let (Some(to), Some(from)) = (&mut out.delay_ms, &part.delay_ms) {
-                to[row] = from[j];
-            }
+    for piece in pieces {
+        // The piece first: zip then stops without taking a row from the next piece.
+        for (&value, &row) in piece.iter().zip(rows.by_ref()) {
+            to[row as usize] = value;
         }
     }
-    out
 }
 
 /// Splits groups `0..key_count` into consecutive runs of at least
@@ -355,28 +403,29 @@ fn replay_sequential(ts: &[Millis], rules: &[Rule]) -> Replay {
         .collect();
     let mut out = Columns::new(ts.len(), rules);
     for (row, &t) in ts.iter().enumerate() {
-        step(&mut banks, rules, t, row, |key| key as usize, &mut out, row);
+        let slot = |r: usize| {
+            let key = rules[r].keys[row];
+            (key != NOT_APPLICABLE).then_some(key as usize)
+        };
+        step(&mut banks, t, slot, &mut out, row);
     }
     out.finish(rules)
 }
 
-/// Decides event `row` (at time `t`) against every rule (state index from
-/// `slot(key)`), then admits it into every rule that applies if all allowed;
-/// results go to `out[at]`.
+/// Decides an event at time `t` against every rule that applies to it
+/// (`slot(r)`: the index of its state in rule `r`'s bank, or `None`), then
+/// admits it into each of them if all allowed; results go to `out[at]`.
 fn step(
     banks: &mut [Bank],
-    rules: &[Rule],
     t: Millis,
-    row: usize,
-    slot: impl Fn(u32) -> usize,
+    slot: impl Fn(usize) -> Option<usize>,
     out: &mut Columns,
     at: usize,
 ) {
     let mut allowed = true;
-    for (r, (bank, rule)) in banks.iter_mut().zip(rules).enumerate() {
-        let key = rule.keys[row];
-        if key != NOT_APPLICABLE {
-            let verdict = bank.allows(slot(key), t);
+    for (r, bank) in banks.iter_mut().enumerate() {
+        if let Some(slot) = slot(r) {
+            let verdict = bank.allows(slot, t);
             allowed &= verdict;
             if let Some(column) = out.rule_allowed.get_mut(r) {
                 column[at] = verdict;
@@ -388,10 +437,9 @@ fn step(
         return;
     }
     let mut delay = 0;
-    for (bank, rule) in banks.iter_mut().zip(rules) {
-        let key = rule.keys[row];
-        if key != NOT_APPLICABLE {
-            delay = delay.max(bank.record(slot(key), t));
+    for (r, bank) in banks.iter_mut().enumerate() {
+        if let Some(slot) = slot(r) {
+            delay = delay.max(bank.record(slot, t));
         }
     }
     if let Some(delays) = &mut out.delay_ms {

@@ -10,13 +10,13 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::cmd::analyze::{self, AnalyzeRun};
-use crate::cmd::simulate::execute::{self, ScenarioResult};
+use crate::cmd::simulate::execute::{ScenarioResult, ScenarioRunner};
 use crate::cmd::simulate::plan::{self, AlgoOptions};
 use crate::ingest;
 use crate::options::{self, AlgoChoice, ReportSettings};
 use crate::output::{self, escape};
 use crate::policy::CheckedRule;
-use crate::simulate::{Deployment, Replayer};
+use crate::simulate::Deployment;
 use gates::GateResult;
 
 /// Everything a report shows.
@@ -59,7 +59,7 @@ pub fn compute(settings: &ReportSettings) -> anyhow::Result<ReportRun> {
     };
     let keys = &settings.analyze.ingest.keys;
     let table = &analysis.ingested.table;
-    let mut replayer = Replayer::new(&table.ts);
+    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), settings.top);
     let mut replay = |algo| -> anyhow::Result<Vec<ScenarioResult>> {
         let scenarios = plan::policy(
             &AlgoOptions {
@@ -72,10 +72,7 @@ pub fn compute(settings: &ReportSettings) -> anyhow::Result<ReportRun> {
         )?;
         scenarios
             .iter()
-            .map(|s| {
-                execute::run_scenario(table, &mut replayer, s, &Deployment::single(), settings.top)
-                    .map_err(Into::into)
-            })
+            .map(|s| runner.run(s).map_err(Into::into))
             .collect()
     };
     let policy = replay(AlgoChoice::Default)?

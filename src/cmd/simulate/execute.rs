@@ -2,6 +2,7 @@
 //! the replay (with the deployment), and the summaries per rule and overall.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -41,40 +42,89 @@ pub struct ScenarioResult {
     pub allowed: Vec<bool>,
 }
 
-/// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
-/// method or route does not match (or the key has no value).
-pub fn key_column<'a>(table: &'a EventTable, rule: &PlannedRule) -> Cow<'a, [u32]> {
-    let method_ok: Vec<bool> = table
-        .methods
-        .names()
-        .map(|m| {
-            rule.method
-                .as_deref()
-                .is_none_or(|want| want.eq_ignore_ascii_case(m))
-        })
-        .collect();
-    let route_ok: Vec<bool> = match &rule.route {
-        Some(re) => table.paths.names().map(|p| re.is_match(p)).collect(),
-        None => vec![true; table.paths.len()],
-    };
-    let ids: &[Id] = match rule.key {
-        KeyRef::Primary => &table.client,
-        KeyRef::Extra(i) => &table.extra_keys[i].ids,
-    };
-    if method_ok.iter().all(|&ok| ok) && route_ok.iter().all(|&ok| ok) {
-        return Cow::Borrowed(ids); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
+/// Runs scenarios over one table, sharing what they have in common: the grouping
+/// of events by key (in the [`Replayer`]) and which paths each route matches.
+#[derive(Debug)]
+pub struct ScenarioRunner<'a> {
+    table: &'a EventTable,
+    replayer: Replayer<'a>,
+    deployment: Deployment,
+    top: usize,
+    /// Per route regex, whether each interned path matches it.
+    route_matches: HashMap<String, Vec<bool>>,
+}
+
+impl<'a> ScenarioRunner<'a> {
+    /// A runner over `table` with times `ts` (the table's, or compressed), listing
+    /// the `top` most rejected clients.
+    pub fn new(
+        table: &'a EventTable,
+        ts: &'a [Millis],
+        deployment: Deployment,
+        top: usize,
+    ) -> Self {
+        ScenarioRunner {
+            table,
+            replayer: Replayer::new(ts),
+            deployment,
+            top,
+            route_matches: HashMap::new(),
+        }
     }
-    let column = (0..table.len())
-        .into_par_iter()
-        .map(|i| {
-            if method_ok[table.method[i] as usize] && route_ok[table.path[i] as usize] {
-                ids[i] // NO_KEY is NOT_APPLICABLE
-            } else {
-                NOT_APPLICABLE
-            }
-        })
-        .collect();
-    Cow::Owned(column)
+
+    /// Replays one scenario.
+    pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
+        let columns: Vec<Cow<[u32]>> = scenario.rules.iter().map(|r| self.key_column(r)).collect();
+        run_scenario(
+            self.table,
+            &mut self.replayer,
+            scenario,
+            &columns,
+            &self.deployment,
+            self.top,
+        )
+    }
+
+    /// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
+    /// method or route does not match (or the key has no value).
+    fn key_column(&mut self, rule: &PlannedRule) -> Cow<'a, [u32]> {
+        let table = self.table;
+        let method_ok: Vec<bool> = table
+            .methods
+            .names()
+            .map(|m| {
+                rule.method
+                    .as_deref()
+                    .is_none_or(|want| want.eq_ignore_ascii_case(m))
+            })
+            .collect();
+        let route_ok: &[bool] = match &rule.route {
+            Some(re) => self
+                .route_matches
+                .entry(re.as_str().to_owned())
+                .or_insert_with(|| table.paths.names().map(|p| re.is_match(p)).collect()),
+            None => &[],
+        };
+        let ids: &'a [Id] = match rule.key {
+            KeyRef::Primary => &table.client,
+            KeyRef::Extra(i) => &table.extra_keys[i].ids,
+        };
+        if method_ok.iter().all(|&ok| ok) && route_ok.iter().all(|&ok| ok) {
+            return Cow::Borrowed(ids); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
+        }
+        let column = (0..table.len())
+            .into_par_iter()
+            .map(|i| {
+                let route = route_ok.is_empty() || route_ok[table.path[i] as usize];
+                if method_ok[table.method[i] as usize] && route {
+                    ids[i] // NO_KEY is NOT_APPLICABLE
+                } else {
+                    NOT_APPLICABLE
+                }
+            })
+            .collect();
+        Cow::Owned(column)
+    }
 }
 
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
@@ -84,24 +134,19 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// Replays one scenario over `table`, with the times of `replayer` (the table's,
-/// or compressed).
-pub fn run_scenario(
+/// Replays one scenario over `table` with its rules' key `columns`.
+fn run_scenario(
     table: &EventTable,
     replayer: &mut Replayer,
     scenario: &Scenario,
+    columns: &[Cow<[u32]>],
     deployment: &Deployment,
     top: usize,
 ) -> Result<ScenarioResult, ReplayError> {
-    let columns: Vec<Cow<[u32]>> = scenario
-        .rules
-        .iter()
-        .map(|r| key_column(table, r))
-        .collect();
     let rules: Vec<Rule> = scenario
         .rules
         .iter()
-        .zip(&columns)
+        .zip(columns)
         .map(|(r, keys)| Rule {
             limiter: r.limiter.clone(),
             keys,
@@ -134,7 +179,7 @@ pub fn run_scenario(
         })
         .collect();
     // One rule deciding every request: its totals are the scenario's.
-    let reuse = match (&rule_results[..], &replay.rule_allowed[..], &columns[..]) {
+    let reuse = match (&rule_results[..], &replay.rule_allowed[..], columns) {
         ([only], [verdicts], [keys]) => (*verdicts == replay.allowed
             && !keys.contains(&NOT_APPLICABLE))
         .then(|| only.summary.totals.clone()),

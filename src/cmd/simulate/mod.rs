@@ -20,10 +20,10 @@ use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
-use crate::simulate::{Replayer, deploy};
+use crate::simulate::deploy;
 use crate::units::Millis;
 use compare::Comparison;
-use execute::ScenarioResult;
+use execute::{ScenarioResult, ScenarioRunner};
 use plan::Scenario;
 
 /// Everything a simulation produced.
@@ -164,10 +164,11 @@ pub fn replay_scenarios(
         Some(x) => Some(deploy::compress_time(&table.ts, x)?),
         None => None,
     };
-    let mut replayer = Replayer::new(scaled_ts.as_deref().unwrap_or(&table.ts));
+    let ts = scaled_ts.as_deref().unwrap_or(&table.ts);
+    let mut runner = ScenarioRunner::new(table, ts, settings.deployment, settings.top);
     let results = scenarios
         .iter()
-        .map(|s| execute::run_scenario(table, &mut replayer, s, &settings.deployment, settings.top))
+        .map(|s| runner.run(s))
         .collect::<Result<Vec<_>, _>>()?;
     let comparisons = if settings.compare_logged {
         results
