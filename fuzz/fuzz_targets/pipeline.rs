@@ -1,8 +1,8 @@
 //! Fuzz target: the whole ingestion pipeline on a file (`rlctl::ingest::ingest`):
 //! compression detection (plain, gzip, zstd), format detection, line splitting,
-//! parallel chunk parsing and the merge. The first byte picks the format and
-//! `--strict`; the rest is the file. Any bytes: no panic, and an `Ok` result
-//! accounts for every line and is sorted by time.
+//! parallel chunk parsing and the merge. The first byte picks the format,
+//! `--strict` and whether paths are kept; the rest is the file. Any bytes: no
+//! panic, and an `Ok` result accounts for every line and is sorted by time.
 
 #![no_main]
 
@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
         routes: Vec::new(),
         strict: config & 4 != 0,
         progress: false,
+        paths: config & 8 != 0,
     };
     let Ok(ingested) = ingest(&settings) else {
         return; // truncated compression, undetectable format, --strict: errors, not panics

@@ -29,7 +29,11 @@ pub fn expected_lines(data: &[u8]) -> u64 {
 /// fresh parser and a split into two chunks at a line boundary give the same
 /// events and counts (parsers keep caches, chunks are parsed in any order).
 pub fn check_chunk(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
-    let ctx = ChunkContext { keys, routes: &[] };
+    let ctx = ChunkContext {
+        keys,
+        routes: &[],
+        paths: true,
+    };
     let whole = parse_chunk(data, 1, parser, &ctx);
     check_accounting(data, 1, &whole, keys);
 

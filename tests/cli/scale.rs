@@ -11,6 +11,8 @@
 //! `.ci/run` installs them), else `python3`. Without an engine a test prints
 //! `SKIPPED ...` and passes, unless `RLCTL_REQUIRE_ENGINES` is set (CI).
 
+mod dialects;
+
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
@@ -101,7 +103,8 @@ fn engine(module: &str, needs_java: bool) -> Option<PathBuf> {
 }
 
 /// Prints the queries of `rlctl sql` as JSON into `dir/name.json` and runs them
-/// with the engine; `extra` goes to run_queries.py (views, --csv).
+/// with the engine; `extra` goes to run_queries.py (views, --csv, --from-dialect),
+/// except `--parse-only`, which has sqlglot parse the queries instead.
 fn run_engine(py: &Path, dir: &Path, name: &str, sql_args: &[&str], extra: &[&str]) -> PathBuf {
     let queries = dir.join(format!("{name}.json"));
     let mut args = vec!["sql", "--format", "json"];
@@ -110,14 +113,21 @@ fn run_engine(py: &Path, dir: &Path, name: &str, sql_args: &[&str], extra: &[&st
     let out = dir.join(name);
     let engine = if sql_args.contains(&"spark") {
         "spark"
+    } else if extra.contains(&"--parse-only") {
+        "sqlglot"
     } else {
         "duckdb"
     };
+    let extra: Vec<&str> = extra
+        .iter()
+        .copied()
+        .filter(|&a| a != "--parse-only")
+        .collect();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/run_queries.py");
     let result = Process::new(py)
         .args([script, "--engine", engine, "--queries", s(&queries)])
         .args(["--out", s(&out)])
-        .args(extra)
+        .args(&extra)
         .current_dir(dir)
         .output()
         .unwrap();
@@ -292,6 +302,63 @@ fn duckdb_over_converted_events_gives_the_same_report() {
     assert_same_figures(&raw, &from_file);
 }
 
+/// Route rules of the raw-log round trips.
+const ROUTES: [&str; 4] = [
+    "--route",
+    "^/api/search=search",
+    "--route",
+    r"^/static/.*\.js$=scripts",
+];
+
+/// Window and endpoint count of the raw-log round trips.
+const SHAPE: [&str; 4] = ["--window", "10s", "--endpoints", "100"];
+
+/// A generated log in `dir` with the [`TRICKY`] requests appended, and its analysis.
+fn tricky_log(dir: &Path) -> (PathBuf, Value) {
+    let log = generated_log(dir, "60", "5m", "9");
+    let mut text = std::fs::read_to_string(&log).unwrap();
+    text.push_str(TRICKY);
+    std::fs::write(&log, text).unwrap();
+    let analyze = ["analyze", "-q", "--format", "json", s(&log)];
+    let raw = json(&[&analyze[..], &ROUTES[..], &SHAPE[..]].concat());
+    (log, raw)
+}
+
+/// `rlctl analyze --from-sql-result DIR` with the raw-log round trips' shape.
+fn from_sql_result(result: &Path) -> Value {
+    let analyze = [
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(result),
+    ];
+    json(&[&analyze[..], &SHAPE[..]].concat())
+}
+
+/// `rlctl sql` arguments for the raw-log view of run_queries.py (`--raw-log`).
+fn raw_log_sql(dialect: &str) -> Vec<&str> {
+    vec![
+        "--dialect",
+        dialect,
+        "--table",
+        "raw_log",
+        "--time",
+        "ts",
+        "--time-unit",
+        "timestamp",
+        "--client",
+        "ip",
+        "--path",
+        "target",
+        "--method",
+        "method",
+        "--status",
+        "status",
+    ]
+}
+
 /// Requests whose endpoints exercise every normalisation rule.
 const TRICKY: &str = r#"10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /blob/deadbeefcafe0123456789 HTTP/1.1" 200 5 "-" "ua"
 10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /t/AbCdEfGhIjKlMnOp12345_-x?x=1 HTTP/1.1" 200 5 "-" "ua"
@@ -313,68 +380,15 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let log = generated_log(d, "60", "5m", "9");
-    let mut text = std::fs::read_to_string(&log).unwrap();
-    text.push_str(TRICKY);
-    std::fs::write(&log, text).unwrap();
-    let routes = [
-        "--route",
-        "^/api/search=search",
-        "--route",
-        r"^/static/.*\.js$=scripts",
-    ];
-    let shape = ["--window", "10s", "--endpoints", "100"];
-    let raw = json(
-        &[
-            &["analyze", "-q", "--format", "json", s(&log)],
-            &routes[..],
-            &shape[..],
-        ]
-        .concat(),
-    );
+    let (log, raw) = tricky_log(d);
     let result = run_engine(
         &py,
         d,
         "raw",
-        &[
-            &[
-                "--dialect",
-                "duckdb",
-                "--table",
-                "raw_log",
-                "--time",
-                "ts",
-                "--time-unit",
-                "timestamp",
-                "--client",
-                "ip",
-                "--path",
-                "target",
-                "--method",
-                "method",
-                "--status",
-                "status",
-            ][..],
-            &routes[..],
-            &shape[..],
-        ]
-        .concat(),
+        &[&raw_log_sql("duckdb")[..], &ROUTES[..], &SHAPE[..]].concat(),
         &["--raw-log", &format!("raw_log={}", s(&log))],
     );
-    let from_sql = json(
-        &[
-            &[
-                "analyze",
-                "-q",
-                "--format",
-                "json",
-                "--from-sql-result",
-                s(&result),
-            ][..],
-            &shape[..],
-        ]
-        .concat(),
-    );
+    let from_sql = from_sql_result(&result);
     assert_same_figures(&raw, &from_sql);
     let endpoints: Vec<&str> = raw["endpoints"]
         .as_array()

@@ -12,6 +12,11 @@ Used by tests/cli/scale.rs; runnable by hand too:
 columns ts (TIMESTAMP), ip, method, target, status, parsed with the engine's
 own regular expressions (DuckDB only: a lake table as the user would have it;
 a request line of `-` has no method, as in rlctl's parser).
+--from-dialect trino|bigquery (DuckDB only) first translates the queries from
+that dialect with sqlglot, whose parser for the dialect must accept them: the
+check available here for engines that do not run on one machine. --engine
+sqlglot --from-dialect D only parses the queries as dialect D (for ClickHouse,
+whose functions sqlglot does not translate to DuckDB) and writes nothing.
 DuckDB writes NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
 directories of part files, as df.write.parquet does. Prints one line per query
 with its time and rows.
@@ -84,6 +89,27 @@ def spark_engine(views, raw_logs, csv):
     return run, spark.stop
 
 
+def translated(query, dialect):
+    """The query parsed as `dialect` by sqlglot (which fails on what that
+    dialect's grammar does not accept) and written for DuckDB."""
+    import sqlglot
+
+    sql = query["sql"]
+    (sql,) = sqlglot.transpile(
+        sql, read=dialect, write="duckdb", unsupported_level=sqlglot.ErrorLevel.RAISE
+    )
+    return {**query, "sql": sql}
+
+
+def parse_only(queries, dialect):
+    """Fails unless sqlglot's parser for `dialect` accepts every query."""
+    import sqlglot
+
+    for q in queries:
+        (tree,) = sqlglot.parse(q["sql"], read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
+        print(f"sqlglot: {q['name']}: parses as {dialect} ({type(tree).__name__})")
+
+
 def pairs(values):
     out = []
     for v in values or []:
@@ -94,15 +120,23 @@ def pairs(values):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", choices=["duckdb", "spark"], required=True)
+    parser.add_argument("--engine", choices=["duckdb", "spark", "sqlglot"], required=True)
     parser.add_argument("--queries", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--view", action="append")
     parser.add_argument("--raw-log", action="append")
     parser.add_argument("--csv", action="store_true")
+    parser.add_argument("--from-dialect")
     args = parser.parse_args()
     with open(args.queries) as f:
         queries = json.load(f)["queries"]
+    if args.engine == "sqlglot":
+        parse_only(queries, args.from_dialect)
+        return
+    if args.from_dialect:
+        if args.engine != "duckdb":
+            sys.exit("--from-dialect is for DuckDB only")
+        queries = [translated(q, args.from_dialect) for q in queries]
     os.makedirs(args.out, exist_ok=True)
     engine = duckdb_engine if args.engine == "duckdb" else spark_engine
     started = time.time()
