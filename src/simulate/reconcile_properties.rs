@@ -9,7 +9,7 @@ use proptest::prelude::*;
 
 use super::leaky_bucket::LeakyBucket;
 use super::test_util::decisions;
-use super::{AlgorithmKind, AlgorithmSpec, Delay, Rule, Traffic, replay, summarize};
+use super::{AlgorithmKind, AlgorithmSpec, Delay, Replayer, Rule, Traffic, replay, summarize};
 use crate::events::Interner;
 use crate::units::{Limit, Millis, Window};
 
@@ -65,10 +65,16 @@ proptest! {
         let endpoint: Vec<u32> = events.iter().map(|e| e.2).collect();
         let (client_names, endpoint_names) = (names("c", 6), names("/e", 3));
         let rules = [Rule { limiter: limiter.clone(), keys: &client, key_count: 6 }];
-        let out = replay(&ts, &rules).unwrap();
+        let mut replayer = Replayer::new(&ts);
+        let out = replayer.replay(&rules).unwrap();
         prop_assert_eq!(out.allowed.len(), ts.len());
-        let traffic = Traffic { ts: &ts, client: &client, endpoint: &endpoint, client_names: &client_names, endpoint_names: &endpoint_names };
+        let traffic = Traffic { ts: &ts, client: &client, endpoint: &endpoint, client_names: &client_names, endpoint_names: &endpoint_names, by_client: None };
         let s = summarize(&spec, &limiter, &traffic, &out.allowed, out.delay_ms.as_deref(), usize::MAX);
+        // Client by client (the replay's grouping), the summary is the same.
+        let grouped = Traffic { by_client: replayer.grouped_by(&client), ..traffic };
+        prop_assert!(grouped.by_client.is_some());
+        let s2 = summarize(&spec, &limiter, &grouped, &out.allowed, out.delay_ms.as_deref(), usize::MAX);
+        prop_assert_eq!(&s, &s2);
         let t = &s.totals;
         prop_assert_eq!(t.requests, ts.len() as u64);
         prop_assert_eq!(t.allowed + t.rejected, t.requests);

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use super::bank::Bank;
 use super::spec::with_algorithm;
+use super::summary::ByClient;
 use super::{Algorithm, Limiter};
 use crate::events::{ClientGroups, group_rows};
 use crate::units::Millis;
@@ -138,6 +139,16 @@ impl<'a> Replayer<'a> {
     /// The events' times.
     pub fn times(&self) -> &'a [Millis] {
         self.ts
+    }
+
+    /// The events grouped by `keys`, when the last replay grouped them by exactly
+    /// these keys (a summary then reads each key's events in sequence).
+    pub fn grouped_by(&self, keys: &[u32]) -> Option<ByClient<'_>> {
+        let grouping = self.grouping.as_ref()?;
+        (grouping.keys[..] == keys[..]).then_some(ByClient {
+            groups: &grouping.groups,
+            ts: &grouping.ts,
+        })
     }
 
     /// Replays the events through `rules`.

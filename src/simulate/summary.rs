@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use super::{AlgorithmKind, AlgorithmSpec, Limiter};
-use crate::events::{EventTable, Interner};
+use rayon::prelude::*;
+
+use crate::events::{ClientGroups, EventTable, Interner};
 use crate::units::Millis;
 
 const MS_PER_MINUTE: i64 = 60_000;
@@ -28,6 +30,19 @@ pub struct Traffic<'a> {
     pub client_names: &'a Interner,
     /// Names of endpoint ids.
     pub endpoint_names: &'a Interner,
+    /// The same events grouped by client, when a replay grouped them so.
+    pub by_client: Option<ByClient<'a>>,
+}
+
+/// Events grouped by client (each group in time order, see
+/// [`Replayer::grouped_by`](super::Replayer::grouped_by)) with their times in
+/// that order: per-client passes read them in sequence and run in parallel.
+#[derive(Debug, Clone, Copy)]
+pub struct ByClient<'a> {
+    /// Rows per client.
+    pub groups: &'a ClientGroups,
+    /// `ts[groups.rows[i]]` at `i`.
+    pub ts: &'a [Millis],
 }
 
 impl<'a> Traffic<'a> {
@@ -39,6 +54,7 @@ impl<'a> Traffic<'a> {
             endpoint: &table.endpoint,
             client_names: &table.clients,
             endpoint_names: &table.endpoints,
+            by_client: None,
         }
     }
 }
@@ -292,6 +308,27 @@ fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
 /// scanning each client's requests in turn would find).
 fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) -> BoundaryEffect {
     let window = spec.limit.window.millis();
+    let best = match traffic.by_client {
+        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed),
+        None => busiest_span(window, traffic, allowed),
+    };
+    let max_admitted = best.map_or(0, |b| b.0);
+    BoundaryEffect {
+        limit: spec.limit.requests,
+        window_s: spec.limit.window.secs(),
+        max_admitted,
+        ratio: max_admitted as f64 / spec.limit.requests as f64,
+        client: best.map(|b| name_of(traffic.client_names, b.1)),
+        span_end: best.map(|b| traffic.ts[b.2]),
+    }
+}
+
+/// The busiest span as (count, client, row of its end), scanning in time order.
+fn busiest_span(
+    window: Millis,
+    traffic: &Traffic,
+    allowed: &[bool],
+) -> Option<(u64, usize, usize)> {
     let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); traffic.client_names.len()];
     // (count, client, row) of the best span so far.
     let mut best: Option<(u64, usize, usize)> = None;
@@ -317,15 +354,43 @@ fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) ->
             best = Some((count, client, row));
         }
     }
-    let max_admitted = best.map_or(0, |b| b.0);
-    BoundaryEffect {
-        limit: spec.limit.requests,
-        window_s: spec.limit.window.secs(),
-        max_admitted,
-        ratio: max_admitted as f64 / spec.limit.requests as f64,
-        client: best.map(|b| name_of(traffic.client_names, b.1)),
-        span_end: best.map(|b| traffic.ts[b.2]),
-    }
+    best
+}
+
+/// [`busiest_span`] client by client, in parallel: each client's admitted
+/// requests in (t − W, t] with two pointers over its times; the same result
+/// (the most, then the lowest client id, then that client's earliest span).
+fn busiest_span_by_client(
+    window: Millis,
+    traffic: &Traffic,
+    by_client: ByClient,
+    allowed: &[bool],
+) -> Option<(u64, usize, usize)> {
+    let offsets = &by_client.groups.offsets;
+    (0..by_client.groups.len())
+        .into_par_iter()
+        .filter_map(|g| {
+            let span = offsets[g]..offsets[g + 1];
+            let rows = &by_client.groups.rows[span.clone()];
+            let ts = &by_client.ts[span];
+            let admitted = |i: usize| allowed[rows[i] as usize];
+            let (mut left, mut count, mut best) = (0, 0u64, None);
+            for (i, &t) in ts.iter().enumerate() {
+                if !admitted(i) {
+                    continue;
+                }
+                count += 1;
+                while ts[left] <= t - window {
+                    count -= u64::from(admitted(left));
+                    left += 1;
+                }
+                if best.is_none_or(|(most, _)| count > most) {
+                    best = Some((count, rows[i] as usize));
+                }
+            }
+            best.map(|(most, row)| (most, traffic.client[row] as usize, row))
+        })
+        .reduce_with(|a, b| if (b.0, a.1) > (a.0, b.1) { b } else { a })
 }
 
 fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {

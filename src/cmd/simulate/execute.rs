@@ -156,6 +156,7 @@ fn run_scenario(
     let replay: Replay = deploy::replay_deployed(replayer, &rules, &table.client, deployment)?;
     let traffic = Traffic {
         ts: replayer.times(),
+        by_client: replayer.grouped_by(&table.client),
         ..Traffic::of(table)
     };
     let rule_results: Vec<RuleResult> = scenario
@@ -217,6 +218,7 @@ fn rule_summary(
         ts: &ts,
         client: &client,
         endpoint: &endpoint,
+        by_client: None,
         ..*traffic
     };
     summarize(

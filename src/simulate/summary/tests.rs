@@ -2,7 +2,7 @@
 //! effect, delay percentiles and the JSON fields.
 
 use super::*;
-use crate::simulate::{Rule, replay};
+use crate::simulate::{Replayer, Rule};
 
 struct Fixture {
     ts: Vec<Millis>,
@@ -37,6 +37,7 @@ impl Fixture {
             endpoint: &self.endpoint,
             client_names: &self.clients,
             endpoint_names: &self.endpoints,
+            by_client: None,
         }
     }
 
@@ -47,15 +48,28 @@ impl Fixture {
             keys: &self.client,
             key_count: self.clients.len(),
         }];
-        let out = replay(&self.ts, &rules).unwrap();
-        summarize(
-            spec,
-            &limiter,
-            &self.traffic(),
-            &out.allowed,
-            out.delay_ms.as_deref(),
-            10,
-        )
+        let mut replayer = Replayer::new(&self.ts);
+        let out = replayer.replay(&rules).unwrap();
+        let summary = |by_client| {
+            let traffic = Traffic {
+                by_client,
+                ..self.traffic()
+            };
+            summarize(
+                spec,
+                &limiter,
+                &traffic,
+                &out.allowed,
+                out.delay_ms.as_deref(),
+                10,
+            )
+        };
+        // Passes over the events in time order and client by client agree.
+        let by_client = replayer.grouped_by(&self.client);
+        assert!(by_client.is_some(), "the replay grouped by client");
+        let in_time_order = summary(None);
+        assert_eq!(in_time_order, summary(by_client));
+        in_time_order
     }
 }
 
