@@ -1,0 +1,183 @@
+//! The grouped path of the replay: events grouped per key, each key's times
+//! replayed in sequence, keys in parallel, results scattered back to input order.
+
+use std::borrow::Cow;
+
+use rayon::prelude::*;
+
+use super::{Columns, NOT_APPLICABLE, Replay, Rule, step};
+use crate::events::{ClientGroups, group_rows};
+use crate::simulate::Algorithm;
+use crate::simulate::bank::Bank;
+use crate::simulate::spec::with_algorithm;
+use crate::units::Millis;
+
+/// Events per parallel task, at least; small enough to balance, large enough to amortise.
+const MIN_CHUNK_EVENTS: usize = 16_384;
+
+/// Events grouped by key (a counting sort, so each group stays in time order), with
+/// their times copied into that order so that replaying a key reads memory in sequence.
+#[derive(Debug)]
+pub(super) struct Grouping {
+    /// The key per event the grouping was built from.
+    pub(super) keys: Vec<u32>,
+    pub(super) groups: ClientGroups,
+    /// `ts[groups.rows[i]]` at `i`.
+    pub(super) ts: Vec<Millis>,
+    /// Runs of groups replayed as one parallel task (see [`chunk_groups`]).
+    chunks: Vec<(usize, usize)>,
+    /// Keys that are replayed (`0..key_count`; the last group is left out).
+    pub(super) key_count: usize,
+}
+
+impl Grouping {
+    /// Groups the events of times `ts` by `keys` (below `key_count`, or
+    /// [`NOT_APPLICABLE`], which go to one last group that is never replayed).
+    pub(super) fn new(ts: &[Millis], keys: Cow<[u32]>, key_count: usize) -> Self {
+        let pass = key_count as u32;
+        let dense: Vec<u32> = keys
+            .iter()
+            .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
+            .collect();
+        let groups = group_rows(&dense, key_count + 1);
+        let grouped_ts = groups.rows.iter().map(|&r| ts[r as usize]).collect();
+        let chunks = chunk_groups(&groups, key_count, ts.len());
+        Grouping {
+            keys: keys.into_owned(),
+            groups,
+            ts: grouped_ts,
+            chunks,
+            key_count,
+        }
+    }
+}
+
+pub(super) fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
+    let applies = (rules.len() > 1).then(|| rules_applying(grouping, rules));
+    let parts: Vec<Columns> = grouping
+        .chunks
+        .par_iter()
+        .map(|&(first, end)| replay_chunk(grouping, rules, applies.as_deref(), first, end))
+        .collect();
+    let out = Columns::new(grouping.ts.len(), rules);
+    scatter(parts, &grouping.groups.rows, out).finish(rules)
+}
+
+/// Per event in group order, a bit per rule that applies to it (at most
+/// [`MAX_GROUPED_RULES`] rules): built in event order, where the rules' key
+/// columns are read in sequence, then moved into group order with one gather.
+fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
+    let mut mask = vec![0u64; grouping.ts.len()];
+    for (r, rule) in rules.iter().enumerate() {
+        mask.par_iter_mut()
+            .zip(rule.keys.par_iter())
+            .for_each(|(m, &key)| *m |= u64::from(key != NOT_APPLICABLE) << r);
+    }
+    grouping
+        .groups
+        .rows
+        .par_iter()
+        .map(|&row| mask[row as usize])
+        .collect()
+}
+
+/// Replays the keys of groups `first..end`; results in the order of their rows.
+/// With several rules, `applies` tells which apply to each event (group order).
+fn replay_chunk(
+    grouping: &Grouping,
+    rules: &[Rule],
+    applies: Option<&[u64]>,
+    first: usize,
+    end: usize,
+) -> Columns {
+    let offsets = &grouping.groups.offsets;
+    let (base, stop) = (offsets[first], offsets[end]);
+    let ts = &grouping.ts[base..stop];
+    let mut out = Columns::new(stop - base, rules);
+    let spans = (first..end).map(|g| offsets[g] - base..offsets[g + 1] - base);
+    let (Some(applies), [_, _, ..]) = (applies, rules) else {
+        with_algorithm!(&rules[0].limiter, alg => {
+            for span in spans {
+                replay_key(alg, &ts[span.clone()], &mut out, span.start);
+            }
+        });
+        return out;
+    };
+    // Every rule that applies to an event of this key uses this key: one state each.
+    let applies = &applies[base..stop];
+    let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
+    for span in spans {
+        banks.iter_mut().for_each(Bank::reset);
+        for at in span {
+            let mask = applies[at];
+            let slot = |r: usize| (mask >> r & 1 == 1).then_some(0);
+            step(&mut banks, ts[at], slot, &mut out, at);
+        }
+    }
+    out
+}
+
+/// Moves chunk results (in the order of `rows`) to their events' positions in
+/// `out`, one column at a time (so the writes stay within one column's memory),
+/// the columns side by side.
+fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
+    let rule_columns = out.rule_allowed.par_iter_mut().enumerate();
+    rayon::join(
+        || place(&mut out.allowed, rows, parts.iter().map(|p| &p.allowed[..])),
+        || {
+            rule_columns.for_each(|(r, column)| {
+                place(column, rows, parts.iter().map(|p| &p.rule_allowed[r][..]));
+            });
+            if let Some(to) = &mut out.delay_ms {
+                let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
+                place(to, rows, from);
+            }
+        },
+    );
+    out
+}
+
+/// Writes the values of `pieces`, one after another, to `to[rows[i]]`.
+fn place<'p, T: Copy + 'p>(to: &mut [T], rows: &[u32], pieces: impl Iterator<Item = &'p [T]>) {
+    let mut rows = rows.iter();
+    for piece in pieces {
+        // The piece first: zip then stops without taking a row from the next piece.
+        for (&value, &row) in piece.iter().zip(rows.by_ref()) {
+            to[row as usize] = value;
+        }
+    }
+}
+
+/// Splits groups `0..key_count` into consecutive runs of at least
+/// [`MIN_CHUNK_EVENTS`] events (about 64 runs for large inputs).
+fn chunk_groups(groups: &ClientGroups, key_count: usize, events: usize) -> Vec<(usize, usize)> {
+    let target = (events / 64).max(MIN_CHUNK_EVENTS);
+    let mut chunks = Vec::new();
+    let mut first = 0;
+    for g in 0..key_count {
+        if groups.offsets[g + 1] - groups.offsets[first] >= target {
+            chunks.push((first, g + 1));
+            first = g + 1;
+        }
+    }
+    if first < key_count {
+        chunks.push((first, key_count));
+    }
+    chunks
+}
+
+/// One key's times through one algorithm (the monomorphised hot loop); results go
+/// to `out[at..at + ts.len()]`.
+fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], out: &mut Columns, at: usize) {
+    let mut state = A::State::default();
+    for (j, &t) in ts.iter().enumerate() {
+        let allowed = alg.allows(&mut state, t);
+        out.allowed[at + j] = allowed;
+        if allowed {
+            let delay = alg.record(&mut state, t);
+            if let Some(delays) = &mut out.delay_ms {
+                delays[at + j] = delay;
+            }
+        }
+    }
+}
