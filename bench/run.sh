@@ -2,7 +2,7 @@
 # Whole-process benchmark of rlctl against `wc -l`, `gzip -dc` and GoAccess on
 # the same generated inputs, in one run. Prints the median wall time of several
 # runs with its spread, throughput, peak memory and the ratios the performance
-# targets are stated in. See bench/README.md for the figures and how to read them.
+# targets are stated in. The README section "Performance" has the figures.
 #
 # Usage: bench/run.sh            (5,000,000 lines, 5 runs each)
 #   LINES=1000000 RUNS=3 bench/run.sh

@@ -98,24 +98,21 @@ impl<'a> ScenarioRunner<'a> {
                     .is_none_or(|want| want.eq_ignore_ascii_case(m))
             })
             .collect();
-        let route_ok: &[bool] = match &rule.route {
-            Some(re) => self
-                .route_matches
-                .entry(re.as_str().to_owned())
-                .or_insert_with(|| table.paths.names().map(|p| re.is_match(p)).collect()),
-            None => &[],
-        };
+        let route_ok: Option<&[bool]> = rule.route.as_ref().map(|re| {
+            let matches = self.route_matches.entry(re.as_str().to_owned());
+            &matches.or_insert_with(|| table.paths.names().map(|p| re.is_match(p)).collect())[..]
+        });
         let ids: &'a [Id] = match rule.key {
             KeyRef::Primary => &table.client,
             KeyRef::Extra(i) => &table.extra_keys[i].ids,
         };
-        if method_ok.iter().all(|&ok| ok) && route_ok.iter().all(|&ok| ok) {
+        if method_ok.iter().all(|&ok| ok) && route_ok.is_none_or(|ok| ok.iter().all(|&ok| ok)) {
             return Cow::Borrowed(ids); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
         }
         let column = (0..table.len())
             .into_par_iter()
             .map(|i| {
-                let route = route_ok.is_empty() || route_ok[table.path[i] as usize];
+                let route = route_ok.is_none_or(|ok| ok[table.path[i] as usize]);
                 if method_ok[table.method[i] as usize] && route {
                     ids[i] // NO_KEY is NOT_APPLICABLE
                 } else {
