@@ -1,8 +1,8 @@
 //! Running a scenario over the event table: which rules apply to which request,
 //! the replay (with the deployment), and the summaries per rule and overall.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -43,16 +43,22 @@ pub struct ScenarioResult {
 }
 
 /// Runs scenarios over one table, sharing what they have in common: the grouping
-/// of events by key (in the [`Replayer`]) and which paths each route matches.
+/// of events by key (in the [`Replayer`]) and the key columns of rules that
+/// apply to some requests only (the scenarios of a policy, one per algorithm,
+/// have the same rules).
 #[derive(Debug)]
 pub struct ScenarioRunner<'a> {
     table: &'a EventTable,
     replayer: Replayer<'a>,
     deployment: Deployment,
     top: usize,
-    /// Per route regex, whether each interned path matches it.
-    route_matches: HashMap<String, Vec<bool>>,
+    /// Per key, method and route: the rule's key column, or `None` when the
+    /// rule applies to every request (its column is the key's own).
+    columns: HashMap<RuleSelection, Option<Arc<[u32]>>>,
 }
+
+/// What picks a rule's requests and keys: its key, method and route regex.
+type RuleSelection = (KeyRef, Option<String>, Option<String>);
 
 impl<'a> ScenarioRunner<'a> {
     /// A runner over `table` with times `ts` (the table's, or compressed), listing
@@ -68,15 +74,37 @@ impl<'a> ScenarioRunner<'a> {
             replayer: Replayer::new(ts),
             deployment,
             top,
-            route_matches: HashMap::new(),
+            columns: HashMap::new(),
         }
     }
 
     /// Replays one scenario.
     pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
-        let columns: Vec<Cow<[u32]>> = scenario.rules.iter().map(|r| self.key_column(r)).collect();
+        let table = self.table;
+        let owned: Vec<Option<Arc<[u32]>>> = scenario
+            .rules
+            .iter()
+            .map(|rule| {
+                let id = (
+                    rule.key,
+                    rule.method.clone(),
+                    rule.route.as_ref().map(|r| r.as_str().to_owned()),
+                );
+                let column = self
+                    .columns
+                    .entry(id)
+                    .or_insert_with(|| key_column(table, rule));
+                column.clone()
+            })
+            .collect();
+        let columns: Vec<&[u32]> = scenario
+            .rules
+            .iter()
+            .zip(&owned)
+            .map(|(rule, column)| column.as_deref().unwrap_or(key_ids(table, rule.key)))
+            .collect();
         run_scenario(
-            self.table,
+            table,
             &mut self.replayer,
             scenario,
             &columns,
@@ -84,44 +112,53 @@ impl<'a> ScenarioRunner<'a> {
             self.top,
         )
     }
+}
 
-    /// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
-    /// method or route does not match (or the key has no value).
-    fn key_column(&mut self, rule: &PlannedRule) -> Cow<'a, [u32]> {
-        let table = self.table;
-        let method_ok: Vec<bool> = table
-            .methods
-            .names()
-            .map(|m| {
-                rule.method
-                    .as_deref()
-                    .is_none_or(|want| want.eq_ignore_ascii_case(m))
-            })
-            .collect();
-        let route_ok: Option<&[bool]> = rule.route.as_ref().map(|re| {
-            let matches = self.route_matches.entry(re.as_str().to_owned());
-            &matches.or_insert_with(|| table.paths.names().map(|p| re.is_match(p)).collect())[..]
-        });
-        let ids: &'a [Id] = match rule.key {
-            KeyRef::Primary => &table.client,
-            KeyRef::Extra(i) => &table.extra_keys[i].ids,
-        };
-        if method_ok.iter().all(|&ok| ok) && route_ok.is_none_or(|ok| ok.iter().all(|&ok| ok)) {
-            return Cow::Borrowed(ids); // the rule applies everywhere (NO_KEY is NOT_APPLICABLE)
-        }
-        let column = (0..table.len())
-            .into_par_iter()
-            .map(|i| {
-                let route = route_ok.is_none_or(|ok| ok[table.path[i] as usize]);
-                if method_ok[table.method[i] as usize] && route {
-                    ids[i] // NO_KEY is NOT_APPLICABLE
-                } else {
-                    NOT_APPLICABLE
-                }
-            })
-            .collect();
-        Cow::Owned(column)
+/// The key id of every event for `key` ([`NO_KEY`](crate::events::NO_KEY),
+/// which is [`NOT_APPLICABLE`], where it has no value).
+fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
+    match key {
+        KeyRef::Primary => &table.client,
+        KeyRef::Extra(i) => &table.extra_keys[i].ids,
     }
+}
+
+/// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
+/// method or route does not match (or the key has no value); `None` when the
+/// rule applies to every request, so that its column is [`key_ids`].
+fn key_column(table: &EventTable, rule: &PlannedRule) -> Option<Arc<[u32]>> {
+    let method_ok: Vec<bool> = table
+        .methods
+        .names()
+        .map(|m| {
+            rule.method
+                .as_deref()
+                .is_none_or(|want| want.eq_ignore_ascii_case(m))
+        })
+        .collect();
+    let route_ok: Option<Vec<bool>> = rule
+        .route
+        .as_ref()
+        .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
+    let everywhere = |ok: &[bool]| ok.iter().all(|&ok| ok);
+    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) {
+        return None;
+    }
+    let ids = key_ids(table, rule.key);
+    let column: Vec<u32> = (0..table.len())
+        .into_par_iter()
+        .map(|i| {
+            let route = route_ok
+                .as_ref()
+                .is_none_or(|ok| ok[table.path[i] as usize]);
+            if method_ok[table.method[i] as usize] && route {
+                ids[i] // NO_KEY is NOT_APPLICABLE
+            } else {
+                NOT_APPLICABLE
+            }
+        })
+        .collect();
+    Some(column.into())
 }
 
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
@@ -136,7 +173,7 @@ fn run_scenario(
     table: &EventTable,
     replayer: &mut Replayer,
     scenario: &Scenario,
-    columns: &[Cow<[u32]>],
+    columns: &[&[u32]],
     deployment: &Deployment,
     top: usize,
 ) -> Result<ScenarioResult, ReplayError> {
@@ -169,7 +206,7 @@ fn run_scenario(
             summary: rule_summary(
                 rule,
                 &traffic,
-                &columns[i],
+                columns[i],
                 &replay.rule_allowed[i],
                 replay.delay_ms.as_deref(),
                 top,

@@ -11,7 +11,7 @@ use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 use crate::units::Limit;
 
 /// Which key column a rule counts by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum KeyRef {
     /// The `--key` of the run (the event table's clients).
     Primary,
