@@ -173,11 +173,14 @@ fn validate(ts: &[Millis], rules: &[Rule]) -> Result<(), ReplayError> {
         if r.key_count >= NOT_APPLICABLE as usize {
             return Err(ReplayError::TooManyKeys(r.key_count));
         }
-        let bad = r
-            .keys
-            .iter()
-            .enumerate()
-            .find(|&(_, &k)| k != NOT_APPLICABLE && k as usize >= r.key_count);
+        // Out of range: at or above key_count and not NOT_APPLICABLE, i.e. k + 1
+        // (wrapping NOT_APPLICABLE to 0) above key_count. A branch-free maximum
+        // first (fast); the row is looked for only when there is one.
+        let over = |k: u32| k.wrapping_add(1) as usize > r.key_count;
+        let highest = r.keys.iter().fold(0u32, |m, &k| m.max(k.wrapping_add(1)));
+        let bad = over(highest.wrapping_sub(1))
+            .then(|| r.keys.iter().enumerate().find(|&(_, &k)| over(k)))
+            .flatten();
         if let Some((row, &key)) = bad {
             return Err(ReplayError::KeyOutOfRange {
                 rule,
@@ -198,14 +201,15 @@ fn shared_keys<'r>(rules: &[Rule<'r>], events: usize) -> Option<Cow<'r, [u32]>> 
     }
     let mut shared = vec![NOT_APPLICABLE; events];
     for rule in rules {
+        // Branch-free, so that it vectorises; a conflict is looked at per rule.
+        let mut conflict = false;
         for (slot, &key) in shared.iter_mut().zip(rule.keys) {
-            if key == NOT_APPLICABLE {
-                continue;
-            }
-            if *slot != NOT_APPLICABLE && *slot != key {
-                return None;
-            }
-            *slot = key;
+            let applies = key != NOT_APPLICABLE;
+            conflict |= applies & (*slot != NOT_APPLICABLE) & (*slot != key);
+            *slot = if applies { key } else { *slot };
+        }
+        if conflict {
+            return None;
         }
     }
     Some(Cow::Owned(shared))

@@ -67,12 +67,18 @@ pub(super) fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
 /// [`MAX_GROUPED_RULES`] rules): built in event order, where the rules' key
 /// columns are read in sequence, then moved into group order with one gather.
 fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
+    const BLOCK: usize = 4096; // a block of the mask stays in cache while every rule ORs in
     let mut mask = vec![0u64; grouping.ts.len()];
-    for (r, rule) in rules.iter().enumerate() {
-        mask.par_iter_mut()
-            .zip(rule.keys.par_iter())
-            .for_each(|(m, &key)| *m |= u64::from(key != NOT_APPLICABLE) << r);
-    }
+    mask.par_chunks_mut(BLOCK)
+        .enumerate()
+        .for_each(|(b, block)| {
+            for (r, rule) in rules.iter().enumerate() {
+                let keys = &rule.keys[b * BLOCK..][..block.len()];
+                for (m, &key) in block.iter_mut().zip(keys) {
+                    *m |= u64::from(key != NOT_APPLICABLE) << r;
+                }
+            }
+        });
     grouping
         .groups
         .rows
