@@ -1,15 +1,17 @@
-//! Logs bigger than one machine, end to end: `rlctl convert` writes the events,
-//! the queries `rlctl sql` prints run on real engines (DuckDB, and Apache
-//! Spark in local mode) through tests/engines/run_queries.py, and `rlctl
-//! analyze --from-sql-result` must give the figures of `rlctl analyze` on the
-//! raw log, figure for figure (the JSON report minus its `input` section). A
-//! key sample replayed with `simulate --events --key-sample-rate` must hold the
-//! full replay's figures within its stated intervals.
+//! Logs bigger than one machine, end to end: `rlctl convert` writes the
+//! events, the queries `rlctl sql` prints run on real engines (DuckDB, Apache
+//! Spark in local mode, ClickHouse in process) through
+//! tests/engines/run_queries.py, and `rlctl analyze --from-sql-result` must give
+//! the figures of `rlctl analyze` on the raw log, figure for figure (the JSON
+//! report minus its `input` section). A key sample replayed with `simulate
+//! --events --key-sample-rate` must hold the full replay's figures within its
+//! stated intervals.
 //!
-//! The engines are Python packages (`duckdb`, `pyspark`, which needs Java). The
-//! Python used is `$RLCTL_PYTHON`, else `~/.cache/rlctl-venv/bin/python` (where
-//! `.ci/run` installs them), else `python3`. Without an engine a test prints
-//! `SKIPPED ...` and passes, unless `RLCTL_REQUIRE_ENGINES` is set (CI).
+//! The engines are Python packages (`duckdb`; `pyspark`, which needs Java;
+//! `chdb`; and `sqlglot` for the dialects no engine here runs). The Python used
+//! is `$RLCTL_PYTHON`, else `~/.cache/rlctl-venv/bin/python` (where `.ci/run`
+//! installs them), else `python3`. Without an engine a test prints `SKIPPED
+//! ...` and passes, unless `RLCTL_REQUIRE_ENGINES` is set (CI).
 
 mod raw_log;
 
@@ -103,31 +105,24 @@ fn engine(module: &str, needs_java: bool) -> Option<PathBuf> {
 }
 
 /// Prints the queries of `rlctl sql` as JSON into `dir/name.json` and runs them
-/// with the engine; `extra` goes to run_queries.py (views, --csv, --from-dialect),
-/// except `--parse-only`, which has sqlglot parse the queries instead.
+/// with the engine of the dialect (Spark, ClickHouse, else DuckDB); `extra` goes
+/// to run_queries.py (views, --csv, --from-dialect).
 fn run_engine(py: &Path, dir: &Path, name: &str, sql_args: &[&str], extra: &[&str]) -> PathBuf {
     let queries = dir.join(format!("{name}.json"));
     let mut args = vec!["sql", "--format", "json"];
     args.extend(sql_args);
     std::fs::write(&queries, run(&args)).unwrap();
     let out = dir.join(name);
-    let engine = if sql_args.contains(&"spark") {
-        "spark"
-    } else if extra.contains(&"--parse-only") {
-        "sqlglot"
-    } else {
-        "duckdb"
+    // The dialect names the engine; DuckDB also runs translated Trino and BigQuery.
+    let engine = match sql_args.iter().position(|&a| a == "--dialect") {
+        Some(i) if matches!(sql_args[i + 1], "spark" | "clickhouse") => sql_args[i + 1],
+        _ => "duckdb",
     };
-    let extra: Vec<&str> = extra
-        .iter()
-        .copied()
-        .filter(|&a| a != "--parse-only")
-        .collect();
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/engines/run_queries.py");
     let result = Process::new(py)
         .args([script, "--engine", engine, "--queries", s(&queries)])
         .args(["--out", s(&out)])
-        .args(&extra)
+        .args(extra)
         .current_dir(dir)
         .output()
         .unwrap();

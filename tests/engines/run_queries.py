@@ -15,9 +15,8 @@ a request line of `-` has no method, as in rlctl's parser).
 --from-dialect trino|bigquery (DuckDB only) first translates the queries from
 that dialect with sqlglot, whose parser for the dialect must accept them: the
 check available here for engines that do not run on one machine. --engine
-sqlglot --from-dialect D only parses the queries as dialect D (for ClickHouse,
-whose functions sqlglot does not translate to DuckDB) and writes nothing.
-DuckDB writes NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
+clickhouse runs ClickHouse itself, in process (PyPI chdb), over --view files.
+DuckDB and ClickHouse write NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
 directories of part files, as df.write.parquet does. Prints one line per query
 with its time and rows.
 """
@@ -89,6 +88,27 @@ def spark_engine(views, raw_logs, csv):
     return run, spark.stop
 
 
+def clickhouse_engine(views, raw_logs, csv):
+    if raw_logs or csv:
+        sys.exit("--raw-log and --csv are for DuckDB only")
+    from chdb import session
+
+    sess = session.Session()
+    sess.query("CREATE DATABASE IF NOT EXISTS rlctl ENGINE = Memory")
+    sess.query("USE rlctl")
+    for name, path in views:
+        sess.query(f"CREATE VIEW {name} AS SELECT * FROM file('{path}', Parquet)")
+
+    def run(name, sql, out):
+        target = os.path.join(out, name + ".parquet")
+        with open(target, "wb") as f:
+            f.write(sess.query(sql, "Parquet").bytes())
+        count = sess.query(f"SELECT count() FROM file('{target}', Parquet)", "CSV")
+        return int(count.bytes().decode().strip())
+
+    return run, sess.close
+
+
 def translated(query, dialect):
     """The query parsed as `dialect` by sqlglot (which fails on what that
     dialect's grammar does not accept) and written for DuckDB."""
@@ -101,15 +121,6 @@ def translated(query, dialect):
     return {**query, "sql": sql}
 
 
-def parse_only(queries, dialect):
-    """Fails unless sqlglot's parser for `dialect` accepts every query."""
-    import sqlglot
-
-    for q in queries:
-        (tree,) = sqlglot.parse(q["sql"], read=dialect, error_level=sqlglot.ErrorLevel.RAISE)
-        print(f"sqlglot: {q['name']}: parses as {dialect} ({type(tree).__name__})")
-
-
 def pairs(values):
     out = []
     for v in values or []:
@@ -120,7 +131,7 @@ def pairs(values):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", choices=["duckdb", "spark", "sqlglot"], required=True)
+    parser.add_argument("--engine", choices=["duckdb", "spark", "clickhouse"], required=True)
     parser.add_argument("--queries", required=True)
     parser.add_argument("--out", required=True)
     parser.add_argument("--view", action="append")
@@ -130,15 +141,14 @@ def main():
     args = parser.parse_args()
     with open(args.queries) as f:
         queries = json.load(f)["queries"]
-    if args.engine == "sqlglot":
-        parse_only(queries, args.from_dialect)
-        return
     if args.from_dialect:
         if args.engine != "duckdb":
             sys.exit("--from-dialect is for DuckDB only")
         queries = [translated(q, args.from_dialect) for q in queries]
     os.makedirs(args.out, exist_ok=True)
-    engine = duckdb_engine if args.engine == "duckdb" else spark_engine
+    engine = {"duckdb": duckdb_engine, "spark": spark_engine, "clickhouse": clickhouse_engine}[
+        args.engine
+    ]
     started = time.time()
     run, stop = engine(pairs(args.view), pairs(args.raw_log), args.csv)
     print(f"{args.engine}: started in {time.time() - started:.1f} s")

@@ -1,10 +1,10 @@
-//! Round trips over a raw log (a view the engine parses itself, as a lake
-//! table would be): DuckDB normalising paths and routing in SQL; and the
-//! dialects no engine here runs (Trino/Athena, BigQuery, ClickHouse), checked by
-//! an independent SQL parser: sqlglot parses each query as written for its
-//! dialect; Trino's and BigQuery's are then translated to DuckDB and run over the
-//! raw log, and must give `rlctl analyze`'s figures. sqlglot has no DuckDB
-//! translation for ClickHouse's functions, so ClickHouse's queries are parsed only.
+//! Round trips over a log with every kind of path rlctl normalises: DuckDB
+//! over the raw log (a view it parses itself, as a lake table would be) and
+//! ClickHouse (in process) over its converted events, each normalising paths
+//! and routing in its own SQL; and the dialects no engine here runs
+//! (Trino/Athena, BigQuery), checked by an independent SQL parser: sqlglot
+//! parses each query as written for its dialect and translates it to DuckDB,
+//! which runs it over the raw log. Each must give `rlctl analyze`'s figures.
 
 use super::*;
 
@@ -118,7 +118,7 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
 }
 
 #[test]
-fn trino_bigquery_and_clickhouse_queries_parse_and_trino_and_bigquery_agree() {
+fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
     let (Some(py), Some(_)) = (engine("duckdb", false), engine("sqlglot", false)) else {
         return;
     };
@@ -137,11 +137,42 @@ fn trino_bigquery_and_clickhouse_queries_parse_and_trino_and_bigquery_agree() {
         let from_sql = from_sql_result(&result);
         assert_same_figures(&raw, &from_sql);
     }
-    run_engine(
+}
+
+/// ClickHouse (in process, PyPI `chdb`) over the converted events of the tricky
+/// log, normalising their paths and routing in its own SQL dialect.
+#[test]
+fn clickhouse_normalises_and_routes_like_rlctl() {
+    let Some(py) = engine("chdb", false) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (log, raw) = tricky_log(d);
+    let events = d.join("events.parquet");
+    run(&["convert", "-q", s(&log), "-o", s(&events)]);
+    let table = [
+        "--dialect",
+        "clickhouse",
+        "--table",
+        "events",
+        "--time",
+        "ts_ms",
+        "--client",
+        "client",
+        "--path",
+        "path",
+        "--method",
+        "method",
+        "--status",
+        "status",
+    ];
+    let result = run_engine(
         &py,
         d,
         "clickhouse",
-        &[&raw_log_sql("clickhouse")[..], &ROUTES[..], &SHAPE[..]].concat(),
-        &["--parse-only", "--from-dialect", "clickhouse"],
+        &[&table[..], &ROUTES[..], &SHAPE[..]].concat(),
+        &["--view", &format!("events={}", s(&events))],
     );
+    assert_same_figures(&raw, &from_sql_result(&result));
 }
