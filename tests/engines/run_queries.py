@@ -15,7 +15,8 @@ a request line of `-` has no method, as in rlctl's parser).
 --from-dialect trino|bigquery (DuckDB only) first translates the queries from
 that dialect with sqlglot, whose parser for the dialect must accept them: the
 check available here for engines that do not run on one machine. --engine
-clickhouse runs ClickHouse itself, in process (PyPI chdb), over --view files.
+clickhouse runs ClickHouse itself, in process (PyPI chdb), over --view files of
+`rlctl convert` (with `ts`, a DateTime64 of their `ts_ms`, added).
 DuckDB and ClickHouse write NAME.parquet files (NAME.csv with --csv); Spark writes NAME/
 directories of part files, as df.write.parquet does. Prints one line per query
 with its time and rows.
@@ -97,7 +98,11 @@ def clickhouse_engine(views, raw_logs, csv):
     sess.query("CREATE DATABASE IF NOT EXISTS rlctl ENGINE = Memory")
     sess.query("USE rlctl")
     for name, path in views:
-        sess.query(f"CREATE VIEW {name} AS SELECT * FROM file('{path}', Parquet)")
+        # Also `ts`, the time as a DateTime64 (for --time-unit timestamp).
+        sess.query(
+            f"CREATE VIEW {name} AS SELECT *, fromUnixTimestamp64Milli(ts_ms, 'UTC') AS ts "
+            f"FROM file('{path}', Parquet)"
+        )
 
     def run(name, sql, out):
         target = os.path.join(out, name + ".parquet")

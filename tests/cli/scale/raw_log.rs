@@ -140,7 +140,8 @@ fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
 }
 
 /// ClickHouse (in process, PyPI `chdb`) over the converted events of the tricky
-/// log, normalising their paths and routing in its own SQL dialect.
+/// log, normalising their paths and routing in its own SQL dialect, with the
+/// time in milliseconds and as a DateTime64.
 #[test]
 fn clickhouse_normalises_and_routes_like_rlctl() {
     let Some(py) = engine("chdb", false) else {
@@ -151,13 +152,12 @@ fn clickhouse_normalises_and_routes_like_rlctl() {
     let (log, raw) = tricky_log(d);
     let events = d.join("events.parquet");
     run(&["convert", "-q", s(&log), "-o", s(&events)]);
-    let table = [
+    let view = format!("events={}", s(&events));
+    let columns = [
         "--dialect",
         "clickhouse",
         "--table",
         "events",
-        "--time",
-        "ts_ms",
         "--client",
         "client",
         "--path",
@@ -167,12 +167,18 @@ fn clickhouse_normalises_and_routes_like_rlctl() {
         "--status",
         "status",
     ];
-    let result = run_engine(
-        &py,
-        d,
-        "clickhouse",
-        &[&table[..], &ROUTES[..], &SHAPE[..]].concat(),
-        &["--view", &format!("events={}", s(&events))],
-    );
-    assert_same_figures(&raw, &from_sql_result(&result));
+    let times = [
+        ("ms", ["--time", "ts_ms", "--time-unit", "ms"]),
+        ("timestamp", ["--time", "ts", "--time-unit", "timestamp"]),
+    ];
+    for (name, time) in times {
+        let result = run_engine(
+            &py,
+            d,
+            &format!("clickhouse-{name}"),
+            &[&columns[..], &time[..], &ROUTES[..], &SHAPE[..]].concat(),
+            &["--view", &view],
+        );
+        assert_same_figures(&raw, &from_sql_result(&result));
+    }
 }
