@@ -5,13 +5,9 @@
 //!
 //! Everything here is plain counting over the decisions; nothing re-decides.
 
-use std::collections::VecDeque;
-
 use serde::Serialize;
 
 use super::{AlgorithmKind, AlgorithmSpec, Limiter};
-use rayon::prelude::*;
-
 use crate::events::{ClientGroups, EventTable, Interner};
 use crate::units::Millis;
 
@@ -174,7 +170,7 @@ pub fn summarize(
         || totals(traffic, allowed, top),
         || {
             rayon::join(
-                || boundary_effect(spec, traffic, allowed),
+                || boundary::boundary_effect(spec, traffic, allowed),
                 || delay_ms.map(|d| delay_stats(d, allowed)),
             )
         },
@@ -302,97 +298,6 @@ fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
     series
 }
 
-/// The largest count of one client's admitted requests in any (t − W, t], found
-/// in one pass in time order with a queue of recent admitted times per client.
-/// Among equal counts the first client wins, then its earliest request (as
-/// scanning each client's requests in turn would find).
-fn boundary_effect(spec: &AlgorithmSpec, traffic: &Traffic, allowed: &[bool]) -> BoundaryEffect {
-    let window = spec.limit.window.millis();
-    let best = match traffic.by_client {
-        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed),
-        None => busiest_span(window, traffic, allowed),
-    };
-    let max_admitted = best.map_or(0, |b| b.0);
-    BoundaryEffect {
-        limit: spec.limit.requests,
-        window_s: spec.limit.window.secs(),
-        max_admitted,
-        ratio: max_admitted as f64 / spec.limit.requests as f64,
-        client: best.map(|b| name_of(traffic.client_names, b.1)),
-        span_end: best.map(|b| traffic.ts[b.2]),
-    }
-}
-
-/// The busiest span as (count, client, row of its end), scanning in time order.
-fn busiest_span(
-    window: Millis,
-    traffic: &Traffic,
-    allowed: &[bool],
-) -> Option<(u64, usize, usize)> {
-    let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); traffic.client_names.len()];
-    // (count, client, row) of the best span so far.
-    let mut best: Option<(u64, usize, usize)> = None;
-    for (row, (&t, &client)) in traffic.ts.iter().zip(traffic.client).enumerate() {
-        if !allowed[row] {
-            continue;
-        }
-        let client = client as usize;
-        if client >= recent.len() {
-            recent.resize(client + 1, VecDeque::new());
-        }
-        let times = &mut recent[client];
-        while times.front().is_some_and(|&first| first <= t - window) {
-            times.pop_front();
-        }
-        times.push_back(t);
-        let count = times.len() as u64;
-        let better = match best {
-            None => true,
-            Some((most, c, _)) => count > most || (count == most && client < c),
-        };
-        if better {
-            best = Some((count, client, row));
-        }
-    }
-    best
-}
-
-/// [`busiest_span`] client by client, in parallel: each client's admitted
-/// requests in (t − W, t] with two pointers over its times; the same result
-/// (the most, then the lowest client id, then that client's earliest span).
-fn busiest_span_by_client(
-    window: Millis,
-    traffic: &Traffic,
-    by_client: ByClient,
-    allowed: &[bool],
-) -> Option<(u64, usize, usize)> {
-    let offsets = &by_client.groups.offsets;
-    (0..by_client.groups.len())
-        .into_par_iter()
-        .filter_map(|g| {
-            let span = offsets[g]..offsets[g + 1];
-            let rows = &by_client.groups.rows[span.clone()];
-            let ts = &by_client.ts[span];
-            let admitted = |i: usize| allowed[rows[i] as usize];
-            let (mut left, mut count, mut best) = (0, 0u64, None);
-            for (i, &t) in ts.iter().enumerate() {
-                if !admitted(i) {
-                    continue;
-                }
-                count += 1;
-                while ts[left] <= t - window {
-                    count -= u64::from(admitted(left));
-                    left += 1;
-                }
-                if best.is_none_or(|(most, _)| count > most) {
-                    best = Some((count, rows[i] as usize));
-                }
-            }
-            best.map(|(most, row)| (most, traffic.client[row] as usize, row))
-        })
-        .reduce_with(|a, b| if (b.0, a.1) > (a.0, b.1) { b } else { a })
-}
-
 fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
     let mut delays: Vec<u64> = delay_ms
         .iter()
@@ -420,5 +325,6 @@ fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
     }
 }
 
+mod boundary;
 #[cfg(test)]
 mod tests;

@@ -267,7 +267,7 @@ proptest::proptest! {
         let allowed: Vec<bool> = events.iter().map(|e| e.2).collect();
         let delays: Vec<u64> = events.iter().map(|e| e.3).collect();
         let spec = AlgorithmSpec::new(AlgorithmKind::FixedWindow, format!("5/{window}s").parse().unwrap());
-        let got = boundary_effect(&spec, &f.traffic(), &allowed);
+        let got = boundary::boundary_effect(&spec, &f.traffic(), &allowed);
         let want = boundary_by_clients(spec.limit.window.millis(), &f.traffic(), &allowed);
         proptest::prop_assert_eq!(
             (got.max_admitted, got.client.clone(), got.span_end),

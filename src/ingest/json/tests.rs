@@ -1,0 +1,178 @@
+use super::*;
+
+fn parse_with<'a>(mapping: &[(&str, &str)], line: &'a str) -> Result<Record<'a>, SkipReason> {
+    let mapping: Vec<(String, String)> = mapping
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    let mut p = JsonParser::new(&mapping, &["request.headers.User-Agent".into()]).unwrap();
+    let mut r = Record::default();
+    r.clear(1);
+    p.parse(line.as_bytes(), &mut r).map(|()| r)
+}
+
+#[test]
+fn nginx_escape_json_names() {
+    let r = parse_with(&[], r#"{"time_iso8601":"2026-01-05T00:00:00+00:00","remote_addr":"1.2.3.4","request":"GET /a?b=1 HTTP/1.1","status":"200","remote_user":"-"}"#).unwrap();
+    assert_eq!(r.time.unwrap().ms, 1_767_571_200_000);
+    assert_eq!(
+        (&*r.addr, &*r.method, &*r.path, r.status),
+        (&b"1.2.3.4"[..], &b"GET"[..], &b"/a?b=1"[..], Some(200))
+    );
+}
+
+#[test]
+fn caddy_with_docker_prefix() {
+    let line = r#"caddy  | {"level":"info","ts":1716723772.6014807,"request":{"remote_ip":"10.5.1.1","client_ip":"10.10.10.117","method":"GET","uri":"/x","headers":{"User-Agent":["curl/8"]}},"status":200}"#;
+    let r = parse_with(&[], line).unwrap();
+    assert_eq!(r.time.unwrap().ms, 1_716_723_772_601);
+    assert_eq!((&*r.addr, &*r.path), (&b"10.10.10.117"[..], &b"/x"[..]));
+    assert_eq!(&*r.extra[0], b"curl/8");
+    let startup = r#"caddy  | {"level":"info","ts":1761019822.3152757,"msg":"maxprocs: Leaving GOMAXPROCS=12"}"#;
+    assert_eq!(
+        parse_with(&[], startup).unwrap_err(),
+        SkipReason::NotAccessEntry
+    );
+}
+
+#[test]
+fn traefik_names() {
+    let r = parse_with(&[], r#"{"StartUTC":"2026-01-05T00:00:01.5Z","ClientHost":"9.9.9.9","RequestMethod":"POST","RequestPath":"/login","DownstreamStatus":401}"#).unwrap();
+    assert_eq!(
+        (r.time.unwrap().ms, r.status),
+        (1_767_571_201_500, Some(401))
+    );
+}
+
+#[test]
+fn explicit_mapping_and_epoch_millis() {
+    let r = parse_with(
+        &[("time", "t.when"), ("client", "who")],
+        r#"{"t":{"when":1767571200123},"who":"k1","path":"/p"}"#,
+    )
+    .unwrap();
+    assert_eq!(
+        (r.time.unwrap().ms, &*r.addr),
+        (1_767_571_200_123, &b"k1"[..])
+    );
+    assert!(JsonParser::new(&[("nope".into(), "x".into())], &[]).is_err());
+}
+
+#[test]
+fn bad_lines() {
+    assert_eq!(
+        parse_with(&[], "not json").unwrap_err(),
+        SkipReason::BadJson
+    );
+    assert_eq!(parse_with(&[], "{broken").unwrap_err(), SkipReason::BadJson);
+    assert_eq!(
+        parse_with(&[], r#"{"path":"/x"}"#).unwrap_err(),
+        SkipReason::BadTime
+    );
+    assert_eq!(
+        parse_with(&[], r#"{"ts":1,"path":"/x","status":"abc"}"#).unwrap_err(),
+        SkipReason::BadStatus
+    );
+}
+
+/// The same line parsed only through `serde_json`.
+fn parse_by_value<'a>(p: &JsonParser, line: &'a [u8]) -> Result<Record<'a>, SkipReason> {
+    let mut r = Record::default();
+    r.clear(p.extra.len());
+    let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
+    let object: Value = serde_json::from_slice(&line[start..]).map_err(|_| SkipReason::BadJson)?;
+    if !object.is_object() {
+        return Err(SkipReason::BadJson);
+    }
+    p.fill(&ValueDoc(&object), &mut r).map(|()| r)
+}
+
+/// One JSON member as text: keys access logs use, values of every kind.
+fn member() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let key = proptest::sample::select(vec![
+        "time",
+        "ts",
+        "msec",
+        "remote_addr",
+        "request",
+        "status",
+        "method",
+        "uri",
+        "remote_user",
+        "limit_req_status",
+        "http_x_forwarded_for",
+        "headers",
+        "other",
+    ]);
+    let scalar = proptest::sample::select(vec![
+        r#""2026-01-05T00:00:01.5Z""#,
+        r#""10/Oct/2000:13:55:36 +0000""#,
+        "1767571200",
+        "1767571200123",
+        "1716723772.6014807",
+        "1.7e9",
+        "-3",
+        "200",
+        "404.0",
+        r#""503""#,
+        r#""GET /a/1?x=2 HTTP/1.1""#,
+        r#""GET""#,
+        r#""/a\"b""#,
+        r#""1.2.3.4""#,
+        r#""-""#,
+        r#""PASSED""#,
+        "true",
+        "null",
+        "[]",
+        r#"["curl/8", 2]"#,
+        r#""caf\u00e9""#,
+        r#""\u00ff\u00fe""#,
+        "12345678901234567890",
+    ]);
+    let nested = (key.clone(), scalar.clone())
+        .prop_map(|(k, v)| format!(r#"{{"client_ip":"9.9.9.9","{k}":{v},"uri":"/n/7"}}"#));
+    let value = prop_oneof![4 => scalar.prop_map(str::to_string), 1 => nested];
+    (key, value).prop_map(|(k, v)| format!(r#""{k}":{v}"#))
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+    #[test]
+    fn the_tape_and_serde_json_read_lines_alike(
+        members in proptest::collection::vec(member(), 0..8),
+        damage in proptest::option::of((0usize..200, 0usize..3)),
+    ) {
+        // A timestamp and a request first, so that most lines are events;
+        // later members may repeat their keys (the last one counts).
+        let mut line = format!(
+            r#"prefix {{"time":"2026-01-05T00:00:00Z","request":"GET /r HTTP/1.1","status":201{}{}}}"#,
+            if members.is_empty() { "" } else { "," },
+            members.join(",")
+        );
+        if let Some((at, what)) = damage {
+            let at = (0..=at.min(line.len())).rev().find(|&i| line.is_char_boundary(i)).unwrap_or(0);
+            line.insert_str(at, ["}", ",", "\""][what]);
+        }
+        let extra = ["request.headers".to_string(), "other".to_string()];
+        let mut fast = JsonParser::new(&[], &extra).unwrap();
+        let slow = JsonParser::new(&[], &extra).unwrap();
+        let mut r = Record::default();
+        r.clear(2);
+        let got = fast.parse(line.as_bytes(), &mut r).map(|()| r);
+        let want = parse_by_value(&slow, line.as_bytes());
+        match (got, want) {
+            (Ok(a), Ok(b)) => {
+                proptest::prop_assert_eq!(
+                    (a.time, &a.addr, &a.user, &a.xff, &a.method, &a.path, a.status),
+                    (b.time, &b.addr, &b.user, &b.xff, &b.method, &b.path, b.status),
+                    "{}", line
+                );
+                proptest::prop_assert_eq!(&a.limit_req_status, &b.limit_req_status);
+                proptest::prop_assert_eq!(&a.extra, &b.extra);
+            }
+            (a, b) => proptest::prop_assert_eq!(a.err(), b.err(), "{}", line),
+        }
+    }
+}

@@ -1,0 +1,105 @@
+//! The boundary effect: the most admitted requests any one client got through
+//! in one span (t − W, t], against L (fixed window lets up to 2L through).
+
+use std::collections::VecDeque;
+
+use rayon::prelude::*;
+
+use super::{BoundaryEffect, ByClient, Traffic, name_of};
+use crate::simulate::AlgorithmSpec;
+use crate::units::Millis;
+
+/// The largest count of one client's admitted requests in any (t − W, t], found
+/// in one pass in time order with a queue of recent admitted times per client.
+/// Among equal counts the first client wins, then its earliest request (as
+/// scanning each client's requests in turn would find).
+pub(super) fn boundary_effect(
+    spec: &AlgorithmSpec,
+    traffic: &Traffic,
+    allowed: &[bool],
+) -> BoundaryEffect {
+    let window = spec.limit.window.millis();
+    let best = match traffic.by_client {
+        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed),
+        None => busiest_span(window, traffic, allowed),
+    };
+    let max_admitted = best.map_or(0, |b| b.0);
+    BoundaryEffect {
+        limit: spec.limit.requests,
+        window_s: spec.limit.window.secs(),
+        max_admitted,
+        ratio: max_admitted as f64 / spec.limit.requests as f64,
+        client: best.map(|b| name_of(traffic.client_names, b.1)),
+        span_end: best.map(|b| traffic.ts[b.2]),
+    }
+}
+
+/// The busiest span as (count, client, row of its end), scanning in time order.
+fn busiest_span(
+    window: Millis,
+    traffic: &Traffic,
+    allowed: &[bool],
+) -> Option<(u64, usize, usize)> {
+    let mut recent: Vec<VecDeque<Millis>> = vec![VecDeque::new(); traffic.client_names.len()];
+    // (count, client, row) of the best span so far.
+    let mut best: Option<(u64, usize, usize)> = None;
+    for (row, (&t, &client)) in traffic.ts.iter().zip(traffic.client).enumerate() {
+        if !allowed[row] {
+            continue;
+        }
+        let client = client as usize;
+        if client >= recent.len() {
+            recent.resize(client + 1, VecDeque::new());
+        }
+        let times = &mut recent[client];
+        while times.front().is_some_and(|&first| first <= t - window) {
+            times.pop_front();
+        }
+        times.push_back(t);
+        let count = times.len() as u64;
+        let better = match best {
+            None => true,
+            Some((most, c, _)) => count > most || (count == most && client < c),
+        };
+        if better {
+            best = Some((count, client, row));
+        }
+    }
+    best
+}
+
+/// [`busiest_span`] client by client, in parallel: each client's admitted
+/// requests in (t − W, t] with two pointers over its times; the same result
+/// (the most, then the lowest client id, then that client's earliest span).
+fn busiest_span_by_client(
+    window: Millis,
+    traffic: &Traffic,
+    by_client: ByClient,
+    allowed: &[bool],
+) -> Option<(u64, usize, usize)> {
+    let offsets = &by_client.groups.offsets;
+    (0..by_client.groups.len())
+        .into_par_iter()
+        .filter_map(|g| {
+            let span = offsets[g]..offsets[g + 1];
+            let rows = &by_client.groups.rows[span.clone()];
+            let ts = &by_client.ts[span];
+            let admitted = |i: usize| allowed[rows[i] as usize];
+            let (mut left, mut count, mut best) = (0, 0u64, None);
+            for (i, &t) in ts.iter().enumerate() {
+                if !admitted(i) {
+                    continue;
+                }
+                count += 1;
+                while ts[left] <= t - window {
+                    count -= u64::from(admitted(left));
+                    left += 1;
+                }
+                if best.is_none_or(|(most, _)| count > most) {
+                    best = Some((count, rows[i] as usize));
+                }
+            }
+            best.map(|(most, row)| (most, traffic.client[row] as usize, row))
+        })
+        .reduce_with(|a, b| if (b.0, a.1) > (a.0, b.1) { b } else { a })
+}
