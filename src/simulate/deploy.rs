@@ -146,7 +146,7 @@ pub fn replay_deployed(
     if deployment.instances == 1 {
         return replayer.replay(rules);
     }
-    let events = replayer.events();
+    let events = replayer.times().len();
     if client.len() != events {
         return Err(ReplayError::KeysLength {
             rule: 0,

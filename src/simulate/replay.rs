@@ -110,11 +110,6 @@ impl<'a> Replayer<'a> {
         Replayer { ts, grouping: None }
     }
 
-    /// How many events there are.
-    pub fn events(&self) -> usize {
-        self.ts.len()
-    }
-
     /// The events' times.
     pub fn times(&self) -> &'a [Millis] {
         self.ts

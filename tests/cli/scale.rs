@@ -152,6 +152,42 @@ fn assert_same_figures(raw: &Value, from_sql: &Value) {
     }
 }
 
+/// `rlctl analyze --format json --from-sql-result RESULT`, with `extra` flags.
+fn from_sql_result(result: &Path, extra: &[&str]) -> Value {
+    let analyze = [
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--from-sql-result",
+        s(result),
+    ];
+    json(&[&analyze[..], extra].concat())
+}
+
+/// `rlctl sql` arguments for the table of `rlctl convert` (a view `events`),
+/// normalising its paths in SQL, with the time in column `time` of `unit`.
+fn events_sql<'a>(dialect: &'a str, time: &'a str, unit: &'a str) -> Vec<&'a str> {
+    vec![
+        "--dialect",
+        dialect,
+        "--table",
+        "events",
+        "--time",
+        time,
+        "--time-unit",
+        unit,
+        "--client",
+        "client",
+        "--path",
+        "path",
+        "--method",
+        "method",
+        "--status",
+        "status",
+    ]
+}
+
 #[test]
 fn events_replay_like_the_log_they_came_from() {
     let dir = tempfile::tempdir().unwrap();
@@ -250,14 +286,7 @@ fn duckdb_over_converted_events_gives_the_same_report() {
         &[&table[..], &["--path", "path", "--method", "method"]].concat(),
         &["--view", &view],
     );
-    let from_sql = json(&[
-        "analyze",
-        "-q",
-        "--format",
-        "json",
-        "--from-sql-result",
-        s(&normalised),
-    ]);
+    let from_sql = from_sql_result(&normalised, &[]);
     assert_same_figures(&raw, &from_sql);
     // rlctl's own endpoint column, results as CSV.
     let given = run_engine(
@@ -267,14 +296,7 @@ fn duckdb_over_converted_events_gives_the_same_report() {
         &[&table[..], &["--endpoint", "endpoint"]].concat(),
         &["--view", &view, "--csv"],
     );
-    let from_csv = json(&[
-        "analyze",
-        "-q",
-        "--format",
-        "json",
-        "--from-sql-result",
-        s(&given),
-    ]);
+    let from_csv = from_sql_result(&given, &[]);
     assert_same_figures(&raw, &from_csv);
     assert!(given.join("clients.csv").is_file());
     // All five tables as one, from one query.
@@ -286,14 +308,7 @@ fn duckdb_over_converted_events_gives_the_same_report() {
         &["--view", &view],
     );
     let file = combined.join("combined.parquet");
-    let from_file = json(&[
-        "analyze",
-        "-q",
-        "--format",
-        "json",
-        "--from-sql-result",
-        s(&file),
-    ]);
+    let from_file = from_sql_result(&file, &[]);
     assert_same_figures(&raw, &from_file);
 }
 
@@ -312,36 +327,14 @@ fn spark_gives_the_same_report() {
         &py,
         d,
         "spark",
-        &[
-            "--dialect",
-            "spark",
-            "--table",
-            "events",
-            "--time",
-            "ts_ms",
-            "--client",
-            "client",
-            "--path",
-            "path",
-            "--method",
-            "method",
-            "--status",
-            "status",
-        ],
+        &events_sql("spark", "ts_ms", "ms"),
         &["--view", &format!("events={}", s(&events))],
     );
     assert!(
         result.join("summary").is_dir(),
         "Spark writes part directories"
     );
-    let from_sql = json(&[
-        "analyze",
-        "-q",
-        "--format",
-        "json",
-        "--from-sql-result",
-        s(&result),
-    ]);
+    let from_sql = from_sql_result(&result, &[]);
     assert_same_figures(&raw, &from_sql);
 }
 

@@ -160,10 +160,10 @@ pub fn replay_scenarios(
     scenarios: &[Scenario],
     settings: &SimulateSettings,
 ) -> anyhow::Result<Replayed> {
-    let scaled_ts = match settings.scale {
-        Some(x) => Some(deploy::compress_time(&table.ts, x)?),
-        None => None,
-    };
+    let scaled_ts = settings
+        .scale
+        .map(|x| deploy::compress_time(&table.ts, x))
+        .transpose()?;
     let ts = scaled_ts.as_deref().unwrap_or(&table.ts);
     let mut runner = ScenarioRunner::new(table, ts, settings.deployment, settings.top);
     let results = scenarios

@@ -30,19 +30,6 @@ fn tricky_log(dir: &Path) -> (PathBuf, Value) {
     (log, raw)
 }
 
-/// `rlctl analyze --from-sql-result DIR` with the raw-log round trips' shape.
-fn from_sql_result(result: &Path) -> Value {
-    let analyze = [
-        "analyze",
-        "-q",
-        "--format",
-        "json",
-        "--from-sql-result",
-        s(result),
-    ];
-    json(&[&analyze[..], &SHAPE[..]].concat())
-}
-
 /// `rlctl sql` arguments for the raw-log view of run_queries.py (`--raw-log`).
 fn raw_log_sql(dialect: &str) -> Vec<&str> {
     vec![
@@ -94,7 +81,7 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
         &[&raw_log_sql("duckdb")[..], &ROUTES[..], &SHAPE[..]].concat(),
         &["--raw-log", &format!("raw_log={}", s(&log))],
     );
-    let from_sql = from_sql_result(&result);
+    let from_sql = from_sql_result(&result, &SHAPE);
     assert_same_figures(&raw, &from_sql);
     let endpoints: Vec<&str> = raw["endpoints"]
         .as_array()
@@ -134,7 +121,7 @@ fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
             &[&raw_log_sql(dialect)[..], &ROUTES[..], &SHAPE[..]].concat(),
             &["--raw-log", &view, "--from-dialect", dialect],
         );
-        let from_sql = from_sql_result(&result);
+        let from_sql = from_sql_result(&result, &SHAPE);
         assert_same_figures(&raw, &from_sql);
     }
 }
@@ -153,32 +140,19 @@ fn clickhouse_normalises_and_routes_like_rlctl() {
     let events = d.join("events.parquet");
     run(&["convert", "-q", s(&log), "-o", s(&events)]);
     let view = format!("events={}", s(&events));
-    let columns = [
-        "--dialect",
-        "clickhouse",
-        "--table",
-        "events",
-        "--client",
-        "client",
-        "--path",
-        "path",
-        "--method",
-        "method",
-        "--status",
-        "status",
-    ];
-    let times = [
-        ("ms", ["--time", "ts_ms", "--time-unit", "ms"]),
-        ("timestamp", ["--time", "ts", "--time-unit", "timestamp"]),
-    ];
-    for (name, time) in times {
+    for (time, unit) in [("ts_ms", "ms"), ("ts", "timestamp")] {
         let result = run_engine(
             &py,
             d,
-            &format!("clickhouse-{name}"),
-            &[&columns[..], &time[..], &ROUTES[..], &SHAPE[..]].concat(),
+            &format!("clickhouse-{unit}"),
+            &[
+                &events_sql("clickhouse", time, unit)[..],
+                &ROUTES[..],
+                &SHAPE[..],
+            ]
+            .concat(),
             &["--view", &view],
         );
-        assert_same_figures(&raw, &from_sql_result(&result));
+        assert_same_figures(&raw, &from_sql_result(&result, &SHAPE));
     }
 }
