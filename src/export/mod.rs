@@ -35,12 +35,14 @@
 //! their format, and routes or methods a product cannot quote are refused.
 
 pub mod aws_waf;
+pub mod conf;
 pub mod envoy;
 pub mod haproxy;
 pub mod key;
 pub mod kong;
 pub mod nginx;
 pub mod traefik;
+pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
 
