@@ -84,11 +84,6 @@ impl Conf {
         self
     }
 
-    /// Whether nothing was written.
-    pub fn is_empty(&self) -> bool {
-        self.out.is_empty()
-    }
-
     /// The text written so far.
     pub fn finish(self) -> String {
         self.out
@@ -123,6 +118,26 @@ mod tests {
         assert_eq!(
             conf.finish(),
             "# a\\nb\nmap $a $b {\n    x y;\n    #\n    # z\n}\n\nend;\n"
+        );
+    }
+
+    #[test]
+    fn the_head_ends_with_one_header_line_per_rule() {
+        let rules = crate::policy::Policy::parse(
+            "[[rule]]\nname='a'\nlimit='5/1m'\n[[rule]]\nname='b'\nlimit='2/s'",
+            "p",
+        )
+        .unwrap();
+        assert_eq!(
+            head(&["x", "y"], &["Headers:"], &rules),
+            [
+                "x",
+                "y",
+                "",
+                "Headers:",
+                "  a: RateLimit-Policy: 5;w=60  X-RateLimit-Limit: 5",
+                "  b: RateLimit-Policy: 2;w=1  X-RateLimit-Limit: 2",
+            ]
         );
     }
 

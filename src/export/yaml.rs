@@ -22,9 +22,9 @@ pub enum Value {
     FlowMap(Vec<(&'static str, Value)>),
     /// `[value, ...]` on one line.
     FlowSeq(Vec<Value>),
-    /// One entry per line, indented under its key.
+    /// One entry per line, indented under its key (`key:` alone when empty).
     Map(Map),
-    /// One `- ` item per line, at its key's indentation.
+    /// One `- ` item per line, at its key's indentation (`key:` alone when empty).
     Seq(Seq),
 }
 
