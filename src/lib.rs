@@ -19,6 +19,7 @@ pub mod recommend;
 pub mod simulate;
 pub mod stats;
 pub mod units;
+pub mod watch;
 
 use std::process::ExitCode;
 

@@ -1,0 +1,400 @@
+//! Following one file like `tail -F`, on its bytes, by polling.
+//!
+//! Each [`Follower::poll`] looks at the path (`stat`, following symlinks) and
+//! reads what was appended since the last poll, handing back whole lines:
+//! - at start the file is read from the start of its last line (or from byte 0
+//!   with `from_start`); a file that appears later is read from byte 0;
+//! - a partial last line is held until its newline arrives;
+//! - a new file at the path (rename-and-create, deleted and recreated) is read
+//!   from byte 0, while the old one is still read until it has stayed quiet for
+//!   the linger time (writers keep writing to a renamed file until they reopen);
+//! - a file that shrinks, or whose bytes before the read offset changed
+//!   (copytruncate, then written past the old offset before the next poll), is
+//!   read again from byte 0;
+//! - a line longer than [`MAX_LINE_BYTES`] is discarded as it streams by and
+//!   reported with its length, so memory never grows with line length;
+//! - a path that is missing, not a regular file, or unreadable is reported once
+//!   per change of condition and looked at again on the next poll: never an error.
+//!
+//! Time comes in as an argument (the linger), so tests drive it by hand. This
+//! module knows nothing about log formats.
+
+use std::fs::{self, File, Metadata};
+use std::io;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::ingest::lines::MAX_LINE_BYTES;
+
+/// The most bytes one poll reads from one file, so that one busy file does not
+/// starve the others; [`Polled::more`] says when more is waiting.
+pub const READ_BUDGET: u64 = 8 << 20;
+/// How long a rotated-away file is still read after it last grew.
+pub const DEFAULT_LINGER: Duration = Duration::from_secs(5);
+/// Bytes before the read offset compared on each poll to see a copytruncate
+/// that the writer has already filled past the old offset.
+const SIGNATURE_BYTES: usize = 32;
+/// How far back from the end the start of the last line is looked for.
+const TAIL_SEARCH: u64 = 64 << 10;
+/// Size of one read.
+const READ_BYTES: usize = 1 << 20;
+
+/// What a poll found, in file order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Followed {
+    /// Whole lines, each ending with `\n` (one is added to the last line of a
+    /// file that is finished without one).
+    Lines(Vec<u8>),
+    /// One line longer than [`MAX_LINE_BYTES`], of `bytes` bytes, not kept.
+    TooLong { bytes: u64 },
+    /// Something happened to the file.
+    Event(FileEvent),
+}
+
+/// A change in what the path holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileEvent {
+    /// A file was opened and is read from byte `offset`.
+    Opened { offset: u64 },
+    /// A new file took the path (rename-and-create, deleted and recreated).
+    Replaced,
+    /// The file shrank or was rewritten in place (copytruncate): read again from byte 0.
+    Truncated,
+    /// The path is gone (an open file is still read).
+    Missing,
+    /// The path is not a regular file (a directory, a FIFO, ...).
+    NotAFile,
+    /// The path cannot be read: the reason.
+    Unreadable(String),
+    /// A rotated-away file stayed quiet for the linger time and was closed.
+    Closed,
+}
+
+/// What one poll read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Polled {
+    /// Bytes read.
+    pub bytes: u64,
+    /// True when the read budget ran out before the end of a file.
+    pub more: bool,
+}
+
+/// How the path looked at the last poll, so that each problem is reported once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Condition {
+    Readable,
+    Missing,
+    NotAFile,
+    Unreadable(String),
+}
+
+/// Bytes on their way to becoming whole lines.
+#[derive(Debug, Default)]
+struct LineAssembler {
+    partial: Vec<u8>,
+    /// The length so far of a line found too long (its bytes are dropped).
+    overlong: Option<u64>,
+}
+
+impl LineAssembler {
+    fn push(&mut self, mut data: &[u8], out: &mut Vec<Followed>) {
+        while let Some(end) = memchr::memchr(b'\n', data) {
+            self.end_line(&data[..end], out);
+            data = &data[end + 1..];
+        }
+        self.extend(data);
+    }
+
+    fn extend(&mut self, bytes: &[u8]) {
+        if let Some(len) = &mut self.overlong {
+            *len += bytes.len() as u64;
+        } else if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
+            self.overlong = Some((self.partial.len() + bytes.len()) as u64);
+            self.partial = Vec::new();
+        } else {
+            self.partial.extend_from_slice(bytes);
+        }
+    }
+
+    fn end_line(&mut self, tail: &[u8], out: &mut Vec<Followed>) {
+        if self.partial.is_empty() && self.overlong.is_none() && tail.len() <= MAX_LINE_BYTES {
+            push_line(out, tail);
+            return;
+        }
+        self.extend(tail);
+        match self.overlong.take() {
+            Some(bytes) => out.push(Followed::TooLong { bytes }),
+            None => push_line(out, &self.partial),
+        }
+        self.partial.clear();
+    }
+
+    /// Ends the file: a partial last line becomes a line.
+    fn finish(&mut self, out: &mut Vec<Followed>) {
+        if !self.partial.is_empty() || self.overlong.is_some() {
+            self.end_line(&[], out);
+        }
+    }
+}
+
+fn push_line(out: &mut Vec<Followed>, line: &[u8]) {
+    if let Some(Followed::Lines(buf)) = out.last_mut() {
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+    } else {
+        let mut buf = Vec::with_capacity(line.len() + 1);
+        buf.extend_from_slice(line);
+        buf.push(b'\n');
+        out.push(Followed::Lines(buf));
+    }
+}
+
+/// An open file and how far it was read.
+#[derive(Debug)]
+struct Handle {
+    file: File,
+    /// (device, inode).
+    id: (u64, u64),
+    offset: u64,
+    /// The bytes just before `offset`, as read.
+    signature: Vec<u8>,
+    lines: LineAssembler,
+    last_growth: Duration,
+}
+
+impl Handle {
+    /// Reads up to the budget from `offset`.
+    fn read(&mut self, buf: &mut [u8], now: Duration, out: &mut Vec<Followed>) -> io::Result<Polled> {
+        let mut polled = Polled::default();
+        loop {
+            if polled.bytes >= READ_BUDGET {
+                polled.more = true;
+                break;
+            }
+            let n = match self.file.read_at(buf, self.offset) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            let data = &buf[..n];
+            self.offset += n as u64;
+            polled.bytes += n as u64;
+            self.signature.extend_from_slice(&data[n.saturating_sub(SIGNATURE_BYTES)..]);
+            let excess = self.signature.len().saturating_sub(SIGNATURE_BYTES);
+            self.signature.drain(..excess);
+            self.lines.push(data, out);
+        }
+        if polled.bytes > 0 {
+            self.last_growth = now;
+        }
+        Ok(polled)
+    }
+
+    /// True when the file no longer holds what was read before `offset`.
+    fn rewritten(&self, len: u64) -> bool {
+        if len < self.offset {
+            return true;
+        }
+        let mut now = vec![0; self.signature.len()];
+        let at = self.offset - self.signature.len() as u64;
+        !self.signature.is_empty()
+            && (self.file.read_exact_at(&mut now, at).is_err() || now != self.signature)
+    }
+}
+
+/// Follows one path.
+#[derive(Debug)]
+pub struct Follower {
+    path: PathBuf,
+    from_start: bool,
+    linger: Duration,
+    /// False until the first poll looked at the path.
+    looked: bool,
+    /// True once any file was opened at the path.
+    had_file: bool,
+    current: Option<Handle>,
+    /// Rotated-away files, read until quiet.
+    retired: Vec<Handle>,
+    condition: Condition,
+    buf: Vec<u8>,
+}
+
+impl Follower {
+    /// Follows `path`: from the start of its last line, or from byte 0 with
+    /// `from_start`; rotated-away files are read until quiet for `linger`.
+    pub fn new(path: &Path, from_start: bool, linger: Duration) -> Self {
+        Follower {
+            path: path.to_path_buf(),
+            from_start,
+            linger,
+            looked: false,
+            had_file: false,
+            current: None,
+            retired: Vec::new(),
+            condition: Condition::Readable,
+            buf: Vec::new(),
+        }
+    }
+
+    /// The path followed.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// True when a regular file is open at the path.
+    pub fn readable(&self) -> bool {
+        self.condition == Condition::Readable && self.current.is_some()
+    }
+
+    /// Looks at the path and reads what is new, appending it to `out`.
+    pub fn poll(&mut self, now: Duration, out: &mut Vec<Followed>) -> Polled {
+        if self.buf.is_empty() {
+            self.buf = vec![0; READ_BYTES];
+        }
+        let mut polled = self.poll_retired(now, out);
+        let first = !self.looked;
+        self.looked = true;
+        match fs::metadata(&self.path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                self.set_condition(Condition::Missing, out)
+            }
+            Err(e) => self.set_condition(Condition::Unreadable(e.to_string()), out),
+            Ok(meta) if !meta.is_file() => {
+                self.retire_current(now, out);
+                self.set_condition(Condition::NotAFile, out);
+            }
+            Ok(meta) => self.check_file(&meta, first, now, out),
+        }
+        if let Some(handle) = &mut self.current {
+            match handle.read(&mut self.buf, now, out) {
+                Ok(p) => {
+                    polled.bytes += p.bytes;
+                    polled.more |= p.more;
+                }
+                Err(e) => {
+                    let reason = e.to_string();
+                    self.set_condition(Condition::Unreadable(reason), out);
+                }
+            }
+        }
+        polled
+    }
+
+    /// Ends following: every partial line becomes a line.
+    pub fn finish(&mut self, out: &mut Vec<Followed>) {
+        for mut handle in self.retired.drain(..).chain(self.current.take()) {
+            handle.lines.finish(out);
+        }
+    }
+
+    fn poll_retired(&mut self, now: Duration, out: &mut Vec<Followed>) -> Polled {
+        let mut polled = Polled::default();
+        let linger = self.linger;
+        let buf = &mut self.buf;
+        self.retired.retain_mut(|handle| {
+            match handle.read(buf, now, out) {
+                Ok(p) => {
+                    polled.bytes += p.bytes;
+                    polled.more |= p.more;
+                    if p.bytes > 0 || now.saturating_sub(handle.last_growth) < linger {
+                        return true;
+                    }
+                }
+                Err(e) => out.push(Followed::Event(FileEvent::Unreadable(e.to_string()))),
+            }
+            handle.lines.finish(out);
+            out.push(Followed::Event(FileEvent::Closed));
+            false
+        });
+        polled
+    }
+
+    /// Moves the open file to the retired ones, after reading what it holds
+    /// now (so its lines come before those of the file that replaces it).
+    fn retire_current(&mut self, now: Duration, out: &mut Vec<Followed>) {
+        if let Some(mut handle) = self.current.take() {
+            if let Err(e) = handle.read(&mut self.buf, now, out) {
+                out.push(Followed::Event(FileEvent::Unreadable(e.to_string())));
+            }
+            self.retired.push(handle);
+        }
+    }
+
+    /// A regular file is at the path: the one being read (truncated or not), or a new one.
+    fn check_file(&mut self, meta: &Metadata, first: bool, now: Duration, out: &mut Vec<Followed>) {
+        let id = (meta.dev(), meta.ino());
+        if let Some(handle) = self.current.as_mut().filter(|h| h.id == id) {
+            if handle.rewritten(meta.len()) {
+                handle.lines.finish(out);
+                handle.offset = 0;
+                handle.signature.clear();
+                out.push(Followed::Event(FileEvent::Truncated));
+            }
+            self.set_condition(Condition::Readable, out);
+            return;
+        }
+        let opened = File::open(&self.path).and_then(|file| {
+            let meta = file.metadata()?;
+            Ok((file, meta))
+        });
+        let (file, meta) = match opened {
+            Ok(opened) => opened,
+            Err(e) => return self.set_condition(Condition::Unreadable(e.to_string()), out),
+        };
+        let offset = if first && !self.from_start {
+            start_of_last_line(&file, meta.len())
+        } else {
+            0
+        };
+        if self.had_file {
+            out.push(Followed::Event(FileEvent::Replaced));
+        }
+        self.had_file = true;
+        self.retire_current(now, out);
+        self.current = Some(Handle {
+            file,
+            id: (meta.dev(), meta.ino()),
+            offset,
+            signature: Vec::new(),
+            lines: LineAssembler::default(),
+            last_growth: now,
+        });
+        out.push(Followed::Event(FileEvent::Opened { offset }));
+        self.set_condition(Condition::Readable, out);
+    }
+
+    fn set_condition(&mut self, condition: Condition, out: &mut Vec<Followed>) {
+        if condition == self.condition {
+            return;
+        }
+        let event = match &condition {
+            Condition::Readable => None,
+            Condition::Missing => Some(FileEvent::Missing),
+            Condition::NotAFile => Some(FileEvent::NotAFile),
+            Condition::Unreadable(reason) => Some(FileEvent::Unreadable(reason.clone())),
+        };
+        out.extend(event.map(Followed::Event));
+        self.condition = condition;
+    }
+}
+
+/// Where the last line of a file of `len` bytes starts (0 when no newline is
+/// found within the last [`TAIL_SEARCH`] bytes of a file no longer than that;
+/// `len` when none is found in a longer one).
+fn start_of_last_line(file: &File, len: u64) -> u64 {
+    let from = len.saturating_sub(TAIL_SEARCH);
+    let mut tail = vec![0; (len - from) as usize];
+    if file.read_exact_at(&mut tail, from).is_err() {
+        return len;
+    }
+    match memchr::memrchr(b'\n', &tail) {
+        Some(i) => from + i as u64 + 1,
+        None if from == 0 => 0,
+        None => len,
+    }
+}
+
+#[cfg(test)]
+mod tests;
