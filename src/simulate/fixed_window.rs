@@ -48,6 +48,11 @@ impl Algorithm for FixedWindow {
         0
     }
 
+    /// A window that has passed, or holds nothing, admits like the empty state.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        state.count == 0 || state.window < t.div_euclid(self.window_ms)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.limit
     }
@@ -61,7 +66,7 @@ impl Algorithm for FixedWindow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn fw(limit: &str) -> FixedWindow {
         FixedWindow::new(limit.parse().unwrap())
@@ -107,5 +112,32 @@ mod tests {
             decisions(&alg, &[0, 1, 2, 3, 4, 5, 1000, 1001, 1002]),
             expect("yy nnnn yy n")
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&fw("3/1s"), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = fw("2/1s");
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 999));
+        assert!(alg.is_idle(&state, 1000));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }

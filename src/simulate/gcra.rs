@@ -61,6 +61,11 @@ impl Algorithm for Gcra {
         0
     }
 
+    /// TAT is not after t: the next request sets TAT = t·L + T, as from empty.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        i128::from(t) * self.scale >= state.tat
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.burst
     }
@@ -76,7 +81,7 @@ impl Algorithm for Gcra {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn gcra(limit: &str, burst: u64) -> Gcra {
         Gcra::new(limit.parse().unwrap(), burst).unwrap()
@@ -120,5 +125,32 @@ mod tests {
         let alg = gcra("1/1s", 1);
         assert_eq!(decisions(&alg, &[-5000, -4001, -4000]), expect("y n y"));
         assert!(Gcra::new("1/1s".parse().unwrap(), 0).is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&gcra("2/1s", 3), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = gcra("2/1s", 2);
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0, 0] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 999));
+        assert!(alg.is_idle(&state, 1000));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }

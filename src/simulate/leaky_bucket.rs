@@ -116,6 +116,15 @@ impl Algorithm for LeakyBucket {
         self.delay_for(excess)
     }
 
+    /// The node has drained so far that the next request gets excess 0, as a
+    /// key's first request does (nginx counts a fresh node's first request as
+    /// 0 and a kept node's as `excess − drained + 1000`, so drained must cover
+    /// the excess and one more request).
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        let ms = t.saturating_sub(state.last).max(0);
+        !state.seen || self.rate.saturating_mul(ms) / 1000 >= state.excess.saturating_add(1000)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.burst + 1
     }
@@ -131,7 +140,7 @@ impl Algorithm for LeakyBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn nginx(limit: &str, burst: u64, delay: Delay) -> LeakyBucket {
         LeakyBucket::new(limit.parse().unwrap(), burst, delay).unwrap()
@@ -295,5 +304,32 @@ mod tests {
         let alg = nginx("1r/s", 4, Delay::NoDelay);
         assert_eq!(alg.instant_capacity(), 5);
         assert_eq!(decisions(&alg, &[7; 6]), expect("yyyyy n"));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&nginx("2r/s", 3, Delay::After(1)), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = nginx("1r/s", 0, Delay::NoDelay);
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 999));
+        assert!(alg.is_idle(&state, 1000));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }

@@ -72,6 +72,13 @@ pub trait Algorithm: Send + Sync {
     /// One line stating which burst convention this limiter follows.
     fn burst_convention(&self) -> String;
 
+    /// Whether `state` would decide every request at `t` or later (and report
+    /// every delay) exactly as the empty state would, so that a long-running
+    /// replay may drop it. `false`, the default, always keeps the state.
+    fn is_idle(&self, _state: &Self::State, _t: Millis) -> bool {
+        false
+    }
+
     /// Decides one request on its own: `allows`, then `record` when allowed.
     fn decide(&self, state: &mut Self::State, t: Millis) -> bool {
         let allowed = self.allows(state, t);
@@ -93,6 +100,37 @@ pub(crate) mod test_util {
     pub fn decisions<A: Algorithm>(alg: &A, times: &[Millis]) -> Vec<bool> {
         let mut state = A::State::default();
         times.iter().map(|&t| alg.decide(&mut state, t)).collect()
+    }
+
+    /// Replays one key's `times` twice, once keeping its state and once
+    /// dropping it before each request whenever [`Algorithm::is_idle`] says
+    /// so, and asserts that decisions and delays are the same. Returns how
+    /// many times the state was dropped.
+    pub fn check_idle_drops<A: Algorithm>(alg: &A, times: &[Millis]) -> usize {
+        let (mut kept, mut dropped) = (A::State::default(), A::State::default());
+        let mut drops = 0;
+        for &t in times {
+            if alg.is_idle(&dropped, t) {
+                dropped = A::State::default();
+                drops += 1;
+            }
+            let run = |state: &mut A::State| {
+                let allowed = alg.allows(state, t);
+                (allowed, if allowed { alg.record(state, t) } else { 0 })
+            };
+            assert_eq!(run(&mut kept), run(&mut dropped), "at t={t} in {times:?}");
+        }
+        drops
+    }
+
+    /// Increasing times from gaps (several requests may share a time).
+    pub fn times_from_gaps(start: Millis, gaps: &[Millis]) -> Vec<Millis> {
+        gaps.iter()
+            .scan(start, |t, &gap| {
+                *t += gap;
+                Some(*t)
+            })
+            .collect()
     }
 
     /// Parses a compact expectation such as `"yyn"` (y = admitted, n = rejected).

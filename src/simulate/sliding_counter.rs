@@ -71,6 +71,19 @@ impl Algorithm for SlidingCounter {
         0
     }
 
+    /// Rolled to t's window, both counts are 0 (they stay 0 later).
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        let window = t.div_euclid(self.window_ms);
+        let (prev, cur) = if window == state.window {
+            (state.prev, state.cur)
+        } else if window == state.window + 1 {
+            (state.cur, 0)
+        } else {
+            (0, 0)
+        };
+        prev == 0 && cur == 0
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.limit
     }
@@ -84,7 +97,7 @@ impl Algorithm for SlidingCounter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn sc(limit: &str) -> SlidingCounter {
         SlidingCounter::new(limit.parse().unwrap())
@@ -146,5 +159,32 @@ mod tests {
             decisions(&alg, &[0, 10, 500, 990, 1000, 1001]),
             expect("y nnn n y")
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&sc("3/1s"), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = sc("2/1s");
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 1999));
+        assert!(alg.is_idle(&state, 2000));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }

@@ -43,6 +43,11 @@ impl Algorithm for SlidingLog {
         0
     }
 
+    /// Every logged request has left (t − W, t].
+    fn is_idle(&self, log: &State, t: Millis) -> bool {
+        log.back().is_none_or(|&newest| newest <= t - self.window_ms)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.limit
     }
@@ -55,7 +60,7 @@ impl Algorithm for SlidingLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn log(limit: &str) -> SlidingLog {
         SlidingLog::new(limit.parse().unwrap())
@@ -97,5 +102,32 @@ mod tests {
             decisions(&alg, &[0, 100, 500, 900, 1000]),
             expect("y nnn y")
         );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&log("3/1s"), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = log("2/1s");
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0, 500] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 1499));
+        assert!(alg.is_idle(&state, 1500));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }

@@ -68,6 +68,12 @@ impl Algorithm for TokenBucket {
         0
     }
 
+    /// The bucket is full again at t (a full bucket forgets when it filled).
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        let elapsed = t.saturating_sub(state.last).max(0);
+        state.missing <= self.refill_per_ms.saturating_mul(elapsed)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.burst
     }
@@ -83,7 +89,7 @@ impl Algorithm for TokenBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
 
     fn tb(limit: &str, burst: u64) -> TokenBucket {
         TokenBucket::new(limit.parse().unwrap(), burst).unwrap()
@@ -140,5 +146,32 @@ mod tests {
     fn zero_burst_or_overflow_is_refused() {
         assert!(TokenBucket::new("1/1s".parse().unwrap(), 0).is_none());
         assert!(TokenBucket::new("1/1h".parse().unwrap(), u64::MAX / 1000).is_none());
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn dropping_an_idle_state_changes_no_decision(
+            gaps in proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+            start in -5000i64..5000,
+        ) {
+            check_idle_drops(&tb("2/1s", 3), &times_from_gaps(start, &gaps));
+        }
+    }
+
+    #[test]
+    fn a_state_is_idle_once_it_decides_like_the_empty_one() {
+        let alg = tb("2/1s", 2);
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        for t in [0, 0] {
+            assert!(alg.decide(&mut state, t));
+        }
+        assert!(!alg.is_idle(&state, 999));
+        assert!(alg.is_idle(&state, 1000));
+        // A sequence with long gaps drops the state between bursts.
+        assert!(check_idle_drops(&alg, &[0, 0, 1, 90_000, 90_001, 200_000]) >= 2);
     }
 }
