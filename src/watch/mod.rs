@@ -13,3 +13,8 @@
 
 pub mod clock;
 pub mod follow;
+pub mod distinct;
+pub mod parse;
+pub mod reorder;
+pub mod rolling;
+pub mod shadow;

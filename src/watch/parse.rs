@@ -1,0 +1,180 @@
+//! Followed lines to parsed chunks, with the ingestion parsers: the same
+//! format detection, keys, endpoints and skip reasons as `rlctl analyze`, one
+//! batch of whole lines at a time, with counts that reconcile per file
+//! (lines = parsed + skipped, by reason).
+//!
+//! With `--log-format auto`, a file's first lines are held until detection
+//! decides (as ingestion does on the first lines of an input); the format found
+//! stays for the life of the watch, across rotations.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::ingest::chunk::{ChunkContext, ChunkResult, parse_chunk};
+use crate::ingest::detect::{Detected, detect};
+use crate::ingest::record::{LineParser, SkipReason};
+use crate::ingest::{FormatChoice, IngestError, Settings, parser_for};
+use crate::output::escape;
+
+/// Bytes held at most while the format is being detected.
+const DETECT_BYTES: usize = 64 << 10;
+/// Non-blank lines after which detection must have decided.
+const DETECT_LINES: usize = 50;
+
+/// What one file's lines became.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct FileCounts {
+    /// Every line read, parsed or skipped.
+    pub lines: u64,
+    pub parsed: u64,
+    /// Skipped lines by reason (the ingestion's wording).
+    pub skipped: BTreeMap<String, u64>,
+}
+
+impl FileCounts {
+    /// Skipped lines, all reasons.
+    pub fn skipped_total(&self) -> u64 {
+        self.skipped.values().sum()
+    }
+
+    fn skip(&mut self, reason: SkipReason, n: u64) {
+        self.lines += n;
+        *self.skipped.entry(reason.to_string()).or_default() += n;
+    }
+}
+
+/// Parses the lines of one followed file.
+pub struct FileParser {
+    name: String,
+    parser: Option<Box<dyn LineParser>>,
+    /// The format in words, once known.
+    format: String,
+    /// Lines held until the format is detected.
+    undetected: Vec<u8>,
+    counts: FileCounts,
+}
+
+impl std::fmt::Debug for FileParser {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileParser")
+            .field("name", &self.name)
+            .field("format", &self.format)
+            .field("counts", &self.counts)
+            .finish()
+    }
+}
+
+impl FileParser {
+    /// A parser for the file called `name` (in messages and metrics).
+    pub fn new(name: &str) -> Self {
+        FileParser {
+            name: name.to_string(),
+            parser: None,
+            format: String::new(),
+            undetected: Vec::new(),
+            counts: FileCounts::default(),
+        }
+    }
+
+    /// The counts so far.
+    pub fn counts(&self) -> &FileCounts {
+        &self.counts
+    }
+
+    /// The format used, once known ("combined (detected)", "json", ...).
+    pub fn format(&self) -> &str {
+        &self.format
+    }
+
+    /// Counts a line too long to keep.
+    pub fn too_long(&mut self) {
+        self.counts.skip(SkipReason::TooLong, 1);
+    }
+
+    /// Parses whole lines (`data` ends with a newline). Returns `None` while
+    /// the format is still being detected (the lines are held).
+    pub fn parse(
+        &mut self,
+        data: &[u8],
+        settings: &Settings,
+    ) -> Result<Option<ChunkResult>, IngestError> {
+        if self.parser.is_none() {
+            self.undetected.extend_from_slice(data);
+            match self.choose(settings)? {
+                None => return Ok(None),
+                Some(parser) => self.parser = Some(parser),
+            }
+        }
+        let held = std::mem::take(&mut self.undetected);
+        let data = if held.is_empty() { data } else { &held[..] };
+        let ctx = ChunkContext {
+            keys: &settings.keys,
+            routes: &settings.routes,
+            paths: true,
+        };
+        let parser = self.parser.as_mut().expect("chosen above");
+        let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);
+        self.counts.lines += chunk.lines;
+        self.counts.parsed += chunk.parsed;
+        for (reason, n) in &chunk.skipped {
+            *self.counts.skipped.entry(reason.to_string()).or_default() += n;
+        }
+        Ok(Some(chunk))
+    }
+
+    /// The parser for this file, once the held lines decide it.
+    fn choose(&mut self, settings: &Settings) -> Result<Option<Box<dyn LineParser>>, IngestError> {
+        let chosen = match &settings.format {
+            FormatChoice::Auto => {
+                let head = &self.undetected[..self.undetected.len().min(DETECT_BYTES)];
+                match detect(head) {
+                    Some(Detected::Json) => FormatChoice::Json,
+                    Some(Detected::Common) => FormatChoice::Common,
+                    Some(Detected::Combined) => FormatChoice::Combined,
+                    None if self.undetected.len() >= DETECT_BYTES
+                        || non_blank_lines(head) >= DETECT_LINES =>
+                    {
+                        let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
+                        let first = String::from_utf8_lossy(&first[..first.len().min(200)]);
+                        return Err(IngestError::Detect {
+                            file: self.name.clone(),
+                            first_line: format!("`{}`", escape::terminal(&first)),
+                        });
+                    }
+                    None => return Ok(None),
+                }
+            }
+            other => other.clone(),
+        };
+        self.format = match &chosen {
+            FormatChoice::Auto | FormatChoice::Combined => "combined".into(),
+            FormatChoice::Common => "common".into(),
+            FormatChoice::Json => "json".into(),
+            FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
+        };
+        if settings.format == FormatChoice::Auto {
+            self.format.push_str(" (detected)");
+        }
+        parser_for(&chosen, settings).map(Some)
+    }
+
+    /// Ends the file: held lines are parsed with the combined parser when the
+    /// format was never detected (they are then counted, mostly as malformed).
+    pub fn finish(&mut self, settings: &Settings) -> Result<Option<ChunkResult>, IngestError> {
+        if self.parser.is_some() || self.undetected.is_empty() {
+            return Ok(None);
+        }
+        self.parser = Some(parser_for(&FormatChoice::Combined, settings)?);
+        self.parse(&[], settings)
+    }
+}
+
+fn non_blank_lines(data: &[u8]) -> usize {
+    data.split(|&b| b == b'\n')
+        .filter(|l| !l.trim_ascii().is_empty())
+        .count()
+}
+
+#[cfg(test)]
+mod tests;

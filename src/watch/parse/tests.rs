@@ -1,0 +1,64 @@
+use super::*;
+use crate::ingest::key::{KeySet, KeySpec};
+
+fn settings(format: FormatChoice) -> Settings {
+    Settings {
+        inputs: Vec::new(),
+        format,
+        json_fields: Vec::new(),
+        keys: KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+        routes: Vec::new(),
+        strict: false,
+        progress: false,
+        paths: true,
+    }
+}
+
+const GOOD: &str = "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\"\n";
+
+#[test]
+fn lines_are_parsed_and_counted_by_reason() {
+    let s = settings(FormatChoice::Combined);
+    let mut p = FileParser::new("x.log");
+    let data = format!("{GOOD}\n\u{0}\u{1}binary\u{ff}\n{GOOD}");
+    let chunk = p.parse(data.as_bytes(), &s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed, chunk.events.len()), (4, 2, 2));
+    p.too_long();
+    let c = p.counts();
+    assert_eq!((c.lines, c.parsed, c.skipped_total()), (5, 2, 3));
+    assert_eq!(c.skipped["blank line"], 1);
+    assert_eq!(c.skipped["line longer than 1048576 bytes"], 1);
+    assert_eq!(c.lines, c.parsed + c.skipped_total());
+}
+
+#[test]
+fn detection_waits_for_enough_lines_then_decides_once() {
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("x.log");
+    // One garbage line says nothing yet: held.
+    assert!(p.parse(b"garbage\n", &s).unwrap().is_none());
+    // With a log line beside it, combined wins; the held line is parsed too.
+    let chunk = p.parse(GOOD.as_bytes(), &s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed), (2, 1));
+    assert_eq!(p.format(), "combined (detected)");
+    assert_eq!(p.counts().lines, 2);
+}
+
+#[test]
+fn a_file_of_nothing_but_garbage_is_a_detection_error() {
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("x.log");
+    let garbage = "no format here\n".repeat(DETECT_LINES);
+    let err = p.parse(garbage.as_bytes(), &s).unwrap_err();
+    assert!(err.to_string().contains("cannot detect the log format of x.log"), "{err}");
+}
+
+#[test]
+fn held_lines_are_counted_when_the_file_ends_undetected() {
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("x.log");
+    assert!(p.parse(b"what\n", &s).unwrap().is_none());
+    let chunk = p.finish(&s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed), (1, 0));
+    assert_eq!(p.counts().lines, 1);
+}

@@ -1,0 +1,287 @@
+//! The dry run itself: every request through every rule of a policy, on the
+//! log's own timestamps, deciding as `rlctl simulate` does on the same lines.
+//!
+//! The semantics are the replay loop's (`simulate::replay`): a rule applies to
+//! a request when its method and route match and its key has a value; the
+//! request is admitted when every rule that applies admits it, and only then
+//! does any rule's state change; each rule's own verdict is what it counts as
+//! would-reject (a request two rules reject counts for both).
+//!
+//! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
+//! like the empty one ([`Algorithm::is_idle`]), which changes no decision, and
+//! closes the ended windows of the rolling figures.
+
+use std::collections::HashMap;
+
+use super::distinct::key_hash;
+use super::rolling::{HourFigures, Rolling};
+use crate::events::NO_KEY;
+use crate::ingest::chunk::ChunkResult;
+use crate::ingest::key::KeySet;
+use crate::policy::CheckedRule;
+use crate::simulate::spec::with_algorithm;
+use crate::simulate::{Algorithm, Limiter, SpecError};
+use crate::units::{Limit, Millis};
+
+/// One request as the rules see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Request {
+    /// Per rule: the key the request counts under, `None` where the rule does not apply.
+    pub keys: Vec<Option<Box<str>>>,
+}
+
+/// The states of one rule's keys, whatever the algorithm.
+trait KeyedStates: Send + std::fmt::Debug {
+    fn allows(&mut self, key: &str, t: Millis) -> bool;
+    fn record(&mut self, key: &str, t: Millis);
+    /// Drops idle states; returns how many are left.
+    fn sweep(&mut self, t: Millis) -> usize;
+    fn len(&self) -> usize;
+}
+
+#[derive(Debug)]
+struct Keyed<A: Algorithm> {
+    alg: A,
+    states: HashMap<Box<str>, A::State>,
+}
+
+impl<A: Algorithm + std::fmt::Debug> KeyedStates for Keyed<A>
+where
+    A::State: std::fmt::Debug,
+{
+    fn allows(&mut self, key: &str, t: Millis) -> bool {
+        if let Some(state) = self.states.get_mut(key) {
+            return self.alg.allows(state, t);
+        }
+        let mut state = A::State::default();
+        let allowed = self.alg.allows(&mut state, t);
+        self.states.insert(key.into(), state);
+        allowed
+    }
+
+    fn record(&mut self, key: &str, t: Millis) {
+        if let Some(state) = self.states.get_mut(key) {
+            self.alg.record(state, t);
+        }
+    }
+
+    fn sweep(&mut self, t: Millis) -> usize {
+        let alg = &self.alg;
+        self.states.retain(|_, state| !alg.is_idle(state, t));
+        self.states.len()
+    }
+
+    fn len(&self) -> usize {
+        self.states.len()
+    }
+}
+
+/// One rule in shadow.
+#[derive(Debug)]
+struct ShadowRule {
+    rule: CheckedRule,
+    /// 0: the primary key; i + 1: extra key i.
+    key_column: usize,
+    states: Box<dyn KeyedStates>,
+    rolling: Rolling,
+    requests: u64,
+    would_reject: u64,
+}
+
+/// One rule's figures.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct RuleFigures {
+    pub rule: String,
+    pub key: String,
+    pub limit: String,
+    pub algorithm: String,
+    /// Requests the rule applied to.
+    pub requests: u64,
+    /// Requests the rule on its own would have rejected.
+    pub would_reject: u64,
+    /// Keys whose limiter state is kept (not yet back to empty).
+    pub states: usize,
+    /// The last hour, by log time.
+    pub hour: HourFigures,
+}
+
+/// Every rule of a policy in shadow.
+#[derive(Debug)]
+pub struct Shadow {
+    rules: Vec<ShadowRule>,
+    /// The time of the last request decided.
+    now: Option<Millis>,
+}
+
+/// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
+/// every rule key that differs from it (as `rlctl simulate --policy` does).
+pub fn keys_for(rules: &[CheckedRule], primary: KeySet) -> KeySet {
+    let mut keys = primary;
+    for rule in rules {
+        if rule.key.text != keys.primary.text {
+            keys.add(rule.key.clone());
+        }
+    }
+    keys
+}
+
+impl Shadow {
+    /// The rules of a policy, with `keys` (from [`keys_for`]) telling which
+    /// column of a parsed chunk holds each rule's key.
+    pub fn new(rules: &[CheckedRule], keys: &KeySet) -> Result<Self, SpecError> {
+        let rules = rules
+            .iter()
+            .map(|rule| {
+                let limiter: Limiter = rule.spec.limiter()?;
+                let states = with_algorithm!(&limiter, alg => Box::new(Keyed {
+                    alg: alg.clone(),
+                    states: HashMap::new(),
+                }) as Box<dyn KeyedStates>);
+                let key_column = if rule.key.text == keys.primary.text {
+                    0
+                } else {
+                    keys.extra
+                        .iter()
+                        .position(|k| k.text == rule.key.text)
+                        .map_or(0, |i| i + 1)
+                };
+                Ok(ShadowRule {
+                    rule: rule.clone(),
+                    key_column,
+                    states,
+                    rolling: Rolling::new(rule.spec.limit.window.millis()),
+                    requests: 0,
+                    would_reject: 0,
+                })
+            })
+            .collect::<Result<Vec<_>, SpecError>>()?;
+        Ok(Shadow { rules, now: None })
+    }
+
+    /// The requests of a parsed chunk, with their times, in line order.
+    pub fn requests(&self, chunk: &ChunkResult) -> Vec<(Millis, Request)> {
+        // Methods and paths are tested once per distinct name of the chunk.
+        let method_ok: Vec<Vec<bool>> = self
+            .rules
+            .iter()
+            .map(|r| {
+                chunk
+                    .methods
+                    .names()
+                    .map(|m| r.rule.method.as_deref().is_none_or(|want| want.eq_ignore_ascii_case(m)))
+                    .collect()
+            })
+            .collect();
+        let route_ok: Vec<Option<Vec<bool>>> = self
+            .rules
+            .iter()
+            .map(|r| {
+                r.rule
+                    .route
+                    .as_ref()
+                    .map(|re| chunk.paths.names().map(|p| re.is_match(p)).collect())
+            })
+            .collect();
+        chunk
+            .events
+            .iter()
+            .enumerate()
+            .map(|(row, event)| {
+                let keys = self
+                    .rules
+                    .iter()
+                    .enumerate()
+                    .map(|(r, rule)| {
+                        let route = route_ok[r]
+                            .as_ref()
+                            .is_none_or(|ok| ok[event.path as usize]);
+                        if !(method_ok[r][event.method as usize] && route) {
+                            return None;
+                        }
+                        let name = match rule.key_column {
+                            0 => chunk.clients.name(event.client),
+                            c => {
+                                let column = &chunk.extra_keys[c - 1];
+                                match column.ids[row] {
+                                    NO_KEY => return None,
+                                    id => column.names.name(id),
+                                }
+                            }
+                        };
+                        Some(name.into())
+                    })
+                    .collect();
+                (event.ts, Request { keys })
+            })
+            .collect()
+    }
+
+    /// Decides one request at `t` (times must not decrease); returns whether
+    /// every rule that applies admits it.
+    pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
+        self.now = Some(t);
+        let mut allowed = true;
+        for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
+            let Some(key) = key else { continue };
+            let verdict = rule.states.allows(key, t);
+            allowed &= verdict;
+            rule.requests += 1;
+            rule.would_reject += u64::from(!verdict);
+            rule.rolling.observe(key, key_hash(key), t, !verdict);
+        }
+        if allowed {
+            for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
+                if let Some(key) = key {
+                    rule.states.record(key, t);
+                }
+            }
+        }
+        allowed
+    }
+
+    /// Drops the states that decide like empty ones at `t` and closes ended
+    /// windows; returns how many states are left.
+    pub fn sweep(&mut self, t: Millis) -> usize {
+        self.rules
+            .iter_mut()
+            .map(|rule| {
+                rule.rolling.sweep(t);
+                rule.states.sweep(t)
+            })
+            .sum()
+    }
+
+    /// The time of the last request decided.
+    pub fn now(&self) -> Option<Millis> {
+        self.now
+    }
+
+    /// Each rule's figures, the hour ending at the last request decided.
+    pub fn figures(&self) -> Vec<RuleFigures> {
+        let now = self.now.unwrap_or(0);
+        self.rules
+            .iter()
+            .map(|r| RuleFigures {
+                rule: r.rule.name.clone(),
+                key: r.rule.key.text.clone(),
+                limit: r.rule.spec.limit.to_string(),
+                algorithm: r.rule.spec.kind.to_string(),
+                requests: r.requests,
+                would_reject: r.would_reject,
+                states: r.states.len(),
+                hour: r.rolling.hour(now),
+            })
+            .collect()
+    }
+
+    /// Each rule's limit (the policy's basis the per-window quantiles compare to).
+    pub fn limits(&self) -> Vec<(String, Limit)> {
+        self.rules
+            .iter()
+            .map(|r| (r.rule.name.clone(), r.rule.spec.limit))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,257 @@
+//! The dry run decides as `simulate::replay` does on the same lines.
+
+use std::io::Write;
+
+use super::*;
+use crate::ingest::key::KeySpec;
+use crate::ingest::{FormatChoice, Settings, ingest};
+use crate::policy::Policy;
+use crate::simulate::{NOT_APPLICABLE, Rule, replay};
+use crate::watch::parse::FileParser;
+use crate::watch::reorder::Reorder;
+
+const POLICY: &str = r#"
+[[rule]]
+name = "global"
+limit = "20/1m"
+burst = 6
+algorithm = "token-bucket"
+
+[[rule]]
+name = "search"
+method = "GET"
+route = "^/api/search$"
+limit = "2r/s"
+burst = 1
+algorithm = "leaky-bucket"
+
+[[rule]]
+name = "per-user"
+key = "user"
+limit = "5/10s"
+algorithm = "sliding-counter"
+
+[[rule]]
+name = "posts"
+method = "POST"
+limit = "1/30s"
+algorithm = "fixed-window"
+"#;
+
+/// A deterministic generator (64-bit LCG), enough to spread requests.
+struct Lcg(u64);
+
+impl Lcg {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// A combined log with busy and quiet clients, lines up to 2 s out of order,
+/// users on some lines, and some lines that are not log lines at all.
+fn generated_log(lines: usize, seed: u64) -> Vec<u8> {
+    let mut rng = Lcg(seed);
+    let mut out = Vec::new();
+    let start = 1_700_000_000i64;
+    let mut clock = start * 1000;
+    for i in 0..lines {
+        clock += rng.below(400) as i64;
+        let ts = (clock - rng.below(2000) as i64).max(start * 1000) / 1000;
+        let client = if rng.below(3) == 0 {
+            rng.below(3)
+        } else {
+            rng.below(40)
+        };
+        let user = match rng.below(4) {
+            0 => "-".to_string(),
+            n => format!("u{}", (client + n) % 7),
+        };
+        let (method, path) = match rng.below(6) {
+            0 | 1 => ("GET", "/api/search?q=x".to_string()),
+            2 => ("POST", format!("/api/items/{}", rng.below(9))),
+            3 => ("GET", "/static/app.js".to_string()),
+            _ => ("GET", format!("/api/users/{}", rng.below(50))),
+        };
+        let secs = ts.rem_euclid(60);
+        let mins = (ts / 60).rem_euclid(60);
+        let hours = (ts / 3600).rem_euclid(24);
+        if i % 97 == 13 {
+            out.extend_from_slice(b"\x00\x9f\xffgarbage \x01\x02\n");
+            continue;
+        }
+        if i % 131 == 7 {
+            out.extend_from_slice(b"\n");
+            continue;
+        }
+        // 1_700_000_000 is 2023-11-14 22:13:20 UTC; the day stays the 14th or 15th.
+        let day = 14 + (ts - 1_699_920_000) / 86_400;
+        writeln!(
+            out,
+            "10.0.0.{client} - {user} [{day:02}/Nov/2023:{hours:02}:{mins:02}:{secs:02} +0000] \"{method} {path} HTTP/1.1\" 200 12 \"-\" \"gen\""
+        )
+        .unwrap();
+    }
+    out
+}
+
+/// Per rule (requests, would-reject) and the decision per request, in time
+/// order, as `simulate::replay` gives them over the ingested table.
+fn simulated(path: &std::path::Path, rules: &[CheckedRule], keys: &KeySet) -> (Vec<(u64, u64)>, Vec<bool>) {
+    let settings = Settings {
+        inputs: vec![path.to_path_buf()],
+        format: FormatChoice::Auto,
+        json_fields: Vec::new(),
+        keys: keys.clone(),
+        routes: Vec::new(),
+        strict: false,
+        progress: false,
+        paths: true,
+    };
+    let table = ingest(&settings).unwrap().table;
+    let columns: Vec<(Vec<u32>, usize)> = rules
+        .iter()
+        .map(|rule| {
+            let (ids, count) = if rule.key.text == keys.primary.text {
+                (&table.client, table.clients.len())
+            } else {
+                let i = keys.extra.iter().position(|k| k.text == rule.key.text).unwrap();
+                (&table.extra_keys[i].ids, table.extra_keys[i].names.len())
+            };
+            let column = (0..table.len())
+                .map(|row| {
+                    let method = table.methods.name(table.method[row]);
+                    let path = table.paths.name(table.path[row]);
+                    if rule.matches(method, path) { ids[row] } else { NOT_APPLICABLE }
+                })
+                .collect();
+            (column, count)
+        })
+        .collect();
+    let replay_rules: Vec<Rule> = rules
+        .iter()
+        .zip(&columns)
+        .map(|(rule, (keys, key_count))| Rule {
+            limiter: rule.spec.limiter().unwrap(),
+            keys,
+            key_count: *key_count,
+        })
+        .collect();
+    let replayed = replay(&table.ts, &replay_rules).unwrap();
+    let counts = columns
+        .iter()
+        .zip(&replayed.rule_allowed)
+        .map(|((keys, _), verdicts)| {
+            let applies = || keys.iter().zip(verdicts).filter(|(k, _)| **k != NOT_APPLICABLE);
+            (applies().count() as u64, applies().filter(|(_, v)| !**v).count() as u64)
+        })
+        .collect();
+    (counts, replayed.allowed)
+}
+
+fn watched(
+    log: &[u8],
+    rules: &[CheckedRule],
+    keys: &KeySet,
+    batch: usize,
+) -> (Vec<(u64, u64)>, Vec<bool>, crate::watch::parse::FileCounts, usize) {
+    let settings = Settings {
+        inputs: Vec::new(),
+        format: FormatChoice::Auto,
+        json_fields: Vec::new(),
+        keys: keys.clone(),
+        routes: Vec::new(),
+        strict: false,
+        progress: false,
+        paths: true,
+    };
+    let mut shadow = Shadow::new(rules, keys).unwrap();
+    let mut parser = FileParser::new("gen.log");
+    let mut reorder = Reorder::new(5000);
+    let mut decisions = Vec::new();
+    let mut released = Vec::new();
+    let mut most_states = 0;
+    let mut decide = |shadow: &mut Shadow, released: &mut Vec<(Millis, Request)>| {
+        for (t, request) in released.drain(..) {
+            decisions.push(shadow.decide(t, &request));
+        }
+        if let Some(now) = shadow.now() {
+            most_states = most_states.max(shadow.sweep(now));
+        }
+    };
+    // Batches of whole lines, as the follower hands them over.
+    let mut start = 0;
+    while start < log.len() {
+        let mut end = (start + batch).min(log.len());
+        end = memchr::memchr(b'\n', &log[end - 1..]).map_or(log.len(), |i| end + i);
+        if let Some(chunk) = parser.parse(&log[start..end], &settings).unwrap() {
+            for (t, request) in shadow.requests(&chunk) {
+                assert!(!reorder.push(t, request), "nothing is later than 5 s");
+            }
+        }
+        reorder.release(&mut released);
+        decide(&mut shadow, &mut released);
+        start = end;
+    }
+    reorder.flush(&mut released);
+    decide(&mut shadow, &mut released);
+    let counts = shadow
+        .figures()
+        .iter()
+        .map(|f| (f.requests, f.would_reject))
+        .collect();
+    (counts, decisions, parser.counts().clone(), most_states)
+}
+
+#[test]
+fn decides_as_simulate_replay_on_a_generated_log() {
+    let rules = Policy::parse(POLICY, "p.toml").unwrap();
+    let keys = keys_for(&rules, KeySet::new(KeySpec::parse("ip", None, None).unwrap()));
+    for (seed, batch) in [(1, 300), (2, 4096), (3, 97)] {
+        let log = generated_log(6000, seed);
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(&log).unwrap();
+        let (want_counts, want) = simulated(file.path(), &rules, &keys);
+        let (got_counts, got, lines, most_states) = watched(&log, &rules, &keys, batch);
+        assert_eq!(got_counts, want_counts, "seed {seed}");
+        assert_eq!(got, want, "seed {seed}");
+        // Every rule rejected something, and not everything.
+        for (rule, &(requests, rejected)) in rules.iter().zip(&got_counts) {
+            assert!(rejected > 0 && rejected < requests, "{}: {rejected}/{requests}", rule.name);
+        }
+        assert_eq!(lines.lines, lines.parsed + lines.skipped_total());
+        assert_eq!(lines.lines, 6000);
+        assert!(lines.skipped_total() > 60, "{lines:?}");
+        // Idle states were dropped: far fewer kept than keys ever seen.
+        assert!(most_states < 4 * 40 + 7, "{most_states}");
+    }
+}
+
+#[test]
+fn figures_count_requests_rejections_and_clients() {
+    let rules = Policy::parse(
+        "[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n",
+        "p.toml",
+    )
+    .unwrap();
+    let keys = keys_for(&rules, KeySet::new(KeySpec::parse("ip", None, None).unwrap()));
+    let mut shadow = Shadow::new(&rules, &keys).unwrap();
+    let request = |k: &str| Request {
+        keys: vec![Some(k.into())],
+    };
+    // a: 3 requests in minute 0 (the third rejected); b: 1.
+    for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
+        shadow.decide(t, &request(k));
+    }
+    assert_eq!(shadow.sweep(3), 2);
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject), (4, 1));
+    assert_eq!((f.hour.clients_seen, f.hour.clients_hit), (2, 1));
+    // At 60 s both windows have passed: the states are dropped.
+    shadow.decide(60_000, &request("c"));
+    assert_eq!(shadow.sweep(60_000), 1);
+    assert_eq!(shadow.figures()[0].hour.windows, 2);
+}
