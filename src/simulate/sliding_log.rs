@@ -45,7 +45,8 @@ impl Algorithm for SlidingLog {
 
     /// Every logged request has left (t − W, t].
     fn is_idle(&self, log: &State, t: Millis) -> bool {
-        log.back().is_none_or(|&newest| newest <= t - self.window_ms)
+        log.back()
+            .is_none_or(|&newest| newest <= t - self.window_ms)
     }
 
     fn instant_capacity(&self) -> u64 {

@@ -95,7 +95,10 @@ impl Distinct {
                 Distinct::Exact(set) => exact.extend(set),
                 Distinct::Sketch(r) => {
                     let merged = registers.get_or_insert_with(|| r.clone());
-                    merged.iter_mut().zip(r.iter()).for_each(|(m, &x)| *m = (*m).max(x));
+                    merged
+                        .iter_mut()
+                        .zip(r.iter())
+                        .for_each(|(m, &x)| *m = (*m).max(x));
                 }
             }
         }

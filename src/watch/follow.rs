@@ -165,7 +165,12 @@ struct Handle {
 
 impl Handle {
     /// Reads up to the budget from `offset`.
-    fn read(&mut self, buf: &mut [u8], now: Duration, out: &mut Vec<Followed>) -> io::Result<Polled> {
+    fn read(
+        &mut self,
+        buf: &mut [u8],
+        now: Duration,
+        out: &mut Vec<Followed>,
+    ) -> io::Result<Polled> {
         let mut polled = Polled::default();
         loop {
             if polled.bytes >= READ_BUDGET {
@@ -181,7 +186,8 @@ impl Handle {
             let data = &buf[..n];
             self.offset += n as u64;
             polled.bytes += n as u64;
-            self.signature.extend_from_slice(&data[n.saturating_sub(SIGNATURE_BYTES)..]);
+            self.signature
+                .extend_from_slice(&data[n.saturating_sub(SIGNATURE_BYTES)..]);
             let excess = self.signature.len().saturating_sub(SIGNATURE_BYTES);
             self.signature.drain(..excess);
             self.lines.push(data, out);

@@ -12,9 +12,16 @@
 //! This module never imports the command line layers.
 
 pub mod clock;
-pub mod follow;
 pub mod distinct;
+pub mod follow;
+pub mod http;
+pub mod metrics;
 pub mod parse;
 pub mod reorder;
 pub mod rolling;
 pub mod shadow;
+pub mod verdict;
+pub mod watcher;
+
+#[cfg(test)]
+mod testing;

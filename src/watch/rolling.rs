@@ -199,8 +199,7 @@ mod tests {
         assert_eq!(h.windows, 2);
         assert_eq!(
             h.quantiles,
-            [("0.5", 3), ("0.9", 5), ("0.99", 5), ("0.999", 5)]
-                .map(|(q, v)| (q.to_string(), v))
+            [("0.5", 3), ("0.9", 5), ("0.99", 5), ("0.999", 5)].map(|(q, v)| (q.to_string(), v))
         );
         assert_eq!(r.open_windows(), 1);
         assert!(h.exact);

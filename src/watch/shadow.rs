@@ -168,7 +168,12 @@ impl Shadow {
                 chunk
                     .methods
                     .names()
-                    .map(|m| r.rule.method.as_deref().is_none_or(|want| want.eq_ignore_ascii_case(m)))
+                    .map(|m| {
+                        r.rule
+                            .method
+                            .as_deref()
+                            .is_none_or(|want| want.eq_ignore_ascii_case(m))
+                    })
                     .collect()
             })
             .collect();

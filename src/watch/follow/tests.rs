@@ -64,7 +64,10 @@ fn from_start_reads_the_whole_file() {
     let mut f = Follower::new(&path, true, LINGER);
     assert_eq!(
         poll(&mut f, 0),
-        [event(FileEvent::Opened { offset: 0 }), lines("old 1\nold 2\n")]
+        [
+            event(FileEvent::Opened { offset: 0 }),
+            lines("old 1\nold 2\n")
+        ]
     );
 }
 
@@ -121,7 +124,10 @@ fn rename_and_create_reads_both_files_to_their_end() {
     append(&rotated, b"a5");
     assert_eq!(poll(&mut f, 6), []);
     // ...and its partial last line is handed over when it closes.
-    assert_eq!(poll(&mut f, 6 + 5), [lines("a5\n"), event(FileEvent::Closed)]);
+    assert_eq!(
+        poll(&mut f, 6 + 5),
+        [lines("a5\n"), event(FileEvent::Closed)]
+    );
     append(&path, b"b2\n");
     assert_eq!(poll(&mut f, 12), [lines("b2\n")]);
 }
@@ -137,12 +143,14 @@ fn copytruncate_starts_again_from_byte_zero() {
     assert_eq!(text(&poll(&mut f, 1)), "line 1\nline 2\n");
     // logrotate copytruncate: copy, then truncate in place; the writer appends.
     fs::copy(&path, dir.path().join("access.log.1")).unwrap();
-    OpenOptions::new().write(true).open(&path).unwrap().set_len(0).unwrap();
+    OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
     append(&path, b"x\n");
-    assert_eq!(
-        poll(&mut f, 2),
-        [event(FileEvent::Truncated), lines("x\n")]
-    );
+    assert_eq!(poll(&mut f, 2), [event(FileEvent::Truncated), lines("x\n")]);
 }
 
 #[test]
@@ -154,7 +162,12 @@ fn copytruncate_is_seen_even_when_the_file_grew_back_past_the_offset() {
     poll(&mut f, 0);
     append(&path, b"first 1\n");
     assert_eq!(text(&poll(&mut f, 1)), "first 1\n");
-    OpenOptions::new().write(true).open(&path).unwrap().set_len(0).unwrap();
+    OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
     append(&path, b"second 1\nsecond 2\n");
     assert_eq!(
         poll(&mut f, 2),

@@ -14,7 +14,8 @@ fn settings(format: FormatChoice) -> Settings {
     }
 }
 
-const GOOD: &str = "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\"\n";
+const GOOD: &str =
+    "1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\"\n";
 
 #[test]
 fn lines_are_parsed_and_counted_by_reason() {
@@ -50,7 +51,11 @@ fn a_file_of_nothing_but_garbage_is_a_detection_error() {
     let mut p = FileParser::new("x.log");
     let garbage = "no format here\n".repeat(DETECT_LINES);
     let err = p.parse(garbage.as_bytes(), &s).unwrap_err();
-    assert!(err.to_string().contains("cannot detect the log format of x.log"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("cannot detect the log format of x.log"),
+        "{err}"
+    );
 }
 
 #[test]

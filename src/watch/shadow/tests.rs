@@ -4,160 +4,23 @@ use std::io::Write;
 
 use super::*;
 use crate::ingest::key::KeySpec;
-use crate::ingest::{FormatChoice, Settings, ingest};
+use crate::ingest::{FormatChoice, Settings};
 use crate::policy::Policy;
-use crate::simulate::{NOT_APPLICABLE, Rule, replay};
 use crate::watch::parse::FileParser;
 use crate::watch::reorder::Reorder;
-
-const POLICY: &str = r#"
-[[rule]]
-name = "global"
-limit = "20/1m"
-burst = 6
-algorithm = "token-bucket"
-
-[[rule]]
-name = "search"
-method = "GET"
-route = "^/api/search$"
-limit = "2r/s"
-burst = 1
-algorithm = "leaky-bucket"
-
-[[rule]]
-name = "per-user"
-key = "user"
-limit = "5/10s"
-algorithm = "sliding-counter"
-
-[[rule]]
-name = "posts"
-method = "POST"
-limit = "1/30s"
-algorithm = "fixed-window"
-"#;
-
-/// A deterministic generator (64-bit LCG), enough to spread requests.
-struct Lcg(u64);
-
-impl Lcg {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        (self.0 >> 33) % n
-    }
-}
-
-/// A combined log with busy and quiet clients, lines up to 2 s out of order,
-/// users on some lines, and some lines that are not log lines at all.
-fn generated_log(lines: usize, seed: u64) -> Vec<u8> {
-    let mut rng = Lcg(seed);
-    let mut out = Vec::new();
-    let start = 1_700_000_000i64;
-    let mut clock = start * 1000;
-    for i in 0..lines {
-        clock += rng.below(400) as i64;
-        let ts = (clock - rng.below(2000) as i64).max(start * 1000) / 1000;
-        let client = if rng.below(3) == 0 {
-            rng.below(3)
-        } else {
-            rng.below(40)
-        };
-        let user = match rng.below(4) {
-            0 => "-".to_string(),
-            n => format!("u{}", (client + n) % 7),
-        };
-        let (method, path) = match rng.below(6) {
-            0 | 1 => ("GET", "/api/search?q=x".to_string()),
-            2 => ("POST", format!("/api/items/{}", rng.below(9))),
-            3 => ("GET", "/static/app.js".to_string()),
-            _ => ("GET", format!("/api/users/{}", rng.below(50))),
-        };
-        let secs = ts.rem_euclid(60);
-        let mins = (ts / 60).rem_euclid(60);
-        let hours = (ts / 3600).rem_euclid(24);
-        if i % 97 == 13 {
-            out.extend_from_slice(b"\x00\x9f\xffgarbage \x01\x02\n");
-            continue;
-        }
-        if i % 131 == 7 {
-            out.extend_from_slice(b"\n");
-            continue;
-        }
-        // 1_700_000_000 is 2023-11-14 22:13:20 UTC; the day stays the 14th or 15th.
-        let day = 14 + (ts - 1_699_920_000) / 86_400;
-        writeln!(
-            out,
-            "10.0.0.{client} - {user} [{day:02}/Nov/2023:{hours:02}:{mins:02}:{secs:02} +0000] \"{method} {path} HTTP/1.1\" 200 12 \"-\" \"gen\""
-        )
-        .unwrap();
-    }
-    out
-}
-
-/// Per rule (requests, would-reject) and the decision per request, in time
-/// order, as `simulate::replay` gives them over the ingested table.
-fn simulated(path: &std::path::Path, rules: &[CheckedRule], keys: &KeySet) -> (Vec<(u64, u64)>, Vec<bool>) {
-    let settings = Settings {
-        inputs: vec![path.to_path_buf()],
-        format: FormatChoice::Auto,
-        json_fields: Vec::new(),
-        keys: keys.clone(),
-        routes: Vec::new(),
-        strict: false,
-        progress: false,
-        paths: true,
-    };
-    let table = ingest(&settings).unwrap().table;
-    let columns: Vec<(Vec<u32>, usize)> = rules
-        .iter()
-        .map(|rule| {
-            let (ids, count) = if rule.key.text == keys.primary.text {
-                (&table.client, table.clients.len())
-            } else {
-                let i = keys.extra.iter().position(|k| k.text == rule.key.text).unwrap();
-                (&table.extra_keys[i].ids, table.extra_keys[i].names.len())
-            };
-            let column = (0..table.len())
-                .map(|row| {
-                    let method = table.methods.name(table.method[row]);
-                    let path = table.paths.name(table.path[row]);
-                    if rule.matches(method, path) { ids[row] } else { NOT_APPLICABLE }
-                })
-                .collect();
-            (column, count)
-        })
-        .collect();
-    let replay_rules: Vec<Rule> = rules
-        .iter()
-        .zip(&columns)
-        .map(|(rule, (keys, key_count))| Rule {
-            limiter: rule.spec.limiter().unwrap(),
-            keys,
-            key_count: *key_count,
-        })
-        .collect();
-    let replayed = replay(&table.ts, &replay_rules).unwrap();
-    let counts = columns
-        .iter()
-        .zip(&replayed.rule_allowed)
-        .map(|((keys, _), verdicts)| {
-            let applies = || keys.iter().zip(verdicts).filter(|(k, _)| **k != NOT_APPLICABLE);
-            (applies().count() as u64, applies().filter(|(_, v)| !**v).count() as u64)
-        })
-        .collect();
-    (counts, replayed.allowed)
-}
+use crate::watch::testing::{POLICY, generated_log, simulated};
 
 fn watched(
     log: &[u8],
     rules: &[CheckedRule],
     keys: &KeySet,
     batch: usize,
-) -> (Vec<(u64, u64)>, Vec<bool>, crate::watch::parse::FileCounts, usize) {
+) -> (
+    Vec<(u64, u64)>,
+    Vec<bool>,
+    crate::watch::parse::FileCounts,
+    usize,
+) {
     let settings = Settings {
         inputs: Vec::new(),
         format: FormatChoice::Auto,
@@ -209,18 +72,25 @@ fn watched(
 #[test]
 fn decides_as_simulate_replay_on_a_generated_log() {
     let rules = Policy::parse(POLICY, "p.toml").unwrap();
-    let keys = keys_for(&rules, KeySet::new(KeySpec::parse("ip", None, None).unwrap()));
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
     for (seed, batch) in [(1, 300), (2, 4096), (3, 97)] {
         let log = generated_log(6000, seed);
         let mut file = tempfile::NamedTempFile::new().unwrap();
         file.write_all(&log).unwrap();
-        let (want_counts, want) = simulated(file.path(), &rules, &keys);
+        let (want_counts, want, _) = simulated(file.path(), &rules, &keys);
         let (got_counts, got, lines, most_states) = watched(&log, &rules, &keys, batch);
         assert_eq!(got_counts, want_counts, "seed {seed}");
         assert_eq!(got, want, "seed {seed}");
         // Every rule rejected something, and not everything.
         for (rule, &(requests, rejected)) in rules.iter().zip(&got_counts) {
-            assert!(rejected > 0 && rejected < requests, "{}: {rejected}/{requests}", rule.name);
+            assert!(
+                rejected > 0 && rejected < requests,
+                "{}: {rejected}/{requests}",
+                rule.name
+            );
         }
         assert_eq!(lines.lines, lines.parsed + lines.skipped_total());
         assert_eq!(lines.lines, 6000);
@@ -237,7 +107,10 @@ fn figures_count_requests_rejections_and_clients() {
         "p.toml",
     )
     .unwrap();
-    let keys = keys_for(&rules, KeySet::new(KeySpec::parse("ip", None, None).unwrap()));
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
     let mut shadow = Shadow::new(&rules, &keys).unwrap();
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],

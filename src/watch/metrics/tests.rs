@@ -1,0 +1,103 @@
+use super::*;
+use crate::watch::rolling::HourFigures;
+
+fn rule(name: &str) -> RuleFigures {
+    RuleFigures {
+        rule: name.into(),
+        key: "ip".into(),
+        limit: "20/1m".into(),
+        algorithm: "token-bucket".into(),
+        requests: 120,
+        would_reject: 7,
+        states: 3,
+        hour: HourFigures {
+            clients_seen: 40,
+            clients_hit: 2,
+            exact: true,
+            windows: 90,
+            quantiles: vec![
+                ("0.5".into(), 3),
+                ("0.9".into(), 9),
+                ("0.99".into(), 18),
+                ("0.999".into(), 25),
+            ],
+        },
+    }
+}
+
+fn snapshot() -> Snapshot {
+    Snapshot {
+        rules: vec![rule("global")],
+        files: vec![FileFigures {
+            file: "/var/log/nginx/access.log".into(),
+            lines: 130,
+            parsed: 127,
+            readable: true,
+            events: [("replaced".to_string(), 1)].into_iter().collect(),
+        }],
+        skipped: [("blank line".to_string(), 3)].into_iter().collect(),
+        late_lines: 0,
+        pending: 4,
+        newest_ms: Some(1_700_000_000_000),
+        lag_seconds: Some(0.25),
+    }
+}
+
+#[test]
+fn every_fixed_name_is_exported() {
+    let text = render(&snapshot());
+    for line in [
+        "rlctl_requests_total{rule=\"global\"} 120",
+        "rlctl_would_reject_total{rule=\"global\"} 7",
+        "rlctl_clients_seen{rule=\"global\",window=\"1h\"} 40",
+        "rlctl_clients_hit{rule=\"global\",window=\"1h\"} 2",
+        "rlctl_lines_total{file=\"/var/log/nginx/access.log\"} 130",
+        "rlctl_lines_skipped_total{reason=\"blank line\"} 3",
+        "rlctl_lag_seconds 0.250",
+        "rlctl_client_window_requests{rule=\"global\",quantile=\"0.5\"} 3",
+        "rlctl_client_window_requests{rule=\"global\",quantile=\"0.999\"} 25",
+        "rlctl_policy_limit{rule=\"global\",window=\"1m\"} 20",
+        "rlctl_file_events_total{file=\"/var/log/nginx/access.log\",event=\"replaced\"} 1",
+        "rlctl_reorder_pending 4",
+    ] {
+        assert!(
+            text.lines().any(|l| l == line),
+            "missing `{line}` in\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_text_follows_the_exposition_grammar() {
+    let text = render(&snapshot());
+    let sample = regex::Regex::new(
+        r#"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? -?[0-9.]+$"#,
+    )
+    .unwrap();
+    let mut typed = std::collections::HashSet::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let name = rest.split(' ').next().unwrap();
+            assert!(typed.insert(name.to_string()), "TYPE twice for {name}");
+        } else if !line.starts_with("# HELP ") {
+            assert!(sample.is_match(line), "not a sample line: {line:?}");
+            let name = line.split(['{', ' ']).next().unwrap();
+            assert!(typed.contains(name), "{name} before its TYPE");
+        }
+    }
+}
+
+#[test]
+fn hostile_label_values_are_escaped() {
+    assert_eq!(escape_label("a\"b\\c\nd"), "a\\\"b\\\\c\\nd");
+    let mut s = snapshot();
+    s.rules = vec![rule("x\"} 1\nfake_metric 666")];
+    s.skipped = [("bad \\ reason\n".to_string(), 1)].into_iter().collect();
+    let text = render(&s);
+    assert!(
+        !text.lines().any(|l| l.starts_with("fake_metric")),
+        "{text}"
+    );
+    assert!(text.contains("rlctl_requests_total{rule=\"x\\\"} 1\\nfake_metric 666\"} 120"));
+    assert!(text.contains("{reason=\"bad \\\\ reason\\n\"} 1"));
+}

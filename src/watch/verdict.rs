@@ -1,0 +1,101 @@
+//! The verdict of `--until-clients-hit SHARE --for DURATION`: passed once the
+//! share of clients hit (clients with a would-reject over clients seen, last
+//! hour, per rule) has stayed at or below SHARE for DURATION of log time,
+//! failed as soon as one rule's share is above it.
+
+use super::shadow::RuleFigures;
+use crate::units::Millis;
+
+/// Where the verdict stands.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Judgement {
+    /// Below the threshold, not yet for long enough.
+    Waiting,
+    /// Below the threshold for the whole duration: exit 0.
+    Passed,
+    /// A rule's share of clients hit is above the threshold: exit 1.
+    Failed { rule: String, share: f64 },
+}
+
+/// The threshold and how long it must hold.
+#[derive(Debug, Clone)]
+pub struct Verdict {
+    /// The largest share of clients hit allowed (0.01 for 1%).
+    pub threshold: f64,
+    /// How long, in log time, the share must stay at or below it.
+    pub hold_ms: Millis,
+    since: Option<Millis>,
+}
+
+impl Verdict {
+    /// A verdict for `threshold` held for `hold_ms`.
+    pub fn new(threshold: f64, hold_ms: Millis) -> Self {
+        Verdict {
+            threshold,
+            hold_ms,
+            since: None,
+        }
+    }
+
+    /// Judges the figures of the hour ending at log time `now`.
+    pub fn judge(&mut self, now: Millis, rules: &[RuleFigures]) -> Judgement {
+        for r in rules {
+            let share = if r.hour.clients_seen == 0 {
+                0.0
+            } else {
+                r.hour.clients_hit as f64 / r.hour.clients_seen as f64
+            };
+            if share > self.threshold {
+                return Judgement::Failed {
+                    rule: r.rule.clone(),
+                    share,
+                };
+            }
+        }
+        let since = *self.since.get_or_insert(now);
+        if now.saturating_sub(since) >= self.hold_ms {
+            Judgement::Passed
+        } else {
+            Judgement::Waiting
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::watch::rolling::HourFigures;
+
+    fn figures(seen: u64, hit: u64) -> Vec<RuleFigures> {
+        vec![RuleFigures {
+            rule: "global".into(),
+            key: "ip".into(),
+            limit: "1/1s".into(),
+            algorithm: "gcra".into(),
+            requests: 0,
+            would_reject: 0,
+            states: 0,
+            hour: HourFigures {
+                clients_seen: seen,
+                clients_hit: hit,
+                ..HourFigures::default()
+            },
+        }]
+    }
+
+    #[test]
+    fn passes_after_holding_and_fails_above_the_threshold() {
+        let mut v = Verdict::new(0.01, 10_000);
+        assert_eq!(v.judge(1000, &figures(0, 0)), Judgement::Waiting);
+        assert_eq!(v.judge(5000, &figures(200, 2)), Judgement::Waiting); // exactly 1%
+        assert_eq!(v.judge(11_000, &figures(200, 2)), Judgement::Passed);
+        let mut v = Verdict::new(0.01, 10_000);
+        assert_eq!(
+            v.judge(1000, &figures(100, 2)),
+            Judgement::Failed {
+                rule: "global".into(),
+                share: 0.02
+            }
+        );
+    }
+}

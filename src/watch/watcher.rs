@@ -1,0 +1,261 @@
+//! One watch put together: a follower and a parser per file, the reorder
+//! buffer and the shadow policy. [`Watcher::step`] polls every file once and
+//! decides every request the reorder buffer releases; the caller decides when
+//! to step again (see [`super::session`]).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::follow::{FileEvent, Followed, Follower};
+use super::metrics::{FileFigures, Snapshot};
+use super::parse::FileParser;
+use super::reorder::Reorder;
+use super::shadow::{Request, RuleFigures, Shadow};
+use crate::ingest::{self, IngestError};
+use crate::policy::CheckedRule;
+use crate::simulate::SpecError;
+use crate::units::Millis;
+
+/// How much log time passes between two sweeps of idle state.
+const SWEEP_EVERY_MS: Millis = 1000;
+
+/// What a watch needs, validated.
+#[derive(Debug, Clone)]
+pub struct WatchSettings {
+    /// The files to follow.
+    pub files: Vec<PathBuf>,
+    /// Read each file from its start instead of its end.
+    pub from_start: bool,
+    /// How long (log time) the reorder buffer waits for late lines.
+    pub max_delay_ms: Millis,
+    /// How long a rotated-away file is still read after it last grew.
+    pub linger: Duration,
+    /// Format, keys (with every rule's key, see [`super::shadow::keys_for`]) and routes.
+    pub ingest: ingest::Settings,
+    /// The policy.
+    pub rules: Vec<CheckedRule>,
+}
+
+/// Why a watch stops.
+#[derive(Debug, thiserror::Error)]
+pub enum WatchError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+}
+
+/// What one step did.
+#[derive(Debug, Default)]
+pub struct Step {
+    /// Bytes read.
+    pub bytes: u64,
+    /// True when a file has more to read right away.
+    pub more: bool,
+    /// What happened to the files: (file, event).
+    pub events: Vec<(String, FileEvent)>,
+}
+
+#[derive(Debug)]
+struct Watched {
+    name: String,
+    follower: Follower,
+    parser: FileParser,
+    events: BTreeMap<String, u64>,
+}
+
+/// A running watch.
+#[derive(Debug)]
+pub struct Watcher {
+    settings: WatchSettings,
+    files: Vec<Watched>,
+    reorder: Reorder<Request>,
+    shadow: Shadow,
+    followed: Vec<Followed>,
+    released: Vec<(Millis, Request)>,
+    last_sweep: Option<Millis>,
+}
+
+/// The name of a file event in metrics.
+pub fn event_name(event: &FileEvent) -> &'static str {
+    match event {
+        FileEvent::Opened { .. } => "opened",
+        FileEvent::Replaced => "replaced",
+        FileEvent::Truncated => "truncated",
+        FileEvent::Missing => "missing",
+        FileEvent::NotAFile => "not_a_file",
+        FileEvent::Unreadable(_) => "unreadable",
+        FileEvent::Closed => "closed",
+    }
+}
+
+impl Watcher {
+    /// A watch of `settings.files` with `settings.rules` in shadow.
+    pub fn new(settings: WatchSettings) -> Result<Watcher, WatchError> {
+        let shadow = Shadow::new(&settings.rules, &settings.ingest.keys)?;
+        if let ingest::FormatChoice::LogFormat(_) | ingest::FormatChoice::Json =
+            settings.ingest.format
+        {
+            ingest::parser_for(&settings.ingest.format, &settings.ingest)?;
+        }
+        let files = settings
+            .files
+            .iter()
+            .map(|path| {
+                let name = path.display().to_string();
+                Watched {
+                    follower: Follower::new(path, settings.from_start, settings.linger),
+                    parser: FileParser::new(&name),
+                    name,
+                    events: BTreeMap::new(),
+                }
+            })
+            .collect();
+        Ok(Watcher {
+            reorder: Reorder::new(settings.max_delay_ms),
+            settings,
+            files,
+            shadow,
+            followed: Vec::new(),
+            released: Vec::new(),
+            last_sweep: None,
+        })
+    }
+
+    /// Polls every file once (`now`: the monotonic clock) and decides what the
+    /// reorder buffer releases.
+    pub fn step(&mut self, now: Duration) -> Result<Step, WatchError> {
+        let mut step = Step::default();
+        for i in 0..self.files.len() {
+            self.followed.clear();
+            let polled = self.files[i].follower.poll(now, &mut self.followed);
+            step.bytes += polled.bytes;
+            step.more |= polled.more;
+            let followed = std::mem::take(&mut self.followed);
+            for item in &followed {
+                self.take(i, item, &mut step)?;
+            }
+            self.followed = followed;
+        }
+        self.reorder.release(&mut self.released);
+        self.decide_released();
+        Ok(step)
+    }
+
+    /// Releases what is older than `until` even without newer lines (a quiet
+    /// log: the wall clock minus the delay).
+    pub fn release_until(&mut self, until: Millis) {
+        self.reorder.release_until(until, &mut self.released);
+        self.decide_released();
+    }
+
+    /// Ends the watch: partial lines become lines, everything held is decided.
+    pub fn finish(&mut self) -> Result<(), WatchError> {
+        let mut step = Step::default();
+        for i in 0..self.files.len() {
+            self.followed.clear();
+            self.files[i].follower.finish(&mut self.followed);
+            let followed = std::mem::take(&mut self.followed);
+            for item in &followed {
+                self.take(i, item, &mut step)?;
+            }
+            let file = &mut self.files[i];
+            if let Some(chunk) = file.parser.finish(&self.settings.ingest)? {
+                for (t, request) in self.shadow.requests(&chunk) {
+                    self.reorder.push(t, request);
+                }
+            }
+        }
+        self.reorder.flush(&mut self.released);
+        self.decide_released();
+        Ok(())
+    }
+
+    fn take(&mut self, i: usize, item: &Followed, step: &mut Step) -> Result<(), WatchError> {
+        let file = &mut self.files[i];
+        match item {
+            Followed::Lines(data) => {
+                if let Some(chunk) = file.parser.parse(data, &self.settings.ingest)? {
+                    for (t, request) in self.shadow.requests(&chunk) {
+                        self.reorder.push(t, request);
+                    }
+                }
+            }
+            Followed::TooLong { .. } => file.parser.too_long(),
+            Followed::Event(event) => {
+                *file
+                    .events
+                    .entry(event_name(event).to_string())
+                    .or_default() += 1;
+                step.events.push((file.name.clone(), event.clone()));
+            }
+        }
+        Ok(())
+    }
+
+    fn decide_released(&mut self) {
+        for (t, request) in self.released.drain(..) {
+            self.shadow.decide(t, &request);
+        }
+        if let Some(now) = self.shadow.now() {
+            if self
+                .last_sweep
+                .is_none_or(|last| now - last >= SWEEP_EVERY_MS)
+            {
+                self.shadow.sweep(now);
+                self.last_sweep = Some(now);
+            }
+        }
+    }
+
+    /// The rules' figures.
+    pub fn rules(&self) -> Vec<RuleFigures> {
+        self.shadow.figures()
+    }
+
+    /// The log time of the last request decided.
+    pub fn log_now(&self) -> Option<Millis> {
+        self.shadow.now()
+    }
+
+    /// The delay the reorder buffer waits.
+    pub fn max_delay_ms(&self) -> Millis {
+        self.settings.max_delay_ms
+    }
+
+    /// Everything exported, with the lag against `wall_ms`.
+    pub fn snapshot(&self, wall_ms: Millis) -> Snapshot {
+        let mut skipped = BTreeMap::new();
+        let files = self
+            .files
+            .iter()
+            .map(|f| {
+                let counts = f.parser.counts();
+                for (reason, n) in &counts.skipped {
+                    *skipped.entry(reason.clone()).or_default() += n;
+                }
+                FileFigures {
+                    file: f.name.clone(),
+                    lines: counts.lines,
+                    parsed: counts.parsed,
+                    readable: f.follower.readable(),
+                    events: f.events.clone(),
+                }
+            })
+            .collect();
+        let newest = self.reorder.newest();
+        Snapshot {
+            rules: self.shadow.figures(),
+            files,
+            skipped,
+            late_lines: self.reorder.late(),
+            pending: self.reorder.len(),
+            newest_ms: newest,
+            lag_seconds: newest.map(|n| (wall_ms - n) as f64 / 1000.0),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

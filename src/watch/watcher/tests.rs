@@ -1,0 +1,134 @@
+//! A whole watch over real files rotated while it runs, against
+//! `simulate::replay` over every line written.
+
+use std::fs::{self, OpenOptions};
+use std::io::Write;
+use std::path::Path;
+
+use super::*;
+use crate::ingest::key::{KeySet, KeySpec};
+use crate::ingest::{FormatChoice, Settings};
+use crate::policy::Policy;
+use crate::watch::shadow::keys_for;
+use crate::watch::testing::{POLICY, generated_log, simulated};
+
+fn append(path: &Path, data: &[u8]) {
+    OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(data)
+        .unwrap();
+}
+
+/// Splits `log` into `n` pieces of whole lines.
+fn pieces(log: &[u8], n: usize) -> Vec<&[u8]> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 1..=n {
+        let mut end = (log.len() * i / n).max(start);
+        if end < log.len() {
+            end += memchr::memchr(b'\n', &log[end..]).map_or(log.len() - end, |j| j + 1);
+        }
+        out.push(&log[start..end.min(log.len())]);
+        start = end.min(log.len());
+    }
+    out
+}
+
+#[test]
+fn rotations_lose_nothing_and_decisions_equal_simulate() {
+    let rules = Policy::parse(POLICY, "p.toml").unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    append(&path, b"an old line that is not followed\n");
+    let settings = WatchSettings {
+        files: vec![path.clone()],
+        from_start: false,
+        max_delay_ms: 5000,
+        linger: Duration::from_secs(2),
+        ingest: Settings {
+            inputs: Vec::new(),
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys: keys.clone(),
+            routes: Vec::new(),
+            strict: false,
+            progress: false,
+            paths: true,
+        },
+        rules: rules.clone(),
+    };
+    let mut watcher = Watcher::new(settings).unwrap();
+    let mut secs = 0;
+    let mut step = |w: &mut Watcher| {
+        secs += 1;
+        w.step(Duration::from_secs(secs)).unwrap()
+    };
+    step(&mut watcher);
+    let mut log = generated_log(5000, 7);
+    // A 2 MB line in the middle: skipped and counted as too long.
+    let middle = memchr::memchr(b'\n', &log[log.len() / 2..]).unwrap() + log.len() / 2 + 1;
+    log.splice(
+        middle..middle,
+        [vec![b'x'; 2 << 20], b"\n".to_vec()].concat(),
+    );
+    let parts = pieces(&log, 10);
+    let mut events = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        match i {
+            // Rename, the writer keeps writing to the renamed file, then reopens.
+            3 => {
+                fs::rename(&path, dir.path().join("access.log.1")).unwrap();
+                append(&dir.path().join("access.log.1"), part);
+                events.extend(step(&mut watcher).events);
+                continue;
+            }
+            4 => append(&path, part), // the reopened file
+            // copytruncate: copy, truncate, the writer appends from byte 0.
+            7 => {
+                fs::copy(&path, dir.path().join("access.log.2")).unwrap();
+                OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_len(0)
+                    .unwrap();
+                append(&path, part);
+            }
+            _ => append(&path, part),
+        }
+        events.extend(step(&mut watcher).events);
+    }
+    for _ in 0..3 {
+        events.extend(step(&mut watcher).events);
+    }
+    watcher.finish().unwrap();
+    let names: Vec<&str> = events.iter().map(|(_, e)| event_name(e)).collect();
+    assert_eq!(
+        names,
+        ["missing", "replaced", "opened", "closed", "truncated"]
+    );
+
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&log).unwrap();
+    let (want_counts, _, report) = simulated(file.path(), &rules, &keys);
+    let snapshot = watcher.snapshot(0);
+    let got_counts: Vec<(u64, u64)> = snapshot
+        .rules
+        .iter()
+        .map(|r| (r.requests, r.would_reject))
+        .collect();
+    assert_eq!(got_counts, want_counts);
+    let f = &snapshot.files[0];
+    assert_eq!((f.lines, f.parsed), (report.lines, report.parsed));
+    assert_eq!(snapshot.skipped, report.skipped_by_reason);
+    assert_eq!(snapshot.skipped.values().sum::<u64>() + f.parsed, f.lines);
+    assert_eq!(snapshot.skipped["line longer than 1048576 bytes"], 1);
+    assert_eq!((snapshot.late_lines, snapshot.pending), (0, 0));
+}
