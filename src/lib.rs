@@ -18,6 +18,7 @@ pub mod policy;
 pub mod recommend;
 pub mod simulate;
 pub mod stats;
+pub mod text;
 pub mod units;
 
 use std::process::ExitCode;

@@ -11,7 +11,7 @@ use crate::cmd::analyze::print_notes;
 use crate::frames::{self, TableFormat, events};
 use crate::ingest;
 use crate::options;
-use crate::output::escape;
+use crate::text::escape;
 
 /// Runs `rlctl convert`.
 pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {

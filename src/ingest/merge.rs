@@ -19,7 +19,7 @@ use super::record::LineParser;
 use super::source::{self, Compression};
 use super::{FormatChoice, IngestError, Ingested, Settings, parser_for};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
-use crate::output::escape;
+use crate::text::escape;
 
 /// How many skipped-line examples the report keeps.
 const EXAMPLES: usize = 10;

@@ -16,7 +16,7 @@ use crate::events::{EventTable, Resolution};
 use crate::frames::sql_result::read_sql_result;
 use crate::ingest::{FileReport, IngestReport, Ingested};
 use crate::options::AnalyzeSettings;
-use crate::output::escape;
+use crate::text::escape;
 use crate::stats::histograms::from_histograms;
 
 /// Reads the result tables in `dir` (or the combined file) and analyzes them; `settings` takes the

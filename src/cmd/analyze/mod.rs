@@ -14,12 +14,14 @@ use crate::cli::AnalyzeArgs;
 use crate::events::{EventTable, Resolution};
 use crate::ingest::{self, IngestReport, Ingested};
 use crate::options::{self, AnalyzeSettings};
-use crate::output::{self, escape};
+use crate::output;
+use crate::text::escape;
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::{Recommendation, recommend};
 use crate::stats::{self, Analysis};
 use crate::units::Millis;
-use crate::{frames, ingest::time::format_rfc3339};
+use crate::frames;
+use crate::text::time::format_rfc3339;
 
 /// A recommendation for one endpoint.
 #[derive(Debug, Clone, serde::Serialize)]
@@ -131,7 +133,7 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
     })?;
     if let Some(path) = &settings.write_policy {
         let text = policy_text(&run, &settings).context("no traffic to base a policy on")?;
-        output::write_atomic(path, text.as_bytes())
+        crate::text::atomic::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write the policy to {}", path.display()))?;
     }
     if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {

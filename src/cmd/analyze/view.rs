@@ -5,7 +5,7 @@ use serde::Serialize;
 
 use super::{AnalyzeRun, EndpointRecommendation};
 use crate::ingest::IngestReport;
-use crate::ingest::time::format_rfc3339;
+use crate::text::time::format_rfc3339;
 use crate::options::AnalyzeSettings;
 use crate::output::document::{Document, Table};
 use crate::recommend::Recommendation;

@@ -9,7 +9,7 @@ use super::gates::GateResult;
 use crate::cmd::analyze::view::{self as analyze_view, AnalyzeJson};
 use crate::cmd::simulate::execute::{RuleResult, ScenarioResult};
 use crate::cmd::simulate::view as simulate_view;
-use crate::ingest::time::format_rfc3339;
+use crate::text::time::format_rfc3339;
 use crate::options::ReportSettings;
 use crate::output::document::{Document, Table};
 use crate::output::junit;

@@ -8,8 +8,9 @@ use std::path::Path;
 
 use super::execute::ScenarioResult;
 use crate::events::EventTable;
-use crate::ingest::time::format_rfc3339;
-use crate::output::{AtomicFile, escape};
+use crate::text::time::format_rfc3339;
+use crate::text::atomic::AtomicFile;
+use crate::text::escape;
 
 /// Writes the decisions of every scenario.
 pub fn write(

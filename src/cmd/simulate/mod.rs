@@ -191,7 +191,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let run = compute(&settings)?;
     if !settings.quiet {
         analyze::print_notes(&run.report, None);
-        eprintln!("rlctl: limits: {}", output::escape::terminal(&run.source));
+        eprintln!("rlctl: limits: {}", crate::text::escape::terminal(&run.source));
     }
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);

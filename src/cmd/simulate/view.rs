@@ -8,7 +8,7 @@ use super::compare::Comparison;
 use super::execute::{RuleResult, ScenarioResult};
 use super::sampling::{Estimate, Sampling};
 use crate::cmd::analyze::view::InputJson;
-use crate::ingest::time::format_rfc3339;
+use crate::text::time::format_rfc3339;
 use crate::options::SimulateSettings;
 use crate::output::document::{Document, Table};
 use crate::simulate::Balance;
