@@ -99,7 +99,7 @@ pub trait Exporter {
 }
 
 /// The products `rlctl export --target` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// nginx `limit_req_zone` / `limit_req` (http {} context).
     Nginx,

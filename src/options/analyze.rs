@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use super::{ingest_settings, output_format, use_colour};
-use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::cli::AnalyzeArgs;
+use crate::output;
 use crate::ingest::{self, IngestError};
 use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
@@ -21,7 +22,7 @@ pub struct AnalyzeSettings {
     pub algorithm: AlgorithmKind,
     pub write_policy: Option<PathBuf>,
     pub export_counts: Option<PathBuf>,
-    pub format: OutputFormat,
+    pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use super::simulate::SimulateOptionsError;
 use super::{AnalyzeSettings, ingest_settings};
-use crate::cli::{OutputFormat, ReportArgs, ReportFormat};
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::output;
 use crate::policy::{CheckedRule, Policy};
 use crate::simulate::AlgorithmKind;
 use crate::stats::StatsSettings;
@@ -124,7 +125,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
             algorithm: AlgorithmKind::TokenBucket,
             write_policy: None,
             export_counts: None,
-            format: OutputFormat::Json,
+            format: output::Format::Json,
             output: None,
             colour: false,
             quiet: args.ingest.quiet,

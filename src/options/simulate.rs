@@ -4,7 +4,8 @@
 use std::path::PathBuf;
 
 use super::{AnalyzeSettings, ingest_settings, output_format, use_colour};
-use crate::cli::{OutputFormat, SimulateArgs};
+use crate::cli::SimulateArgs;
+use crate::output;
 use crate::cmd::simulate::plan::AlgoOptions;
 use crate::ingest::{self, IngestError};
 use crate::policy::{CheckedRule, Policy, PolicyError};
@@ -66,7 +67,7 @@ pub struct SimulateSettings {
     pub events: Option<PathBuf>,
     /// `--key-sample-rate`: the share of client keys the events hold.
     pub key_sample_rate: Option<f64>,
-    pub format: OutputFormat,
+    pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
@@ -130,7 +131,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             },
             write_policy: None,
             export_counts: None,
-            format: OutputFormat::Json,
+            format: output::Format::Json,
             output: None,
             colour: false,
             quiet: args.ingest.quiet,

@@ -9,6 +9,7 @@ pub mod document;
 pub mod html;
 pub mod junit;
 pub mod markdown;
+pub mod progress;
 pub mod table;
 
 use std::io::{self, Write};
@@ -16,23 +17,37 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::cli::OutputFormat;
 use crate::text::atomic::write_atomic;
 use document::Document;
 
+/// The formats a command's result renders to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Aligned text for a terminal.
+    Table,
+    /// The stable JSON contract.
+    Json,
+    /// Comma-separated rows.
+    Csv,
+    /// GitHub-flavoured Markdown.
+    Markdown,
+    /// One self-contained HTML page with inline SVG charts.
+    Html,
+}
+
 /// Renders a result as `format`: `doc` for the text formats, `data` for JSON.
 pub fn render(
-    format: OutputFormat,
+    format: Format,
     doc: &Document,
     data: &impl Serialize,
     colour: bool,
 ) -> anyhow::Result<Vec<u8>> {
     Ok(match format {
-        OutputFormat::Table => table::render(doc, colour).into_bytes(),
-        OutputFormat::Markdown => markdown::render(doc).into_bytes(),
-        OutputFormat::Csv => self::csv::render(doc)?.into_bytes(),
-        OutputFormat::Html => html::render(doc).into_bytes(),
-        OutputFormat::Json => json(data)?,
+        Format::Table => table::render(doc, colour).into_bytes(),
+        Format::Markdown => markdown::render(doc).into_bytes(),
+        Format::Csv => self::csv::render(doc)?.into_bytes(),
+        Format::Html => html::render(doc).into_bytes(),
+        Format::Json => json(data)?,
     })
 }
 
