@@ -12,8 +12,8 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::events::EventTable;
-use crate::text::escape;
 use crate::stats::CountRows;
+use crate::text::escape;
 use crate::units::Window;
 
 /// Errors writing a table.

@@ -12,16 +12,14 @@ use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
 pub use export::{ExportSettings, export_settings};
-pub use report::{Gates, ReportSettings, parse_share, report_settings};
-pub use simulate::{
-    AlgoChoice, LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings,
-};
+pub use report::{ReportSettings, parse_share, report_settings};
+pub use simulate::{LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings};
 
 use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
-use crate::output;
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
+use crate::output;
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
@@ -125,7 +123,7 @@ mod tests {
         argv.extend(extra);
         let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
         match cli.command {
-            crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.ingest),
+            crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.analysis.ingest),
             _ => unreachable!(),
         }
     }
