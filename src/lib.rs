@@ -57,6 +57,7 @@ pub fn run(cli: cli::Cli) -> anyhow::Result<Outcome> {
         cli::Command::Export(args) => cmd::export::run(args),
         cli::Command::Convert(args) => cmd::convert::run(*args),
         cli::Command::Sql(args) => cmd::sql::run(*args),
+        cli::Command::Watch(args) => cmd::watch::run(*args),
     }
 }
 

@@ -13,6 +13,7 @@ mod generate;
 mod report;
 mod scale;
 mod simulate;
+mod watch;
 
 pub use analyze::AnalyzeArgs;
 pub use export::{ExportArgs, ExportTarget};
@@ -20,6 +21,7 @@ pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use scale::{ConvertArgs, Dialect, SqlArgs, SqlFormat, TimeUnit};
 pub use simulate::SimulateArgs;
+pub use watch::{WatchArgs, WatchFormat};
 
 /// Turn web access logs into rate limits people can trust.
 #[derive(Debug, Parser)]
@@ -51,6 +53,9 @@ pub enum Command {
     /// Print the SQL that computes what `rlctl analyze` needs inside Spark, Trino,
     /// ClickHouse, BigQuery or DuckDB (read back with `analyze --from-sql-result`).
     Sql(Box<SqlArgs>),
+    /// Dry-run a policy on live access logs: follow them across rotations,
+    /// replay every request in shadow, serve Prometheus metrics.
+    Watch(Box<WatchArgs>),
 }
 
 /// Flags shared by every command that reads access logs.

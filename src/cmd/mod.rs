@@ -8,3 +8,4 @@ pub mod generate;
 pub mod report;
 pub mod simulate;
 pub mod sql;
+pub mod watch;

@@ -6,6 +6,7 @@ mod analyze;
 mod export;
 mod report;
 mod simulate;
+mod watch;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
@@ -14,6 +15,7 @@ pub use analyze::{AnalyzeSettings, analyze_settings};
 pub use export::{ExportSettings, export_settings};
 pub use report::{ReportSettings, parse_share, report_settings};
 pub use simulate::{LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings};
+pub use watch::{WatchOutput, WatchRun, watch_settings};
 
 use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;

@@ -23,5 +23,8 @@ pub mod shadow;
 pub mod verdict;
 pub mod watcher;
 
+pub mod session;
 #[cfg(test)]
 mod testing;
+pub mod top;
+pub mod view;

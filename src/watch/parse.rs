@@ -15,7 +15,7 @@ use crate::ingest::chunk::{ChunkContext, ChunkResult, parse_chunk};
 use crate::ingest::detect::{Detected, detect};
 use crate::ingest::record::{LineParser, SkipReason};
 use crate::ingest::{FormatChoice, IngestError, Settings, parser_for};
-use crate::output::escape;
+use crate::text::escape;
 
 /// Bytes held at most while the format is being detected.
 const DETECT_BYTES: usize = 64 << 10;

@@ -15,6 +15,7 @@ use std::collections::HashMap;
 
 use super::distinct::key_hash;
 use super::rolling::{HourFigures, Rolling};
+use super::top::{TopClient, TopClients};
 use crate::events::NO_KEY;
 use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::KeySet;
@@ -84,6 +85,7 @@ struct ShadowRule {
     key_column: usize,
     states: Box<dyn KeyedStates>,
     rolling: Rolling,
+    top: TopClients,
     requests: u64,
     would_reject: u64,
 }
@@ -103,7 +105,14 @@ pub struct RuleFigures {
     pub states: usize,
     /// The last hour, by log time.
     pub hour: HourFigures,
+    /// The clients it would reject most (since the start).
+    pub top: Vec<TopClient>,
 }
+
+/// Counters per rule for the clients it would reject most.
+const TOP_COUNTERS: usize = 64;
+/// How many of them the figures list.
+pub const TOP_LISTED: usize = 5;
 
 /// Every rule of a policy in shadow.
 #[derive(Debug)]
@@ -150,6 +159,7 @@ impl Shadow {
                     key_column,
                     states,
                     rolling: Rolling::new(rule.spec.limit.window.millis()),
+                    top: TopClients::new(TOP_COUNTERS),
                     requests: 0,
                     would_reject: 0,
                 })
@@ -233,6 +243,9 @@ impl Shadow {
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
             rule.rolling.observe(key, key_hash(key), t, !verdict);
+            if !verdict {
+                rule.top.add(key);
+            }
         }
         if allowed {
             for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
@@ -263,7 +276,11 @@ impl Shadow {
 
     /// Each rule's figures, the hour ending at the last request decided.
     pub fn figures(&self) -> Vec<RuleFigures> {
-        let now = self.now.unwrap_or(0);
+        self.figures_at(self.now.unwrap_or(0))
+    }
+
+    /// Each rule's figures, the hour ending at `now`.
+    pub fn figures_at(&self, now: Millis) -> Vec<RuleFigures> {
         self.rules
             .iter()
             .map(|r| RuleFigures {
@@ -275,6 +292,7 @@ impl Shadow {
                 would_reject: r.would_reject,
                 states: r.states.len(),
                 hour: r.rolling.hour(now),
+                top: r.top.top(TOP_LISTED),
             })
             .collect()
     }

@@ -110,7 +110,7 @@ pub fn simulated(
         keys: keys.clone(),
         routes: Vec::new(),
         strict: false,
-        progress: false,
+        progress: None,
         paths: true,
     };
     let ingested = ingest(&settings).unwrap();

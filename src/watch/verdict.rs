@@ -75,6 +75,7 @@ mod tests {
             requests: 0,
             would_reject: 0,
             states: 0,
+            top: Vec::new(),
             hour: HourFigures {
                 clients_seen: seen,
                 clients_hit: hit,

@@ -12,6 +12,7 @@ use super::metrics::{FileFigures, Snapshot};
 use super::parse::FileParser;
 use super::reorder::Reorder;
 use super::shadow::{Request, RuleFigures, Shadow};
+use super::verdict::{Judgement, Verdict};
 use crate::ingest::{self, IngestError};
 use crate::policy::CheckedRule;
 use crate::simulate::SpecError;
@@ -19,6 +20,8 @@ use crate::units::Millis;
 
 /// How much log time passes between two sweeps of idle state.
 const SWEEP_EVERY_MS: Millis = 1000;
+/// How much log time passes between two judgements of the verdict.
+const JUDGE_EVERY_MS: Millis = 60_000;
 
 /// What a watch needs, validated.
 #[derive(Debug, Clone)]
@@ -35,6 +38,8 @@ pub struct WatchSettings {
     pub ingest: ingest::Settings,
     /// The policy.
     pub rules: Vec<CheckedRule>,
+    /// `--until-clients-hit` / `--for`, judged every minute of log time.
+    pub verdict: Option<Verdict>,
 }
 
 /// Why a watch stops.
@@ -75,6 +80,9 @@ pub struct Watcher {
     followed: Vec<Followed>,
     released: Vec<(Millis, Request)>,
     last_sweep: Option<Millis>,
+    verdict: Option<Verdict>,
+    judged_at: Option<Millis>,
+    judgement: Judgement,
 }
 
 /// The name of a file event in metrics.
@@ -114,12 +122,15 @@ impl Watcher {
             .collect();
         Ok(Watcher {
             reorder: Reorder::new(settings.max_delay_ms),
-            settings,
             files,
             shadow,
             followed: Vec::new(),
             released: Vec::new(),
             last_sweep: None,
+            verdict: settings.verdict.clone(),
+            judged_at: None,
+            judgement: Judgement::Waiting,
+            settings,
         })
     }
 
@@ -195,9 +206,14 @@ impl Watcher {
     }
 
     fn decide_released(&mut self) {
-        for (t, request) in self.released.drain(..) {
+        let mut released = std::mem::take(&mut self.released);
+        for (t, request) in released.drain(..) {
+            if self.judged_at.is_none_or(|at| t - at >= JUDGE_EVERY_MS) {
+                self.judge(t);
+            }
             self.shadow.decide(t, &request);
         }
+        self.released = released;
         if let Some(now) = self.shadow.now() {
             if self
                 .last_sweep
@@ -207,6 +223,24 @@ impl Watcher {
                 self.last_sweep = Some(now);
             }
         }
+    }
+
+    /// Judges the verdict on the figures as of log time `t` (before the
+    /// request at `t`); a decided verdict stays.
+    fn judge(&mut self, t: Millis) {
+        let Some(verdict) = &mut self.verdict else {
+            return;
+        };
+        self.judged_at = Some(t);
+        if self.judgement == Judgement::Waiting {
+            self.shadow.sweep(t);
+            self.judgement = verdict.judge(t, &self.shadow.figures_at(t));
+        }
+    }
+
+    /// Where the verdict stands (`Waiting` without one).
+    pub fn judgement(&self) -> &Judgement {
+        &self.judgement
     }
 
     /// The rules' figures.

@@ -10,6 +10,7 @@ fn rule(name: &str) -> RuleFigures {
         requests: 120,
         would_reject: 7,
         states: 3,
+        top: Vec::new(),
         hour: HourFigures {
             clients_seen: 40,
             clients_hit: 2,

@@ -9,7 +9,7 @@ fn settings(format: FormatChoice) -> Settings {
         keys: KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
         routes: Vec::new(),
         strict: false,
-        progress: false,
+        progress: None,
         paths: true,
     }
 }

@@ -28,7 +28,7 @@ fn watched(
         keys: keys.clone(),
         routes: Vec::new(),
         strict: false,
-        progress: false,
+        progress: None,
         paths: true,
     };
     let mut shadow = Shadow::new(rules, keys).unwrap();

@@ -59,10 +59,11 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
             keys: keys.clone(),
             routes: Vec::new(),
             strict: false,
-            progress: false,
+            progress: None,
             paths: true,
         },
         rules: rules.clone(),
+        verdict: None,
     };
     let mut watcher = Watcher::new(settings).unwrap();
     let mut secs = 0;

@@ -1,0 +1,83 @@
+//! Flags of `rlctl watch`.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use super::IngestArgs;
+
+/// What `rlctl watch` writes on stdout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum WatchFormat {
+    /// A live view refreshed every second (the default on a terminal).
+    View,
+    /// One JSON summary per --interval (the default in a pipe or file).
+    Jsonl,
+    /// Nothing: metrics only.
+    None,
+}
+
+/// `rlctl watch`.
+#[derive(Debug, Clone, Args)]
+pub struct WatchArgs {
+    #[command(flatten)]
+    pub ingest: IngestArgs,
+
+    /// The policy to dry-run (TOML, as `rlctl analyze --write-policy` writes it).
+    #[arg(long, value_name = "FILE", required = true, help_heading = "Limits")]
+    pub policy: PathBuf,
+
+    /// Serve Prometheus metrics at http://ADDR/metrics.
+    #[arg(
+        long,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:9464",
+        help_heading = "Watch"
+    )]
+    pub listen: String,
+
+    /// Serve no metrics.
+    #[arg(long, conflicts_with = "listen", help_heading = "Watch")]
+    pub no_listen: bool,
+
+    /// Read each file from its start, not only the lines appended after start.
+    #[arg(long, help_heading = "Watch")]
+    pub from_start: bool,
+
+    /// How long to wait for lines that arrive out of time order across files
+    /// (later lines are counted as late and replayed at the latest time).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "5s",
+        help_heading = "Watch"
+    )]
+    pub max_delay: String,
+
+    /// What to write on stdout [default: view on a terminal, jsonl otherwise].
+    #[arg(long, value_enum, help_heading = "Watch")]
+    pub format: Option<WatchFormat>,
+
+    /// How often a JSON summary is written (--format jsonl).
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "60s",
+        help_heading = "Watch"
+    )]
+    pub interval: String,
+
+    /// Exit 0 once the share of clients hit by any rule (last hour) stayed at
+    /// or below SHARE (1% or 0.01) for --for, exit 1 as soon as it is above.
+    #[arg(long, value_name = "SHARE", help_heading = "Verdict")]
+    pub until_clients_hit: Option<String>,
+
+    /// How long (log time) the share must hold for --until-clients-hit.
+    #[arg(
+        long = "for",
+        value_name = "DURATION",
+        default_value = "24h",
+        help_heading = "Verdict"
+    )]
+    pub hold: String,
+}

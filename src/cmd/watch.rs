@@ -1,0 +1,110 @@
+//! `rlctl watch`: settings to a [`Watcher`], the metrics server, the session
+//! loop with the chosen stdout output, and the verdict as the exit code.
+
+use std::io::{self, Write};
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+
+use crate::Outcome;
+use crate::cli::WatchArgs;
+use crate::options::{self, WatchOutput};
+use crate::text::escape;
+use crate::watch::clock::SystemClock;
+use crate::watch::follow::FileEvent;
+use crate::watch::http::{MetricsServer, Published};
+use crate::watch::metrics::Snapshot;
+use crate::watch::session::{self, Ending, JsonLines, Outputs};
+use crate::watch::view;
+use crate::watch::watcher::Watcher;
+
+/// The stdout output and the notices on stderr.
+struct Terminal {
+    output: WatchOutput,
+    quiet: bool,
+    jsonl: JsonLines<io::Stdout>,
+}
+
+impl Outputs for Terminal {
+    fn refresh(&mut self, snapshot: &Snapshot) -> io::Result<()> {
+        if self.output != WatchOutput::View {
+            return Ok(());
+        }
+        let mut out = io::stdout().lock();
+        // Home, clear the screen, then the frame.
+        write!(out, "\x1b[H\x1b[2J{}", view::frame(snapshot))?;
+        out.flush()
+    }
+
+    fn summary(&mut self, snapshot: &Snapshot) -> io::Result<()> {
+        match self.output {
+            WatchOutput::Jsonl => self.jsonl.summary(snapshot),
+            _ => Ok(()),
+        }
+    }
+
+    fn event(&mut self, file: &str, event: &FileEvent) -> io::Result<()> {
+        if self.quiet || self.output == WatchOutput::View {
+            return Ok(());
+        }
+        let what = match event {
+            FileEvent::Opened { offset } => format!("following from byte {offset}"),
+            FileEvent::Replaced => "a new file took the path (rotated)".into(),
+            FileEvent::Truncated => "truncated (copytruncate): reading from the start".into(),
+            FileEvent::Missing => "missing".into(),
+            FileEvent::NotAFile => "is not a regular file".into(),
+            FileEvent::Unreadable(reason) => format!("cannot be read: {reason}"),
+            FileEvent::Closed => "rotated-away file closed".into(),
+        };
+        eprintln!(
+            "rlctl: {}: {}",
+            escape::terminal(file),
+            escape::terminal(&what)
+        );
+        Ok(())
+    }
+}
+
+/// Runs `rlctl watch`.
+pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
+    let settings = options::watch_settings(&args)?;
+    let mut watcher = Watcher::new(settings.watch.clone())?;
+    let published: Published = Arc::new(Mutex::new(String::new()));
+    let _server = match settings.listen {
+        Some(addr) => {
+            let server = MetricsServer::start(addr, published.clone())
+                .with_context(|| format!("cannot serve metrics on {addr}"))?;
+            if !settings.quiet {
+                eprintln!("rlctl: metrics at http://{}/metrics", server.addr());
+            }
+            Some(server)
+        }
+        None => None,
+    };
+    let mut terminal = Terminal {
+        output: settings.output,
+        quiet: settings.quiet,
+        jsonl: JsonLines(io::stdout()),
+    };
+    let ending = session::run(
+        &mut watcher,
+        &SystemClock::default(),
+        &settings.session,
+        Some(&published),
+        &mut terminal,
+        &AtomicBool::new(false),
+    )?;
+    match ending {
+        Ending::Passed => Ok(Outcome::Success),
+        Ending::Failed { rule, share } => {
+            eprintln!(
+                "rlctl: rule {}: {:.2}% of clients hit, above --until-clients-hit",
+                escape::terminal(&rule),
+                share * 100.0
+            );
+            Ok(Outcome::GateFailed)
+        }
+        Ending::Stopped => Ok(Outcome::Success),
+    }
+}

@@ -1,0 +1,140 @@
+//! The watch loop: step the [`Watcher`], sleep when there is nothing to read,
+//! release quiet lines by the wall clock, publish the metrics, refresh the
+//! outputs, write a summary per interval, and stop on the verdict.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use super::clock::Clock;
+use super::follow::FileEvent;
+use super::http::Published;
+use super::metrics::{Snapshot, render};
+use super::verdict::Judgement;
+use super::watcher::{WatchError, Watcher};
+
+/// How often the loop runs (the verdict that may end it is the watcher's).
+#[derive(Debug, Clone)]
+pub struct SessionSettings {
+    /// Pause between polls when nothing was waiting.
+    pub poll: Duration,
+    /// How often the metrics text and the terminal view are refreshed.
+    pub refresh: Duration,
+    /// `--interval`: one summary per interval (`--format jsonl`).
+    pub interval: Option<Duration>,
+}
+
+/// Where a session's results go besides `/metrics`.
+pub trait Outputs {
+    /// Called every refresh.
+    fn refresh(&mut self, _snapshot: &Snapshot) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called every interval.
+    fn summary(&mut self, _snapshot: &Snapshot) -> io::Result<()> {
+        Ok(())
+    }
+    /// Called when something happens to a file.
+    fn event(&mut self, _file: &str, _event: &FileEvent) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// How a session ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// The verdict passed.
+    Passed,
+    /// The verdict failed.
+    Failed { rule: String, share: f64 },
+    /// Asked to stop.
+    Stopped,
+}
+
+/// Why a session stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionError {
+    #[error(transparent)]
+    Watch(#[from] WatchError),
+    #[error("cannot write the watch output: {0}")]
+    Output(#[from] io::Error),
+}
+
+/// Runs until the verdict decides or `stop` is set.
+pub fn run(
+    watcher: &mut Watcher,
+    clock: &dyn Clock,
+    settings: &SessionSettings,
+    published: Option<&Published>,
+    outputs: &mut dyn Outputs,
+    stop: &AtomicBool,
+) -> Result<Ending, SessionError> {
+    let mut next_refresh = Duration::ZERO;
+    let mut next_summary = settings.interval.map(|i| clock.elapsed() + i);
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            publish(watcher, clock, published, outputs)?;
+            return Ok(Ending::Stopped);
+        }
+        let step = watcher.step(clock.elapsed())?;
+        for (file, event) in &step.events {
+            outputs.event(file, event)?;
+        }
+        if step.bytes == 0 {
+            watcher.release_until(clock.wall_ms().saturating_sub(watcher.max_delay_ms()));
+        }
+        let now = clock.elapsed();
+        if now >= next_refresh {
+            let snapshot = publish(watcher, clock, published, outputs)?;
+            next_refresh = now + settings.refresh;
+            if let Some(at) = next_summary.filter(|&at| now >= at) {
+                outputs.summary(&snapshot)?;
+                next_summary = settings.interval.map(|i| at.max(now) + i);
+            }
+        }
+        let ending = match watcher.judgement() {
+            Judgement::Waiting => None,
+            Judgement::Passed => Some(Ending::Passed),
+            Judgement::Failed { rule, share } => Some(Ending::Failed {
+                rule: rule.clone(),
+                share: *share,
+            }),
+        };
+        if let Some(ending) = ending {
+            publish(watcher, clock, published, outputs)?;
+            return Ok(ending);
+        }
+        if !step.more {
+            clock.sleep(settings.poll);
+        }
+    }
+}
+
+fn publish(
+    watcher: &Watcher,
+    clock: &dyn Clock,
+    published: Option<&Published>,
+    outputs: &mut dyn Outputs,
+) -> io::Result<Snapshot> {
+    let snapshot = watcher.snapshot(clock.wall_ms());
+    if let Some(published) = published {
+        *published.lock().unwrap_or_else(|e| e.into_inner()) = render(&snapshot);
+    }
+    outputs.refresh(&snapshot)?;
+    Ok(snapshot)
+}
+
+/// Writes one JSON object per summary (`--format jsonl`).
+#[derive(Debug)]
+pub struct JsonLines<W: io::Write>(pub W);
+
+impl<W: io::Write> Outputs for JsonLines<W> {
+    fn summary(&mut self, snapshot: &Snapshot) -> io::Result<()> {
+        serde_json::to_writer(&mut self.0, snapshot)?;
+        self.0.write_all(b"\n")?;
+        self.0.flush()
+    }
+}
+
+#[cfg(test)]
+mod tests;
