@@ -12,3 +12,4 @@ mod report;
 mod scale;
 mod simulate;
 mod support;
+mod watch;

@@ -116,6 +116,23 @@ impl Nginx {
         }
     }
 
+    /// `nginx -s reopen`: the master reopens its log files, as logrotate's
+    /// `postrotate` does after renaming them.
+    pub fn reopen_logs(&self) {
+        let binary = find_nginx().expect("nginx is running, so it was found");
+        let status = Command::new(&binary)
+            .args(prefix_args(self.dir.path()))
+            .args(["-s", "reopen"])
+            .stdin(Stdio::null())
+            .status()
+            .unwrap_or_else(|err| panic!("cannot run {}: {err}", binary.display()));
+        assert!(
+            status.success(),
+            "nginx -s reopen: {status}\n{}",
+            self.diagnostics()
+        );
+    }
+
     /// nginx's error log, for failure messages.
     pub fn error_log(&self) -> String {
         fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()

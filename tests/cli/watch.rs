@@ -1,0 +1,225 @@
+//! `rlctl watch` end to end: a real nginx writes its access log while
+//! `rlctl watch` follows it through a rename + `nginx -s reopen` rotation and a
+//! copytruncate; at the end `/metrics` counts equal `rlctl simulate` on the
+//! same lines, rule by rule, and no line is lost.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::{Read, Write};
+use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use crate::support::json_of_success;
+use crate::support::nginx::{Nginx, http_get};
+use crate::support::rlctl;
+
+const FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
+
+const CONFIG: &str = r#"
+    log_format rl '$msec $remote_addr "$request" $status';
+    server {
+        listen 127.0.0.1:{{port}};
+        access_log {{access_log}} rl;
+        location / {
+            return 200 "ok\n";
+        }
+    }
+"#;
+
+const POLICY: &str = r#"
+[[rule]]
+name = "global"
+limit = "4/1m"
+burst = 4
+algorithm = "token-bucket"
+
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "1/10s"
+algorithm = "fixed-window"
+"#;
+
+/// Kills the watch when the test ends, however it ends.
+struct Watch(Child);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// The samples of `/metrics` as `name{labels}` → value, or `None` when it
+/// does not answer yet.
+fn scrape(port: u16) -> Option<BTreeMap<String, f64>> {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
+    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    stream
+        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+        .ok()?;
+    let mut text = String::new();
+    stream.read_to_string(&mut text).ok()?;
+    let (_, body) = text.split_once("\r\n\r\n")?;
+    Some(
+        body.lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .filter_map(|l| {
+                let (name, value) = l.rsplit_once(' ')?;
+                Some((name.to_string(), value.parse().ok()?))
+            })
+            .collect(),
+    )
+}
+
+/// Waits until `done` holds for a scrape, and returns that scrape.
+fn wait_for(
+    port: u16,
+    what: &str,
+    done: impl Fn(&BTreeMap<String, f64>) -> bool,
+) -> BTreeMap<String, f64> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let mut last = None;
+    while Instant::now() < deadline {
+        if let Some(m) = scrape(port) {
+            if done(&m) {
+                return m;
+            }
+            last = Some(m);
+        }
+        thread::sleep(Duration::from_millis(100));
+    }
+    panic!("timed out waiting for {what}; last scrape: {last:#?}");
+}
+
+/// Sends `n` requests from each of 127.0.0.2..=6, alternating `/api/x` and `/`.
+fn traffic(nginx: &Nginx, n: usize) {
+    for client in 2..=6u8 {
+        for i in 0..n {
+            let path = if i % 2 == 0 { "/api/x" } else { "/" };
+            let status = http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, client), path).unwrap();
+            assert_eq!(status, 200);
+        }
+    }
+}
+
+fn lines(path: &Path) -> f64 {
+    fs::read_to_string(path).unwrap_or_default().lines().count() as f64
+}
+
+/// Waits until nginx has written `expected` lines into `paths` together.
+fn wait_lines(paths: &[&Path], expected: f64) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let count = || paths.iter().map(|p| lines(p)).sum::<f64>();
+    while count() < expected && Instant::now() < deadline {
+        thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(count(), expected, "lines nginx wrote into {paths:?}");
+}
+
+#[test]
+fn watch_follows_nginx_through_rotations_and_agrees_with_simulate() {
+    let Some(nginx) = Nginx::start(CONFIG) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, POLICY).unwrap();
+    let log = nginx.access_log_path();
+    let rotated = log.with_extension("log.1");
+    let copied = log.with_extension("log.2");
+    let port = free_port();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("rlctl"))
+        .arg("watch")
+        .arg(&log)
+        .arg("--policy")
+        .arg(&policy)
+        .args([
+            "--log-format",
+            FORMAT,
+            "--max-delay",
+            "1s",
+            "--format",
+            "none",
+        ])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _watch = Watch(child);
+    let file_key = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    wait_for(port, "the watch to start", |m| m.contains_key(&file_key));
+
+    traffic(&nginx, 6);
+    // Rotation 1: rename, nginx keeps writing to the renamed file, then reopens.
+    fs::rename(&log, &rotated).unwrap();
+    traffic(&nginx, 2);
+    nginx.reopen_logs();
+    traffic(&nginx, 6);
+    wait_lines(&[&rotated, &log], 70.0);
+    wait_for(port, "every line before the copytruncate", |m| {
+        m[&file_key] == 70.0
+    });
+    // Rotation 2: copytruncate (nothing is written between copy and truncate).
+    fs::copy(&log, &copied).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&log)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    traffic(&nginx, 4);
+
+    let total = 5.0 * (6.0 + 2.0 + 6.0 + 4.0);
+    wait_lines(&[&rotated, &copied, &log], total);
+    let m = wait_for(port, "every request replayed", |m| {
+        m[&file_key] == total && m.get("rlctl_requests_total{rule=\"global\"}") == Some(&total)
+    });
+
+    let simulated = json_of_success(
+        rlctl()
+            .arg("simulate")
+            .arg(&rotated)
+            .arg(&copied)
+            .arg(&log)
+            .arg("--policy")
+            .arg(&policy)
+            .args(["--log-format", FORMAT, "--format", "json"]),
+    );
+    let results = simulated["results"].as_array().unwrap();
+    assert_eq!(results.len(), 2);
+    for r in results {
+        let rule = r["rule"].as_str().unwrap();
+        let requests = m[&format!("rlctl_requests_total{{rule=\"{rule}\"}}")];
+        let rejected = m[&format!("rlctl_would_reject_total{{rule=\"{rule}\"}}")];
+        assert_eq!(requests, r["requests"].as_f64().unwrap(), "{rule} requests");
+        assert_eq!(rejected, r["rejected"].as_f64().unwrap(), "{rule} rejected");
+        assert!(rejected > 0.0, "{rule}: the policy should reject something");
+    }
+    let event = |name: &str| {
+        m.get(&format!(
+            "rlctl_file_events_total{{file=\"{}\",event=\"{name}\"}}",
+            log.display()
+        ))
+    };
+    assert_eq!(event("replaced"), Some(&1.0));
+    assert_eq!(event("truncated"), Some(&1.0));
+    assert_eq!(m["rlctl_lines_late_total"], 0.0);
+    assert_eq!(
+        m.get("rlctl_clients_seen{rule=\"global\",window=\"1h\"}"),
+        Some(&5.0)
+    );
+}
