@@ -11,7 +11,9 @@ use std::time::Duration;
 
 /// The longest request head read.
 const MAX_HEAD: usize = 8 << 10;
-/// Read and write timeout of one connection.
+/// Read and write timeout of one connection, and the most time its request
+/// head may take in all (a client sending a byte at a time cannot hold the
+/// server longer).
 const TIMEOUT: Duration = Duration::from_secs(2);
 
 /// The text served at `/metrics`, replaced by the watch loop.
@@ -53,7 +55,11 @@ fn serve(mut stream: TcpStream, published: &Published) -> io::Result<()> {
     stream.set_write_timeout(Some(TIMEOUT))?;
     let mut head = Vec::new();
     let mut buf = [0; 1024];
-    while !head.windows(4).any(|w| w == b"\r\n\r\n") && head.len() < MAX_HEAD {
+    let start = std::time::Instant::now();
+    while !head.windows(4).any(|w| w == b"\r\n\r\n")
+        && head.len() < MAX_HEAD
+        && start.elapsed() < TIMEOUT
+    {
         let n = stream.read(&mut buf)?;
         if n == 0 {
             break;

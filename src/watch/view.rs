@@ -28,7 +28,7 @@ pub fn frame(s: &Snapshot) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<24} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
+        "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
         "RULE",
         "LIMIT",
         "ALGORITHM",
@@ -42,7 +42,7 @@ pub fn frame(s: &Snapshot) -> String {
     for r in &s.rules {
         let _ = writeln!(
             out,
-            "{:<24} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
+            "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
             terminal(&r.rule),
             r.limit,
             r.algorithm,

@@ -246,7 +246,7 @@ fn an_unreadable_path_is_reported_once_and_retried() {
     // Permission bits do not stop root, so when the test runs as root a
     // symlink loop makes the path unreadable instead.
     append(&path, b"secret\n");
-    fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0)).unwrap();
+    fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
     let privileged = File::open(&path).is_ok();
     if privileged {
         fs::remove_file(&path).unwrap();
@@ -330,4 +330,37 @@ fn a_large_backlog_is_read_in_budgeted_polls() {
     assert!(!second.more);
     assert_eq!(first.bytes + second.bytes, data.len() as u64);
     assert_eq!(text(&out).len(), data.len());
+}
+
+proptest::proptest! {
+    /// However the bytes are cut into reads, the lines handed over are the
+    /// file's lines (a last line without newline comes at finish).
+    #[test]
+    fn any_cut_of_the_bytes_gives_the_same_lines(
+        data in proptest::collection::vec(proptest::sample::select(vec![b'a', b'\n', 0, 0xff, b'\r']), 0..300),
+        cuts in proptest::collection::vec(0usize..300, 0..10),
+    ) {
+        let mut cuts: Vec<usize> = cuts.into_iter().map(|c| c.min(data.len())).collect();
+        cuts.push(0);
+        cuts.push(data.len());
+        cuts.sort_unstable();
+        let mut assembler = LineAssembler::default();
+        let mut out = Vec::new();
+        for w in cuts.windows(2) {
+            assembler.push(&data[w[0]..w[1]], &mut out);
+        }
+        assembler.finish(&mut out);
+        let mut want = data.clone();
+        if !want.is_empty() && !want.ends_with(b"\n") {
+            want.push(b'\n');
+        }
+        let got: Vec<u8> = out
+            .into_iter()
+            .flat_map(|f| match f {
+                Followed::Lines(b) => b,
+                other => panic!("{other:?}"),
+            })
+            .collect();
+        proptest::prop_assert_eq!(got, want);
+    }
 }
