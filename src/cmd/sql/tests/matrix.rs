@@ -139,3 +139,23 @@ fn the_word_check_catches_an_armless_case() {
     assert!(caught("SELECT CASE WHEN a THEN 1 ELSE 2").is_err());
     assert!(caught("SELECT CASE WHEN a THEN 1 ELSE 2 END").is_ok());
 }
+
+#[test]
+fn the_combined_query_pads_with_nulls_each_engine_accepts() {
+    let (qs, _) = queries(&args(&[
+        "--dialect",
+        "clickhouse",
+        "--path",
+        "p",
+        "--combined",
+    ]))
+    .unwrap();
+    let sql = &qs[0].sql;
+    assert!(
+        sql.contains("CAST(NULL AS Nullable(Int64)) AS peak_window"),
+        "{sql}"
+    );
+    assert!(!sql.contains("CAST(NULL AS Int64)"), "{sql}");
+    let (qs, _) = queries(&args(&["--dialect", "spark", "--path", "p", "--combined"])).unwrap();
+    assert!(qs[0].sql.contains("CAST(NULL AS BIGINT) AS peak_window"));
+}
