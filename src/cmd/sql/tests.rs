@@ -135,3 +135,5 @@ fn json_format_names_the_files() {
     let text = sql_text(&a, &qs, rate);
     assert!(text.contains("-- result: endpoint_clients -> save as endpoint_clients.parquet"));
 }
+
+mod matrix;
