@@ -8,19 +8,23 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod convert;
 mod export;
+mod flags;
 mod generate;
 mod report;
-mod scale;
 mod simulate;
+mod sql;
 mod watch;
 
 pub use analyze::AnalyzeArgs;
+pub use convert::ConvertArgs;
 pub use export::{ExportArgs, ExportTarget};
+pub use flags::{ExcludeArg, MultiplierArg, TopArg, WindowArg, positive_multiplier};
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
-pub use scale::{ConvertArgs, Dialect, SqlArgs, SqlFormat, TimeUnit};
 pub use simulate::SimulateArgs;
+pub use sql::{Dialect, SqlArgs, SqlFormat, TimeUnit};
 pub use watch::{WatchArgs, WatchFormat};
 
 /// Turn web access logs into rate limits people can trust.

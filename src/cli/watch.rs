@@ -1,10 +1,12 @@
 //! Flags of `rlctl watch`.
 
+use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
 use super::IngestArgs;
+use crate::units::Window;
 
 /// What `rlctl watch` writes on stdout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -34,7 +36,7 @@ pub struct WatchArgs {
         default_value = "127.0.0.1:9464",
         help_heading = "Watch"
     )]
-    pub listen: String,
+    pub listen: SocketAddr,
 
     /// Serve no metrics.
     #[arg(long, conflicts_with = "listen", help_heading = "Watch")]
@@ -52,7 +54,7 @@ pub struct WatchArgs {
         default_value = "5s",
         help_heading = "Watch"
     )]
-    pub max_delay: String,
+    pub max_delay: Window,
 
     /// What to write on stdout [default: view on a terminal, jsonl otherwise].
     #[arg(long, value_enum, help_heading = "Watch")]
@@ -65,7 +67,7 @@ pub struct WatchArgs {
         default_value = "60s",
         help_heading = "Watch"
     )]
-    pub interval: String,
+    pub interval: Window,
 
     /// Exit 0 once the share of clients hit by any rule (last hour) stayed at
     /// or below SHARE (1% or 0.01) for --for, exit 1 as soon as it is above.
@@ -79,5 +81,5 @@ pub struct WatchArgs {
         default_value = "24h",
         help_heading = "Verdict"
     )]
-    pub hold: String,
+    pub hold: Window,
 }

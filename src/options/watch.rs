@@ -5,10 +5,9 @@ use std::io::IsTerminal;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use super::{SimulateOptionsError, ingest_settings, parse_share};
+use super::{OptionsError, ingest_settings, parse_share};
 use crate::cli::{WatchArgs, WatchFormat};
 use crate::policy::Policy;
-use crate::units::{UnitError, Window};
 use crate::watch::follow::DEFAULT_LINGER;
 use crate::watch::session::SessionSettings;
 use crate::watch::shadow::keys_for;
@@ -42,14 +41,9 @@ pub struct WatchRun {
     pub quiet: bool,
 }
 
-fn duration(flag: &str, text: &str) -> Result<Window, SimulateOptionsError> {
-    text.parse()
-        .map_err(|e: UnitError| SimulateOptionsError::Usage(format!("{flag}: {e}")))
-}
-
 /// Checks the flags of `rlctl watch`.
-pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, SimulateOptionsError> {
-    let usage = SimulateOptionsError::Usage;
+pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
+    let usage = OptionsError::Usage;
     if args.ingest.strict {
         return Err(usage(
             "--strict does not apply to watch: bad lines are skipped and counted by reason".into(),
@@ -64,25 +58,15 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, SimulateOptionsError
     ingest.progress = None;
     let rules = Policy::load(&args.policy)?;
     ingest.keys = keys_for(&rules, ingest.keys);
-    let max_delay = duration("--max-delay", &args.max_delay)?;
-    let interval = duration("--interval", &args.interval)?;
+    let (max_delay, interval) = (args.max_delay, args.interval);
     let verdict = match &args.until_clients_hit {
         Some(share) => Some(Verdict::new(
             parse_share("--until-clients-hit", share)?,
-            duration("--for", &args.hold)?.millis(),
+            args.hold.millis(),
         )),
         None => None,
     };
-    let listen = if args.no_listen {
-        None
-    } else {
-        Some(args.listen.parse().map_err(|_| {
-            usage(format!(
-                "--listen {}: expected ADDRESS:PORT, e.g. 127.0.0.1:9464",
-                args.listen
-            ))
-        })?)
-    };
+    let listen = (!args.no_listen).then_some(args.listen);
     let output = match args.format {
         Some(WatchFormat::View) => WatchOutput::View,
         Some(WatchFormat::Jsonl) => WatchOutput::Jsonl,
@@ -117,7 +101,19 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn settings(extra: &[&str]) -> Result<WatchRun, SimulateOptionsError> {
+    fn parse(extra: &[&str], policy: &std::path::Path) -> Result<crate::cli::Cli, clap::Error> {
+        let mut argv = vec![
+            "rlctl",
+            "watch",
+            "a.log",
+            "--policy",
+            policy.to_str().unwrap(),
+        ];
+        argv.extend(extra);
+        crate::cli::Cli::try_parse_from(argv)
+    }
+
+    fn settings(extra: &[&str]) -> Result<WatchRun, OptionsError> {
         let dir = tempfile::tempdir().unwrap();
         let policy = dir.path().join("p.toml");
         std::fs::write(&policy, "[[rule]]\nname='g'\nkey='user'\nlimit='10/1m'\n").unwrap();
@@ -161,8 +157,13 @@ mod tests {
     #[test]
     fn bad_flags_say_what_to_type() {
         let err = |extra: &[&str]| settings(extra).unwrap_err().to_string();
-        assert!(err(&["--max-delay", "soon"]).contains("--max-delay"));
-        assert!(err(&["--listen", "nowhere"]).contains("ADDRESS:PORT"));
+        let typed = |extra: &[&str]| {
+            parse(extra, std::path::Path::new("p.toml"))
+                .unwrap_err()
+                .to_string()
+        };
+        assert!(typed(&["--max-delay", "soon"]).contains("--max-delay"));
+        assert!(typed(&["--listen", "nowhere"]).contains("--listen"));
         assert!(err(&["--until-clients-hit", "150%"]).contains("--until-clients-hit"));
         assert!(err(&["--strict"]).contains("--strict"));
     }

@@ -2,7 +2,7 @@
 //! for, replayed together over an event table.
 //!
 //! [`plan`] turns limits and rules into scenarios, [`execute`] replays them (with
-//! the deployment) into per-rule and overall results, [`compare`] holds them
+//! the deployment) into per-rule and overall results, [`compare`](mod@compare) holds them
 //! against the decisions a log records, and [`sampling`] estimates figures for
 //! all clients from a replay of a key sample. `rlctl simulate` and `rlctl
 //! report` both run on this.
