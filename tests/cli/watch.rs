@@ -223,3 +223,95 @@ fn watch_follows_nginx_through_rotations_and_agrees_with_simulate() {
         Some(&5.0)
     );
 }
+
+const LINE: &str =
+    "10.0.0.1 - - [10/Oct/2025:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\"\n";
+
+fn append(path: &Path, data: &[u8]) {
+    fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(data)
+        .unwrap();
+}
+
+#[test]
+fn bad_input_while_following_is_counted_and_reported_never_fatal() {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.path().join("access.log");
+    append(&log, LINE.as_bytes());
+    let port = free_port();
+    let child = Command::new(assert_cmd::cargo::cargo_bin("rlctl"))
+        .arg("watch")
+        .arg(&log)
+        .arg("--policy")
+        .arg(&policy)
+        .args([
+            "--from-start",
+            "--log-format",
+            "combined",
+            "--max-delay",
+            "1s",
+        ])
+        .args(["--format", "none", "--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut watch = Watch(child);
+    let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    let readable = format!("rlctl_file_readable{{file=\"{}\"}}", log.display());
+    wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
+
+    // Binary garbage, a 10 MB line, then good lines.
+    append(&log, b"\x00\x01\xff\xfe garbage \x1b[2J\n");
+    append(&log, &vec![b'x'; 10_000_000]);
+    append(&log, format!("\n{LINE}{LINE}{LINE}").as_bytes());
+    let m = wait_for(port, "every line counted", |m| m.get(&lines) == Some(&6.0));
+    assert_eq!(
+        m["rlctl_lines_skipped_total{reason=\"line longer than 1048576 bytes\"}"],
+        1.0
+    );
+    let skipped: f64 = m
+        .iter()
+        .filter(|(k, _)| k.starts_with("rlctl_lines_skipped_total"))
+        .map(|(_, v)| v)
+        .sum();
+    assert_eq!(skipped, 2.0, "{m:#?}");
+    wait_for(port, "the good lines replayed", |m| {
+        m.get("rlctl_requests_total{rule=\"g\"}") == Some(&4.0)
+    });
+
+    // The file becomes a directory: reported, not fatal.
+    fs::remove_file(&log).unwrap();
+    fs::create_dir(&log).unwrap();
+    wait_for(port, "the directory reported", |m| {
+        m.get(&readable) == Some(&0.0)
+    });
+    assert!(
+        watch.0.try_wait().unwrap().is_none(),
+        "the watch is still running"
+    );
+
+    // And a file again.
+    fs::remove_dir(&log).unwrap();
+    append(&log, format!("{LINE}{LINE}").as_bytes());
+    let m = wait_for(port, "the new file followed", |m| {
+        m.get(&lines) == Some(&8.0) && m.get(&readable) == Some(&1.0)
+    });
+    let event = |name: &str| {
+        m.get(&format!(
+            "rlctl_file_events_total{{file=\"{}\",event=\"{name}\"}}",
+            log.display()
+        ))
+        .copied()
+    };
+    assert_eq!(event("not_a_file"), Some(1.0));
+    assert_eq!(event("replaced"), Some(1.0));
+    assert!(watch.0.try_wait().unwrap().is_none());
+}
