@@ -16,6 +16,7 @@
 //!
 //! and, so that a problem while following shows on a dashboard:
 //! `rlctl_lines_parsed_total{file}`, `rlctl_lines_late_total`,
+//! `rlctl_requests_future_total`,
 //! `rlctl_file_readable{file}`, `rlctl_file_events_total{file,event}`,
 //! `rlctl_limiter_states{rule}`, `rlctl_reorder_pending`.
 //!
@@ -50,6 +51,8 @@ pub struct Snapshot {
     pub skipped: BTreeMap<String, u64>,
     /// Lines later than `--max-delay` (replayed at the last released time).
     pub late_lines: u64,
+    /// Requests not replayed: their timestamp was over an hour ahead of the wall clock.
+    pub future_requests: u64,
     /// Requests waiting in the reorder buffer.
     pub pending: usize,
     /// The newest log timestamp, ms since the epoch.
@@ -207,6 +210,12 @@ pub fn render(s: &Snapshot) -> String {
         "Lines later than --max-delay, replayed at the last released time.",
     );
     e.sample("rlctl_lines_late_total", &[], s.late_lines);
+    e.header(
+        "rlctl_requests_future_total",
+        "counter",
+        "Requests not replayed: timestamp over an hour ahead of the wall clock.",
+    );
+    e.sample("rlctl_requests_future_total", &[], s.future_requests);
     e.header(
         "rlctl_file_readable",
         "gauge",

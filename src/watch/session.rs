@@ -76,7 +76,7 @@ pub fn run(
             publish(watcher, clock, published, outputs)?;
             return Ok(Ending::Stopped);
         }
-        let step = watcher.step(clock.elapsed())?;
+        let step = watcher.step(clock.elapsed(), clock.wall_ms())?;
         for (file, event) in &step.events {
             outputs.event(file, event)?;
         }

@@ -20,6 +20,9 @@ use crate::units::Millis;
 
 /// How much log time passes between two sweeps of idle state.
 const SWEEP_EVERY_MS: Millis = 1000;
+/// How far ahead of the wall clock a timestamp may be before its request is
+/// set aside (a bogus future time would otherwise make every later line late).
+pub const FUTURE_TOLERANCE_MS: Millis = 3_600_000;
 /// How much log time passes between two judgements of the verdict.
 const JUDGE_EVERY_MS: Millis = 60_000;
 
@@ -83,6 +86,10 @@ pub struct Watcher {
     verdict: Option<Verdict>,
     judged_at: Option<Millis>,
     judgement: Judgement,
+    /// The wall clock at the last step.
+    wall_ms: Millis,
+    /// Requests set aside for a timestamp too far in the future.
+    future: u64,
 }
 
 /// The name of a file event in metrics.
@@ -130,13 +137,17 @@ impl Watcher {
             verdict: settings.verdict.clone(),
             judged_at: None,
             judgement: Judgement::Waiting,
+            wall_ms: Millis::MAX,
+            future: 0,
             settings,
         })
     }
 
-    /// Polls every file once (`now`: the monotonic clock) and decides what the
-    /// reorder buffer releases.
-    pub fn step(&mut self, now: Duration) -> Result<Step, WatchError> {
+    /// Polls every file once (`now`: the monotonic clock; `wall_ms`: the wall
+    /// clock, against which future timestamps are judged) and decides what
+    /// the reorder buffer releases.
+    pub fn step(&mut self, now: Duration, wall_ms: Millis) -> Result<Step, WatchError> {
+        self.wall_ms = wall_ms;
         let mut step = Step::default();
         for i in 0..self.files.len() {
             self.followed.clear();
@@ -173,9 +184,7 @@ impl Watcher {
             }
             let file = &mut self.files[i];
             if let Some(chunk) = file.parser.finish(&self.settings.ingest)? {
-                for (t, request) in self.shadow.requests(&chunk) {
-                    self.reorder.push(t, request);
-                }
+                self.hold(&chunk);
             }
         }
         self.reorder.flush(&mut self.released);
@@ -183,14 +192,25 @@ impl Watcher {
         Ok(())
     }
 
+    /// Puts a chunk's requests into the reorder buffer, setting aside those
+    /// more than [`FUTURE_TOLERANCE_MS`] ahead of the wall clock.
+    fn hold(&mut self, chunk: &ingest::chunk::ChunkResult) {
+        let limit = self.wall_ms.saturating_add(FUTURE_TOLERANCE_MS);
+        for (t, request) in self.shadow.requests(chunk) {
+            if t > limit {
+                self.future += 1;
+            } else {
+                self.reorder.push(t, request);
+            }
+        }
+    }
+
     fn take(&mut self, i: usize, item: &Followed, step: &mut Step) -> Result<(), WatchError> {
         let file = &mut self.files[i];
         match item {
             Followed::Lines(data) => {
                 if let Some(chunk) = file.parser.parse(data, &self.settings.ingest)? {
-                    for (t, request) in self.shadow.requests(&chunk) {
-                        self.reorder.push(t, request);
-                    }
+                    self.hold(&chunk);
                 }
             }
             Followed::TooLong { .. } => file.parser.too_long(),
@@ -284,6 +304,7 @@ impl Watcher {
             files,
             skipped,
             late_lines: self.reorder.late(),
+            future_requests: self.future,
             pending: self.reorder.len(),
             newest_ms: newest,
             lag_seconds: newest.map(|n| (wall_ms - n) as f64 / 1000.0),

@@ -38,6 +38,7 @@ fn snapshot() -> Snapshot {
         }],
         skipped: [("blank line".to_string(), 3)].into_iter().collect(),
         late_lines: 0,
+        future_requests: 0,
         pending: 4,
         newest_ms: Some(1_700_000_000_000),
         lag_seconds: Some(0.25),

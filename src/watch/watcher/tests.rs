@@ -69,7 +69,7 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
     let mut secs = 0;
     let mut step = |w: &mut Watcher| {
         secs += 1;
-        w.step(Duration::from_secs(secs)).unwrap()
+        w.step(Duration::from_secs(secs), Millis::MAX).unwrap()
     };
     step(&mut watcher);
     let mut log = generated_log(5000, 7);
@@ -132,4 +132,51 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
     assert_eq!(snapshot.skipped.values().sum::<u64>() + f.parsed, f.lines);
     assert_eq!(snapshot.skipped["line longer than 1048576 bytes"], 1);
     assert_eq!((snapshot.late_lines, snapshot.pending), (0, 0));
+}
+
+#[test]
+fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_late() {
+    let rules = Policy::parse("[[rule]]\nname='g'\nlimit='1/1s'\n", "p.toml").unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    let line = |day: &str| {
+        format!("10.0.0.1 - - [{day}:13:55:36 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"ua\"\n")
+    };
+    let text = [
+        line("10/Oct/2025"),
+        line("10/Oct/2099"),
+        line("11/Oct/2025"),
+    ]
+    .concat();
+    append(&path, text.as_bytes());
+    let mut watcher = Watcher::new(WatchSettings {
+        files: vec![path],
+        from_start: true,
+        max_delay_ms: 5000,
+        linger: Duration::from_secs(2),
+        ingest: Settings {
+            inputs: Vec::new(),
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys,
+            routes: Vec::new(),
+            strict: false,
+            progress: None,
+            paths: true,
+        },
+        rules,
+        verdict: None,
+    })
+    .unwrap();
+    // The wall clock on 2025-10-12.
+    watcher.step(Duration::ZERO, 1_760_227_200_000).unwrap();
+    watcher.finish().unwrap();
+    let s = watcher.snapshot(1_760_227_200_000);
+    assert_eq!((s.future_requests, s.late_lines), (1, 0));
+    assert_eq!(s.rules[0].requests, 2);
+    assert_eq!(s.files[0].parsed, 3);
 }
