@@ -103,3 +103,31 @@ fn hostile_label_values_are_escaped() {
     assert!(text.contains("rlctl_requests_total{rule=\"x\\\"} 1\\nfake_metric 666\"} 120"));
     assert!(text.contains("{reason=\"bad \\\\ reason\\n\"} 1"));
 }
+
+#[test]
+fn the_grafana_dashboard_queries_only_exported_metrics() {
+    let dashboard: serde_json::Value =
+        serde_json::from_str(include_str!("../../../docs/grafana-watch.json")).unwrap();
+    let text = render(&snapshot());
+    let exported: std::collections::HashSet<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("# TYPE "))
+        .filter_map(|l| l.split(' ').next())
+        .collect();
+    let name = regex::Regex::new(r"rlctl_[a-z_]+").unwrap();
+    let mut queried = 0;
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            for m in name.find_iter(expr) {
+                assert!(
+                    exported.contains(m.as_str()),
+                    "{} is not exported",
+                    m.as_str()
+                );
+                queried += 1;
+            }
+        }
+    }
+    assert!(queried >= 10);
+}
