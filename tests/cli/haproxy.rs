@@ -1,0 +1,254 @@
+//! HAProxy's own stick tables as ground truth for `--gateway haproxy`: the
+//! configuration `rlctl export --target haproxy` writes for a small policy runs
+//! in a real HAProxy (wrapped in a frontend that answers 200 itself and logs
+//! `%Ts.%ms %ci "%r" %ST`), a paced schedule from several loopback clients
+//! goes through it, and the HAProxy model must decide every logged request as
+//! HAProxy did.
+//!
+//! Clock rounding: HAProxy decides on its internal millisecond clock, the log
+//! shows the accept date; both come from the same poll loop but can differ by
+//! a millisecond or two. A request whose modelled decision changes when the
+//! times are shifted by up to ±2 ms is on a clock-rounding boundary and is
+//! reported, not compared; the schedule's spacings keep such requests rare.
+//! The log reads as nginx's `$msec $remote_addr "$request" $status`.
+
+use std::collections::BTreeMap;
+use std::net::Ipv4Addr;
+
+use rlctl::policy::Policy;
+use rlctl::simulate::gateway::Gateway;
+use rlctl::simulate::{NOT_APPLICABLE, Rule, replay};
+
+use crate::support::haproxy::{Haproxy, send_schedule};
+use crate::support::nginx::ScheduledRequest;
+use crate::support::rlctl;
+
+/// Two rules with different windows (two stick tables, two tracked counters):
+/// `/api/` 3 per second and `/slow/` 1 per 2 s, both per client address.
+pub const POLICY: &str = r#"
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "3/1s"
+algorithm = "sliding-log"
+
+[[rule]]
+name = "slow"
+route = "^/slow/"
+limit = "1/2s"
+algorithm = "sliding-log"
+"#;
+
+/// The schedule, in sending order; each target ends in `?seq=N`.
+///
+/// - `/api/items` from 127.0.0.2–5: a burst of 9 back-to-back (HAProxy admits
+///   T + 1 = 6), 16 requests spaced 170, 230, 270 or 310 ms (no multiple of the
+///   1 s period, so few land near a period boundary), a 1.2 s pause, another
+///   burst of 9;
+/// - `/slow/items` from 127.0.0.6 at irregular gaps around the 2 s period;
+/// - `/` from 127.0.0.7: no rule applies.
+pub fn schedule() -> Vec<ScheduledRequest> {
+    let mut plan: Vec<(u64, Ipv4Addr, &str)> = Vec::new();
+    for (client, spacing_ms) in [170, 230, 270, 310].into_iter().enumerate() {
+        let source = Ipv4Addr::new(127, 0, 0, 2 + client as u8);
+        let start = 35 * client as u64;
+        plan.extend((0..9).map(|_| (start, source, "/api/items")));
+        let train: Vec<u64> = (1..=16).map(|k| start + k * spacing_ms).collect();
+        let second_burst = train.last().expect("train is not empty") + 1_200;
+        plan.extend(train.into_iter().map(|at| (at, source, "/api/items")));
+        plan.extend((0..9).map(|_| (second_burst, source, "/api/items")));
+    }
+    for at in [0, 300, 1_250, 2_700, 3_100, 4_450, 6_900, 7_300, 8_650] {
+        plan.push((at, Ipv4Addr::new(127, 0, 0, 6), "/slow/items"));
+    }
+    plan.extend((0..5).map(|_| (500, Ipv4Addr::new(127, 0, 0, 7), "/")));
+    plan.sort_by_key(|&(offset_ms, _, _)| offset_ms);
+    plan.into_iter()
+        .enumerate()
+        .map(|(seq, (offset_ms, source, path))| ScheduledRequest {
+            offset_ms,
+            source,
+            path: format!("{path}?seq={seq}"),
+        })
+        .collect()
+}
+
+/// The HAProxy configuration: `rlctl export --target haproxy` for [`POLICY`],
+/// bound to the test's port, plus a log format and a 200 answer for requests
+/// that pass every deny (HAProxy is its own backend).
+fn config() -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&policy, POLICY).unwrap();
+    let out = rlctl()
+        .args(["export", "--target", "haproxy", "--policy"])
+        .arg(&policy)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let exported = String::from_utf8(out.stdout).unwrap();
+    let bind = "bind 127.0.0.1:8080  # your bind line";
+    assert!(exported.contains(bind), "{exported}");
+    format!(
+        "{}    log-format \"%Ts.%ms %ci \\\"%r\\\" %ST\"\n    http-request return status 200 content-type text/plain string ok\n",
+        exported.replace(bind, "bind 127.0.0.1:{{port}}")
+    )
+}
+
+/// One log line: time (ms), client, method, path, status.
+struct Line {
+    t: i64,
+    client: String,
+    method: String,
+    path: String,
+    status: u16,
+}
+
+fn parse_line(line: &str) -> Line {
+    fn bad<T>(line: &str) -> T {
+        panic!("unexpected HAProxy log line: {line:?}")
+    }
+    let (time, rest) = line.split_once(' ').unwrap_or_else(|| bad(line));
+    let (secs, ms) = time.split_once('.').unwrap_or_else(|| bad(line));
+    let (client, rest) = rest.split_once(" \"").unwrap_or_else(|| bad(line));
+    let (request, status) = rest.rsplit_once("\" ").unwrap_or_else(|| bad(line));
+    let mut words = request.split(' ');
+    Line {
+        t: secs.parse::<i64>().unwrap() * 1000 + ms.parse::<i64>().unwrap(),
+        client: client.to_string(),
+        method: words.next().unwrap_or_default().to_string(),
+        path: words.next().unwrap_or_default().to_string(),
+        status: status.trim().parse().unwrap_or_else(|_| bad(line)),
+    }
+}
+
+/// The HAProxy model's decision per line (the lines sorted by time), with
+/// line `i` moved by `shift(i)` ms but never before the client's previous
+/// request (a client's requests keep their order).
+fn modelled(lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool> {
+    let rules = Policy::parse(POLICY, "policy").unwrap();
+    let mut last: BTreeMap<&str, i64> = BTreeMap::new();
+    let moved: Vec<i64> = lines
+        .iter()
+        .enumerate()
+        .map(|(i, l)| {
+            let previous = last.get(l.client.as_str()).copied().unwrap_or(i64::MIN);
+            let t = (l.t + shift(i)).max(previous);
+            last.insert(&l.client, t);
+            t
+        })
+        .collect();
+    let mut order: Vec<usize> = (0..lines.len()).collect();
+    order.sort_by_key(|&i| moved[i]);
+    let ts: Vec<i64> = order.iter().map(|&i| moved[i]).collect();
+    let mut ids = BTreeMap::new();
+    let clients: Vec<u32> = order
+        .iter()
+        .map(|&i| {
+            let next = ids.len() as u32;
+            *ids.entry(lines[i].client.clone()).or_insert(next)
+        })
+        .collect();
+    let columns: Vec<Vec<u32>> = rules
+        .iter()
+        .map(|rule| {
+            order
+                .iter()
+                .zip(&clients)
+                .map(|(&i, &c)| {
+                    if rule.matches(&lines[i].method, &lines[i].path) {
+                        c
+                    } else {
+                        NOT_APPLICABLE
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    let replay_rules: Vec<Rule> = rules
+        .iter()
+        .zip(&columns)
+        .map(|(rule, keys)| Rule {
+            limiter: Gateway::Haproxy.limiter(&rule.spec).unwrap(),
+            keys,
+            key_count: ids.len(),
+        })
+        .collect();
+    let result = replay(&ts, &replay_rules).unwrap();
+    let mut decisions = vec![false; lines.len()];
+    for (position, &i) in order.iter().enumerate() {
+        decisions[i] = result.allowed[position];
+    }
+    decisions
+}
+
+#[test]
+fn haproxy_model_reproduces_a_real_haproxy() {
+    let Some(haproxy) = Haproxy::start(&config()) else {
+        return;
+    };
+    let plan = schedule();
+    let sent = send_schedule(haproxy.addr(), &plan).expect("send the schedule");
+    let text = haproxy.read_log(plan.len());
+    drop(haproxy);
+    let mut lines: Vec<Line> = text.lines().map(parse_line).collect();
+    assert_eq!(lines.len(), plan.len(), "one log line per request:\n{text}");
+    lines.sort_by_key(|l| l.t);
+    for (request, result) in plan.iter().zip(&sent) {
+        let line = lines
+            .iter()
+            .find(|l| l.path == request.path)
+            .unwrap_or_else(|| panic!("{} is not in the log", request.path));
+        assert_eq!(line.status, result.status, "{}", request.path);
+        assert!(matches!(line.status, 200 | 429), "{}", line.status);
+    }
+    let logged: Vec<bool> = lines.iter().map(|l| l.status == 200).collect();
+    let exact = modelled(&lines, |_| 0);
+    // A request is on a boundary when moving it and the client's later
+    // requests by up to ±2 ms (so relative to its period start) changes its
+    // modelled decision.
+    let boundary: Vec<bool> = (0..lines.len())
+        .map(|i| {
+            let client = &lines[i].client;
+            [-2, -1, 1, 2].into_iter().any(|delta| {
+                let moved = modelled(&lines, |j| {
+                    if j >= i && &lines[j].client == client {
+                        delta
+                    } else {
+                        0
+                    }
+                });
+                moved[i] != exact[i]
+            })
+        })
+        .collect();
+    let compared: Vec<usize> = (0..lines.len()).filter(|&i| !boundary[i]).collect();
+    let agree = compared.iter().filter(|&&i| exact[i] == logged[i]).count();
+    let rejected = compared.iter().filter(|&&i| !logged[i]).count();
+    println!(
+        "haproxy agreement: {agree} of {} decisions ({} on a clock-rounding boundary, {rejected} rejected by HAProxy)",
+        compared.len(),
+        lines.len() - compared.len()
+    );
+    let disagreements: Vec<String> = compared
+        .iter()
+        .filter(|&&i| exact[i] != logged[i])
+        .map(|&i| {
+            let l = &lines[i];
+            format!(
+                "{} {} {} {} (model: {})",
+                l.t, l.client, l.path, l.status, exact[i]
+            )
+        })
+        .collect();
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(
+        compared.len() * 10 >= lines.len() * 9,
+        "too many boundaries"
+    );
+    assert!(rejected >= 20, "only {rejected} rejections");
+}
