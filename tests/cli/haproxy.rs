@@ -99,6 +99,29 @@ fn config() -> String {
     )
 }
 
+/// The configuration issue 15 describes and many hand-written HAProxy
+/// configurations use: `http_req_rate`, fed by `track-sc0` before the deny,
+/// with the threshold the exporter computes for the `/api/` rule (3/1s sliding
+/// log: C + L − 1 = 5), for every request.
+const REQ_RATE_CONFIG: &str = "backend rl_all
+    stick-table type ipv6 size 1k expire 2s store http_req_rate(1s)
+frontend rlctl
+    mode http
+    bind 127.0.0.1:{{port}}
+    http-request track-sc0 src table rl_all
+    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 5 }
+    log-format \"%Ts.%ms %ci \\\"%r\\\" %ST\"
+    http-request return status 200 content-type text/plain string ok
+";
+
+/// The policy [`REQ_RATE_CONFIG`] enforces for `haproxy-req-rate`.
+const REQ_RATE_POLICY: &str = r#"
+[[rule]]
+name = "all"
+limit = "3/1s"
+algorithm = "sliding-log"
+"#;
+
 /// One log line: time (ms), client, method, path, status.
 struct Line {
     t: i64,
@@ -129,8 +152,8 @@ fn parse_line(line: &str) -> Line {
 /// The HAProxy model's decision per line (the lines sorted by time), with
 /// line `i` moved by `shift(i)` ms but never before the client's previous
 /// request (a client's requests keep their order).
-fn modelled(lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool> {
-    let rules = Policy::parse(POLICY, "policy").unwrap();
+fn modelled(run: &Run, lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool> {
+    let rules = Policy::parse(run.policy, "policy").unwrap();
     let mut last: BTreeMap<&str, i64> = BTreeMap::new();
     let moved: Vec<i64> = lines
         .iter()
@@ -173,7 +196,7 @@ fn modelled(lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool> {
         .iter()
         .zip(&columns)
         .map(|(rule, keys)| Rule {
-            limiter: Gateway::Haproxy.limiter(&rule.spec).unwrap(),
+            limiter: run.gateway.limiter(&rule.spec).unwrap(),
             keys,
             key_count: ids.len(),
         })
@@ -186,9 +209,35 @@ fn modelled(lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool> {
     decisions
 }
 
+/// One comparison: a configuration, the policy it enforces and the model.
+struct Run {
+    config: String,
+    policy: &'static str,
+    gateway: Gateway,
+}
+
 #[test]
 fn haproxy_model_reproduces_a_real_haproxy() {
-    let Some(haproxy) = Haproxy::start(&config()) else {
+    compare(&Run {
+        config: config(),
+        policy: POLICY,
+        gateway: Gateway::Haproxy,
+    });
+}
+
+#[test]
+fn haproxy_req_rate_model_reproduces_a_real_haproxy() {
+    compare(&Run {
+        config: REQ_RATE_CONFIG.to_string(),
+        policy: REQ_RATE_POLICY,
+        gateway: Gateway::HaproxyReqRate,
+    });
+}
+
+/// Runs the schedule through a real HAProxy with `run.config` and compares
+/// every logged decision with `run.gateway`'s.
+fn compare(run: &Run) {
+    let Some(haproxy) = Haproxy::start(&run.config) else {
         return;
     };
     let plan = schedule();
@@ -207,7 +256,7 @@ fn haproxy_model_reproduces_a_real_haproxy() {
         assert!(matches!(line.status, 200 | 429), "{}", line.status);
     }
     let logged: Vec<bool> = lines.iter().map(|l| l.status == 200).collect();
-    let exact = modelled(&lines, |_| 0);
+    let exact = modelled(run, &lines, |_| 0);
     // A request is on a boundary when moving it and the client's later
     // requests by up to ±2 ms (so relative to its period start) changes its
     // modelled decision.
@@ -215,7 +264,7 @@ fn haproxy_model_reproduces_a_real_haproxy() {
         .map(|i| {
             let client = &lines[i].client;
             [-2, -1, 1, 2].into_iter().any(|delta| {
-                let moved = modelled(&lines, |j| {
+                let moved = modelled(run, &lines, |j| {
                     if j >= i && &lines[j].client == client {
                         delta
                     } else {
@@ -230,7 +279,8 @@ fn haproxy_model_reproduces_a_real_haproxy() {
     let agree = compared.iter().filter(|&&i| exact[i] == logged[i]).count();
     let rejected = compared.iter().filter(|&&i| !logged[i]).count();
     println!(
-        "haproxy agreement: {agree} of {} decisions ({} on a clock-rounding boundary, {rejected} rejected by HAProxy)",
+        "{} agreement: {agree} of {} decisions ({} on a clock-rounding boundary, {rejected} rejected by HAProxy)",
+        run.gateway,
         compared.len(),
         lines.len() - compared.len()
     );
@@ -251,4 +301,19 @@ fn haproxy_model_reproduces_a_real_haproxy() {
         "too many boundaries"
     );
     assert!(rejected >= 20, "only {rejected} rejections");
+    if run.gateway.counts_rejected() {
+        // Not counting the denied requests gets this log wrong.
+        let uncounted = Run {
+            gateway: Gateway::Haproxy,
+            config: String::new(),
+            policy: run.policy,
+        };
+        let wrong = modelled(&uncounted, &lines, |_| 0)
+            .iter()
+            .zip(&logged)
+            .filter(|(m, l)| m != l)
+            .count();
+        println!("  the model without counted rejections gets {wrong} of them wrong");
+        assert!(wrong > 0);
+    }
 }

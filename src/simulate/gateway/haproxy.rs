@@ -19,6 +19,13 @@
 //!   (else `past = prev`); when `curr = 0` and `past ≤ 1` the rate is `past`
 //!   (flapping correction); else `⌊(past·remain + curr·period) / period⌋`.
 //!
+//! [`FreqCtr::tracked`] models the other common configuration, the one issue 15
+//! describes: `store http_req_rate(W)` and `deny if { sc_http_req_rate(0) gt T
+//! }`. There the `track-sc` action itself counts the request
+//! (`http_action_track_sc` in `src/http_act.c` updates `http_req_rate` when it
+//! tracks), before the deny is evaluated: the rate read includes the request,
+//! and denied requests count. Gateway `haproxy-req-rate`, same threshold T.
+//!
 //! Not reproduced: HAProxy's 32-bit tick wraps (an entry idle for 24.8 days
 //! has expired anyway: the table expires entries after 2W), and the gap between
 //! the clock read for the decision and the accept date a log shows (both in
@@ -35,8 +42,10 @@ use crate::units::Millis;
 pub struct FreqCtr {
     /// W in ms.
     period: i64,
-    /// Deny when the rate read before the request is above this.
+    /// Deny when the rate read is above this.
     threshold: u64,
+    /// `http_req_rate` tracking: every request counted before the deny.
+    counts_every_request: bool,
 }
 
 /// HAProxy's `struct freq_ctr` for one entry; `seen` is false while all zero.
@@ -56,6 +65,16 @@ impl FreqCtr {
             threshold: capacity(spec)
                 .saturating_add(spec.limit.requests)
                 .saturating_sub(1),
+            counts_every_request: false,
+        }
+    }
+
+    /// The same threshold on `http_req_rate(W)`, which `track-sc` feeds with
+    /// every request before the deny runs.
+    pub fn tracked(spec: &AlgorithmSpec) -> FreqCtr {
+        FreqCtr {
+            counts_every_request: true,
+            ..FreqCtr::of(spec)
         }
     }
 
@@ -88,22 +107,23 @@ impl FreqCtr {
 
     /// One line for reports.
     pub fn describe(&self) -> String {
-        format!(
-            "stick-table gpc_rate period {}s, deny if sc_gpc_rate gt {}; only passed requests counted",
-            self.period / 1000,
-            self.threshold
-        )
+        if self.counts_every_request {
+            format!(
+                "stick-table http_req_rate period {}s, deny if sc_http_req_rate gt {}; every request counted when tracked",
+                self.period / 1000,
+                self.threshold
+            )
+        } else {
+            format!(
+                "stick-table gpc_rate period {}s, deny if sc_gpc_rate gt {}; only passed requests counted",
+                self.period / 1000,
+                self.threshold
+            )
+        }
     }
-}
 
-impl Algorithm for FreqCtr {
-    type State = State;
-
-    fn allows(&self, state: &mut State, t: Millis) -> bool {
-        self.read(state, t) <= self.threshold
-    }
-
-    fn record(&self, state: &mut State, t: Millis) -> u64 {
+    /// `update_freq_ctr_period(ctr, period, 1)` at `t`.
+    fn increment(&self, state: &mut State, t: Millis) {
         if !state.seen {
             *state = State {
                 curr_tick: t,
@@ -122,19 +142,52 @@ impl Algorithm for FreqCtr {
                 state.curr_tick = t;
             }
         }
+    }
+}
+
+impl Algorithm for FreqCtr {
+    type State = State;
+
+    fn allows(&self, state: &mut State, t: Millis) -> bool {
+        if self.counts_every_request {
+            let mut tracked = state.clone();
+            self.increment(&mut tracked, t);
+            self.read(&tracked, t) <= self.threshold
+        } else {
+            self.read(state, t) <= self.threshold
+        }
+    }
+
+    fn record(&self, state: &mut State, t: Millis) -> u64 {
+        self.increment(state, t);
         0
     }
 
+    fn rejected(&self, state: &mut State, t: Millis) {
+        if self.counts_every_request {
+            self.increment(state, t);
+        }
+    }
+
     fn instant_capacity(&self) -> u64 {
-        self.threshold.saturating_add(1)
+        if self.counts_every_request {
+            self.threshold
+        } else {
+            self.threshold.saturating_add(1)
+        }
     }
 
     fn burst_convention(&self) -> String {
         format!(
-            "HAProxy gpc_rate over {}s, deny above {}: admits {} at once, periods start at the entry's first counted request",
+            "HAProxy {} over {}s, deny above {}: admits {} at once, periods start at the entry's first counted request",
+            if self.counts_every_request {
+                "http_req_rate (every request counted)"
+            } else {
+                "gpc_rate"
+            },
             self.period / 1000,
             self.threshold,
-            self.threshold.saturating_add(1)
+            self.instant_capacity()
         )
     }
 }
@@ -151,6 +204,7 @@ mod tests {
         FreqCtr {
             period: period_s * 1000,
             threshold,
+            counts_every_request: false,
         }
     }
 
@@ -229,5 +283,25 @@ mod tests {
         let mut times = vec![0; 10];
         times.extend([1500; 6]);
         assert_eq!(decisions(&alg, &times), expect("yyyyyyyyyy yyyyy n"));
+    }
+
+    #[test]
+    fn tracked_http_req_rate_counts_denied_requests() {
+        // http_req_rate(10s), deny above 2: the rate read includes the request.
+        //   0, 1       counted → 1, 2: admitted
+        //   2          counted → 3 > 2: denied (still counted)
+        //   5000..     3, 4, … : denied, each counted
+        //   10 001     rotate: prev = 5 (0, 1, 2, 5000, 9000), curr 1, remain 9999:
+        //              ⌊(5·9999 + 10000)/10000⌋ = 5: denied (gpc_rate, which
+        //              counted only 3, reads ⌊3·9999/10000⌋ = 2 and admits)
+        //   20 002     prev 1 (10 001), curr 1, remain 9998:
+        //              ⌊(9998 + 10000)/10000⌋ = 1: admitted
+        let tracked = FreqCtr {
+            counts_every_request: true,
+            ..ctr(10, 2)
+        };
+        let times = [0, 1, 2, 5000, 9000, 10_001, 20_002];
+        assert_eq!(decisions(&tracked, &times), expect("yy nnn n y"));
+        assert_eq!(decisions(&ctr(10, 2), &times), expect("yyy nn y y"));
     }
 }

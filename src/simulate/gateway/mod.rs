@@ -48,8 +48,10 @@ pub use engine::State;
 pub enum Gateway {
     /// nginx `limit_req` (the leaky bucket, bit for bit).
     Nginx,
-    /// HAProxy stick-table `gpc_rate` counters (`freq_ctr`).
+    /// HAProxy stick-table `gpc_rate` counters (`freq_ctr`), as exported.
     Haproxy,
+    /// HAProxy with `http_req_rate` tracking: denied requests count.
+    HaproxyReqRate,
     /// Envoy ≥ 1.31 local rate limit: continuous token bucket in doubles.
     Envoy,
     /// Envoy < 1.31 local rate limit: `tokens_per_fill` every `fill_interval`.
@@ -93,7 +95,7 @@ impl fmt::Display for Fidelity {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GatewayError {
     #[error(
-        "unknown gateway `{0}`: expected nginx, haproxy, envoy, envoy-timer, envoy-ratelimit, traefik, kong, kong-redis, aws-waf, cloudflare or redis-swc"
+        "unknown gateway `{0}`: expected nginx, haproxy, haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik, kong, kong-redis, aws-waf, cloudflare or redis-swc"
     )]
     /// A name that is none of the gateways.
     Unknown(String),
@@ -107,9 +109,10 @@ pub enum GatewayError {
 
 impl Gateway {
     /// Every gateway, in the order `--gateway all` reports them.
-    pub const ALL: [Gateway; 11] = [
+    pub const ALL: [Gateway; 12] = [
         Gateway::Nginx,
         Gateway::Haproxy,
+        Gateway::HaproxyReqRate,
         Gateway::Envoy,
         Gateway::EnvoyTimer,
         Gateway::EnvoyRatelimit,
@@ -126,6 +129,7 @@ impl Gateway {
         match self {
             Gateway::Nginx => "nginx",
             Gateway::Haproxy => "haproxy",
+            Gateway::HaproxyReqRate => "haproxy-req-rate",
             Gateway::Envoy => "envoy",
             Gateway::EnvoyTimer => "envoy-timer",
             Gateway::EnvoyRatelimit => "envoy-ratelimit",
@@ -155,7 +159,10 @@ impl Gateway {
             Gateway::Traefik => Some("traefik"),
             Gateway::Kong | Gateway::KongRedis => Some("kong"),
             Gateway::AwsWaf => Some("aws-waf"),
-            Gateway::EnvoyRatelimit | Gateway::Cloudflare | Gateway::RedisSwc => None,
+            Gateway::HaproxyReqRate
+            | Gateway::EnvoyRatelimit
+            | Gateway::Cloudflare
+            | Gateway::RedisSwc => None,
         }
     }
 
@@ -163,7 +170,11 @@ impl Gateway {
     pub fn counts_rejected(self) -> bool {
         matches!(
             self,
-            Gateway::EnvoyRatelimit | Gateway::KongRedis | Gateway::AwsWaf | Gateway::Cloudflare
+            Gateway::HaproxyReqRate
+                | Gateway::EnvoyRatelimit
+                | Gateway::KongRedis
+                | Gateway::AwsWaf
+                | Gateway::Cloudflare
         )
     }
 
@@ -181,8 +192,12 @@ impl Gateway {
                     p.describe(),
                 )
             }
-            Gateway::Haproxy => {
-                let p = haproxy::FreqCtr::of(spec);
+            Gateway::Haproxy | Gateway::HaproxyReqRate => {
+                let p = if self == Gateway::Haproxy {
+                    haproxy::FreqCtr::of(spec)
+                } else {
+                    haproxy::FreqCtr::tracked(spec)
+                };
                 (Engine::Haproxy(p.clone()), p.describe())
             }
             Gateway::Envoy => {

@@ -107,9 +107,10 @@ proptest! {
 
         // HAProxy: at most T + 1 per period started at a counted request, so at
         // most 2(T + 1) in any span of W.
-        let h = haproxy::FreqCtr::of(&spec);
-        let got = admitted(&decisions(&h, &ts), &ts);
-        prop_assert!(most_in_span(&got, w) <= 2 * (h.threshold() + 1));
+        for h in [haproxy::FreqCtr::of(&spec), haproxy::FreqCtr::tracked(&spec)] {
+            let got = admitted(&decisions(&h, &ts), &ts);
+            prop_assert!(most_in_span(&got, w) <= 2 * (h.threshold() + 1));
+        }
 
         // Envoy: max_tokens plus the refill of the span (one more for the timer's
         // partial ticks, and for the continuous bucket's rounding).
