@@ -78,6 +78,9 @@ macro_rules! engines {
             }
 
             fn rejected(&self, state: &mut State, t: Millis) {
+                if !self.sees_rejections {
+                    return;
+                }
                 match &self.engine {
                     $(Engine::$variant(alg) => on_state(state, |s: &mut $state| alg.rejected(s, t))),*
                 }

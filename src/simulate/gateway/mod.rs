@@ -22,6 +22,7 @@
 
 pub mod aws_waf;
 mod bounds;
+pub mod check;
 pub mod cloudflare;
 mod engine;
 pub mod envoy;
@@ -243,6 +244,7 @@ impl Gateway {
             kind: spec.kind,
             engine,
             parameters,
+            sees_rejections: true,
         })
     }
 
@@ -277,6 +279,8 @@ pub struct Model {
     kind: AlgorithmKind,
     engine: Engine,
     parameters: String,
+    /// Whether rejected requests reach the engine (see [`Model::ignoring_rejections`]).
+    sees_rejections: bool,
 }
 
 impl Model {
@@ -293,6 +297,16 @@ impl Model {
     /// The gateway parameters the rule converts to, in one line.
     pub fn parameters(&self) -> &str {
         &self.parameters
+    }
+
+    /// The same model with rejected requests leaving the state alone, as if
+    /// the gateway did not count them: what `export --check` compares with to
+    /// tell counted rejections from other differences.
+    pub fn ignoring_rejections(&self) -> Model {
+        Model {
+            sees_rejections: false,
+            ..self.clone()
+        }
     }
 
     /// Whether admitted requests may be held (nginx, Traefik).
