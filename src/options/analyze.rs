@@ -3,8 +3,10 @@
 use std::path::PathBuf;
 
 use super::{ingest_settings, output_format, use_colour};
-use crate::cli::{AnalyzeArgs, OutputFormat};
+use crate::analysis::AnalysisSettings;
+use crate::cli::AnalyzeArgs;
 use crate::ingest::{self, IngestError};
+use crate::output;
 use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
 use crate::units::Window;
@@ -12,16 +14,11 @@ use crate::units::Window;
 /// Validated settings of `rlctl analyze`.
 #[derive(Debug, Clone)]
 pub struct AnalyzeSettings {
-    pub ingest: ingest::Settings,
-    pub stats: StatsSettings,
-    pub multiplier: f64,
-    /// How many endpoints to report.
-    pub endpoints: usize,
-    /// Algorithm written into the policy.
-    pub algorithm: AlgorithmKind,
+    /// What the analysis runs on.
+    pub analysis: AnalysisSettings,
     pub write_policy: Option<PathBuf>,
     pub export_counts: Option<PathBuf>,
-    pub format: OutputFormat,
+    pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
@@ -48,19 +45,21 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
             .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
     }
     Ok(AnalyzeSettings {
-        ingest: ingest::Settings {
-            paths: false, // nothing in an analysis routes on paths
-            ..ingest_settings(&args.ingest)?
+        analysis: AnalysisSettings {
+            ingest: ingest::Settings {
+                paths: false, // nothing in an analysis routes on paths
+                ..ingest_settings(&args.ingest)?
+            },
+            stats: StatsSettings {
+                window,
+                top: args.top,
+                exclude: args.exclude.clone(),
+                keep_counts: args.export_counts.is_some(),
+            },
+            multiplier: args.multiplier,
+            endpoints: args.endpoints,
+            algorithm,
         },
-        stats: StatsSettings {
-            window,
-            top: args.top,
-            exclude: args.exclude.clone(),
-            keep_counts: args.export_counts.is_some(),
-        },
-        multiplier: args.multiplier,
-        endpoints: args.endpoints,
-        algorithm,
         write_policy: args.write_policy.clone(),
         export_counts: args.export_counts.clone(),
         format: output_format(&args.output),
