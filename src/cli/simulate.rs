@@ -38,6 +38,13 @@ pub struct SimulateArgs {
     #[arg(long, help_heading = "Limits")]
     pub nodelay: bool,
 
+    /// Replay as a gateway enforces the config `rlctl export` writes: nginx,
+    /// haproxy, haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik,
+    /// kong, kong-redis, aws-waf and cloudflare (documented models), redis-swc,
+    /// or all (side by side, after the policy itself).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<String>,
+
     /// Rules from a TOML policy (written by `rlctl analyze --write-policy`).
     #[arg(
         long,

@@ -11,7 +11,7 @@ use std::io::IsTerminal;
 use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
-pub use export::{ExportSettings, export_settings};
+pub use export::{ExportSettings, export_settings, gateway_of};
 pub use report::{ReportSettings, parse_share, report_settings};
 pub use simulate::{LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings};
 

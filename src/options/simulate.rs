@@ -11,6 +11,7 @@ use crate::output;
 use crate::policy::{CheckedRule, Policy, PolicyError};
 use crate::scenario::{AlgoChoice, AlgoOptions};
 use crate::simulate::deploy::DeployError;
+use crate::simulate::gateway::{Gateway, GatewayError};
 use crate::simulate::{AlgorithmKind, Balance, Delay, Deployment, SpecError};
 use crate::stats::StatsSettings;
 use crate::units::{Limit, UnitError, Window};
@@ -48,6 +49,9 @@ pub struct SimulateSettings {
     pub ingest: ingest::Settings,
     pub source: LimitSource,
     pub algos: AlgoOptions,
+    /// `--gateway`: the gateways to replay the rules as (empty: none); with
+    /// `all`, the policy's own scenario comes first.
+    pub gateways: Vec<Gateway>,
     pub deployment: Deployment,
     pub scale: Option<f64>,
     pub decisions: Option<PathBuf>,
@@ -67,7 +71,7 @@ pub struct SimulateSettings {
 pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, SimulateOptionsError> {
     let usage = SimulateOptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
-    let algo = match args.algo.as_deref() {
+    let mut algo = match args.algo.as_deref() {
         None => AlgoChoice::Default,
         Some("all") => AlgoChoice::All,
         Some(name) => AlgoChoice::One(
@@ -75,6 +79,28 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
                 .map_err(|e: SpecError| usage(format!("--algo: {e}")))?,
         ),
     };
+    let gateways = match args.gateway.as_deref() {
+        None => Vec::new(),
+        Some("all") => Gateway::ALL.to_vec(),
+        Some(name) => vec![
+            name.parse()
+                .map_err(|e: GatewayError| usage(format!("--gateway: {e}")))?,
+        ],
+    };
+    if !gateways.is_empty() {
+        match algo {
+            AlgoChoice::All => {
+                return Err(usage(
+                    "--gateway replays one policy: give --algo one algorithm (or none, for the policy's own) with it, not all".into(),
+                ));
+            }
+            // A single --limit replays as the policy default, a token bucket.
+            AlgoChoice::Default if args.limit.is_some() => {
+                algo = AlgoChoice::One(AlgorithmKind::TokenBucket);
+            }
+            _ => {}
+        }
+    }
     let source = if let Some(text) = &args.limit {
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single {
@@ -154,6 +180,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             burst: args.burst,
             delay,
         },
+        gateways,
         deployment: Deployment::new(args.instances, balance, args.seed)?,
         scale: args.what_if_scale,
         decisions: args.decisions.clone(),
@@ -248,5 +275,18 @@ mod tests {
         assert!(err(&["--instances", "0"]).contains("at least one instance"));
         assert!(err(&["--what-if-scale", "0"]).contains("above 0"));
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
+        assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
+        assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
+    }
+
+    #[test]
+    fn gateways_take_one_algorithm() {
+        let s = settings(&["--gateway", "all", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, Gateway::ALL.to_vec());
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::TokenBucket));
+        let s = settings(&["--gateway", "haproxy", "--algo", "gcra", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, vec![Gateway::Haproxy]);
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::Gcra));
+        assert!(settings(&[]).unwrap().gateways.is_empty());
     }
 }

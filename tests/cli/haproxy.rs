@@ -21,7 +21,7 @@ use rlctl::simulate::{NOT_APPLICABLE, Rule, replay};
 
 use crate::support::haproxy::{Haproxy, send_schedule};
 use crate::support::nginx::ScheduledRequest;
-use crate::support::rlctl;
+use crate::support::{json_of_success, rlctl};
 
 /// Two rules with different windows (two stick tables, two tracked counters):
 /// `/api/` 3 per second and `/slow/` 1 per 2 s, both per client address.
@@ -209,6 +209,34 @@ fn modelled(run: &Run, lines: &[Line], shift: impl Fn(usize) -> i64) -> Vec<bool
     decisions
 }
 
+/// `rlctl simulate --gateway G --compare-logged` on HAProxy's log agrees on
+/// every request but those on a clock-rounding boundary.
+fn cli_agrees(run: &Run, log_text: &str, requests: usize, boundaries: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("haproxy.log");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&log, log_text).unwrap();
+    std::fs::write(&policy, run.policy).unwrap();
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+            .args(["--gateway", run.gateway.name()])
+            .args(["--log-format", r#"$msec $remote_addr "$request" $status"#])
+            .arg("--policy")
+            .arg(&policy)
+            .arg(&log),
+    );
+    let c = &json["comparison"][0];
+    println!(
+        "rlctl simulate --gateway {} --compare-logged: {} of {} agree",
+        run.gateway, c["agree"], c["compared"]
+    );
+    assert_eq!(c["scenario"], run.gateway.name(), "{c}");
+    assert_eq!(c["compared"].as_u64(), Some(requests as u64), "{c}");
+    let agree = c["agree"].as_u64().unwrap() as usize;
+    assert!(agree + boundaries >= requests, "{c:#}");
+}
+
 /// One comparison: a configuration, the policy it enforces and the model.
 struct Run {
     config: String,
@@ -296,6 +324,8 @@ fn compare(run: &Run) {
         })
         .collect();
     assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    let boundaries = lines.len() - compared.len();
+    cli_agrees(run, &text, lines.len(), boundaries);
     assert!(
         compared.len() * 10 >= lines.len() * 9,
         "too many boundaries"

@@ -109,14 +109,16 @@ impl Algorithm for RateBased {
         self.count(state, t);
     }
 
+    /// The limit: what the rule means to admit at once. Until its next check
+    /// the model admits any number (the detection lag), which the burst
+    /// convention states.
     fn instant_capacity(&self) -> u64 {
-        // Until the next check, any number: the model's detection lag.
-        u64::MAX
+        self.limit
     }
 
     fn burst_convention(&self) -> String {
         format!(
-            "AWS WAF model: blocks once a check (every {} s) counts more than {} in the last {} s",
+            "AWS WAF model: blocks once a check (every {} s) counts more than {} in the last {} s; until then any number passes",
             CHECK_MS / 1000,
             self.limit,
             self.window_ms / 1000

@@ -21,6 +21,12 @@
 //! `Duration((−tokens / rate)·1e9)` when negative; `last = t`. Cancelling at the
 //! same instant gives the token back: `tokens = min(burst, (tokens − 1) + 1)`.
 //!
+//! Several rules: Traefik chains one middleware per rule, and a middleware
+//! that rejects stops the chain, so the ones after it never see the request
+//! while the ones before it keep their reservation. The model takes every
+//! other rule's rejection as coming first (this middleware's state is left
+//! alone); with overlapping rules that can differ from Traefik's order.
+//!
 //! Not reproduced: the 65 536-source capacity of the TTL map (a full map evicts
 //! the source closest to expiry), and the few microseconds between the
 //! reservation and its cancellation.
@@ -170,8 +176,14 @@ impl Algorithm for Bucket {
         (outcome.delay_ns.max(0) as u64).div_ceil(1_000_000)
     }
 
+    /// A request this middleware rejects still refreshes the source's expiry
+    /// (and its cancelled reservation rounds the tokens); one another rule
+    /// rejects is taken as stopped before this middleware, leaving it alone.
     fn rejected(&self, state: &mut State, t: Millis) {
-        *state = self.step(state, t).after;
+        let outcome = self.step(state, t);
+        if !outcome.admitted {
+            *state = outcome.after;
+        }
     }
 
     fn instant_capacity(&self) -> u64 {
