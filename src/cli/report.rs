@@ -34,6 +34,12 @@ pub struct ReportArgs {
     )]
     pub policy: Option<PathBuf>,
 
+    /// Add the section "the policy as your gateway enforces it": the policy
+    /// replayed as this gateway (or all of them) enforces the exported config
+    /// (names as `rlctl simulate --gateway`; aws-waf and cloudflare are models).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<String>,
+
     /// Use the policy `rlctl analyze` recommends for this log (the default).
     #[arg(long, help_heading = "Limits")]
     pub recommended: bool,

@@ -10,6 +10,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
 use crate::report::{Gates, ReportPlan};
 use crate::simulate::AlgorithmKind;
+use crate::simulate::gateway::{Gateway, GatewayError};
 use crate::stats::StatsSettings;
 use crate::units::{UnitError, Window};
 
@@ -115,6 +116,14 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
             policy,
             gates,
             top: args.top,
+            gateways: match args.gateway.as_deref() {
+                None => Vec::new(),
+                Some("all") => Gateway::ALL.to_vec(),
+                Some(name) => vec![
+                    name.parse()
+                        .map_err(|e: GatewayError| usage(format!("--gateway: {e}")))?,
+                ],
+            },
         },
         outputs,
         stamp: args.stamp,

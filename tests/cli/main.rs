@@ -4,6 +4,7 @@
 mod analyze;
 mod cases;
 mod export;
+mod gateway;
 mod generate;
 mod haproxy;
 mod hardening;
