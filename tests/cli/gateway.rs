@@ -239,3 +239,62 @@ fn report_shows_the_policy_as_gateways_enforce_it_when_asked() {
     assert!(plain.get("gateways").is_none());
     assert!(!report(&[], "markdown").contains("as your gateway"));
 }
+
+/// The policy whose `rlctl export --target nginx` is the real nginx's
+/// configuration in `nginx.rs` (5r/s burst 3 on `/api/`, 30r/m on `/slow/`,
+/// `nodelay`): leaky-bucket burst B exports as `burst=B`.
+const NGINX_POLICY: &str = r#"
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "5r/s"
+burst = 3
+algorithm = "leaky-bucket"
+
+[[rule]]
+name = "slow"
+route = "^/slow/"
+limit = "30r/m"
+algorithm = "leaky-bucket"
+"#;
+
+#[test]
+fn nginx_gateway_reproduces_a_real_nginx() {
+    let Some(run) = crate::nginx::run_limit_req_scenario() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&log, &run.log_text).unwrap();
+    std::fs::write(&policy, NGINX_POLICY).unwrap();
+    // The exported config is the one nginx ran.
+    let exported = rlctl()
+        .args(["export", "--target", "nginx", "--policy"])
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let exported = String::from_utf8(exported.stdout).unwrap();
+    assert!(exported.contains("rate=5r/s;") && exported.contains("burst=3 nodelay;"));
+    assert!(exported.contains("rate=30r/m;"), "{exported}");
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+            .args(["--gateway", "nginx", "--log-format"])
+            .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
+            .arg("--policy")
+            .arg(&policy)
+            .arg(&log),
+    );
+    let c = &json["comparison"][0];
+    println!(
+        "nginx gateway agreement: {} of {}",
+        c["agree"], c["compared"]
+    );
+    assert_eq!(c["scenario"], "nginx");
+    assert_eq!(
+        c["compared"].as_u64(),
+        Some(run.log_text.lines().count() as u64)
+    );
+    assert_eq!(c["agree"], c["compared"], "{c:#}");
+}
