@@ -2,14 +2,12 @@
 
 use std::path::PathBuf;
 
-use super::{ingest_settings, output_format, use_colour};
+use super::{OptionsError, ingest_settings, output_format, use_colour};
 use crate::analysis::AnalysisSettings;
 use crate::cli::AnalyzeArgs;
-use crate::ingest::{self, IngestError};
+use crate::ingest;
 use crate::output;
-use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
-use crate::units::Window;
 
 /// Validated settings of `rlctl analyze`.
 #[derive(Debug, Clone)]
@@ -25,24 +23,10 @@ pub struct AnalyzeSettings {
 }
 
 /// Checks the flags of `rlctl analyze`.
-pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestError> {
-    let window: Window = args
-        .window
-        .parse()
-        .map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
-    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-        return Err(IngestError::Usage(format!(
-            "--multiplier {}: must be a positive number (3 to 5 is usual)",
-            args.multiplier
-        )));
-    }
-    let algorithm: AlgorithmKind = args
-        .algo
-        .parse()
-        .map_err(|e: SpecError| IngestError::Usage(format!("--algo: {e}")))?;
+pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsError> {
     if let Some(path) = &args.export_counts {
         crate::frames::TableFormat::of(path)
-            .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
+            .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
     Ok(AnalyzeSettings {
         analysis: AnalysisSettings {
@@ -51,14 +35,14 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
                 ..ingest_settings(&args.ingest)?
             },
             stats: StatsSettings {
-                window,
-                top: args.top,
-                exclude: args.exclude.clone(),
+                window: args.window.window,
+                top: args.top.top,
+                exclude: args.exclude.exclude.clone(),
                 keep_counts: args.export_counts.is_some(),
             },
-            multiplier: args.multiplier,
+            multiplier: args.multiplier.multiplier,
             endpoints: args.endpoints,
-            algorithm,
+            algorithm: args.algo,
         },
         write_policy: args.write_policy.clone(),
         export_counts: args.export_counts.clone(),

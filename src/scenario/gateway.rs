@@ -36,6 +36,37 @@ pub struct ExportCheck {
     pub differences: Vec<Difference>,
 }
 
+/// What `--gateway` asks for: one gateway, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GatewayChoice {
+    /// This gateway.
+    One(Gateway),
+    /// Every gateway, side by side.
+    All,
+}
+
+impl GatewayChoice {
+    /// The gateways asked for, in the order they are reported.
+    pub fn gateways(self) -> Vec<Gateway> {
+        match self {
+            GatewayChoice::One(g) => vec![g],
+            GatewayChoice::All => Gateway::ALL.to_vec(),
+        }
+    }
+}
+
+impl std::str::FromStr for GatewayChoice {
+    type Err = GatewayError;
+
+    /// `all`, or the name of one gateway.
+    fn from_str(text: &str) -> Result<Self, GatewayError> {
+        match text {
+            "all" => Ok(GatewayChoice::All),
+            name => name.parse().map(GatewayChoice::One),
+        }
+    }
+}
+
 /// The scenario name of a gateway: its name, with "(model)" for the models.
 pub fn label(gateway: Gateway) -> String {
     match gateway.fidelity() {

@@ -2,7 +2,7 @@
 //! for, replayed together over an event table.
 //!
 //! [`plan`] turns limits and rules into scenarios, [`execute`] replays them (with
-//! the deployment) into per-rule and overall results, [`compare`] holds them
+//! the deployment) into per-rule and overall results, [`compare`](mod@compare) holds them
 //! against the decisions a log records, and [`sampling`] estimates figures for
 //! all clients from a replay of a key sample, and [`gateway`] turns a
 //! scenario into the same rules as each gateway product enforces them. `rlctl simulate` and `rlctl
@@ -20,5 +20,6 @@ pub mod sampling;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
+pub use gateway::GatewayChoice;
 pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
 pub use sampling::{Estimate, Sampling};

@@ -1,16 +1,19 @@
 //! HAProxy's own stick tables as ground truth for `--gateway haproxy`: the
 //! configuration `rlctl export --target haproxy` writes for a small policy runs
 //! in a real HAProxy (wrapped in a frontend that answers 200 itself and logs
-//! `%Ts.%ms %ci "%r" %ST`), a paced schedule from several loopback clients
-//! goes through it, and the HAProxy model must decide every logged request as
-//! HAProxy did.
+//! the date its rules ran at, the client, the request and the status), a
+//! paced schedule from several loopback clients goes through it, and the
+//! HAProxy model must decide every logged request as HAProxy did.
 //!
-//! Clock rounding: HAProxy decides on its internal millisecond clock, the log
-//! shows the accept date; both come from the same poll loop but can differ by
-//! a millisecond or two. A request whose modelled decision changes when the
-//! times are shifted by up to ±2 ms is on a clock-rounding boundary and is
-//! reported, not compared; the schedule's spacings keep such requests rare.
-//! The log reads as nginx's `$msec $remote_addr "$request" $status`.
+//! Clock rounding: HAProxy decides on its internal millisecond tick clock; the
+//! log shows the wall-clock `date(0,ms)` read by the frontend's first rule.
+//! Both are updated together once per poll loop, but their millisecond parts
+//! can round apart. (The accept date, `%Ts.%ms`, is no good: on a loaded
+//! machine a request's rules can run several ms after its accept.) A request
+//! whose modelled decision changes when it moves by up to ±2 ms is on a
+//! clock-rounding boundary and is reported, not compared; the schedule's
+//! spacings keep such requests rare. The log reads as nginx's
+//! `$msec $remote_addr "$request" $status` (`$msec` takes epoch ms too).
 
 use std::collections::BTreeMap;
 use std::net::Ipv4Addr;
@@ -94,8 +97,8 @@ fn config() -> String {
     let bind = "bind 127.0.0.1:8080  # your bind line";
     assert!(exported.contains(bind), "{exported}");
     format!(
-        "{}    log-format \"%Ts.%ms %ci \\\"%r\\\" %ST\"\n    http-request return status 200 content-type text/plain string ok\n",
-        exported.replace(bind, "bind 127.0.0.1:{{port}}")
+        "{}    log-format \"%[var(txn.now)] %ci \\\"%r\\\" %ST\"\n    http-request return status 200 content-type text/plain string ok\n",
+        exported.replace(bind, &format!("bind 127.0.0.1:{{{{port}}}}\n{NOW}"))
     )
 }
 
@@ -108,9 +111,10 @@ const REQ_RATE_CONFIG: &str = "backend rl_all
 frontend rlctl
     mode http
     bind 127.0.0.1:{{port}}
+    http-request set-var(txn.now) date(0,ms)
     http-request track-sc0 src table rl_all
     http-request deny deny_status 429 if { sc_http_req_rate(0) gt 5 }
-    log-format \"%Ts.%ms %ci \\\"%r\\\" %ST\"
+    log-format \"%[var(txn.now)] %ci \\\"%r\\\" %ST\"
     http-request return status 200 content-type text/plain string ok
 ";
 
@@ -121,6 +125,12 @@ name = "all"
 limit = "3/1s"
 algorithm = "sliding-log"
 "#;
+
+/// The first rule of the frontend: the wall-clock date HAProxy's rules run at,
+/// in ms (`date` and HAProxy's tick clock are updated together, once per poll
+/// loop), for the log. The accept date (`%Ts.%ms`) can be several ms earlier
+/// on a loaded machine.
+const NOW: &str = "    http-request set-var(txn.now) date(0,ms)";
 
 /// One log line: time (ms), client, method, path, status.
 struct Line {
@@ -136,12 +146,11 @@ fn parse_line(line: &str) -> Line {
         panic!("unexpected HAProxy log line: {line:?}")
     }
     let (time, rest) = line.split_once(' ').unwrap_or_else(|| bad(line));
-    let (secs, ms) = time.split_once('.').unwrap_or_else(|| bad(line));
     let (client, rest) = rest.split_once(" \"").unwrap_or_else(|| bad(line));
     let (request, status) = rest.rsplit_once("\" ").unwrap_or_else(|| bad(line));
     let mut words = request.split(' ');
     Line {
-        t: secs.parse::<i64>().unwrap() * 1000 + ms.parse::<i64>().unwrap(),
+        t: time.parse().unwrap_or_else(|_| bad(line)),
         client: client.to_string(),
         method: words.next().unwrap_or_default().to_string(),
         path: words.next().unwrap_or_default().to_string(),

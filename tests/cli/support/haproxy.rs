@@ -31,9 +31,12 @@ const LOG_DEADLINE: Duration = Duration::from_secs(5);
 /// How often to look again while waiting.
 const POLL_INTERVAL: Duration = Duration::from_millis(5);
 
-/// The head of every configuration: logs to stdout, HTTP mode, short timeouts.
+/// The head of every configuration: one thread (the rate counters read the
+/// process-wide tick, which a second thread can move ahead of the date the
+/// first one logs), logs to stdout, HTTP mode, short timeouts.
 const HEAD: &str = "global
     log stdout format raw local0
+    nbthread 1
 defaults
     mode http
     log global
@@ -52,8 +55,8 @@ pub struct Haproxy {
 
 impl Haproxy {
     /// Starts HAProxy with `sections` after the head; `{{port}}` in them is
-    /// replaced by the free loopback port to bind. Returns `None` after a
-    /// `SKIPPED` notice when haproxy is not installed; panics with HAProxy's
+    /// replaced by the free loopback port to bind. Returns `None` when haproxy
+    /// is missing; panics with HAProxy's
     /// messages when the configuration is refused or it does not start.
     pub fn start(sections: &str) -> Option<Haproxy> {
         let binary = require_haproxy()?;
@@ -181,10 +184,9 @@ fn get(server: SocketAddr, source: Ipv4Addr, path: &str) -> io::Result<u16> {
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, format!("not HTTP: {head:?}")))
 }
 
-/// The haproxy binary, or `None` after a `SKIPPED` notice (a panic when
-/// `RLCTL_REQUIRE_ENGINES` is set).
+/// The haproxy binary, or `None` when it is missing (see [`super::require`]).
 fn require_haproxy() -> Option<PathBuf> {
-    super::find_engine("haproxy", &["/usr/sbin/haproxy"], "apt-get install haproxy")
+    super::require(super::Engine::Haproxy)
 }
 
 /// A port that was free a moment ago.

@@ -39,14 +39,9 @@ pub struct Redis {
 }
 
 impl Redis {
-    /// Starts redis-server on a Unix socket; `None` (after a `SKIPPED` notice)
-    /// when it is not installed.
+    /// Starts redis-server on a Unix socket; `None` when it is missing.
     pub fn start() -> Option<Redis> {
-        let binary = super::find_engine(
-            "redis-server",
-            &["/usr/bin/redis-server"],
-            "apt-get install redis-server",
-        )?;
+        let binary = super::require(super::Engine::Redis)?;
         let dir = tempfile::Builder::new()
             .prefix("rlctl-redis-")
             .tempdir()
