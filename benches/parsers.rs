@@ -56,6 +56,7 @@ fn settings(format: FormatChoice) -> Settings {
         strict: false,
         progress: false,
         paths: true,
+        time_of: Default::default(),
     }
 }
 

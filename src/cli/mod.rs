@@ -96,6 +96,13 @@ pub struct IngestArgs {
     #[arg(long, value_name = "REGEX=NAME")]
     pub route: Vec<String>,
 
+    /// Stamp each request with when it arrived, where the log format tells it
+    /// (a start time, or the end time minus the duration), or with the time as
+    /// logged. stderr names the time used per input.
+    #[arg(long, value_name = "WHEN", default_value = "arrival",
+          value_parser = crate::ingest::arrival::TimeOf::parse)]
+    pub time_of: crate::ingest::arrival::TimeOf,
+
     /// Treat any malformed line as an error (exit 2) instead of skipping it.
     #[arg(long)]
     pub strict: bool,

@@ -1,35 +1,82 @@
-//! `--log-format auto`: decide between combined/common and JSON lines from the
-//! first lines of an input. Custom nginx formats cannot be guessed; they are given
-//! with `--log-format '<log_format>'` or `--nginx-conf`.
+//! `--log-format auto`: which format an input is in, from its first lines, and
+//! the parser chosen for it (detected or given). Custom nginx formats cannot be
+//! guessed; they are given with `--log-format '<log_format>'` or `--nginx-conf`.
+//!
+//! Detection tries each named source (most specific first, see
+//! [`formats::SOURCES`]) and the generic families on a sample of lines, and
+//! takes the first that reads at least half of them.
 
 use super::combined::CombinedParser;
+use super::formats::{self, Family, Source};
 use super::record::{LineParser, Record, SkipReason};
-
-/// What detection found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detected {
-    Combined,
-    Common,
-    Json,
-}
-
-impl Detected {
-    /// The name used in messages and `--log-format`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Detected::Combined => "combined",
-            Detected::Common => "common",
-            Detected::Json => "json",
-        }
-    }
-}
+use super::{FormatChoice, IngestError, Settings, parser_for};
 
 /// How many non-blank lines detection looks at.
 const SAMPLE_LINES: usize = 50;
 
+/// The parser chosen for an input and what to say about it.
+pub struct Chosen {
+    pub parser: Box<dyn LineParser>,
+    /// The format as reports name it (`combined (detected)`, `alb (detected;
+    /// client: …; time: …)`).
+    pub description: String,
+}
+
+/// Chooses the parser of an input whose first bytes are `head` (`None` when
+/// the input has no line short enough to look at).
+pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Chosen, IngestError> {
+    let chosen = match &settings.format {
+        FormatChoice::Auto => match head.map(detect) {
+            Some(Some(found)) => found,
+            Some(None) => {
+                let first = head
+                    .unwrap_or_default()
+                    .split(|&b| b == b'\n')
+                    .next()
+                    .unwrap_or_default();
+                let first = String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
+                return Err(IngestError::Detect {
+                    file: file.to_string(),
+                    first_line: format!("`{}`", crate::output::escape::terminal(&first)),
+                });
+            }
+            None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway
+        },
+        other => other.clone(),
+    };
+    let detected = settings.format == FormatChoice::Auto;
+    let description = match &chosen {
+        FormatChoice::Source(source) => {
+            let about = formats::describe(source, settings.time_of);
+            match about.split_once("; ") {
+                Some((name, rest)) if detected => format!("{name} (detected; {rest})"),
+                Some((name, rest)) => format!("{name} ({rest})"),
+                None => about,
+            }
+        }
+        other => {
+            let name = match other {
+                FormatChoice::Common => "common".to_string(),
+                FormatChoice::Json => "json".to_string(),
+                FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
+                _ => "combined".to_string(),
+            };
+            if detected {
+                format!("{name} (detected)")
+            } else {
+                name
+            }
+        }
+    };
+    Ok(Chosen {
+        parser: parser_for(&chosen, settings)?,
+        description,
+    })
+}
+
 /// Detects the format of `head` (the first bytes of an input); `None` when no
 /// format fits at least half of the sampled lines.
-pub fn detect(head: &[u8]) -> Option<Detected> {
+pub fn detect(head: &[u8]) -> Option<FormatChoice> {
     let lines: Vec<&[u8]> = head
         .split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
@@ -39,6 +86,7 @@ pub fn detect(head: &[u8]) -> Option<Detected> {
     if lines.is_empty() {
         return None;
     }
+    let half = lines.len().div_ceil(2);
     let json = lines.iter().filter(|l| is_json_object(l)).count();
     let mut parser = CombinedParser::new(&[]).ok()?;
     let mut record = Record::default();
@@ -55,18 +103,45 @@ pub fn detect(head: &[u8]) -> Option<Detected> {
             Err(_) => combined += 1, // the shape fits; the value is bad
         }
     }
-    let half = lines.len().div_ceil(2);
     if json >= half && json >= combined {
-        Some(Detected::Json)
-    } else if combined >= half {
+        return Some(FormatChoice::Json);
+    }
+    if let Some(source) = formats::SOURCES
+        .iter()
+        .find(|s| is_text_family(s) && reads(s, &lines) >= half.max(combined))
+    {
+        return Some(FormatChoice::Source(source));
+    }
+    if combined >= half {
         Some(if with_agent * 2 >= combined {
-            Detected::Combined
+            FormatChoice::Combined
         } else {
-            Detected::Common
+            FormatChoice::Common
         })
     } else {
         None
     }
+}
+
+/// Whether detection tries `source` on lines that are not JSON.
+fn is_text_family(source: &Source) -> bool {
+    matches!(source.family, Family::Combined(_))
+}
+
+/// How many of `lines` the parser of `source` reads.
+fn reads(source: &Source, lines: &[&[u8]]) -> usize {
+    let settings = Settings::for_detection();
+    let Ok(mut parser) = formats::parser(source, &settings) else {
+        return 0;
+    };
+    let mut record = Record::default();
+    lines
+        .iter()
+        .filter(|line| {
+            record.clear(0);
+            parser.parse(line, &mut record).is_ok()
+        })
+        .count()
 }
 
 fn is_json_object(line: &[u8]) -> bool {
@@ -81,31 +156,4 @@ fn has_quoted_tail(line: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn detects_each_family() {
-        let combined =
-            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
-        assert_eq!(detect(combined), Some(Detected::Combined));
-        let common = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#;
-        assert_eq!(detect(common), Some(Detected::Common));
-        let json = b"{\"ts\":1,\"path\":\"/\"}\n\n{\"ts\":2}\n";
-        assert_eq!(detect(json), Some(Detected::Json));
-        let caddy = b"caddy  | {\"level\":\"info\",\"ts\":1.5}\n";
-        assert_eq!(detect(caddy), Some(Detected::Json));
-    }
-
-    #[test]
-    fn nothing_fits() {
-        assert_eq!(detect(b"hello world\nfoo\n"), None);
-        assert_eq!(detect(b"\n\n"), None);
-    }
-
-    #[test]
-    fn a_minority_of_bad_lines_does_not_spoil_detection() {
-        let text = b"garbage\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n";
-        assert_eq!(detect(text), Some(Detected::Combined));
-    }
-}
+mod tests;

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::json_tape::{Kind, NONE, Node, Tape};
-use super::record::{Bytes, SkipReason, parse_status};
+use super::record::{Bytes, SkipReason, parse_status, status_number};
 use super::time::{self, Stamp};
 
 /// A dotted field path, with the index of its first key among all first keys.
@@ -34,7 +34,7 @@ pub trait JsonDoc<'a> {
     fn text(&self, value: Self::Found) -> Bytes<'a>;
     /// A timestamp: an epoch number or a text in any shape `time::parse_any` reads.
     fn time(&self, value: Self::Found) -> Option<Stamp>;
-    /// A status: a number from 100 to 999, or such a text.
+    /// A status: a number or such a text ([`status_number`], [`parse_status`]).
     fn status(&self, value: Self::Found) -> Result<Option<u16>, SkipReason>;
 }
 
@@ -61,11 +61,7 @@ fn time_of(value: &Value) -> Option<Stamp> {
 
 fn status_of(value: &Value) -> Result<Option<u16>, SkipReason> {
     match value {
-        Value::Number(n) => n
-            .as_u64()
-            .filter(|s| (100..=999).contains(s))
-            .map(|s| Some(s as u16))
-            .ok_or(SkipReason::BadStatus),
+        Value::Number(n) => n.as_i64().map_or(Err(SkipReason::BadStatus), status_number),
         Value::String(s) => parse_status(s.as_bytes()),
         _ => Err(SkipReason::BadStatus),
     }
@@ -214,8 +210,8 @@ impl<'a> JsonDoc<'a> for TapeDoc<'a, '_> {
         match node.kind {
             Kind::String => parse_status(self.span(node)),
             Kind::Number => match self.integer(index) {
-                Some(n @ 100..=999) => Ok(Some(n as u16)),
-                _ => Err(SkipReason::BadStatus), // negative, out of range, or a decimal
+                Some(n) => status_number(n),
+                None => Err(SkipReason::BadStatus), // a decimal
             },
             _ => Err(SkipReason::BadStatus),
         }

@@ -6,10 +6,12 @@
 //! [`detect`] for `auto`), and merged in input order. Every line is accounted
 //! for: `lines = parsed + skipped`, with the reasons of the skipped ones.
 
+pub mod arrival;
 pub mod chunk;
 pub mod combined;
 pub mod detect;
 pub mod endpoint;
+pub mod formats;
 pub mod json;
 pub mod json_doc;
 pub mod json_tape;
@@ -84,6 +86,15 @@ pub enum FormatChoice {
     Json,
     /// A literal nginx `log_format` string.
     LogFormat(String),
+    /// A named source (`--log-format alb`, `traefik`, …; see [`formats`]).
+    Source(&'static formats::Source),
+}
+
+impl FormatChoice {
+    /// The named source called `name`, as a choice.
+    pub fn named(name: &str) -> Option<Self> {
+        formats::named(name).map(FormatChoice::Source)
+    }
 }
 
 /// Everything ingestion needs, validated.
@@ -103,6 +114,25 @@ pub struct Settings {
     /// path empty and skips interning them, for commands that never route on
     /// paths (`rlctl analyze`).
     pub paths: bool,
+    /// Stamp events with the arrival time where the format tells it (`--time-of`).
+    pub time_of: arrival::TimeOf,
+}
+
+impl Settings {
+    /// Settings for trying parsers on sample lines: no inputs, the key `ip`.
+    pub fn for_detection() -> Self {
+        Settings {
+            inputs: Vec::new(),
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys: KeySet::new(key::KeySpec::parse("ip", None, None).expect("a valid key")),
+            routes: Vec::new(),
+            strict: false,
+            progress: false,
+            paths: true,
+            time_of: arrival::TimeOf::Arrival,
+        }
+    }
 }
 
 /// The result of ingestion.
@@ -124,6 +154,7 @@ pub fn parser_for(
         }
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
         FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),
+        FormatChoice::Source(source) => formats::parser(source, settings)?,
     })
 }
 

@@ -199,6 +199,7 @@ proptest! {
             strict,
             progress: false,
             paths: true,
+            time_of: Default::default(),
         };
         if let Ok(done) = ingest(&settings) {
             let report = &done.report;
