@@ -7,6 +7,7 @@
 //! takes the first that reads at least half of them.
 
 use super::combined::CombinedParser;
+use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
 use super::record::{LineParser, Record, SkipReason};
 use super::{FormatChoice, IngestError, Settings, parser_for};
@@ -25,6 +26,12 @@ pub struct Chosen {
 /// Chooses the parser of an input whose first bytes are `head` (`None` when
 /// the input has no line short enough to look at).
 pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Chosen, IngestError> {
+    let wrapper = head.and_then(|h| container::detect(&sample_lines(h)));
+    let unwrapped = match (wrapper, head) {
+        (Some(w), Some(h)) => Some(container::unwrap_head(w, h)),
+        _ => None,
+    };
+    let head = unwrapped.as_deref().or(head);
     let chosen = match &settings.format {
         FormatChoice::Auto => match head.map(detect) {
             Some(Some(found)) => found,
@@ -68,21 +75,23 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
             }
         }
     };
-    Ok(Chosen {
-        parser: parser_for(&chosen, settings)?,
-        description,
+    let parser = parser_for(&chosen, settings)?;
+    Ok(match wrapper {
+        Some(wrapper) => Chosen {
+            parser: Box::new(ContainerParser::new(wrapper, parser)),
+            description: format!("{} container log: {description}", wrapper.name()),
+        },
+        None => Chosen {
+            parser,
+            description,
+        },
     })
 }
 
 /// Detects the format of `head` (the first bytes of an input); `None` when no
 /// format fits at least half of the sampled lines.
 pub fn detect(head: &[u8]) -> Option<FormatChoice> {
-    let lines: Vec<&[u8]> = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .filter(|l| !l.trim_ascii().is_empty())
-        .take(SAMPLE_LINES)
-        .collect();
+    let lines = sample_lines(head);
     if lines.is_empty() {
         return None;
     }
@@ -121,6 +130,15 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
     } else {
         None
     }
+}
+
+/// The first non-blank lines of `head`, without line ends.
+fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
+    head.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty())
+        .take(SAMPLE_LINES)
+        .collect()
 }
 
 /// Whether detection tries `source` on lines that are not JSON.

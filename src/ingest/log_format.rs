@@ -284,10 +284,10 @@ fn find_delimiter(hay: &[u8], finder: &Finder<'_>) -> Option<usize> {
 fn value_pattern(role: Role, last: bool) -> &'static str {
     match role {
         Role::Msec => r"[0-9]+(?:\.[0-9]+)?",
-        Role::Status => r"[0-9]{3}|-",
+        Role::Status => r"-?[0-9]{1,3}|-",
         Role::TimeIso => r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)?",
         Role::TimeLocal => r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9:]{8} [+-][0-9]{4}",
-        Role::Addr => r"[0-9A-Fa-f:.]+|-",
+        Role::Addr => r"[0-9A-Za-z:.\[\]_-]+|-",
         Role::Method => r"[A-Z]+|-",
         _ if last => ".*",
         _ => ".*?",

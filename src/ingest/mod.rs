@@ -9,6 +9,7 @@
 pub mod arrival;
 pub mod chunk;
 pub mod combined;
+pub mod container;
 pub mod detect;
 pub mod endpoint;
 pub mod formats;

@@ -7,6 +7,7 @@ use proptest::prelude::*;
 
 use super::chunk::{ChunkContext, ChunkResult, parse_chunk};
 use super::combined::CombinedParser;
+use super::container::{ContainerParser, Wrapper};
 use super::json::JsonParser;
 use super::key::{KeySet, KeySpec};
 use super::log_format::LogFormatParser;
@@ -66,6 +67,11 @@ fn log_bytes() -> impl Strategy<Value = Vec<u8>> {
         Just(&b" "[..]),
         Just(&b"\x00\xff\xfe\x1b[2J"[..]),
         Just(&b"<script>|`=cmd"[..]),
+        Just(&b"2026-01-05T00:00:00.123456789Z stdout F "[..]),
+        Just(&b"2026-01-05T00:00:00Z stderr P "[..]),
+        Just(&b"{\"log\":\""[..]),
+        Just(&b"\\n\",\"stream\":\"stdout\",\"time\":\"2026-01-05T00:00:00Z\"}"[..]),
+        Just(&b"\\\""[..]),
     ];
     prop_oneof![
         prop::collection::vec(any::<u8>(), 0..300),
@@ -111,6 +117,18 @@ proptest! {
         let keys = keys();
         let mut parser = CombinedParser::new(&["http_user_agent".into()]).unwrap();
         parse_and_reconcile(&data, &mut parser, &keys);
+    }
+
+    #[test]
+    fn container_wrappers_account_for_every_line(data in log_bytes(), docker in any::<bool>(), json in any::<bool>()) {
+        let keys = keys();
+        let inner: Box<dyn LineParser> = if json {
+            Box::new(JsonParser::new(&[], &[]).unwrap())
+        } else {
+            Box::new(CombinedParser::new(&[]).unwrap())
+        };
+        let wrapper = if docker { Wrapper::DockerJson } else { Wrapper::Cri };
+        parse_and_reconcile(&data, &mut ContainerParser::new(wrapper, inner), &keys);
     }
 
     #[test]

@@ -32,6 +32,23 @@ pub struct Record<'a> {
 }
 
 impl Record<'_> {
+    /// The same record owning every field (for a line parsed from a buffer
+    /// that does not outlive the call).
+    pub fn into_owned(self) -> Record<'static> {
+        let owned = |b: Bytes<'_>| Cow::Owned(b.into_owned());
+        Record {
+            time: self.time,
+            addr: owned(self.addr),
+            user: owned(self.user),
+            xff: owned(self.xff),
+            method: owned(self.method),
+            path: owned(self.path),
+            status: self.status,
+            limit_req_status: owned(self.limit_req_status),
+            extra: self.extra.into_iter().map(owned).collect(),
+        }
+    }
+
     /// Resets every field, keeping the `extra` allocation.
     pub fn clear(&mut self, extra_fields: usize) {
         let mut extra = std::mem::take(&mut self.extra);
