@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::IngestError;
+use super::arrival;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 
@@ -30,6 +31,10 @@ pub const FIELD_NAMES: &[&str] = &[
     "http_user_agent",
     "http_x_forwarded_for",
     "vhost",
+    "request_count",
+    "router_name",
+    "server_url",
+    "duration_ms",
 ];
 
 /// The parser for `combined` and `common`.
@@ -44,18 +49,24 @@ pub struct CombinedParser {
     bytes: bool,
     /// Apache `vhost_combined`: the line starts with `%v:%p` before the address.
     vhost: bool,
+    /// Traefik's common log format: `COUNT "ROUTER" "URL" Nms` after the user agent.
+    traefik: bool,
+    /// With `traefik`, stamp events with the end (start + duration) instead of the start.
+    logged_time: bool,
 }
 
 /// The pieces of one combined line, borrowed from it.
 #[derive(Debug, Default)]
 struct Split<'a> {
-    fields: [&'a [u8]; 13],
+    fields: [&'a [u8]; 17],
 }
 
 /// Index of BYTES in [`FIELD_NAMES`]; the quoted fields come after it.
 const BYTES_FIELD: usize = 8;
 /// Index of `vhost` in [`FIELD_NAMES`] (empty unless `vhost_combined`).
 const VHOST_FIELD: usize = 12;
+/// Index of Traefik's first trailing field in [`FIELD_NAMES`].
+const TRAEFIK_FIELDS: usize = 13;
 
 impl CombinedParser {
     /// A parser that also captures the named `extra` fields (names from [`FIELD_NAMES`]).
@@ -78,7 +89,21 @@ impl CombinedParser {
             tail: true,
             bytes: true,
             vhost: false,
+            traefik: false,
+            logged_time: false,
         })
+    }
+
+    /// Reads Traefik's common log format, which adds `COUNT "ROUTER" "URL"
+    /// DURATIONms` after the user agent (`CommonLogFormatter` in traefik's
+    /// `pkg/middlewares/accesslog/logger_formatters.go`); the time is the
+    /// request's start (`StartUTC`), the end with `logged_time`.
+    pub fn with_traefik(mut self, logged_time: bool) -> Self {
+        self.traefik = true;
+        self.tail = true;
+        self.bytes = true;
+        self.logged_time = logged_time;
+        self
     }
 
     /// Reads Apache `vhost_combined` lines (`%v:%p %h %l %u %t "%r" %>s %O
@@ -93,7 +118,7 @@ impl CombinedParser {
     /// Leaves `$http_x_forwarded_for` empty when `wanted` is false (no client key
     /// reads it), so lines are not scanned past BYTES unless an extra field needs it.
     pub fn with_xff(mut self, wanted: bool) -> Self {
-        self.tail = wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
+        self.tail = self.traefik || wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
         self.bytes = self.tail || self.extra.contains(&BYTES_FIELD);
         self
     }
@@ -163,9 +188,38 @@ impl CombinedParser {
                     None => break,
                 }
             }
+            if self.traefik {
+                traefik_trailer(tail, &mut s.fields[TRAEFIK_FIELDS..])?;
+            }
+        } else if self.traefik {
+            return Err(NO_TRAEFIK_TRAILER);
         }
         Ok(s)
     }
+}
+
+const NO_TRAEFIK_TRAILER: SkipReason = SkipReason::Malformed(
+    "expected Traefik's `COUNT \"ROUTER\" \"URL\" DURATIONms` after the user agent",
+);
+
+/// Traefik's fields after the user agent, into `fields` (count, router, URL,
+/// duration in milliseconds).
+fn traefik_trailer<'a>(tail: &'a [u8], fields: &mut [&'a [u8]]) -> Result<(), SkipReason> {
+    let tail = tail.trim_ascii_start();
+    let count = &tail[..space_or_end(tail)];
+    let (router, rest) =
+        quoted(tail[count.len()..].trim_ascii_start()).ok_or(NO_TRAEFIK_TRAILER)?;
+    let (url, rest) = quoted(rest.trim_ascii_start()).ok_or(NO_TRAEFIK_TRAILER)?;
+    let duration = rest
+        .trim_ascii()
+        .strip_suffix(b"ms")
+        .ok_or(NO_TRAEFIK_TRAILER)?;
+    let digits = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
+    if !(digits(count) || count == b"-") || !digits(duration) {
+        return Err(NO_TRAEFIK_TRAILER);
+    }
+    fields[..4].copy_from_slice(&[count, router, url, duration]);
+    Ok(())
 }
 
 /// Where `[TIME]` opens: the first `[` that starts a `dd/Mon/…` date (an
@@ -263,7 +317,13 @@ impl LineParser for CombinedParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         let s = self.split(line)?;
         let f = &s.fields;
-        record.time = Some(self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?);
+        let time = self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?;
+        record.time = Some(if self.logged_time {
+            arrival::millis_text(f[TRAEFIK_FIELDS + 3])
+                .map_or(time, |duration| arrival::end_from_arrival(time, duration))
+        } else {
+            time
+        });
         let (method, path) = split_request(f[4]);
         record.addr = Cow::Borrowed(f[0]);
         record.user = Cow::Borrowed(f[2]);

@@ -6,11 +6,12 @@
 //! [`formats::SOURCES`]) and the generic families on a sample of lines, and
 //! takes the first that reads at least half of them.
 
+use super::columns;
 use super::combined::CombinedParser;
 use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
 use super::record::{LineParser, Record, SkipReason};
-use super::{FormatChoice, IngestError, Settings, parser_for};
+use super::{FormatChoice, IngestError, Settings, parser_for_input};
 
 /// How many non-blank lines detection looks at.
 const SAMPLE_LINES: usize = 50;
@@ -75,7 +76,11 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
             }
         }
     };
-    let parser = parser_for(&chosen, settings)?;
+    let parser = parser_for_input(&chosen, settings, head.unwrap_or_default())?;
+    let description = match (&chosen, parser.time_used()) {
+        (FormatChoice::LogFormat(_), Some(time)) => format!("{description} (time: {time})"),
+        _ => description,
+    };
     Ok(match wrapper {
         Some(wrapper) => Chosen {
             parser: Box::new(ContainerParser::new(wrapper, parser)),
@@ -115,6 +120,14 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
     if json >= half && json >= combined {
         return Some(FormatChoice::Json);
     }
+    if let Some(names) = columns::header_fields(head) {
+        let name = if names.iter().any(|n| n == "x-edge-location") {
+            "cloudfront"
+        } else {
+            "w3c"
+        };
+        return FormatChoice::named(name);
+    }
     if let Some(source) = formats::SOURCES
         .iter()
         .find(|s| is_text_family(s) && reads(s, &lines) >= half.max(combined))
@@ -143,13 +156,16 @@ fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
 
 /// Whether detection tries `source` on lines that are not JSON.
 fn is_text_family(source: &Source) -> bool {
-    matches!(source.family, Family::Combined(_))
+    matches!(
+        source.family,
+        Family::Combined(_) | Family::LogFormat { .. }
+    ) || matches!(source.family, Family::Columns(layout) if layout.fields.is_some())
 }
 
 /// How many of `lines` the parser of `source` reads.
 fn reads(source: &Source, lines: &[&[u8]]) -> usize {
     let settings = Settings::for_detection();
-    let Ok(mut parser) = formats::parser(source, &settings) else {
+    let Ok(mut parser) = formats::parser(source, &settings, &[]) else {
         return 0;
     };
     let mut record = Record::default();

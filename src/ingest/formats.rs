@@ -9,7 +9,9 @@
 //! [`json`](super::json) and [`haproxy`](super::haproxy).
 
 use super::arrival::TimeOf;
+use super::columns::{self, ColumnsParser, DurationUnit, Layout, Role as ColumnRole, Separator};
 use super::combined::CombinedParser;
+use super::log_format::LogFormatParser;
 use super::record::LineParser;
 use super::{IngestError, Settings};
 
@@ -18,6 +20,15 @@ use super::{IngestError, Settings};
 pub enum Family {
     /// The combined parser with a prefix or trailer of the source's own.
     Combined(CombinedKind),
+    /// A fixed format written as an nginx `log_format` string (the variable
+    /// names give each field its role, see [`log_format`](super::log_format)).
+    LogFormat {
+        format: &'static str,
+        /// The format logs no client address: use the first X-Forwarded-For address.
+        addr_from_xff: bool,
+    },
+    /// Columns named by a `#Fields:` header or a documented list.
+    Columns(&'static Layout),
 }
 
 /// The variants of combined lines a source may write.
@@ -25,7 +36,21 @@ pub enum Family {
 pub enum CombinedKind {
     /// Apache `vhost_combined`: `%v:%p` before the address.
     Vhost,
+    /// Traefik: `COUNT "ROUTER" "URL" Nms` after the user agent.
+    Traefik,
 }
+
+/// Kubernetes ingress-nginx's default `log-format-upstream` (`upstreaminfo`).
+const INGRESS_NGINX: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" $request_length $request_time [$proxy_upstream_name] [$proxy_alternative_upstream_name] $upstream_addr $upstream_response_length $upstream_response_time $upstream_status $req_id"#;
+
+/// Envoy's default access log format, command operators renamed as variables
+/// (`%START_TIME%` → `$start_time`, `%DURATION%` → `$duration`,
+/// `%REQ(X-FORWARDED-FOR)%` → `$http_x_forwarded_for`, …).
+const ENVOY: &str = r#"[$start_time] "$request_method $request_uri $protocol" $status $response_flags $bytes_received $bytes_sent $duration $upstream_service_time "$http_x_forwarded_for" "$http_user_agent" "$request_id" "$authority" "$upstream_host""#;
+
+/// Istio's default proxy access log format, renamed the same way
+/// (`%DOWNSTREAM_REMOTE_ADDRESS%` → `$downstream_remote_address`).
+const ISTIO: &str = r#"[$start_time] "$request_method $request_uri $protocol" $status $response_flags $response_code_details $connection_termination_details "$upstream_transport_failure_reason" $bytes_received $bytes_sent $duration $upstream_service_time "$http_x_forwarded_for" "$http_user_agent" "$request_id" "$authority" "$upstream_host" $upstream_cluster $upstream_local_address $downstream_local_address $downstream_remote_address $requested_server_name $route_name"#;
 
 /// A named log source.
 #[derive(Debug, PartialEq, Eq)]
@@ -47,17 +72,178 @@ pub struct Source {
     pub doc: &'static str,
 }
 
+/// AWS Application Load Balancer access log entries, in the documented order
+/// (fields added later are read as extra columns).
+const ALB_FIELDS: &[&str] = &[
+    "type",
+    "time",
+    "elb",
+    "client:port",
+    "target:port",
+    "request_processing_time",
+    "target_processing_time",
+    "response_processing_time",
+    "elb_status_code",
+    "target_status_code",
+    "received_bytes",
+    "sent_bytes",
+    "request",
+    "user_agent",
+    "ssl_cipher",
+    "ssl_protocol",
+    "target_group_arn",
+    "trace_id",
+    "domain_name",
+    "chosen_cert_arn",
+    "matched_rule_priority",
+    "request_creation_time",
+    "actions_executed",
+    "redirect_url",
+    "error_reason",
+    "target:port_list",
+    "target_status_code_list",
+    "classification",
+    "classification_reason",
+    "conn_trace_id",
+];
+
+static ALB: Layout = Layout {
+    fields: Some(ALB_FIELDS),
+    roles: &[
+        ("time", ColumnRole::EndTime),
+        ("client:port", ColumnRole::ClientPort),
+        ("elb_status_code", ColumnRole::Status),
+        ("request", ColumnRole::Request),
+        ("request_creation_time", ColumnRole::StartTime),
+    ],
+    duration_unit: DurationUnit::Seconds,
+    first_column: Some(&["http", "https", "h2", "grpcs", "ws", "wss"]),
+    min_columns: 13,
+};
+
+/// The W3C extended log file format's names (IIS, and the CloudFront names
+/// that are the same); the `#Fields:` header says which a file has.
+const W3C_ROLES: &[(&str, ColumnRole)] = &[
+    ("date", ColumnRole::Date),
+    ("time", ColumnRole::Time),
+    ("c-ip", ColumnRole::Client),
+    ("cs-method", ColumnRole::Method),
+    ("cs-uri-stem", ColumnRole::Stem),
+    ("cs-uri-query", ColumnRole::Query),
+    ("sc-status", ColumnRole::Status),
+    ("x-forwarded-for", ColumnRole::Xff),
+    ("cs-username", ColumnRole::User),
+    ("time-taken", ColumnRole::Duration),
+];
+
+static CLOUDFRONT: Layout = Layout {
+    fields: None,
+    roles: W3C_ROLES,
+    duration_unit: DurationUnit::Seconds,
+    first_column: None,
+    min_columns: 2,
+};
+
+static W3C: Layout = Layout {
+    fields: None,
+    roles: W3C_ROLES,
+    duration_unit: DurationUnit::Millis,
+    first_column: None,
+    min_columns: 2,
+};
+
 /// Every named source, the most specific first (detection tries them in order).
-pub static SOURCES: &[Source] = &[Source {
-    name: "vhost_combined",
-    title: "Apache vhost_combined",
-    family: Family::Combined(CombinedKind::Vhost),
-    client: "%h (after the %v:%p virtual host, kept as field `vhost`)",
-    arrival: "%t (the time the request was received)",
-    logged: "%t",
-    resolution: "second",
-    doc: "https://httpd.apache.org/docs/2.4/mod/mod_log_config.html#formats; LogFormat vhost_combined in Debian's apache2.conf",
-}];
+pub static SOURCES: &[Source] = &[
+    Source {
+        name: "alb",
+        title: "AWS Application Load Balancer",
+        family: Family::Columns(&ALB),
+        client: "client:port without the port",
+        arrival: "request_creation_time (when the load balancer received the request)",
+        logged: "time (when the load balancer sent the response)",
+        resolution: "microsecond (kept to the millisecond)",
+        doc: "https://docs.aws.amazon.com/elasticloadbalancing/latest/application/load-balancer-access-logs.html#access-log-entry-format",
+    },
+    Source {
+        name: "cloudfront",
+        title: "AWS CloudFront standard logs",
+        family: Family::Columns(&CLOUDFRONT),
+        client: "c-ip",
+        arrival: "date + time minus time-taken (arrival)",
+        logged: "date + time (when the response ended)",
+        resolution: "second",
+        doc: "https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/standard-logs-reference.html#BasicDistributionFileFormat",
+    },
+    Source {
+        name: "w3c",
+        title: "W3C extended log file format (IIS)",
+        family: Family::Columns(&W3C),
+        client: "c-ip",
+        arrival: "date + time minus time-taken in ms (arrival)",
+        logged: "date + time (when the transaction completed)",
+        resolution: "second",
+        doc: "https://www.w3.org/TR/WD-logfile.html; https://learn.microsoft.com/en-us/windows/win32/http/w3c-logging",
+    },
+    Source {
+        name: "ingress-nginx",
+        title: "Kubernetes ingress-nginx (upstreaminfo)",
+        family: Family::LogFormat {
+            format: INGRESS_NGINX,
+            addr_from_xff: false,
+        },
+        client: "$remote_addr",
+        arrival: "$time_local minus $request_time (arrival)",
+        logged: "$time_local (when the response ended)",
+        resolution: "second",
+        doc: "kubernetes/ingress-nginx: internal/ingress/controller/config/config.go (logFormatUpstream); https://kubernetes.github.io/ingress-nginx/user-guide/nginx-configuration/log-format/",
+    },
+    Source {
+        name: "traefik",
+        title: "Traefik common log format",
+        family: Family::Combined(CombinedKind::Traefik),
+        client: "ClientHost",
+        arrival: "StartUTC (when the request arrived)",
+        logged: "StartUTC plus the duration",
+        resolution: "second",
+        doc: "traefik/traefik: pkg/middlewares/accesslog/logger_formatters.go (CommonLogFormatter); https://doc.traefik.io/traefik/observability/access-logs/",
+    },
+    Source {
+        name: "istio",
+        title: "Istio proxy (Envoy) default format",
+        family: Family::LogFormat {
+            format: ISTIO,
+            addr_from_xff: false,
+        },
+        client: "%DOWNSTREAM_REMOTE_ADDRESS% without the port",
+        arrival: "%START_TIME% (arrival)",
+        logged: "%START_TIME% plus %DURATION%",
+        resolution: "millisecond",
+        doc: "https://istio.io/latest/docs/tasks/observability/logs/access-log/#default-access-log-format",
+    },
+    Source {
+        name: "envoy",
+        title: "Envoy default format",
+        family: Family::LogFormat {
+            format: ENVOY,
+            addr_from_xff: true,
+        },
+        client: "the first X-Forwarded-For address (Envoy's default format logs no client address)",
+        arrival: "%START_TIME% (arrival)",
+        logged: "%START_TIME% plus %DURATION%",
+        resolution: "millisecond",
+        doc: "envoyproxy/envoy: docs/root/configuration/observability/access_log/usage.rst (Default Format String)",
+    },
+    Source {
+        name: "vhost_combined",
+        title: "Apache vhost_combined",
+        family: Family::Combined(CombinedKind::Vhost),
+        client: "%h (after the %v:%p virtual host, kept as field `vhost`)",
+        arrival: "%t (the time the request was received)",
+        logged: "%t",
+        resolution: "second",
+        doc: "https://httpd.apache.org/docs/2.4/mod/mod_log_config.html#formats; LogFormat vhost_combined in Debian's apache2.conf",
+    },
+];
 
 /// The source called `name` (`--log-format NAME`).
 pub fn named(name: &str) -> Option<&'static Source> {
@@ -73,36 +259,58 @@ pub fn describe(source: &Source, time_of: TimeOf) -> String {
     format!("{}; client: {}; time: {time}", source.name, source.client)
 }
 
-/// The parser of `source` configured by `settings`.
-pub fn parser(source: &Source, settings: &Settings) -> Result<Box<dyn LineParser>, IngestError> {
+/// The parser of `source` configured by `settings`, for an input whose first
+/// bytes are `head` (where a `#Fields:` header names the columns).
+pub fn parser(
+    source: &Source,
+    settings: &Settings,
+    head: &[u8],
+) -> Result<Box<dyn LineParser>, IngestError> {
     let extra = &settings.keys.fields;
+    let logged = settings.time_of == TimeOf::Logged;
     Ok(match source.family {
-        Family::Combined(CombinedKind::Vhost) => Box::new(
-            CombinedParser::new(extra)?
-                .with_xff(settings.keys.uses_xff())
-                .with_vhost(),
-        ),
+        Family::Combined(kind) => {
+            let parser = CombinedParser::new(extra)?.with_xff(settings.keys.uses_xff());
+            Box::new(match kind {
+                CombinedKind::Vhost => parser.with_vhost(),
+                CombinedKind::Traefik => parser.with_traefik(logged),
+            })
+        }
+        Family::LogFormat {
+            format,
+            addr_from_xff,
+        } => {
+            let parser = LogFormatParser::new(format, extra)?.with_time_of(settings.time_of);
+            Box::new(if addr_from_xff {
+                parser.with_addr_from_xff()
+            } else {
+                parser
+            })
+        }
+        Family::Columns(layout) => {
+            let names = match layout.fields {
+                Some(fields) => fields.iter().map(|f| f.to_string()).collect(),
+                None => columns::header_fields(head).ok_or_else(|| {
+                    IngestError::Format(format!(
+                        "--log-format {}: no `#Fields:` header in the first lines",
+                        source.name
+                    ))
+                })?,
+            };
+            let separator = match layout.fields {
+                Some(_) => Separator::Space,
+                None => columns::separator_of(head),
+            };
+            Box::new(ColumnsParser::new(
+                layout,
+                &names,
+                separator,
+                extra,
+                settings.time_of,
+            )?)
+        }
     })
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_are_unique_and_documented() {
-        for (i, source) in SOURCES.iter().enumerate() {
-            assert!(
-                SOURCES[..i].iter().all(|s| s.name != source.name),
-                "{}",
-                source.name
-            );
-            assert!(
-                source.doc.contains("http") || source.doc.contains('/'),
-                "{}",
-                source.name
-            );
-            assert_eq!(named(source.name), Some(source));
-        }
-    }
-}
+mod tests;

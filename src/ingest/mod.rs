@@ -8,6 +8,7 @@
 
 pub mod arrival;
 pub mod chunk;
+pub mod columns;
 pub mod combined;
 pub mod container;
 pub mod detect;
@@ -148,14 +149,26 @@ pub fn parser_for(
     format: &FormatChoice,
     settings: &Settings,
 ) -> Result<Box<dyn LineParser>, IngestError> {
+    parser_for_input(format, settings, &[])
+}
+
+/// Builds the parser for a known format, for an input whose first bytes are
+/// `head` (header-driven formats read their column names there).
+pub fn parser_for_input(
+    format: &FormatChoice,
+    settings: &Settings,
+    head: &[u8],
+) -> Result<Box<dyn LineParser>, IngestError> {
     let extra = &settings.keys.fields;
     Ok(match format {
         FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
             Box::new(combined::CombinedParser::new(extra)?.with_xff(settings.keys.uses_xff()))
         }
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
-        FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),
-        FormatChoice::Source(source) => formats::parser(source, settings)?,
+        FormatChoice::LogFormat(f) => {
+            Box::new(log_format::LogFormatParser::new(f, extra)?.with_time_of(settings.time_of))
+        }
+        FormatChoice::Source(source) => formats::parser(source, settings, head)?,
     })
 }
 

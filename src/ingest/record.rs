@@ -114,6 +114,9 @@ pub enum SkipReason {
     BadJson,
     /// A JSON object that is not an access-log entry (no request fields).
     NotAccessEntry,
+    /// A header or comment line (W3C `#Fields:`, `#Version:`…): not a request,
+    /// and not an error for `--strict`.
+    Directive,
 }
 
 impl fmt::Display for SkipReason {
@@ -131,6 +134,7 @@ impl fmt::Display for SkipReason {
             SkipReason::NotAccessEntry => {
                 f.write_str("JSON object without request fields (not an access entry)")
             }
+            SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
         }
     }
 }
@@ -195,6 +199,12 @@ pub trait LineParser: Send + Sync {
 
     /// A short name for messages ("combined", "json", "log_format").
     fn name(&self) -> String;
+
+    /// Which time events get when it is not the time as logged (for messages,
+    /// e.g. "arrival: the logged time minus $request_time").
+    fn time_used(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 #[cfg(test)]
