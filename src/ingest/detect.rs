@@ -118,7 +118,7 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
         }
     }
     if json >= half && json >= combined {
-        return Some(FormatChoice::Json);
+        return Some(json_source(&lines).unwrap_or(FormatChoice::Json));
     }
     if let Some(names) = columns::header_fields(head) {
         let name = if names.iter().any(|n| n == "x-edge-location") {
@@ -176,6 +176,35 @@ fn reads(source: &Source, lines: &[&[u8]]) -> usize {
             parser.parse(line, &mut record).is_ok()
         })
         .count()
+}
+
+/// The JSON source whose signature fields at least half of the JSON `lines` have.
+fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
+    let objects: Vec<serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| {
+            let start = memchr::memchr(b'{', l)?;
+            serde_json::from_slice::<serde_json::Value>(&l[start..])
+                .ok()
+                .filter(serde_json::Value::is_object)
+        })
+        .collect();
+    let half = objects.len().div_ceil(2).max(1);
+    let has = |object: &serde_json::Value, path: &str| {
+        path.split('.')
+            .try_fold(object, |value, key| value.get(key))
+            .is_some_and(|v| !v.is_null())
+    };
+    formats::SOURCES.iter().find_map(|source| {
+        let Family::Json(map) = source.family else {
+            return None;
+        };
+        let matching = objects
+            .iter()
+            .filter(|o| map.signature.iter().all(|path| has(o, path)))
+            .count();
+        (matching >= half).then_some(FormatChoice::Source(source))
+    })
 }
 
 fn is_json_object(line: &[u8]) -> bool {

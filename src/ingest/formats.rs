@@ -11,6 +11,7 @@
 use super::arrival::TimeOf;
 use super::columns::{self, ColumnsParser, DurationUnit, Layout, Role as ColumnRole, Separator};
 use super::combined::CombinedParser;
+use super::json::{DurationUnit as JsonDuration, JsonMap, JsonParser};
 use super::log_format::LogFormatParser;
 use super::record::LineParser;
 use super::{IngestError, Settings};
@@ -29,6 +30,8 @@ pub enum Family {
     },
     /// Columns named by a `#Fields:` header or a documented list.
     Columns(&'static Layout),
+    /// JSON lines with the source's field names.
+    Json(&'static JsonMap),
 }
 
 /// The variants of combined lines a source may write.
@@ -152,8 +155,197 @@ static W3C: Layout = Layout {
     min_columns: 2,
 };
 
+/// Google Cloud Logging entries with an `httpRequest` (the HTTP(S) load
+/// balancer's request logs, exported or read with `gcloud logging read`).
+static GCP: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["timestamp"]),
+        ("client", &["httpRequest.remoteIp"]),
+        ("method", &["httpRequest.requestMethod"]),
+        ("path", &["httpRequest.requestUrl"]),
+        ("status", &["httpRequest.status"]),
+    ],
+    time_is_start: false,
+    duration: None,
+    logged_time: None,
+    signature: &["httpRequest.requestUrl", "timestamp"],
+};
+
+/// Azure Front Door access logs (`FrontDoorAccessLog`), one record per line.
+static AZURE_FRONT_DOOR: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["time"]),
+        ("client", &["properties.clientIp"]),
+        ("method", &["properties.httpMethod"]),
+        ("path", &["properties.requestUri"]),
+        ("status", &["properties.httpStatusCode"]),
+    ],
+    time_is_start: false,
+    duration: Some(("properties.timeTaken", JsonDuration::Seconds)),
+    logged_time: None,
+    signature: &["properties.clientIp", "properties.httpStatusCode"],
+};
+
+/// Azure Application Gateway access logs (`ApplicationGatewayAccessLog`).
+static AZURE_APP_GATEWAY: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["time", "timeStamp"]),
+        ("client", &["properties.clientIP"]),
+        ("method", &["properties.httpMethod"]),
+        ("path", &["properties.requestUri"]),
+        ("status", &["properties.httpStatus"]),
+    ],
+    time_is_start: false,
+    duration: None,
+    logged_time: None,
+    signature: &["properties.clientIP", "properties.httpStatus"],
+};
+
+/// Cloudflare Logpush, the `http_requests` dataset.
+static CLOUDFLARE: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["EdgeStartTimestamp"]),
+        ("client", &["ClientIP"]),
+        ("method", &["ClientRequestMethod"]),
+        ("path", &["ClientRequestURI", "ClientRequestPath"]),
+        ("status", &["EdgeResponseStatus"]),
+    ],
+    time_is_start: true,
+    duration: None,
+    logged_time: Some(&["EdgeEndTimestamp", "EdgeStartTimestamp"]),
+    signature: &["ClientRequestMethod", "EdgeStartTimestamp"],
+};
+
+/// Envoy JSON access logs with the key names of Istio's JSON encoding (and
+/// Contour's), the de facto standard since Envoy has no default JSON format.
+static ENVOY_JSON: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["start_time", "@timestamp", "timestamp"]),
+        ("client", &["downstream_remote_address"]),
+        ("xff", &["x_forwarded_for"]),
+        ("method", &["method"]),
+        ("path", &["path"]),
+        ("status", &["response_code"]),
+    ],
+    time_is_start: true,
+    duration: Some(("duration", JsonDuration::Millis)),
+    logged_time: None,
+    signature: &["downstream_remote_address", "response_code"],
+};
+
+/// Caddy's JSON access log (`http.log.access`).
+static CADDY: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["ts"]),
+        (
+            "client",
+            &[
+                "request.client_ip",
+                "request.remote_ip",
+                "request.remote_addr",
+            ],
+        ),
+        ("xff", &["request.headers.X-Forwarded-For"]),
+        ("method", &["request.method"]),
+        ("path", &["request.uri"]),
+        ("status", &["status"]),
+        ("user", &["user_id"]),
+    ],
+    time_is_start: false,
+    duration: Some(("duration", JsonDuration::Seconds)),
+    logged_time: None,
+    signature: &["request.uri", "ts"],
+};
+
+/// Traefik's JSON access log.
+static TRAEFIK_JSON: JsonMap = JsonMap {
+    roles: &[
+        ("time", &["StartUTC", "StartLocal"]),
+        ("client", &["ClientHost"]),
+        ("xff", &["request_X-Forwarded-For"]),
+        ("method", &["RequestMethod"]),
+        ("path", &["RequestPath"]),
+        ("status", &["DownstreamStatus"]),
+        ("user", &["ClientUsername"]),
+    ],
+    time_is_start: true,
+    duration: Some(("Duration", JsonDuration::Nanos)),
+    logged_time: None,
+    signature: &["RequestPath", "StartUTC"],
+};
+
 /// Every named source, the most specific first (detection tries them in order).
 pub static SOURCES: &[Source] = &[
+    Source {
+        name: "gcp",
+        title: "Google Cloud HTTP(S) load balancer (Cloud Logging JSON)",
+        family: Family::Json(&GCP),
+        client: "httpRequest.remoteIp",
+        arrival: "timestamp (as logged)",
+        logged: "timestamp",
+        resolution: "microsecond (kept to the millisecond)",
+        doc: "https://cloud.google.com/load-balancing/docs/https/https-logging-monitoring; https://cloud.google.com/logging/docs/reference/v2/rest/v2/LogEntry#HttpRequest",
+    },
+    Source {
+        name: "azure-frontdoor",
+        title: "Azure Front Door access log",
+        family: Family::Json(&AZURE_FRONT_DOOR),
+        client: "properties.clientIp",
+        arrival: "time minus properties.timeTaken (arrival)",
+        logged: "time (when the edge delivered the response)",
+        resolution: "second or finer, as the time is written",
+        doc: "https://learn.microsoft.com/en-us/azure/frontdoor/monitor-front-door-reference (FrontDoorAccessLog)",
+    },
+    Source {
+        name: "azure-appgw",
+        title: "Azure Application Gateway access log",
+        family: Family::Json(&AZURE_APP_GATEWAY),
+        client: "properties.clientIP",
+        arrival: "time (as logged; timeTaken's unit differs between v1 and v2)",
+        logged: "time",
+        resolution: "second or finer, as the time is written",
+        doc: "https://learn.microsoft.com/en-us/azure/application-gateway/monitor-application-gateway-reference (ApplicationGatewayAccessLog)",
+    },
+    Source {
+        name: "cloudflare",
+        title: "Cloudflare Logpush (http_requests)",
+        family: Family::Json(&CLOUDFLARE),
+        client: "ClientIP",
+        arrival: "EdgeStartTimestamp (arrival; RFC 3339, Unix seconds or nanoseconds)",
+        logged: "EdgeEndTimestamp",
+        resolution: "as the timestamps option writes it (unixnano: nanoseconds)",
+        doc: "https://developers.cloudflare.com/logs/reference/log-fields/zone/http_requests/",
+    },
+    Source {
+        name: "envoy-json",
+        title: "Envoy JSON access log (Istio's key names)",
+        family: Family::Json(&ENVOY_JSON),
+        client: "downstream_remote_address without the port",
+        arrival: "start_time (%START_TIME%, arrival)",
+        logged: "start_time plus duration",
+        resolution: "millisecond",
+        doc: "https://istio.io/latest/docs/tasks/observability/logs/access-log/; envoyproxy/envoy: docs/root/configuration/observability/access_log/usage.rst (Format Dictionaries)",
+    },
+    Source {
+        name: "caddy",
+        title: "Caddy JSON access log",
+        family: Family::Json(&CADDY),
+        client: "request.client_ip (set from trusted proxies), else request.remote_ip",
+        arrival: "ts minus duration (arrival)",
+        logged: "ts (when the response was written)",
+        resolution: "sub-millisecond (kept to the millisecond)",
+        doc: "https://caddyserver.com/docs/logging; caddyserver/caddy: modules/caddyhttp/server.go (logRequest)",
+    },
+    Source {
+        name: "traefik-json",
+        title: "Traefik JSON access log",
+        family: Family::Json(&TRAEFIK_JSON),
+        client: "ClientHost",
+        arrival: "StartUTC (arrival)",
+        logged: "StartUTC plus Duration",
+        resolution: "nanosecond (kept to the millisecond)",
+        doc: "https://doc.traefik.io/traefik/observability/access-logs/ (JSON format, fields)",
+    },
     Source {
         name: "alb",
         title: "AWS Application Load Balancer",
@@ -287,6 +479,12 @@ pub fn parser(
                 parser
             })
         }
+        Family::Json(map) => Box::new(JsonParser::for_map(
+            map,
+            &settings.json_fields,
+            extra,
+            settings.time_of,
+        )?),
         Family::Columns(layout) => {
             let names = match layout.fields {
                 Some(fields) => fields.iter().map(|f| f.to_string()).collect(),

@@ -36,6 +36,13 @@ pub trait JsonDoc<'a> {
     fn time(&self, value: Self::Found) -> Option<Stamp>;
     /// A status: a number or such a text ([`status_number`], [`parse_status`]).
     fn status(&self, value: Self::Found) -> Result<Option<u16>, SkipReason>;
+    /// A number, or a text holding one (`"0.012"`, Go's `"0.012s"`).
+    fn number(&self, value: Self::Found) -> Option<f64>;
+}
+
+fn number_text(text: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(text).ok()?;
+    text.trim().trim_end_matches('s').parse().ok()
 }
 
 /// A line parsed by `serde_json` (the object at the root).
@@ -100,6 +107,14 @@ impl<'a, 'v> JsonDoc<'a> for ValueDoc<'v> {
 
     fn status(&self, value: &'v Value) -> Result<Option<u16>, SkipReason> {
         status_of(value)
+    }
+
+    fn number(&self, value: &'v Value) -> Option<f64> {
+        match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => number_text(s.as_bytes()),
+            _ => None,
+        }
     }
 }
 
@@ -214,6 +229,14 @@ impl<'a> JsonDoc<'a> for TapeDoc<'a, '_> {
                 None => Err(SkipReason::BadStatus), // a decimal
             },
             _ => Err(SkipReason::BadStatus),
+        }
+    }
+
+    fn number(&self, index: u32) -> Option<f64> {
+        let node = self.node(index);
+        match node.kind {
+            Kind::String | Kind::Number => number_text(self.span(node)),
+            _ => None,
         }
     }
 }

@@ -282,3 +282,119 @@ fn w3c_fields_can_be_keys() {
     let names: Vec<&str> = done.table.clients.names().collect();
     assert!(names.contains(&"SEA19-C1+203.0.113.9"), "{names:?}");
 }
+
+/// The JSON sources: (file, source, lines, parsed, clients, top client, its
+/// requests, busiest client second, first event), worked out by hand.
+const JSON_SOURCES: &[(&str, &str, u64, u64, usize, &str, usize, usize, i64)] = &[
+    // The 5th line is a Cloud Logging entry without httpRequest (skipped).
+    ("gcp.log", "gcp", 5, 4, 2, "192.0.2.5", 3, 2, T0 + 100),
+    // Arrival = time − timeTaken: 0.750, 0.900, −1.000 (a 3 s download), 2.099.
+    (
+        "azure-frontdoor.log",
+        "azure-frontdoor",
+        4,
+        4,
+        2,
+        "192.0.2.8",
+        3,
+        2,
+        T0 - 1_000,
+    ),
+    (
+        "azure-appgw.log",
+        "azure-appgw",
+        5,
+        5,
+        3,
+        "192.0.2.77",
+        3,
+        2,
+        T0,
+    ),
+    // EdgeStartTimestamp as RFC 3339, Unix seconds and Unix nanoseconds.
+    (
+        "cloudflare.log",
+        "cloudflare",
+        5,
+        5,
+        3,
+        "192.0.2.90",
+        3,
+        3,
+        T0,
+    ),
+    // downstream_remote_address without the port, `[2001:db8::5]:40000` too; status 0 counts.
+    (
+        "envoy-json.log",
+        "envoy-json",
+        4,
+        4,
+        2,
+        "10.44.1.23",
+        3,
+        2,
+        T0 + 100,
+    ),
+    // client_ip preferred to remote_ip; arrival = ts − duration (0.625, 0.874,
+    // −1.250 for a 2.5 s websocket with status 0, 1.499); a TLS line skipped.
+    (
+        "caddy.log",
+        "caddy",
+        5,
+        4,
+        2,
+        "203.0.113.7",
+        3,
+        2,
+        T0 - 1_250,
+    ),
+    (
+        "traefik-json.log",
+        "traefik-json",
+        3,
+        3,
+        2,
+        "192.0.2.44",
+        2,
+        2,
+        T0 + 250,
+    ),
+];
+
+#[test]
+fn json_sources() {
+    for &(file, format, lines, parsed, clients, top_client, top_requests, busiest, first) in
+        JSON_SOURCES
+    {
+        check(&Expected {
+            file,
+            format,
+            lines,
+            parsed,
+            clients,
+            top_client,
+            top_requests,
+            busiest_second: busiest,
+            first_ms: first,
+        });
+    }
+}
+
+#[test]
+fn json_sources_with_time_of_logged() {
+    let first = |file| read(&[file], FormatChoice::Auto, TimeOf::Logged).table.ts[0];
+    // Caddy: ts as written; Cloudflare: EdgeEndTimestamp; Envoy JSON: start + duration.
+    assert_eq!(first("caddy.log"), T0 + 750);
+    assert_eq!(first("cloudflare.log"), T0);
+    assert_eq!(first("envoy-json.log"), T0 + 103);
+    let last = |file| {
+        *read(&[file], FormatChoice::Auto, TimeOf::Logged)
+            .table
+            .ts
+            .last()
+            .unwrap()
+    };
+    assert_eq!(last("cloudflare.log"), T0 + 32_000);
+    // Traefik JSON: StartUTC + Duration (60 s for the websocket).
+    assert_eq!(last("traefik-json.log"), T0 + 60_750);
+}
