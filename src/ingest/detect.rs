@@ -158,7 +158,7 @@ fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
 fn is_text_family(source: &Source) -> bool {
     matches!(
         source.family,
-        Family::Combined(_) | Family::LogFormat { .. }
+        Family::Combined(_) | Family::LogFormat { .. } | Family::Haproxy
     ) || matches!(source.family, Family::Columns(layout) if layout.fields.is_some())
 }
 

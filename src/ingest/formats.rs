@@ -11,6 +11,7 @@
 use super::arrival::TimeOf;
 use super::columns::{self, ColumnsParser, DurationUnit, Layout, Role as ColumnRole, Separator};
 use super::combined::CombinedParser;
+use super::haproxy::HaproxyParser;
 use super::json::{DurationUnit as JsonDuration, JsonMap, JsonParser};
 use super::log_format::LogFormatParser;
 use super::record::LineParser;
@@ -32,6 +33,8 @@ pub enum Family {
     Columns(&'static Layout),
     /// JSON lines with the source's field names.
     Json(&'static JsonMap),
+    /// HAProxy's HTTP log format.
+    Haproxy,
 }
 
 /// The variants of combined lines a source may write.
@@ -377,6 +380,16 @@ pub static SOURCES: &[Source] = &[
         doc: "https://www.w3.org/TR/WD-logfile.html; https://learn.microsoft.com/en-us/windows/win32/http/w3c-logging",
     },
     Source {
+        name: "haproxy",
+        title: "HAProxy HTTP log (option httplog), behind a syslog prefix",
+        family: Family::Haproxy,
+        client: "%ci (the port dropped)",
+        arrival: "[%tr] (when the request arrived; the accept date before HAProxy 1.9)",
+        logged: "[%tr] plus Ta (the total active time)",
+        resolution: "millisecond",
+        doc: "haproxy/haproxy: doc/configuration.txt, section \"HTTP log format\"",
+    },
+    Source {
         name: "ingress-nginx",
         title: "Kubernetes ingress-nginx (upstreaminfo)",
         family: Family::LogFormat {
@@ -479,6 +492,7 @@ pub fn parser(
                 parser
             })
         }
+        Family::Haproxy => Box::new(HaproxyParser::new(extra, settings.time_of)?),
         Family::Json(map) => Box::new(JsonParser::for_map(
             map,
             &settings.json_fields,

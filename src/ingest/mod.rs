@@ -14,6 +14,7 @@ pub mod container;
 pub mod detect;
 pub mod endpoint;
 pub mod formats;
+pub mod haproxy;
 pub mod json;
 pub mod json_doc;
 pub mod json_tape;

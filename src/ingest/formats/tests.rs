@@ -398,3 +398,71 @@ fn json_sources_with_time_of_logged() {
     // Traefik JSON: StartUTC + Duration (60 s for the websocket).
     assert_eq!(last("traefik-json.log"), T0 + 60_750);
 }
+
+#[test]
+fn haproxy_behind_syslog() {
+    check(&Expected {
+        file: "haproxy.log",
+        format: "haproxy",
+        // Line 6 is a HAProxy event, not a request.
+        lines: 7,
+        parsed: 6,
+        // 192.0.2.71: lines 1-3 (a 504 after 63 s); 198.51.100.71: 4 (429), 5
+        // (<BADREQ>); [2001:db8::44]:60112 behind an RFC 5424 prefix.
+        clients: 3,
+        top_client: "192.0.2.71",
+        top_requests: 3,
+        // The request dates 0.120, 0.480, 0.900.
+        busiest_second: 3,
+        first_ms: T0 + 120,
+    });
+    // Logged: the date plus Ta: line 3 ends 63.387 s after 0.900.
+    let done = read(&["haproxy.log"], FormatChoice::Auto, TimeOf::Logged);
+    assert_eq!(done.table.ts.last(), Some(&(T0 + 64_287)));
+}
+
+#[test]
+fn several_sources_in_one_run_are_each_detected() {
+    let files = [
+        ("alb.log", "alb"),
+        ("cloudfront.log", "cloudfront"),
+        ("iis.log", "w3c"),
+        ("haproxy.log", "haproxy"),
+        ("ingress-nginx.log", "ingress-nginx"),
+        ("traefik.log", "traefik"),
+        ("istio.log", "istio"),
+        ("envoy.log", "envoy"),
+        ("gcp.log", "gcp"),
+        ("azure-frontdoor.log", "azure-frontdoor"),
+        ("azure-appgw.log", "azure-appgw"),
+        ("cloudflare.log", "cloudflare"),
+        ("envoy-json.log", "envoy-json"),
+        ("caddy.log", "caddy"),
+        ("traefik-json.log", "traefik-json"),
+    ];
+    let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
+    let done = read(&names, FormatChoice::Auto, TimeOf::Arrival);
+    let report = &done.report;
+    for ((file, source), got) in files.iter().zip(&report.files) {
+        assert!(got.name.ends_with(file), "{}", got.name);
+        assert!(
+            got.format.starts_with(&format!("{source} (detected")),
+            "{file}: {}",
+            got.format
+        );
+        // Each file alone gives the same counts.
+        let alone = read(&[file], FormatChoice::Auto, TimeOf::Arrival).report;
+        assert_eq!(
+            (got.lines, got.parsed),
+            (alone.lines, alone.parsed),
+            "{file}"
+        );
+    }
+    let lines: u64 = report.files.iter().map(|f| f.lines).sum();
+    assert_eq!(
+        (report.lines, report.parsed + report.skipped),
+        (lines, lines)
+    );
+    assert_eq!(done.table.len() as u64, report.parsed);
+    assert!(done.table.ts.windows(2).all(|w| w[0] <= w[1]));
+}
