@@ -61,8 +61,10 @@ pub struct IngestArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 
-    /// Log format: auto, combined, common, json, or a literal nginx `log_format`
-    /// string such as '$msec $remote_addr "$request" $status'.
+    /// Log format: auto, combined, common, json, a source (alb, cloudfront, w3c,
+    /// haproxy, ingress-nginx, traefik, envoy, istio, caddy, gcp, cloudflare, …;
+    /// see docs/sources.md), or a literal nginx `log_format` string such as
+    /// '$msec $remote_addr "$request" $status'.
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub log_format: String,
 

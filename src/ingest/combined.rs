@@ -255,8 +255,11 @@ fn host_of_vhost(vhost: &[u8]) -> Option<&[u8]> {
 /// request then ends at the one quote that is followed by ` STATUS BYTES` (the
 /// fields found from the other side). `None` when no quote is; an error when
 /// several are (the line is ambiguous).
+/// A request line and the rest of the line after its closing quote.
+type RequestAndRest<'a> = (&'a [u8], &'a [u8]);
+
 #[cold]
-fn request_with_inner_quotes(text: &[u8]) -> Result<Option<(&[u8], &[u8])>, SkipReason> {
+fn request_with_inner_quotes(text: &[u8]) -> Result<Option<RequestAndRest<'_>>, SkipReason> {
     let body = &text[1..];
     let mut found = None;
     for close in memchr::memchr_iter(b'"', body) {

@@ -46,6 +46,11 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
                 return Err(IngestError::Detect {
                     file: file.to_string(),
                     first_line: format!("`{}`", crate::output::escape::terminal(&first)),
+                    sources: formats::SOURCES
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
             None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway

@@ -65,9 +65,14 @@ pub enum IngestError {
         known: String,
     },
     #[error(
-        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, or the nginx log_format string"
+        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, a source name ({sources}), or the nginx log_format string"
     )]
-    Detect { file: String, first_line: String },
+    Detect {
+        file: String,
+        first_line: String,
+        /// The named sources, for the message.
+        sources: String,
+    },
     #[error(
         "{file}:{line}: {reason} (--strict stops at the first bad line; drop --strict to skip and count such lines)"
     )]

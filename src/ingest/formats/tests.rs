@@ -283,100 +283,96 @@ fn w3c_fields_can_be_keys() {
     assert!(names.contains(&"SEA19-C1+203.0.113.9"), "{names:?}");
 }
 
-/// The JSON sources: (file, source, lines, parsed, clients, top client, its
-/// requests, busiest client second, first event), worked out by hand.
-const JSON_SOURCES: &[(&str, &str, u64, u64, usize, &str, usize, usize, i64)] = &[
+/// The JSON sources, worked out by hand.
+const JSON_SOURCES: &[Expected] = &[
     // The 5th line is a Cloud Logging entry without httpRequest (skipped).
-    ("gcp.log", "gcp", 5, 4, 2, "192.0.2.5", 3, 2, T0 + 100),
+    Expected {
+        file: "gcp.log",
+        format: "gcp",
+        lines: 5,
+        parsed: 4,
+        clients: 2,
+        top_client: "192.0.2.5",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0 + 100,
+    },
     // Arrival = time − timeTaken: 0.750, 0.900, −1.000 (a 3 s download), 2.099.
-    (
-        "azure-frontdoor.log",
-        "azure-frontdoor",
-        4,
-        4,
-        2,
-        "192.0.2.8",
-        3,
-        2,
-        T0 - 1_000,
-    ),
-    (
-        "azure-appgw.log",
-        "azure-appgw",
-        5,
-        5,
-        3,
-        "192.0.2.77",
-        3,
-        2,
-        T0,
-    ),
+    Expected {
+        file: "azure-frontdoor.log",
+        format: "azure-frontdoor",
+        lines: 4,
+        parsed: 4,
+        clients: 2,
+        top_client: "192.0.2.8",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0 - 1_000,
+    },
+    Expected {
+        file: "azure-appgw.log",
+        format: "azure-appgw",
+        lines: 5,
+        parsed: 5,
+        clients: 3,
+        top_client: "192.0.2.77",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0,
+    },
     // EdgeStartTimestamp as RFC 3339, Unix seconds and Unix nanoseconds.
-    (
-        "cloudflare.log",
-        "cloudflare",
-        5,
-        5,
-        3,
-        "192.0.2.90",
-        3,
-        3,
-        T0,
-    ),
+    Expected {
+        file: "cloudflare.log",
+        format: "cloudflare",
+        lines: 5,
+        parsed: 5,
+        clients: 3,
+        top_client: "192.0.2.90",
+        top_requests: 3,
+        busiest_second: 3,
+        first_ms: T0,
+    },
     // downstream_remote_address without the port, `[2001:db8::5]:40000` too; status 0 counts.
-    (
-        "envoy-json.log",
-        "envoy-json",
-        4,
-        4,
-        2,
-        "10.44.1.23",
-        3,
-        2,
-        T0 + 100,
-    ),
-    // client_ip preferred to remote_ip; arrival = ts − duration (0.625, 0.874,
-    // −1.250 for a 2.5 s websocket with status 0, 1.499); a TLS line skipped.
-    (
-        "caddy.log",
-        "caddy",
-        5,
-        4,
-        2,
-        "203.0.113.7",
-        3,
-        2,
-        T0 - 1_250,
-    ),
-    (
-        "traefik-json.log",
-        "traefik-json",
-        3,
-        3,
-        2,
-        "192.0.2.44",
-        2,
-        2,
-        T0 + 250,
-    ),
+    Expected {
+        file: "envoy-json.log",
+        format: "envoy-json",
+        lines: 4,
+        parsed: 4,
+        clients: 2,
+        top_client: "10.44.1.23",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0 + 100,
+    },
+    // client_ip preferred to remote_ip; arrival = ts − duration (0.625, 0.874, −1.250 for a 2.5 s websocket with status 0, 1.499); a TLS line skipped.
+    Expected {
+        file: "caddy.log",
+        format: "caddy",
+        lines: 5,
+        parsed: 4,
+        clients: 2,
+        top_client: "203.0.113.7",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0 - 1_250,
+    },
+    Expected {
+        file: "traefik-json.log",
+        format: "traefik-json",
+        lines: 3,
+        parsed: 3,
+        clients: 2,
+        top_client: "192.0.2.44",
+        top_requests: 2,
+        busiest_second: 2,
+        first_ms: T0 + 250,
+    },
 ];
 
 #[test]
 fn json_sources() {
-    for &(file, format, lines, parsed, clients, top_client, top_requests, busiest, first) in
-        JSON_SOURCES
-    {
-        check(&Expected {
-            file,
-            format,
-            lines,
-            parsed,
-            clients,
-            top_client,
-            top_requests,
-            busiest_second: busiest,
-            first_ms: first,
-        });
+    for expected in JSON_SOURCES {
+        check(expected);
     }
 }
 
@@ -439,6 +435,7 @@ fn several_sources_in_one_run_are_each_detected() {
         ("envoy-json.log", "envoy-json"),
         ("caddy.log", "caddy"),
         ("traefik-json.log", "traefik-json"),
+        ("vhost_combined.log", "vhost_combined"),
     ];
     let names: Vec<&str> = files.iter().map(|(f, _)| *f).collect();
     let done = read(&names, FormatChoice::Auto, TimeOf::Arrival);
@@ -465,4 +462,20 @@ fn several_sources_in_one_run_are_each_detected() {
     );
     assert_eq!(done.table.len() as u64, report.parsed);
     assert!(done.table.ts.windows(2).all(|w| w[0] <= w[1]));
+}
+
+#[test]
+fn apache_vhost_combined() {
+    check(&Expected {
+        file: "vhost_combined.log",
+        format: "vhost_combined",
+        lines: 5,
+        parsed: 5,
+        // 192.0.2.1 on two virtual hosts; 198.51.100.3; ::1 (Apache's internal dummy connection).
+        clients: 3,
+        top_client: "192.0.2.1",
+        top_requests: 3,
+        busiest_second: 2,
+        first_ms: T0,
+    });
 }
