@@ -183,7 +183,10 @@ fn reads(source: &Source, lines: &[&[u8]]) -> usize {
         .count()
 }
 
-/// The JSON source whose signature fields at least half of the JSON `lines` have.
+/// The JSON source whose signature fields most of the JSON `lines` have (the
+/// first in [`formats::SOURCES`] on a tie); `None` when no line has any
+/// source's. Lines of other kinds (a server's own messages mixed with its
+/// access entries, as Caddy and Cloud Logging write) do not count against it.
 fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
     let objects: Vec<serde_json::Value> = lines
         .iter()
@@ -194,22 +197,25 @@ fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
                 .filter(serde_json::Value::is_object)
         })
         .collect();
-    let half = objects.len().div_ceil(2).max(1);
     let has = |object: &serde_json::Value, path: &str| {
         path.split('.')
             .try_fold(object, |value, key| value.get(key))
             .is_some_and(|v| !v.is_null())
     };
-    formats::SOURCES.iter().find_map(|source| {
+    let mut best: Option<(usize, &'static Source)> = None;
+    for source in formats::SOURCES {
         let Family::Json(map) = source.family else {
-            return None;
+            continue;
         };
         let matching = objects
             .iter()
             .filter(|o| map.signature.iter().all(|path| has(o, path)))
             .count();
-        (matching >= half).then_some(FormatChoice::Source(source))
-    })
+        if matching > best.map_or(0, |(n, _)| n) {
+            best = Some((matching, source));
+        }
+    }
+    best.map(|(_, source)| FormatChoice::Source(source))
 }
 
 fn is_json_object(line: &[u8]) -> bool {
