@@ -479,3 +479,30 @@ fn apache_vhost_combined() {
         first_ms: T0,
     });
 }
+
+#[test]
+fn alb_logs_are_read_gzipped_as_s3_holds_them() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("123456789012_elasticloadbalancing_us-east-2_app.my-lb.log.gz");
+    let mut gz = flate2::write::GzEncoder::new(
+        std::fs::File::create(&path).unwrap(),
+        flate2::Compression::default(),
+    );
+    gz.write_all(&std::fs::read(fixture("alb.log")).unwrap())
+        .unwrap();
+    gz.finish().unwrap();
+    let settings = Settings {
+        inputs: vec![path],
+        ..Settings::for_detection()
+    };
+    let done = ingest(&settings).unwrap();
+    let file = &done.report.files[0];
+    assert_eq!(
+        (file.compression.as_str(), file.lines, file.parsed),
+        ("gzip", 6, 6)
+    );
+    assert!(file.format.starts_with("alb (detected"), "{}", file.format);
+}
