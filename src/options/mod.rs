@@ -95,6 +95,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
         paths: true,
+        time_of: args.time_of,
     })
 }
 
@@ -105,7 +106,8 @@ pub fn format_choice(text: &str) -> FormatChoice {
         "combined" | "main" => FormatChoice::Combined,
         "common" | "clf" => FormatChoice::Common,
         "json" | "jsonl" => FormatChoice::Json,
-        literal => FormatChoice::LogFormat(literal.to_string()),
+        literal => FormatChoice::named(literal)
+            .unwrap_or_else(|| FormatChoice::LogFormat(literal.to_string())),
     }
 }
 
