@@ -13,7 +13,7 @@ fixtures=$root/fixtures
 realdata=${RLCTL_REALDATA:-$root/../shared/realdata}
 corpus=$fuzz/corpus
 
-mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline}
+mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline,container,columns,haproxy,detect}
 
 # seed TARGET NAME: stdin into corpus/TARGET/seed-NAME.
 seed() {
@@ -110,6 +110,20 @@ if command -v zstd >/dev/null; then
     { printf '\x00'; head_of "$access" 10 | zstd -q -c; } | seed pipeline zstd
 fi
 { printf '\x04'; head_of "$access" 5; printf 'bad line\n'; } | seed pipeline strict
+
+# the named sources' hand-written fixtures: detection takes any of them; the
+# columns target's first byte picks alb (0), cloudfront (1) or w3c (2)
+for f in "$fixtures"/sources/*.log; do
+    name=$(basename "$f" .log)
+    seed detect "$name" <"$f"
+done
+{ printf '\x00'; cat "$fixtures/sources/alb.log"; } | seed columns alb
+{ printf '\x01'; cat "$fixtures/sources/cloudfront.log"; } | seed columns cloudfront
+{ printf '\x02'; cat "$fixtures/sources/iis.log"; } | seed columns iis
+{ printf '\x00'; cat "$fixtures/sources/haproxy.log"; } | seed haproxy fixture
+# container wrappers: the first byte picks CRI (even) or Docker (odd), combined (bit 1 clear) or JSON
+{ printf '\x00'; head_of "$access" 5 | sed 's/^/2026-01-05T00:00:00.123456789Z stdout F /'; printf '2026-01-05T00:00:00Z stdout P 1.2.3.4 - -\n'; } | seed container cri
+{ printf '\x03'; printf '{"log":"{\\"ts\\":1767571200.5,\\"request\\":{\\"uri\\":\\"/\\"},\\"status\\":0}\\n","stream":"stdout","time":"2026-01-05T00:00:00Z"}\n'; } | seed container docker
 
 if [[ -d "$realdata" ]]; then
     for f in "$realdata"/*access* "$realdata"/elastic_*; do

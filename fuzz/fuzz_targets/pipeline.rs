@@ -45,6 +45,7 @@ fuzz_target!(|data: &[u8]| {
         strict: config & 4 != 0,
         progress: None,
         paths: config & 8 != 0,
+        time_of: Default::default(),
     };
     let Ok(ingested) = ingest(&settings) else {
         return; // truncated compression, undetectable format, --strict: errors, not panics

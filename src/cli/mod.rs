@@ -70,8 +70,10 @@ pub struct IngestArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 
-    /// Log format: auto, combined, common, json, or a literal nginx `log_format`
-    /// string such as '$msec $remote_addr "$request" $status'.
+    /// Log format: auto, combined, common, json, a source (alb, cloudfront, w3c,
+    /// haproxy, ingress-nginx, traefik, envoy, istio, caddy, gcp, cloudflare, …;
+    /// see docs/sources.md), or a literal nginx `log_format` string such as
+    /// '$msec $remote_addr "$request" $status'.
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     pub log_format: String,
 
@@ -104,6 +106,13 @@ pub struct IngestArgs {
     /// applied before the automatic :id normalisation).
     #[arg(long, value_name = "REGEX=NAME")]
     pub route: Vec<String>,
+
+    /// Stamp each request with when it arrived, where the log format tells it
+    /// (a start time, or the end time minus the duration), or with the time as
+    /// logged. stderr names the time used per input.
+    #[arg(long, value_name = "WHEN", default_value = "arrival",
+          value_parser = crate::ingest::arrival::TimeOf::parse)]
+    pub time_of: crate::ingest::arrival::TimeOf,
 
     /// Treat any malformed line as an error (exit 2) instead of skipping it.
     #[arg(long)]

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::{ExcludeArg, IngestArgs, MultiplierArg, TopArg, WindowArg};
+use crate::scenario::GatewayChoice;
 
 /// Formats of `rlctl report`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -37,6 +38,12 @@ pub struct ReportArgs {
         conflicts_with = "recommended"
     )]
     pub policy: Option<PathBuf>,
+
+    /// Add the section "the policy as your gateway enforces it": the policy
+    /// replayed as this gateway (or all of them) enforces the exported config
+    /// (names as `rlctl simulate --gateway`; aws-waf and cloudflare are models).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<GatewayChoice>,
 
     /// Use the policy `rlctl analyze` recommends for this log (the default).
     #[arg(long, help_heading = "Limits")]

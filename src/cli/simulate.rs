@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use super::{IngestArgs, MultiplierArg, OutputArgs, TopArg, WindowArg};
-use crate::scenario::AlgoChoice;
+use crate::scenario::{AlgoChoice, GatewayChoice};
 use crate::simulate::Balance;
 use crate::units::Limit;
 
@@ -45,6 +45,13 @@ pub struct SimulateArgs {
     /// nginx `nodelay` for leaky-bucket: admitted requests never wait.
     #[arg(long, help_heading = "Limits")]
     pub nodelay: bool,
+
+    /// Replay as a gateway enforces the config `rlctl export` writes: nginx,
+    /// haproxy, haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik,
+    /// kong, kong-redis, aws-waf and cloudflare (documented models), redis-swc,
+    /// or all (side by side, after the policy itself).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<GatewayChoice>,
 
     /// Rules from a TOML policy (written by `rlctl analyze --write-policy`).
     #[arg(

@@ -54,7 +54,8 @@ impl ChunkResult {
     /// Records a skipped line.
     pub fn skip(&mut self, line: u64, reason: SkipReason) {
         *self.skipped.entry(reason).or_default() += 1;
-        if reason != SkipReason::Blank && self.first_bad.is_none() {
+        if !matches!(reason, SkipReason::Blank | SkipReason::Directive) && self.first_bad.is_none()
+        {
             self.first_bad = Some((line, reason));
         }
         if self.examples.len() < EXAMPLES_PER_CHUNK {

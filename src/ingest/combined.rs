@@ -12,6 +12,7 @@ use std::borrow::Cow;
 use memchr::memchr;
 
 use super::IngestError;
+use super::arrival;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 
@@ -29,6 +30,11 @@ pub const FIELD_NAMES: &[&str] = &[
     "http_referer",
     "http_user_agent",
     "http_x_forwarded_for",
+    "vhost",
+    "request_count",
+    "router_name",
+    "server_url",
+    "duration_ms",
 ];
 
 /// The parser for `combined` and `common`.
@@ -41,16 +47,26 @@ pub struct CombinedParser {
     tail: bool,
     /// Whether BYTES is read (for the tail, or as a `field:` key).
     bytes: bool,
+    /// Apache `vhost_combined`: the line starts with `%v:%p` before the address.
+    vhost: bool,
+    /// Traefik's common log format: `COUNT "ROUTER" "URL" Nms` after the user agent.
+    traefik: bool,
+    /// With `traefik`, stamp events with the end (start + duration) instead of the start.
+    logged_time: bool,
 }
 
 /// The pieces of one combined line, borrowed from it.
 #[derive(Debug, Default)]
 struct Split<'a> {
-    fields: [&'a [u8]; 12],
+    fields: [&'a [u8]; 17],
 }
 
 /// Index of BYTES in [`FIELD_NAMES`]; the quoted fields come after it.
 const BYTES_FIELD: usize = 8;
+/// Index of `vhost` in [`FIELD_NAMES`] (empty unless `vhost_combined`).
+const VHOST_FIELD: usize = 12;
+/// Index of Traefik's first trailing field in [`FIELD_NAMES`].
+const TRAEFIK_FIELDS: usize = 13;
 
 impl CombinedParser {
     /// A parser that also captures the named `extra` fields (names from [`FIELD_NAMES`]).
@@ -72,36 +88,73 @@ impl CombinedParser {
             clock: ClfCache::default(),
             tail: true,
             bytes: true,
+            vhost: false,
+            traefik: false,
+            logged_time: false,
         })
+    }
+
+    /// Reads Traefik's common log format, which adds `COUNT "ROUTER" "URL"
+    /// DURATIONms` after the user agent (`CommonLogFormatter` in traefik's
+    /// `pkg/middlewares/accesslog/logger_formatters.go`); the time is the
+    /// request's start (`StartUTC`), the end with `logged_time`.
+    pub fn with_traefik(mut self, logged_time: bool) -> Self {
+        self.traefik = true;
+        self.tail = true;
+        self.bytes = true;
+        self.logged_time = logged_time;
+        self
+    }
+
+    /// Reads Apache `vhost_combined` lines (`%v:%p %h %l %u %t "%r" %>s %O
+    /// "%{Referer}i" "%{User-Agent}i"`, from the stock `apache2.conf`): the first
+    /// token is the virtual host and port, captured as the field `vhost`
+    /// (without the port).
+    pub fn with_vhost(mut self) -> Self {
+        self.vhost = true;
+        self
     }
 
     /// Leaves `$http_x_forwarded_for` empty when `wanted` is false (no client key
     /// reads it), so lines are not scanned past BYTES unless an extra field needs it.
     pub fn with_xff(mut self, wanted: bool) -> Self {
-        self.tail = wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
+        self.tail = self.traefik || wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
         self.bytes = self.tail || self.extra.contains(&BYTES_FIELD);
         self
     }
 
     fn split<'a>(&self, line: &'a [u8]) -> Result<Split<'a>, SkipReason> {
         let mut s = Split::default();
-        let open = memchr(b'[', line).ok_or(SkipReason::Malformed("no [time] field"))?;
+        let open = time_bracket(line).ok_or(SkipReason::Malformed("no [time] field"))?;
         let prefix = line[..open].trim_ascii_end();
         let (user_at, user) =
             last_token(prefix).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
         let (ident_at, ident) = last_token(prefix[..user_at].trim_ascii_end())
             .ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
-        let addr = prefix[..ident_at].trim_ascii();
+        let mut addr = prefix[..ident_at].trim_ascii();
+        if self.vhost {
+            const NO_VHOST: SkipReason =
+                SkipReason::Malformed("expected `VHOST:PORT ADDR IDENT USER [TIME]`");
+            let end = memchr(b' ', addr).ok_or(NO_VHOST)?;
+            s.fields[VHOST_FIELD] = host_of_vhost(&addr[..end]).ok_or(NO_VHOST)?;
+            addr = addr[end..].trim_ascii_start();
+        }
         if addr.is_empty() {
             return Err(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"));
         }
         let close = open
             + memchr(b']', &line[open..]).ok_or(SkipReason::Malformed("unterminated [time]"))?;
         let rest = line[close + 1..].trim_ascii_start();
-        let (request, rest) =
+        let (mut request, mut after_request) =
             quoted(rest).ok_or(SkipReason::Malformed("no quoted \"request\" after [time]"))?;
+        if !status_follows(after_request) {
+            // Unescaped quotes inside the request (rare): find its end from the other side.
+            if let Some(found) = request_with_inner_quotes(rest)? {
+                (request, after_request) = found;
+            }
+        }
         // STATUS and BYTES: the first two space-separated tokens.
-        let rest = rest.trim_ascii_start();
+        let rest = after_request.trim_ascii_start();
         let status_end = space_or_end(rest);
         if status_end == 0 {
             return Err(SkipReason::Malformed("no status after the request"));
@@ -135,9 +188,105 @@ impl CombinedParser {
                     None => break,
                 }
             }
+            if self.traefik {
+                traefik_trailer(tail, &mut s.fields[TRAEFIK_FIELDS..])?;
+            }
+        } else if self.traefik {
+            return Err(NO_TRAEFIK_TRAILER);
         }
         Ok(s)
     }
+}
+
+const NO_TRAEFIK_TRAILER: SkipReason = SkipReason::Malformed(
+    "expected Traefik's `COUNT \"ROUTER\" \"URL\" DURATIONms` after the user agent",
+);
+
+/// Traefik's fields after the user agent, into `fields` (count, router, URL,
+/// duration in milliseconds).
+fn traefik_trailer<'a>(tail: &'a [u8], fields: &mut [&'a [u8]]) -> Result<(), SkipReason> {
+    let tail = tail.trim_ascii_start();
+    let count = &tail[..space_or_end(tail)];
+    let (router, rest) =
+        quoted(tail[count.len()..].trim_ascii_start()).ok_or(NO_TRAEFIK_TRAILER)?;
+    let (url, rest) = quoted(rest.trim_ascii_start()).ok_or(NO_TRAEFIK_TRAILER)?;
+    let duration = rest
+        .trim_ascii()
+        .strip_suffix(b"ms")
+        .ok_or(NO_TRAEFIK_TRAILER)?;
+    let digits = |t: &[u8]| !t.is_empty() && t.iter().all(u8::is_ascii_digit);
+    if !(digits(count) || count == b"-") || !digits(duration) {
+        return Err(NO_TRAEFIK_TRAILER);
+    }
+    fields[..4].copy_from_slice(&[count, router, url, duration]);
+    Ok(())
+}
+
+/// Where `[TIME]` opens: the first `[` that starts a `dd/Mon/…` date (an
+/// address such as `[2001:db8::1]:443` has brackets too), else the first `[`.
+fn time_bracket(line: &[u8]) -> Option<usize> {
+    let first = memchr(b'[', line)?;
+    if line.get(first + 3) == Some(&b'/') {
+        return Some(first);
+    }
+    memchr::memchr_iter(b'[', &line[first + 1..])
+        .map(|i| first + 1 + i)
+        .find(|&i| line.get(i + 3) == Some(&b'/'))
+        .or(Some(first))
+}
+
+/// `%v:%p` without the port (`www.example.com:443` → `www.example.com`);
+/// `None` when the token is not `HOST:PORT`.
+fn host_of_vhost(vhost: &[u8]) -> Option<&[u8]> {
+    let colon = memchr::memrchr(b':', vhost)?;
+    let (host, port) = (&vhost[..colon], &vhost[colon + 1..]);
+    let plain = |b: &u8| !matches!(b, b',' | b'"' | b'[' | b']');
+    (!host.is_empty()
+        && !port.is_empty()
+        && port.iter().all(u8::is_ascii_digit)
+        && host.iter().all(plain))
+    .then_some(host)
+}
+
+/// The quoted request at the start of `text` and what follows its closing
+/// quote, for a line whose first closing quote is not followed by a status.
+///
+/// Some servers (Traefik) write quotes inside the request line unescaped: the
+/// request then ends at the one quote that is followed by ` STATUS BYTES` (the
+/// fields found from the other side). `None` when no quote is; an error when
+/// several are (the line is ambiguous).
+/// A request line and the rest of the line after its closing quote.
+type RequestAndRest<'a> = (&'a [u8], &'a [u8]);
+
+#[cold]
+fn request_with_inner_quotes(text: &[u8]) -> Result<Option<RequestAndRest<'_>>, SkipReason> {
+    let body = &text[1..];
+    let mut found = None;
+    for close in memchr::memchr_iter(b'"', body) {
+        if status_follows(&body[close + 1..]) {
+            if found.is_some() {
+                return Err(SkipReason::Malformed(
+                    "ambiguous request line (unescaped quotes before several status-like fields)",
+                ));
+            }
+            found = Some((&body[..close], &body[close + 1..]));
+        }
+    }
+    Ok(found)
+}
+
+/// True when `rest` (after a request's closing quote) is ` STATUS` followed by
+/// the end of the line or ` BYTES` (digits or `-`; checked by its first byte).
+fn status_follows(rest: &[u8]) -> bool {
+    let Some(rest) = rest.strip_prefix(b" ") else {
+        return false;
+    };
+    let rest = rest.trim_ascii_start();
+    let status_end = space_or_end(rest);
+    let after = rest[status_end..].trim_ascii_start();
+    status_end > 0
+        && parse_status(&rest[..status_end]).is_ok()
+        && matches!(after.first(), None | Some(b'0'..=b'9' | b'-'))
 }
 
 /// The last space-separated token of `text` and where it starts.
@@ -171,7 +320,13 @@ impl LineParser for CombinedParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         let s = self.split(line)?;
         let f = &s.fields;
-        record.time = Some(self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?);
+        let time = self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?;
+        record.time = Some(if self.logged_time {
+            arrival::millis_text(f[TRAEFIK_FIELDS + 3])
+                .map_or(time, |duration| arrival::end_from_arrival(time, duration))
+        } else {
+            time
+        });
         let (method, path) = split_request(f[4]);
         record.addr = Cow::Borrowed(f[0]);
         record.user = Cow::Borrowed(f[2]);
@@ -194,148 +349,14 @@ impl LineParser for CombinedParser {
     }
 
     fn name(&self) -> String {
-        "combined".into()
+        if self.vhost {
+            "vhost_combined"
+        } else {
+            "combined"
+        }
+        .into()
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn parse(line: &str) -> Result<Record<'_>, SkipReason> {
-        let mut parser =
-            CombinedParser::new(&["http_user_agent".into(), "request_uri".into()]).unwrap();
-        let mut r = Record::default();
-        r.clear(2);
-        parser.parse(line.as_bytes(), &mut r).map(|()| r)
-    }
-
-    #[test]
-    fn combined_line() {
-        let r = parse(r#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif?x=1 HTTP/1.0" 200 2326 "http://www.example.com/start.html" "Mozilla/4.08 [en] (Win98; I ;Nav)""#).unwrap();
-        assert_eq!(&*r.addr, b"127.0.0.1");
-        assert_eq!(&*r.user, b"frank");
-        assert_eq!(&*r.method, b"GET");
-        assert_eq!(&*r.path, b"/apache_pb.gif?x=1");
-        assert_eq!(r.status, Some(200));
-        assert_eq!(r.time.unwrap().ms, 971_211_336_000);
-        assert_eq!(&*r.extra[0], b"Mozilla/4.08 [en] (Win98; I ;Nav)");
-        assert_eq!(&*r.extra[1], b"/apache_pb.gif?x=1");
-        assert_eq!(&*r.xff, b"");
-    }
-
-    #[test]
-    fn common_line_and_nginx_main_xff() {
-        let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "POST /login HTTP/1.1" 401 -"#)
-            .unwrap();
-        assert_eq!(r.status, Some(401));
-        let r = parse(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" 200 5 "-" "curl" "203.0.113.9, 10.0.0.1" 0.003"#).unwrap();
-        assert_eq!(&*r.xff, b"203.0.113.9, 10.0.0.1");
-    }
-
-    #[test]
-    fn a_line_ending_at_the_status_parses() {
-        // Found by fuzzing: a line with no BYTES made the offset of the missing
-        // field underflow (a panic in debug builds).
-        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200"#).unwrap();
-        assert_eq!(
-            (r.status, &*r.path, &*r.xff),
-            (Some(200), &b"/x"[..], &b""[..])
-        );
-        let r =
-            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /x HTTP/1.1" 200   "#).unwrap();
-        assert_eq!(r.status, Some(200));
-    }
-
-    #[test]
-    fn address_lists_and_quoted_lists() {
-        let r = parse(r#"10.0.0.2, 10.0.0.1, 127.0.0.1 - - [07/Dec/2016:11:05:07 +0100] "GET /ocelot HTTP/1.1" 200 571 "-" "UA""#).unwrap();
-        assert_eq!(&*r.addr, b"10.0.0.2, 10.0.0.1, 127.0.0.1");
-        let r = parse(r#""10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185 - - [22/Jan/2016:13:18:29 +0000] "GET /assets/xxxx?q=100 HTTP/1.1" 200 25507 "-" "Amazon CloudFront""#).unwrap();
-        assert_eq!(
-            &*r.addr,
-            br#""10.5.102.222, 199.96.1.1, 204.246.1.1" 10.2.1.185"#
-        );
-    }
-
-    #[test]
-    fn empty_and_dash_requests_are_events() {
-        let r = parse(r#"127.0.0.1 - - [12/Apr/2018:09:48:40 +0200] "" 400 0 "-" "-""#).unwrap();
-        assert_eq!((&*r.method, r.status), (&b""[..], Some(400)));
-        let r =
-            parse(r#"10.112.81.15 - - [15/Feb/2013:06:00:31 +0000] "-" 400 0 "-" "-""#).unwrap();
-        assert_eq!(&*r.path, b"");
-    }
-
-    #[test]
-    fn escaped_quotes_inside_fields() {
-        let r = parse(
-            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\"b HTTP/1.1" 200 1 "-" "x\"y""#,
-        )
-        .unwrap();
-        assert_eq!(&*r.path, br#"/a\"b"#);
-        assert_eq!(&*r.extra[0], br#"x\"y"#);
-    }
-
-    #[test]
-    fn malformed_lines_say_why() {
-        let missing_ident = r#"192.168.202.254 [20/Jul/2009:22:59:29 +0000] "GET / HTTP/1.0" 404 46210 "-" "gPXE/0.9.7""#;
-        assert!(matches!(
-            parse(missing_ident),
-            Err(SkipReason::Malformed(_))
-        ));
-        assert!(matches!(parse("garbage"), Err(SkipReason::Malformed(_))));
-        assert!(matches!(
-            parse(r#"1.2.3.4 - - [bad] "GET / HTTP/1.1" 200 1"#),
-            Err(SkipReason::BadTime)
-        ));
-        assert!(matches!(
-            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1" abc 1"#),
-            Err(SkipReason::BadStatus)
-        ));
-        assert!(matches!(
-            parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET / HTTP/1.1"#),
-            Err(SkipReason::Malformed(_))
-        ));
-    }
-
-    #[test]
-    fn skipping_the_tail_changes_nothing_else() {
-        let lines = [
-            r#"1.2.3.4 - bob [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200 5 "-" "curl" "9.9.9.9""#,
-            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1"   404"#,
-            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200  7  "r""#,
-            r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" "#,
-        ];
-        for line in lines {
-            let mut full = CombinedParser::new(&[]).unwrap();
-            let mut lean = CombinedParser::new(&[]).unwrap().with_xff(false);
-            let (mut a, mut b) = (Record::default(), Record::default());
-            let (ra, rb) = (
-                full.parse(line.as_bytes(), &mut a),
-                lean.parse(line.as_bytes(), &mut b),
-            );
-            assert_eq!(ra, rb, "{line}");
-            assert_eq!(
-                (a.time, &a.addr, &a.user, &a.method, &a.path, a.status),
-                (b.time, &b.addr, &b.user, &b.method, &b.path, b.status)
-            );
-            assert!(b.xff.is_empty());
-        }
-        let lean = CombinedParser::new(&["http_user_agent".into()])
-            .unwrap()
-            .with_xff(false);
-        assert!(lean.tail);
-    }
-
-    #[test]
-    fn a_missing_bytes_field_ends_the_line() {
-        let r = parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200"#).unwrap();
-        assert_eq!((r.status, &*r.extra[0]), (Some(200), &b""[..]));
-    }
-
-    #[test]
-    fn unknown_field_names_are_refused() {
-        assert!(CombinedParser::new(&["nope".into()]).is_err());
-    }
-}
+mod tests;

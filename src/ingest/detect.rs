@@ -1,44 +1,111 @@
-//! `--log-format auto`: decide between combined/common and JSON lines from the
-//! first lines of an input. Custom nginx formats cannot be guessed; they are given
-//! with `--log-format '<log_format>'` or `--nginx-conf`.
+//! `--log-format auto`: which format an input is in, from its first lines, and
+//! the parser chosen for it (detected or given). Custom nginx formats cannot be
+//! guessed; they are given with `--log-format '<log_format>'` or `--nginx-conf`.
+//!
+//! Detection tries each named source (most specific first, see
+//! [`formats::SOURCES`]) and the generic families on a sample of lines, and
+//! takes the first that reads at least half of them.
 
+use super::columns;
 use super::combined::CombinedParser;
+use super::container::{self, ContainerParser};
+use super::formats::{self, Family, Source};
 use super::record::{LineParser, Record, SkipReason};
-
-/// What detection found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Detected {
-    Combined,
-    Common,
-    Json,
-}
-
-impl Detected {
-    /// The name used in messages and `--log-format`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Detected::Combined => "combined",
-            Detected::Common => "common",
-            Detected::Json => "json",
-        }
-    }
-}
+use super::{FormatChoice, IngestError, Settings, parser_for_input};
 
 /// How many non-blank lines detection looks at.
 const SAMPLE_LINES: usize = 50;
 
+/// The parser chosen for an input and what to say about it.
+pub struct Chosen {
+    pub parser: Box<dyn LineParser>,
+    /// The format as reports name it (`combined (detected)`, `alb (detected;
+    /// client: …; time: …)`).
+    pub description: String,
+}
+
+/// Chooses the parser of an input whose first bytes are `head` (`None` when
+/// the input has no line short enough to look at).
+pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Chosen, IngestError> {
+    let wrapper = head.and_then(|h| container::detect(&sample_lines(h)));
+    let unwrapped = match (wrapper, head) {
+        (Some(w), Some(h)) => Some(container::unwrap_head(w, h)),
+        _ => None,
+    };
+    let head = unwrapped.as_deref().or(head);
+    let chosen = match &settings.format {
+        FormatChoice::Auto => match head.map(detect) {
+            Some(Some(found)) => found,
+            Some(None) => {
+                let first = head
+                    .unwrap_or_default()
+                    .split(|&b| b == b'\n')
+                    .next()
+                    .unwrap_or_default();
+                let first = String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
+                return Err(IngestError::Detect {
+                    file: file.to_string(),
+                    first_line: format!("`{}`", crate::text::escape::terminal(&first)),
+                    sources: formats::SOURCES
+                        .iter()
+                        .map(|s| s.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                });
+            }
+            None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway
+        },
+        other => other.clone(),
+    };
+    let detected = settings.format == FormatChoice::Auto;
+    let description = match &chosen {
+        FormatChoice::Source(source) => {
+            let about = formats::describe(source, settings.time_of);
+            match about.split_once("; ") {
+                Some((name, rest)) if detected => format!("{name} (detected; {rest})"),
+                Some((name, rest)) => format!("{name} ({rest})"),
+                None => about,
+            }
+        }
+        other => {
+            let name = match other {
+                FormatChoice::Common => "common".to_string(),
+                FormatChoice::Json => "json".to_string(),
+                FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
+                _ => "combined".to_string(),
+            };
+            if detected {
+                format!("{name} (detected)")
+            } else {
+                name
+            }
+        }
+    };
+    let parser = parser_for_input(&chosen, settings, head.unwrap_or_default())?;
+    let description = match (&chosen, parser.time_used()) {
+        (FormatChoice::LogFormat(_), Some(time)) => format!("{description} (time: {time})"),
+        _ => description,
+    };
+    Ok(match wrapper {
+        Some(wrapper) => Chosen {
+            parser: Box::new(ContainerParser::new(wrapper, parser)),
+            description: format!("{} container log: {description}", wrapper.name()),
+        },
+        None => Chosen {
+            parser,
+            description,
+        },
+    })
+}
+
 /// Detects the format of `head` (the first bytes of an input); `None` when no
 /// format fits at least half of the sampled lines.
-pub fn detect(head: &[u8]) -> Option<Detected> {
-    let lines: Vec<&[u8]> = head
-        .split(|&b| b == b'\n')
-        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .filter(|l| !l.trim_ascii().is_empty())
-        .take(SAMPLE_LINES)
-        .collect();
+pub fn detect(head: &[u8]) -> Option<FormatChoice> {
+    let lines = sample_lines(head);
     if lines.is_empty() {
         return None;
     }
+    let half = lines.len().div_ceil(2);
     let json = lines.iter().filter(|l| is_json_object(l)).count();
     let mut parser = CombinedParser::new(&[]).ok()?;
     let mut record = Record::default();
@@ -55,18 +122,100 @@ pub fn detect(head: &[u8]) -> Option<Detected> {
             Err(_) => combined += 1, // the shape fits; the value is bad
         }
     }
-    let half = lines.len().div_ceil(2);
     if json >= half && json >= combined {
-        Some(Detected::Json)
-    } else if combined >= half {
-        Some(if with_agent * 2 >= combined {
-            Detected::Combined
+        return Some(json_source(&lines).unwrap_or(FormatChoice::Json));
+    }
+    if let Some(names) = columns::header_fields(head) {
+        let name = if names.iter().any(|n| n == "x-edge-location") {
+            "cloudfront"
         } else {
-            Detected::Common
+            "w3c"
+        };
+        return FormatChoice::named(name);
+    }
+    if let Some(source) = formats::SOURCES
+        .iter()
+        .find(|s| is_text_family(s) && reads(s, &lines) >= half.max(combined))
+    {
+        return Some(FormatChoice::Source(source));
+    }
+    if combined >= half {
+        Some(if with_agent * 2 >= combined {
+            FormatChoice::Combined
+        } else {
+            FormatChoice::Common
         })
     } else {
         None
     }
+}
+
+/// The first non-blank lines of `head`, without line ends.
+fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
+    head.split(|&b| b == b'\n')
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .filter(|l| !l.trim_ascii().is_empty())
+        .take(SAMPLE_LINES)
+        .collect()
+}
+
+/// Whether detection tries `source` on lines that are not JSON.
+fn is_text_family(source: &Source) -> bool {
+    matches!(
+        source.family,
+        Family::Combined(_) | Family::LogFormat { .. } | Family::Haproxy
+    ) || matches!(source.family, Family::Columns(layout) if layout.fields.is_some())
+}
+
+/// How many of `lines` the parser of `source` reads.
+fn reads(source: &Source, lines: &[&[u8]]) -> usize {
+    let settings = Settings::for_detection();
+    let Ok(mut parser) = formats::parser(source, &settings, &[]) else {
+        return 0;
+    };
+    let mut record = Record::default();
+    lines
+        .iter()
+        .filter(|line| {
+            record.clear(0);
+            parser.parse(line, &mut record).is_ok()
+        })
+        .count()
+}
+
+/// The JSON source whose signature fields most of the JSON `lines` have (the
+/// first in [`formats::SOURCES`] on a tie); `None` when no line has any
+/// source's. Lines of other kinds (a server's own messages mixed with its
+/// access entries, as Caddy and Cloud Logging write) do not count against it.
+fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
+    let objects: Vec<serde_json::Value> = lines
+        .iter()
+        .filter_map(|l| {
+            let start = memchr::memchr(b'{', l)?;
+            serde_json::from_slice::<serde_json::Value>(&l[start..])
+                .ok()
+                .filter(serde_json::Value::is_object)
+        })
+        .collect();
+    let has = |object: &serde_json::Value, path: &str| {
+        path.split('.')
+            .try_fold(object, |value, key| value.get(key))
+            .is_some_and(|v| !v.is_null())
+    };
+    let mut best: Option<(usize, &'static Source)> = None;
+    for source in formats::SOURCES {
+        let Family::Json(map) = source.family else {
+            continue;
+        };
+        let matching = objects
+            .iter()
+            .filter(|o| map.signature.iter().all(|path| has(o, path)))
+            .count();
+        if matching > best.map_or(0, |(n, _)| n) {
+            best = Some((matching, source));
+        }
+    }
+    best.map(|(_, source)| FormatChoice::Source(source))
 }
 
 fn is_json_object(line: &[u8]) -> bool {
@@ -81,31 +230,4 @@ fn has_quoted_tail(line: &[u8]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn detects_each_family() {
-        let combined =
-            br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
-        assert_eq!(detect(combined), Some(Detected::Combined));
-        let common = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#;
-        assert_eq!(detect(common), Some(Detected::Common));
-        let json = b"{\"ts\":1,\"path\":\"/\"}\n\n{\"ts\":2}\n";
-        assert_eq!(detect(json), Some(Detected::Json));
-        let caddy = b"caddy  | {\"level\":\"info\",\"ts\":1.5}\n";
-        assert_eq!(detect(caddy), Some(Detected::Json));
-    }
-
-    #[test]
-    fn nothing_fits() {
-        assert_eq!(detect(b"hello world\nfoo\n"), None);
-        assert_eq!(detect(b"\n\n"), None);
-    }
-
-    #[test]
-    fn a_minority_of_bad_lines_does_not_spoil_detection() {
-        let text = b"garbage\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n";
-        assert_eq!(detect(text), Some(Detected::Combined));
-    }
-}
+mod tests;

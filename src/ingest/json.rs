@@ -13,9 +13,11 @@ use rustc_hash::FxHashMap;
 use serde_json::Value;
 
 use super::IngestError;
+use super::arrival::{self, TimeOf};
 use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
+use super::time::Stamp;
 
 /// The fields rlctl can take from a JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,6 +110,42 @@ const ROLES: [(Role, &str, &[&str]); 9] = [
     ),
 ];
 
+/// The unit of a duration field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationUnit {
+    Seconds,
+    Millis,
+    Nanos,
+}
+
+/// The JSON fields of one log source: a table, read by [`JsonParser`].
+#[derive(Debug, PartialEq, Eq)]
+pub struct JsonMap {
+    /// For each role name (`time`, `client`, `method`, `path`, `request`,
+    /// `status`, `user`, `xff`), the dotted paths to try in order; roles not
+    /// listed are not read.
+    pub roles: &'static [(&'static str, &'static [&'static str])],
+    /// True when the `time` role is when the request arrived (else when the
+    /// line was logged, usually the end of the response).
+    pub time_is_start: bool,
+    /// The request's duration, to move between arrival and logged time.
+    pub duration: Option<(&'static str, DurationUnit)>,
+    /// With `--time-of logged`, read the time from these paths instead (a
+    /// source that logs both the start and the end).
+    pub logged_time: Option<&'static [&'static str]>,
+    /// Paths every line of the source has (detection looks for them).
+    pub signature: &'static [&'static str],
+}
+
+/// How the event time is moved from the logged one, per source.
+#[derive(Debug, Clone)]
+struct Timing {
+    /// Subtract (arrival from an end time) or add (end from a start time).
+    subtract: bool,
+    duration: FieldPath,
+    unit: DurationUnit,
+}
+
 /// The role names `--field` accepts.
 pub fn role_names() -> Vec<&'static str> {
     ROLES.iter().map(|(_, name, _)| *name).collect()
@@ -126,15 +164,60 @@ pub struct JsonParser {
     /// The tape of the current line, and its root members by first key (reused).
     tape: Tape,
     firsts: Vec<u32>,
+    /// Set for sources whose time is moved by a duration (`--time-of`).
+    timing: Option<Timing>,
 }
 
 impl JsonParser {
     /// `mapping` holds `ROLE=PATH` pairs (`--field`); `extra` the paths of `field:NAME` keys.
     pub fn new(mapping: &[(String, String)], extra: &[String]) -> Result<Self, IngestError> {
-        let mut texts: Vec<(Role, Vec<&str>)> = ROLES
+        let texts: Vec<(Role, Vec<&str>)> = ROLES
             .iter()
             .map(|(role, _, defaults)| (*role, defaults.to_vec()))
             .collect();
+        Self::with_paths(texts, mapping, extra)
+    }
+
+    /// A parser for one source's fields (`--field` pairs still override them).
+    pub fn for_map(
+        map: &JsonMap,
+        mapping: &[(String, String)],
+        extra: &[String],
+        time_of: TimeOf,
+    ) -> Result<Self, IngestError> {
+        let logged = time_of == TimeOf::Logged;
+        let texts: Vec<(Role, Vec<&str>)> = ROLES
+            .iter()
+            .map(|(role, name, _)| {
+                let paths = match (*role, map.logged_time) {
+                    (Role::Time, Some(paths)) if logged => paths,
+                    _ => map
+                        .roles
+                        .iter()
+                        .find(|(n, _)| n == name)
+                        .map_or(&[][..], |(_, paths)| paths),
+                };
+                (*role, paths.to_vec())
+            })
+            .collect();
+        let mut parser = Self::with_paths(texts, mapping, extra)?;
+        let moved = map.logged_time.is_none() && logged == map.time_is_start;
+        if let (Some((path, unit)), true) = (map.duration, moved) {
+            let duration = parser.path(path);
+            parser.timing = Some(Timing {
+                subtract: !logged,
+                duration,
+                unit,
+            });
+        }
+        Ok(parser)
+    }
+
+    fn with_paths<'m>(
+        mut texts: Vec<(Role, Vec<&'m str>)>,
+        mapping: &'m [(String, String)],
+        extra: &[String],
+    ) -> Result<Self, IngestError> {
         for (name, path) in mapping {
             let Some(i) = ROLES.iter().position(|(_, n, _)| n == name) else {
                 return Err(IngestError::Usage(format!(
@@ -151,6 +234,7 @@ impl JsonParser {
             first_index: FxHashMap::default(),
             tape: Tape::default(),
             firsts: Vec::new(),
+            timing: None,
         };
         parser.paths = texts
             .into_iter()
@@ -215,11 +299,13 @@ impl JsonParser {
         if method.is_none() && path.is_none() && request.is_none() && status.is_none() {
             return Err(SkipReason::NotAccessEntry);
         }
-        record.time = Some(
-            get(Role::Time)
-                .and_then(|t| doc.time(t))
-                .ok_or(SkipReason::BadTime)?,
-        );
+        let time = get(Role::Time)
+            .and_then(|t| doc.time(t))
+            .ok_or(SkipReason::BadTime)?;
+        record.time = Some(match &self.timing {
+            None => time,
+            Some(timing) => self.moved(time, timing, doc),
+        });
         record.status = match status {
             Some(s) => doc.status(s)?,
             None => None,
@@ -244,6 +330,30 @@ impl JsonParser {
             *slot = doc.lookup(path).map(|v| doc.text(v)).unwrap_or_default();
         }
         Ok(())
+    }
+}
+
+impl JsonParser {
+    /// `time` moved by the line's duration (arrival from an end time, or end
+    /// from a start time); as it is when the line has no usable duration.
+    fn moved<'a, D: JsonDoc<'a>>(&self, time: Stamp, timing: &Timing, doc: &D) -> Stamp {
+        let Some(amount) = doc.lookup(&timing.duration).and_then(|v| doc.number(v)) else {
+            return time;
+        };
+        let ms = match timing.unit {
+            DurationUnit::Seconds => amount * 1e3,
+            DurationUnit::Millis => amount,
+            DurationUnit::Nanos => amount / 1e6,
+        };
+        if !(0.0..1e12).contains(&ms) {
+            return time;
+        }
+        let ms = ms.round() as i64;
+        if timing.subtract {
+            arrival::arrival_from_end(time, ms)
+        } else {
+            arrival::end_from_arrival(time, ms)
+        }
     }
 }
 

@@ -9,7 +9,7 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 use super::json_tape::{Kind, NONE, Node, Tape};
-use super::record::{Bytes, SkipReason, parse_status};
+use super::record::{Bytes, SkipReason, parse_status, status_number};
 use super::time::{self, Stamp};
 
 /// A dotted field path, with the index of its first key among all first keys.
@@ -34,8 +34,15 @@ pub trait JsonDoc<'a> {
     fn text(&self, value: Self::Found) -> Bytes<'a>;
     /// A timestamp: an epoch number or a text in any shape `time::parse_any` reads.
     fn time(&self, value: Self::Found) -> Option<Stamp>;
-    /// A status: a number from 100 to 999, or such a text.
+    /// A status: a number or such a text ([`status_number`], [`parse_status`]).
     fn status(&self, value: Self::Found) -> Result<Option<u16>, SkipReason>;
+    /// A number, or a text holding one (`"0.012"`, Go's `"0.012s"`).
+    fn number(&self, value: Self::Found) -> Option<f64>;
+}
+
+fn number_text(text: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(text).ok()?;
+    text.trim().trim_end_matches('s').parse().ok()
 }
 
 /// A line parsed by `serde_json` (the object at the root).
@@ -61,11 +68,7 @@ fn time_of(value: &Value) -> Option<Stamp> {
 
 fn status_of(value: &Value) -> Result<Option<u16>, SkipReason> {
     match value {
-        Value::Number(n) => n
-            .as_u64()
-            .filter(|s| (100..=999).contains(s))
-            .map(|s| Some(s as u16))
-            .ok_or(SkipReason::BadStatus),
+        Value::Number(n) => n.as_i64().map_or(Err(SkipReason::BadStatus), status_number),
         Value::String(s) => parse_status(s.as_bytes()),
         _ => Err(SkipReason::BadStatus),
     }
@@ -104,6 +107,14 @@ impl<'a, 'v> JsonDoc<'a> for ValueDoc<'v> {
 
     fn status(&self, value: &'v Value) -> Result<Option<u16>, SkipReason> {
         status_of(value)
+    }
+
+    fn number(&self, value: &'v Value) -> Option<f64> {
+        match value {
+            Value::Number(n) => n.as_f64(),
+            Value::String(s) => number_text(s.as_bytes()),
+            _ => None,
+        }
     }
 }
 
@@ -214,10 +225,18 @@ impl<'a> JsonDoc<'a> for TapeDoc<'a, '_> {
         match node.kind {
             Kind::String => parse_status(self.span(node)),
             Kind::Number => match self.integer(index) {
-                Some(n @ 100..=999) => Ok(Some(n as u16)),
-                _ => Err(SkipReason::BadStatus), // negative, out of range, or a decimal
+                Some(n) => status_number(n),
+                None => Err(SkipReason::BadStatus), // a decimal
             },
             _ => Err(SkipReason::BadStatus),
+        }
+    }
+
+    fn number(&self, index: u32) -> Option<f64> {
+        let node = self.node(index);
+        match node.kind {
+            Kind::String | Kind::Number => number_text(self.span(node)),
+            _ => None,
         }
     }
 }

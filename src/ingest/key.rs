@@ -101,12 +101,12 @@ impl KeySpec {
     fn value<'r>(&self, part: &KeyPart, record: &'r Record<'_>) -> Cow<'r, str> {
         match part {
             KeyPart::Ip => last_address(&record.addr)
-                .map(|a| self.aggregate(a))
+                .map(|a| self.aggregate(without_port(a)))
                 .unwrap_or_default(),
             KeyPart::Xff => match first_address(&record.xff) {
-                Some(first) => self.aggregate(first),
+                Some(first) => self.aggregate(without_port(first)),
                 None => first_address(&record.addr)
-                    .map(|a| self.aggregate(a))
+                    .map(|a| self.aggregate(without_port(a)))
                     .unwrap_or_default(),
             },
             KeyPart::User => present(&record.user),
@@ -210,6 +210,26 @@ impl KeySet {
         }
         spec.fields = self.fields.clone();
         spec
+    }
+}
+
+/// An address without its port: `1.2.3.4:5678` → `1.2.3.4`, `[2001:db8::1]:443`
+/// and `[2001:db8::1]` → `2001:db8::1`, `host.example:8080` → `host.example`.
+/// A bare IPv6 address (several colons) and a hostname stay as they are.
+pub fn without_port(addr: &str) -> &str {
+    if let Some(inner) = addr.strip_prefix('[') {
+        return inner.split_once(']').map_or(addr, |(host, _)| host);
+    }
+    let bytes = addr.as_bytes();
+    let Some(colon) = memchr::memrchr(b':', bytes) else {
+        return addr;
+    };
+    let port = &bytes[colon + 1..];
+    let one_colon = memchr::memchr(b':', &bytes[..colon]).is_none();
+    if one_colon && colon > 0 && !port.is_empty() && port.iter().all(u8::is_ascii_digit) {
+        &addr[..colon]
+    } else {
+        addr
     }
 }
 

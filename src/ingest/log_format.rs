@@ -6,12 +6,15 @@
 //! line. Two variables with nothing between them (`$a$b`) cannot be split that way;
 //! such formats fall back to a regular expression with lazy groups.
 
+mod matcher;
+
 use std::borrow::Cow;
 
-use memchr::memmem::Finder;
-use regex::bytes::{CaptureLocations, Regex};
+use matcher::{Matcher, regex_for, scan, steps};
 
 use super::IngestError;
+use super::arrival::{self, TimeOf};
+use super::key::first_address;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
 
@@ -30,6 +33,12 @@ enum Role {
     User,
     Xff,
     LimitReqStatus,
+    /// An ISO 8601 start time (Envoy `%START_TIME%`, written `$start_time`).
+    StartIso,
+    /// nginx `$request_time`: seconds from the first byte read to the log write.
+    RequestTime,
+    /// Envoy `%DURATION%` (written `$duration`): milliseconds from start to the last byte.
+    DurationMs,
     Other,
 }
 
@@ -47,6 +56,12 @@ fn role_of(name: &str) -> Role {
         "remote_user" => Role::User,
         "http_x_forwarded_for" => Role::Xff,
         "limit_req_status" => Role::LimitReqStatus,
+        "request_time" => Role::RequestTime,
+        // Not nginx variables: the names the Envoy and Istio sources give
+        // their command operators (see `formats`).
+        "start_time" => Role::StartIso,
+        "duration" => Role::DurationMs,
+        "downstream_remote_address" => Role::Addr,
         _ => Role::Other,
     }
 }
@@ -93,51 +108,6 @@ fn tokenize(format: &str) -> Vec<Token> {
     tokens
 }
 
-/// How lines are matched against the format.
-#[derive(Debug, Clone)]
-enum Matcher {
-    /// Literal-delimited scanning (the fast path).
-    Scan(Vec<Step>),
-    /// A regex with one group per variable, for formats with adjacent variables.
-    Regex {
-        regex: Regex,
-        /// Reused by every line (no allocation per match).
-        locations: CaptureLocations,
-    },
-}
-
-/// One step of literal-delimited scanning.
-#[derive(Debug, Clone)]
-enum Step {
-    /// The line must continue with these bytes.
-    Literal(Vec<u8>),
-    /// A variable's value: up to the next unescaped `until` (the literal that
-    /// follows it), or to the end of the line when nothing follows.
-    Var {
-        /// `$time_local` holds one space of its own, skipped before searching.
-        time_local: bool,
-        until: Option<Box<Finder<'static>>>,
-    },
-}
-
-/// The scanning steps of a format without adjacent variables.
-fn steps(tokens: &[Token]) -> Vec<Step> {
-    tokens
-        .iter()
-        .enumerate()
-        .map(|(i, token)| match token {
-            Token::Literal(lit) => Step::Literal(lit.clone()),
-            Token::Var(name) => Step::Var {
-                time_local: role_of(name) == Role::TimeLocal,
-                until: match tokens.get(i + 1) {
-                    Some(Token::Literal(next)) => Some(Box::new(Finder::new(next).into_owned())),
-                    _ => None,
-                },
-            },
-        })
-        .collect()
-}
-
 /// A parser compiled from an nginx `log_format` string.
 #[derive(Debug, Clone)]
 pub struct LogFormatParser {
@@ -150,6 +120,25 @@ pub struct LogFormatParser {
     clock: ClfCache,
     /// Where each variable's value is in the current line (reused, no allocation per line).
     spans: Vec<(usize, usize)>,
+    /// How the event time is found from the time, start and duration variables.
+    timing: Timing,
+    /// Take the client address from the first X-Forwarded-For address when
+    /// the format logs no address (Envoy's default format).
+    addr_from_xff: bool,
+}
+
+/// Which time an event gets, from the variables the format has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Timing {
+    /// The time variable as it is (no start, no duration; or `--time-of logged`
+    /// on an end time).
+    AsLogged,
+    /// End time minus `$request_time` (nginx, arrival asked).
+    EndMinusRequestTime,
+    /// Start time as it is (Envoy, arrival asked).
+    Start,
+    /// Start time plus `$duration` (Envoy, `--time-of logged`).
+    StartPlusDuration,
 }
 
 impl LogFormatParser {
@@ -167,10 +156,11 @@ impl LogFormatParser {
             })
             .collect();
         let roles: Vec<Role> = vars.iter().map(|v| role_of(v)).collect();
-        if !roles
+        let has = |role| roles.contains(&role);
+        let end = roles
             .iter()
-            .any(|r| matches!(r, Role::TimeLocal | Role::TimeIso | Role::Msec))
-        {
+            .any(|r| matches!(r, Role::TimeLocal | Role::TimeIso | Role::Msec));
+        if !end && !has(Role::StartIso) {
             return Err(IngestError::Format(format!(
                 "log_format `{format}` has no timestamp: it needs $time_local, $time_iso8601 or $msec"
             )));
@@ -202,6 +192,11 @@ impl LogFormatParser {
         } else {
             Matcher::Scan(steps(&tokens))
         };
+        let timing = match (has(Role::StartIso), end) {
+            (true, _) => Timing::Start,
+            (false, _) if has(Role::RequestTime) => Timing::EndMinusRequestTime,
+            _ => Timing::AsLogged,
+        };
         Ok(LogFormatParser {
             format: format.to_string(),
             matcher,
@@ -209,7 +204,41 @@ impl LogFormatParser {
             roles,
             extra,
             clock: ClfCache::default(),
+            timing,
+            addr_from_xff: false,
         })
+    }
+
+    /// Stamps events with the time asked for (`--time-of`): by default the
+    /// arrival, where the format tells it (`$msec`/`$time_local`/`$time_iso8601`
+    /// minus `$request_time`, or `$start_time`).
+    pub fn with_time_of(mut self, time_of: TimeOf) -> Self {
+        self.timing = match (self.timing, time_of) {
+            (Timing::EndMinusRequestTime, TimeOf::Logged) => Timing::AsLogged,
+            (Timing::Start, TimeOf::Logged) if self.roles.contains(&Role::DurationMs) => {
+                Timing::StartPlusDuration
+            }
+            (timing, _) => timing,
+        };
+        self
+    }
+
+    /// Takes the client address from the first X-Forwarded-For address when a
+    /// line has none (for formats that log no client address).
+    pub fn with_addr_from_xff(mut self) -> Self {
+        self.addr_from_xff = true;
+        self
+    }
+
+    /// Which time the events get, for messages: `None` when the time is read
+    /// as logged.
+    pub fn time_used(&self) -> Option<&'static str> {
+        match self.timing {
+            Timing::AsLogged => None,
+            Timing::EndMinusRequestTime => Some("arrival: the logged time minus $request_time"),
+            Timing::Start => Some("arrival: the start time"),
+            Timing::StartPlusDuration => Some("logged: the start time plus the duration"),
+        }
     }
 
     /// True when this format is matched with the regex fallback.
@@ -234,89 +263,15 @@ impl LogFormatParser {
     }
 }
 
-fn scan(steps: &[Step], line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), SkipReason> {
-    let mut pos = 0;
-    for step in steps {
-        match step {
-            Step::Literal(lit) => {
-                if !line[pos..].starts_with(lit) {
-                    return Err(SkipReason::Malformed("line does not match the log_format"));
-                }
-                pos += lit.len();
-            }
-            Step::Var { time_local, until } => {
-                let end = match until {
-                    Some(finder) => {
-                        let from = if *time_local {
-                            memchr::memchr(b' ', &line[pos..]).map_or(pos, |s| pos + s + 1)
-                        } else {
-                            pos
-                        };
-                        from + find_delimiter(&line[from..], finder)
-                            .ok_or(SkipReason::Malformed("line does not match the log_format"))?
-                    }
-                    None => line.len(),
-                };
-                spans.push((pos, end));
-                pos = end;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The first occurrence of `delim` in `hay` that is not escaped by a backslash
-/// (nginx `escape=json` writes `\"` inside quoted values).
-fn find_delimiter(hay: &[u8], finder: &Finder<'_>) -> Option<usize> {
-    let mut from = 0;
-    while let Some(off) = finder.find(&hay[from..]) {
-        let at = from + off;
-        let backslashes = hay[..at].iter().rev().take_while(|&&b| b == b'\\').count();
-        if backslashes % 2 == 0 {
-            return Some(at);
-        }
-        from = at + 1;
-    }
-    None
-}
-
-/// What a variable's value can look like, so adjacent variables split where they must.
-fn value_pattern(role: Role, last: bool) -> &'static str {
-    match role {
-        Role::Msec => r"[0-9]+(?:\.[0-9]+)?",
-        Role::Status => r"[0-9]{3}|-",
-        Role::TimeIso => r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:.]+(?:Z|[+-][0-9:]+)?",
-        Role::TimeLocal => r"[0-9]{2}/[A-Za-z]{3}/[0-9]{4}:[0-9:]{8} [+-][0-9]{4}",
-        Role::Addr => r"[0-9A-Fa-f:.]+|-",
-        Role::Method => r"[A-Z]+|-",
-        _ if last => ".*",
-        _ => ".*?",
-    }
-}
-
-fn regex_for(tokens: &[Token]) -> Result<Regex, IngestError> {
-    let mut pattern = String::from("(?s-u)^");
-    for (i, token) in tokens.iter().enumerate() {
-        match token {
-            Token::Literal(lit) => pattern.push_str(&regex::escape(&String::from_utf8_lossy(lit))),
-            Token::Var(name) => {
-                pattern.push('(');
-                pattern.push_str(value_pattern(role_of(name), i + 1 == tokens.len()));
-                pattern.push(')');
-            }
-        }
-    }
-    Regex::new(&pattern).map_err(|e| IngestError::Format(format!("cannot compile log_format: {e}")))
-}
-
 impl LineParser for LogFormatParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         self.find_values(line)?;
         let mut method_from_request = &b""[..];
         let mut path_from_request = &b""[..];
         let mut uri = None;
-        for (&role, &(start, end)) in self.roles.iter().zip(&self.spans) {
-            let value = &line[start..end];
+        let (mut start, mut duration_ms) = (None, None);
+        for (&role, &(from, to)) in self.roles.iter().zip(&self.spans) {
+            let value = &line[from..to];
             match role {
                 Role::TimeLocal => {
                     record.time = Some(self.clock.parse(value).ok_or(SkipReason::BadTime)?)
@@ -336,7 +291,38 @@ impl LineParser for LogFormatParser {
                 Role::User => record.user = Cow::Borrowed(value),
                 Role::Xff => record.xff = Cow::Borrowed(value),
                 Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
-                Role::Other => {}
+                Role::StartIso => {
+                    start = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?)
+                }
+                Role::RequestTime if self.timing == Timing::EndMinusRequestTime => {
+                    duration_ms = arrival::seconds_text_ms(value)
+                }
+                Role::DurationMs if self.timing == Timing::StartPlusDuration => {
+                    duration_ms = arrival::millis_text(value)
+                }
+                Role::RequestTime | Role::DurationMs | Role::Other => {}
+            }
+        }
+        match self.timing {
+            Timing::AsLogged => record.time = record.time.or(start),
+            Timing::Start => record.time = start,
+            Timing::EndMinusRequestTime => {
+                record.time = record
+                    .time
+                    .map(|end| duration_ms.map_or(end, |d| arrival::arrival_from_end(end, d)))
+            }
+            Timing::StartPlusDuration => {
+                record.time =
+                    start.map(|s| duration_ms.map_or(s, |d| arrival::end_from_arrival(s, d)))
+            }
+        }
+        if self.addr_from_xff && record.addr.is_empty() {
+            if let Some(first) = first_address(&record.xff) {
+                let at = first.as_ptr() as usize - record.xff.as_ptr() as usize;
+                record.addr = match &record.xff {
+                    Cow::Borrowed(xff) => Cow::Borrowed(&xff[at..at + first.len()]),
+                    Cow::Owned(_) => Cow::Owned(first.as_bytes().to_vec()),
+                };
             }
         }
         if record.method.is_empty() {
@@ -358,6 +344,10 @@ impl LineParser for LogFormatParser {
 
     fn name(&self) -> String {
         format!("log_format '{}'", self.format)
+    }
+
+    fn time_used(&self) -> Option<&'static str> {
+        LogFormatParser::time_used(self)
     }
 }
 

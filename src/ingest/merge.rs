@@ -11,14 +11,13 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use serde::Serialize;
 
 use super::chunk::{ChunkContext, ChunkResult};
-use super::detect::{Detected, detect};
+use super::detect;
 use super::lines::Piece;
 use super::pipeline;
 use super::record::LineParser;
 use super::source::{self, Compression};
-use super::{FormatChoice, IngestError, Ingested, Progress, Settings, parser_for};
+use super::{IngestError, Ingested, Progress, Settings};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
-use crate::text::escape;
 
 /// How many skipped-line examples the report keeps.
 const EXAMPLES: usize = 10;
@@ -166,44 +165,13 @@ impl<'s> Merger<'s> {
         name: &str,
         format: &mut String,
     ) -> Result<Box<dyn LineParser>, IngestError> {
-        let chosen = match &settings.format {
-            FormatChoice::Auto => {
-                let head = batch.iter().find_map(|p| match p {
-                    Ok(Piece::Lines { data, .. }) => Some(&data[..data.len().min(64 << 10)]),
-                    _ => None,
-                });
-                match head.map(detect) {
-                    Some(Some(Detected::Json)) => FormatChoice::Json,
-                    Some(Some(Detected::Common)) => FormatChoice::Common,
-                    Some(Some(Detected::Combined)) => FormatChoice::Combined,
-                    Some(None) => {
-                        let first = head
-                            .unwrap_or_default()
-                            .split(|&b| b == b'\n')
-                            .next()
-                            .unwrap_or_default();
-                        let first =
-                            String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
-                        return Err(IngestError::Detect {
-                            file: name.to_string(),
-                            first_line: format!("`{}`", escape::terminal(&first)),
-                        });
-                    }
-                    None => FormatChoice::Combined, // nothing but over-long lines: they are skipped anyway
-                }
-            }
-            other => other.clone(),
-        };
-        *format = match &chosen {
-            FormatChoice::Auto | FormatChoice::Combined => "combined".into(),
-            FormatChoice::Common => "common".into(),
-            FormatChoice::Json => "json".into(),
-            FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
-        };
-        if settings.format == FormatChoice::Auto {
-            *format = format!("{format} (detected)");
-        }
-        parser_for(&chosen, settings)
+        let head = batch.iter().find_map(|p| match p {
+            Ok(Piece::Lines { data, .. }) => Some(&data[..data.len().min(64 << 10)]),
+            _ => None,
+        });
+        let chosen = detect::choose(settings, head, name)?;
+        *format = chosen.description;
+        Ok(chosen.parser)
     }
 
     fn merge(&mut self, mut chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
@@ -315,6 +283,7 @@ mod tests {
             strict: false,
             progress: None,
             paths,
+            time_of: Default::default(),
         };
         let with = ingest(&settings(true)).unwrap().table;
         let without = ingest(&settings(false)).unwrap().table;

@@ -6,10 +6,15 @@
 //! [`detect`] for `auto`), and merged in input order. Every line is accounted
 //! for: `lines = parsed + skipped`, with the reasons of the skipped ones.
 
+pub mod arrival;
 pub mod chunk;
+pub mod columns;
 pub mod combined;
+pub mod container;
 pub mod detect;
 pub mod endpoint;
+pub mod formats;
+pub mod haproxy;
 pub mod json;
 pub mod json_doc;
 pub mod json_tape;
@@ -63,9 +68,14 @@ pub enum IngestError {
         known: String,
     },
     #[error(
-        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, or the nginx log_format string"
+        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, a source name ({sources}), or the nginx log_format string"
     )]
-    Detect { file: String, first_line: String },
+    Detect {
+        file: String,
+        first_line: String,
+        /// The named sources, for the message.
+        sources: String,
+    },
     #[error(
         "{file}:{line}: {reason} (--strict stops at the first bad line; drop --strict to skip and count such lines)"
     )]
@@ -87,6 +97,15 @@ pub enum FormatChoice {
     Json,
     /// A literal nginx `log_format` string.
     LogFormat(String),
+    /// A named source (`--log-format alb`, `traefik`, …; see [`formats`]).
+    Source(&'static formats::Source),
+}
+
+impl FormatChoice {
+    /// The named source called `name`, as a choice.
+    pub fn named(name: &str) -> Option<Self> {
+        formats::named(name).map(FormatChoice::Source)
+    }
 }
 
 /// Everything ingestion needs, validated.
@@ -106,6 +125,25 @@ pub struct Settings {
     /// path empty and skips interning them, for commands that never route on
     /// paths (`rlctl analyze`).
     pub paths: bool,
+    /// Stamp events with the arrival time where the format tells it (`--time-of`).
+    pub time_of: arrival::TimeOf,
+}
+
+impl Settings {
+    /// Settings for trying parsers on sample lines: no inputs, the key `ip`.
+    pub fn for_detection() -> Self {
+        Settings {
+            inputs: Vec::new(),
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys: KeySet::new(key::KeySpec::parse("ip", None, None).expect("a valid key")),
+            routes: Vec::new(),
+            strict: false,
+            progress: None,
+            paths: true,
+            time_of: arrival::TimeOf::Arrival,
+        }
+    }
 }
 
 /// The result of ingestion.
@@ -120,13 +158,26 @@ pub fn parser_for(
     format: &FormatChoice,
     settings: &Settings,
 ) -> Result<Box<dyn LineParser>, IngestError> {
+    parser_for_input(format, settings, &[])
+}
+
+/// Builds the parser for a known format, for an input whose first bytes are
+/// `head` (header-driven formats read their column names there).
+pub fn parser_for_input(
+    format: &FormatChoice,
+    settings: &Settings,
+    head: &[u8],
+) -> Result<Box<dyn LineParser>, IngestError> {
     let extra = &settings.keys.fields;
     Ok(match format {
         FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
             Box::new(combined::CombinedParser::new(extra)?.with_xff(settings.keys.uses_xff()))
         }
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
-        FormatChoice::LogFormat(f) => Box::new(log_format::LogFormatParser::new(f, extra)?),
+        FormatChoice::LogFormat(f) => {
+            Box::new(log_format::LogFormatParser::new(f, extra)?.with_time_of(settings.time_of))
+        }
+        FormatChoice::Source(source) => formats::parser(source, settings, head)?,
     })
 }
 

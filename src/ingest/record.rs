@@ -32,6 +32,23 @@ pub struct Record<'a> {
 }
 
 impl Record<'_> {
+    /// The same record owning every field (for a line parsed from a buffer
+    /// that does not outlive the call).
+    pub fn into_owned(self) -> Record<'static> {
+        let owned = |b: Bytes<'_>| Cow::Owned(b.into_owned());
+        Record {
+            time: self.time,
+            addr: owned(self.addr),
+            user: owned(self.user),
+            xff: owned(self.xff),
+            method: owned(self.method),
+            path: owned(self.path),
+            status: self.status,
+            limit_req_status: owned(self.limit_req_status),
+            extra: self.extra.into_iter().map(owned).collect(),
+        }
+    }
+
     /// Resets every field, keeping the `extra` allocation.
     pub fn clear(&mut self, extra_fields: usize) {
         let mut extra = std::mem::take(&mut self.extra);
@@ -89,7 +106,7 @@ pub enum SkipReason {
     Malformed(&'static str),
     /// No timestamp field, or one that does not parse.
     BadTime,
-    /// The status field is not a number from 100 to 999.
+    /// The status field is not a number of at most three digits (nor `-`).
     BadStatus,
     /// The fields making up the client key are all missing.
     NoClient,
@@ -97,6 +114,9 @@ pub enum SkipReason {
     BadJson,
     /// A JSON object that is not an access-log entry (no request fields).
     NotAccessEntry,
+    /// A header or comment line (W3C `#Fields:`, `#Version:`…): not a request,
+    /// and not an error for `--strict`.
+    Directive,
 }
 
 impl fmt::Display for SkipReason {
@@ -108,20 +128,24 @@ impl fmt::Display for SkipReason {
             }
             SkipReason::Malformed(what) => write!(f, "malformed line: {what}"),
             SkipReason::BadTime => f.write_str("missing or unparseable timestamp"),
-            SkipReason::BadStatus => f.write_str("status is not a number from 100 to 999"),
+            SkipReason::BadStatus => f.write_str("status is not a number of at most three digits"),
             SkipReason::NoClient => f.write_str("no value for the client key"),
             SkipReason::BadJson => f.write_str("not a JSON object"),
             SkipReason::NotAccessEntry => {
                 f.write_str("JSON object without request fields (not an access entry)")
             }
+            SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
         }
     }
 }
 
-/// Parses `$status`; `-` or empty means not logged.
+/// Parses `$status`. Every logged request counts, whatever its status: a
+/// number of one to three digits is kept as logged (`444`, `499`, `999`, `099`
+/// → 99), and `0`/`000` (Caddy, Traefik: no status written), `-`, an empty
+/// field and negative numbers (HAProxy `-1`) mean "unknown" (`None`). Only a
+/// field that is no number at all is refused.
 pub fn parse_status(text: &[u8]) -> Result<Option<u16>, SkipReason> {
     match text {
-        b"" | b"-" => Ok(None),
         [a, b, c]
             if a.is_ascii_digit() && b.is_ascii_digit() && c.is_ascii_digit() && *a != b'0' =>
         {
@@ -129,6 +153,37 @@ pub fn parse_status(text: &[u8]) -> Result<Option<u16>, SkipReason> {
                 u16::from(a - b'0') * 100 + u16::from(b - b'0') * 10 + u16::from(c - b'0'),
             ))
         }
+        b"" | b"-" => Ok(None),
+        _ => parse_odd_status(text),
+    }
+}
+
+/// The statuses [`parse_status`] does not meet on its fast path.
+#[cold]
+fn parse_odd_status(text: &[u8]) -> Result<Option<u16>, SkipReason> {
+    let (negative, digits) = match text.strip_prefix(b"-") {
+        Some(digits) => (true, digits),
+        None => (false, text),
+    };
+    if digits.is_empty() || digits.len() > 3 || !digits.iter().all(u8::is_ascii_digit) {
+        return Err(SkipReason::BadStatus);
+    }
+    let value = digits
+        .iter()
+        .fold(0u16, |acc, &d| acc * 10 + u16::from(d - b'0'));
+    status_number(if negative {
+        -i64::from(value)
+    } else {
+        i64::from(value)
+    })
+}
+
+/// A numeric status (JSON logs write numbers): 1 to 999 as logged, zero or
+/// negative as unknown, larger numbers refused.
+pub fn status_number(n: i64) -> Result<Option<u16>, SkipReason> {
+    match n {
+        ..=0 => Ok(None),
+        1..=999 => Ok(Some(n as u16)),
         _ => Err(SkipReason::BadStatus),
     }
 }
@@ -144,6 +199,12 @@ pub trait LineParser: Send + Sync {
 
     /// A short name for messages ("combined", "json", "log_format").
     fn name(&self) -> String;
+
+    /// Which time events get when it is not the time as logged (for messages,
+    /// e.g. "arrival: the logged time minus $request_time").
+    fn time_used(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 #[cfg(test)]
@@ -177,7 +238,16 @@ mod tests {
     fn statuses() {
         assert_eq!(parse_status(b"200"), Ok(Some(200)));
         assert_eq!(parse_status(b"-"), Ok(None));
-        assert_eq!(parse_status(b"20"), Err(SkipReason::BadStatus));
-        assert_eq!(parse_status(b"099"), Err(SkipReason::BadStatus));
+        assert_eq!(parse_status(b"20"), Ok(Some(20)));
+        assert_eq!(parse_status(b"099"), Ok(Some(99)));
+        for unknown in [&b"0"[..], b"000", b"-", b"", b"-1"] {
+            assert_eq!(parse_status(unknown), Ok(None));
+        }
+        for kept in [444, 499, 999, 600, 101] {
+            assert_eq!(parse_status(kept.to_string().as_bytes()), Ok(Some(kept)));
+        }
+        for bad in [&b"abc"[..], b"2000", b"20x", b"--1", b"- "] {
+            assert_eq!(parse_status(bad), Err(SkipReason::BadStatus));
+        }
     }
 }

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
 pub use convert::{ConvertSettings, convert_settings};
-pub use export::{ExportSettings, export_settings};
+pub use export::{ExportSettings, export_settings, gateway_of};
 pub use generate::{GenerateSettings, generate_settings};
 pub use report::{ReportSettings, parse_share, report_settings};
 pub use simulate::{LimitSource, SimulateSettings, simulate_settings};
@@ -97,6 +97,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
         paths: true,
+        time_of: args.time_of,
     })
 }
 
@@ -107,7 +108,8 @@ pub fn format_choice(text: &str) -> FormatChoice {
         "combined" | "main" => FormatChoice::Combined,
         "common" | "clf" => FormatChoice::Common,
         "json" | "jsonl" => FormatChoice::Json,
-        literal => FormatChoice::LogFormat(literal.to_string()),
+        literal => FormatChoice::named(literal)
+            .unwrap_or_else(|| FormatChoice::LogFormat(literal.to_string())),
     }
 }
 

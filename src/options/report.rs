@@ -103,6 +103,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             policy,
             gates,
             top: args.top.top,
+            gateways: args.gateway.map(|g| g.gateways()).unwrap_or_default(),
         },
         outputs,
         stamp: args.stamp,

@@ -10,6 +10,7 @@ use crate::ingest;
 use crate::output;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::{AlgoChoice, AlgoOptions};
+use crate::simulate::gateway::Gateway;
 use crate::simulate::{AlgorithmKind, Delay, Deployment};
 use crate::stats::StatsSettings;
 use crate::units::Limit;
@@ -34,6 +35,9 @@ pub struct SimulateSettings {
     pub ingest: ingest::Settings,
     pub source: LimitSource,
     pub algos: AlgoOptions,
+    /// `--gateway`: the gateways to replay the rules as (empty: none); with
+    /// `all`, the policy's own scenario comes first.
+    pub gateways: Vec<Gateway>,
     pub deployment: Deployment,
     pub scale: Option<f64>,
     pub decisions: Option<PathBuf>,
@@ -53,7 +57,22 @@ pub struct SimulateSettings {
 pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, OptionsError> {
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
-    let algo = args.algo.unwrap_or(AlgoChoice::Default);
+    let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
+    let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
+    if !gateways.is_empty() {
+        match algo {
+            AlgoChoice::All => {
+                return Err(usage(
+                    "--gateway replays one policy: give --algo one algorithm (or none, for the policy's own) with it, not all".into(),
+                ));
+            }
+            // A single --limit replays as the policy default, a token bucket.
+            AlgoChoice::Default if args.limit.is_some() => {
+                algo = AlgoChoice::One(AlgorithmKind::TokenBucket);
+            }
+            _ => {}
+        }
+    }
     let source = if let Some(limit) = args.limit {
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single { limit }
@@ -118,6 +137,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             burst: args.burst,
             delay,
         },
+        gateways,
         deployment: Deployment::new(args.instances, args.balance, args.seed)?,
         scale: args.what_if_scale,
         decisions: args.decisions.clone(),
@@ -217,5 +237,18 @@ mod tests {
         assert!(err(&["--instances", "0"]).contains("at least one instance"));
         assert!(err(&["--what-if-scale", "0"]).contains("above 0"));
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
+        assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
+        assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
+    }
+
+    #[test]
+    fn gateways_take_one_algorithm() {
+        let s = settings(&["--gateway", "all", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, Gateway::ALL.to_vec());
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::TokenBucket));
+        let s = settings(&["--gateway", "haproxy", "--algo", "gcra", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, vec![Gateway::Haproxy]);
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::Gcra));
+        assert!(settings(&[]).unwrap().gateways.is_empty());
     }
 }

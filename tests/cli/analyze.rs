@@ -321,6 +321,31 @@ fn realdata_every_sample_parses_and_reconciles() {
 }
 
 #[test]
+fn realdata_sources_are_detected() {
+    // Caddy's access entries among its other messages (and behind a
+    // docker-compose prefix) are told apart by their fields; nginx and
+    // Apache lines stay combined, address lists included.
+    let expected = [
+        ("tstack_lnav_logfile_caddy_log.0", "caddy (detected;"),
+        ("tstack_lnav_logfile_caddy_log.1", "caddy (detected;"),
+        ("elastic_beats_nginx_access_test.log", "combined (detected)"),
+        (
+            "tstack_lnav_logfile_shop_access_log.0",
+            "combined (detected)",
+        ),
+        ("elastic_examples_apache_logs", "combined (detected)"),
+    ];
+    for (name, format) in expected {
+        let Some(path) = realdata(name) else { return };
+        let json = analyze_json(&[path.to_str().unwrap()]);
+        let got = json["input"]["files"][0]["format"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(got.starts_with(format), "{name}: {got}");
+    }
+}
+
+#[test]
 fn realdata_bad_line_is_reported_with_its_line_number() {
     let Some(path) = realdata("tstack_lnav_logfile_bad_access_log.0") else {
         return;

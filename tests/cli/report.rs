@@ -252,6 +252,10 @@ fn snapshots_of_every_format() {
                 "-q",
                 "--log-format",
                 MSEC_FORMAT,
+                // The rendering is under test, not the arrival times
+                // (`$msec − $request_time`, the default).
+                "--time-of",
+                "logged",
                 "--multiplier",
                 "0.5",
                 "--max-reject-rate",

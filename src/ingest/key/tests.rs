@@ -160,3 +160,34 @@ fn cidr_aggregation() {
     );
     assert_eq!(key("ip", None, None, "", "", ""), ("-".into(), false));
 }
+
+#[test]
+fn ports_and_brackets_are_not_part_of_the_client() {
+    for (logged, client) in [
+        ("192.0.2.7:51234", "192.0.2.7"),
+        ("[2001:db8::7]:443", "2001:db8::7"),
+        ("[2001:db8::7]", "2001:db8::7"),
+        ("2001:db8::7", "2001:db8::7"),
+        ("::1", "::1"),
+        ("::ffff:192.0.2.7", "::ffff:192.0.2.7"),
+        ("crawler.example.net", "crawler.example.net"),
+        ("crawler.example.net:8080", "crawler.example.net"),
+        ("host:", "host:"),
+        (":80", ":80"),
+    ] {
+        assert_eq!(key("ip", None, None, logged, "", "").0, client, "{logged}");
+        assert_eq!(
+            key("xff", None, None, "-", logged, "").0,
+            client,
+            "{logged}"
+        );
+    }
+    assert_eq!(
+        key("ip", None, Some(32), "[2001:db8:1:2::7]:443", "", "").0,
+        "2001:db8::/32"
+    );
+    assert_eq!(
+        key("ip", Some(24), None, "192.0.2.7:1", "", "").0,
+        "192.0.2.0/24"
+    );
+}

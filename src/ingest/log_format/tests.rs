@@ -33,7 +33,8 @@ fn msec_format_from_the_issue() {
         r#"1767571200.123 10.0.0.1 "GET /api/x?y=1 HTTP/1.1" 200 0.004 "alice""#,
     )
     .unwrap();
-    assert_eq!(r.time.unwrap().ms, 1_767_571_200_123);
+    // $msec is written when the response ends: the arrival is 4 ms earlier.
+    assert_eq!(r.time.unwrap().ms, 1_767_571_200_119);
     assert!(r.time.unwrap().subsecond);
     assert_eq!(
         (&*r.addr, &*r.method, &*r.path),
@@ -89,4 +90,70 @@ fn errors_are_clear() {
         parse("$msec $status", "abc 200"),
         Err(SkipReason::BadTime)
     ));
+}
+
+fn parse_timed<'a>(format: &str, line: &'a str, time_of: TimeOf) -> Record<'a> {
+    let mut p = LogFormatParser::new(format, &[])
+        .unwrap()
+        .with_time_of(time_of);
+    let mut r = Record::default();
+    p.parse(line.as_bytes(), &mut r).unwrap();
+    r
+}
+
+#[test]
+fn arrival_is_the_logged_time_minus_request_time() {
+    let f = r#"$msec $remote_addr "$request" $status $request_time"#;
+    let line = r#"1767571200.123 10.0.0.1 "GET / HTTP/1.1" 200 1.500"#;
+    assert_eq!(
+        parse_timed(f, line, TimeOf::Arrival).time.unwrap().ms,
+        1_767_571_198_623
+    );
+    assert_eq!(
+        parse_timed(f, line, TimeOf::Logged).time.unwrap().ms,
+        1_767_571_200_123
+    );
+    // No usable $request_time: the time as logged.
+    let line = r#"1767571200.123 10.0.0.1 "GET / HTTP/1.1" 200 -"#;
+    assert_eq!(
+        parse_timed(f, line, TimeOf::Arrival).time.unwrap().ms,
+        1_767_571_200_123
+    );
+    // $time_local has whole seconds: ended in second 10 after 0.7 s, so most
+    // likely arrived in second 9 (see `arrival::arrival_from_end`).
+    let f = r#"$remote_addr [$time_local] "$request" $status $request_time"#;
+    let line = r#"10.0.0.1 [05/Jan/2026:00:00:10 +0000] "GET / HTTP/1.1" 200 0.700"#;
+    let r = parse_timed(f, line, TimeOf::Arrival);
+    assert_eq!(
+        r.time.unwrap(),
+        time::Stamp {
+            ms: 1_767_571_209_000,
+            subsecond: false
+        }
+    );
+    let parser = LogFormatParser::new(f, &[]).unwrap();
+    assert!(parser.time_used().unwrap().contains("$request_time"));
+    assert_eq!(parser.with_time_of(TimeOf::Logged).time_used(), None);
+}
+
+#[test]
+fn envoy_start_time_and_duration() {
+    let f = r#"[$start_time] "$request_method $request_uri $protocol" $status $duration "$http_x_forwarded_for""#;
+    let line = r#"[2026-01-05T00:00:00.310Z] "POST /api HTTP/2" 204 226 "203.0.113.9, 10.0.0.1""#;
+    assert_eq!(
+        parse_timed(f, line, TimeOf::Arrival).time.unwrap().ms,
+        1_767_571_200_310
+    );
+    assert_eq!(
+        parse_timed(f, line, TimeOf::Logged).time.unwrap().ms,
+        1_767_571_200_536
+    );
+    let mut p = LogFormatParser::new(f, &[]).unwrap().with_addr_from_xff();
+    let mut r = Record::default();
+    p.parse(line.as_bytes(), &mut r).unwrap();
+    assert_eq!(&*r.addr, b"203.0.113.9");
+    let line = r#"[2026-01-05T00:00:00.310Z] "POST /api HTTP/2" 204 226 "-""#;
+    r.clear(0);
+    p.parse(line.as_bytes(), &mut r).unwrap();
+    assert_eq!(&*r.addr, b"");
 }

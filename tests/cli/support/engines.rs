@@ -27,6 +27,8 @@ pub enum Engine {
     Nginx,
     /// The haproxy binary.
     Haproxy,
+    /// The redis-server binary.
+    Redis,
     /// Chromium, on PATH (for scripts/screenshot-html.sh).
     Chromium,
     /// The Python with the `duckdb` package; [`require`] returns that Python.
@@ -49,6 +51,7 @@ impl Engine {
         match self {
             Engine::Nginx => "nginx",
             Engine::Haproxy => "haproxy",
+            Engine::Redis => "redis-server",
             Engine::Chromium => "chromium",
             Engine::DuckDb => "duckdb",
             Engine::ClickHouse => "chdb",
@@ -62,7 +65,7 @@ impl Engine {
     /// How to get it.
     fn hint(self) -> &'static str {
         match self {
-            Engine::Nginx | Engine::Haproxy | Engine::Chromium => {
+            Engine::Nginx | Engine::Haproxy | Engine::Redis | Engine::Chromium => {
                 "apt-get install it, or run `bash .ci/run` as root"
             }
             Engine::DuckDb | Engine::ClickHouse | Engine::Spark | Engine::Sqlglot => {
@@ -86,6 +89,9 @@ impl Engine {
             Engine::Nginx => binary(&["/usr/sbin/nginx"], &["nginx"]).ok_or_else(not_installed),
             Engine::Haproxy => {
                 binary(&["/usr/sbin/haproxy"], &["haproxy"]).ok_or_else(not_installed)
+            }
+            Engine::Redis => {
+                binary(&["/usr/bin/redis-server"], &["redis-server"]).ok_or_else(not_installed)
             }
             Engine::Chromium => {
                 binary(&[], &["chromium", "chromium-browser"]).ok_or_else(not_installed)

@@ -13,7 +13,9 @@
 //! engine fails the test instead. See [`engines`].
 
 pub mod engines;
+pub mod haproxy;
 pub mod nginx;
+pub mod redis;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,159 @@
+//! Which moment of a request its event is stamped with: when it arrived, or
+//! when the server wrote the log line (usually when the response ended).
+//!
+//! Limiters decide on arrival, so replay is faithful only on arrival times.
+//! Where a format tells when the request arrived (a start time, or an end time
+//! and the request's duration), the parser uses it by default; `--time-of
+//! logged` asks for the time as written.
+
+use super::time::Stamp;
+
+/// `--time-of`: the moment an event is stamped with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TimeOf {
+    /// When the request arrived, where the format tells (else as logged).
+    #[default]
+    Arrival,
+    /// The time as the log line has it.
+    Logged,
+}
+
+impl TimeOf {
+    /// Parses `arrival` or `logged` (the `--time-of` values).
+    pub fn parse(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "arrival" => Ok(TimeOf::Arrival),
+            "logged" => Ok(TimeOf::Logged),
+            other => Err(format!("`{other}`: expected arrival or logged")),
+        }
+    }
+}
+
+/// The arrival of a request that ended at `end` after `duration_ms`.
+///
+/// A whole-second end time (`$time_local`, W3C `time`) only says that the
+/// request ended within that second; the arrival is then the second holding
+/// the middle of the possible arrivals (`end + 0.5 s − duration`), so the
+/// events keep whole-second resolution.
+pub fn arrival_from_end(end: Stamp, duration_ms: i64) -> Stamp {
+    if end.subsecond {
+        Stamp {
+            ms: end.ms - duration_ms,
+            subsecond: true,
+        }
+    } else {
+        Stamp {
+            ms: (end.ms + 500 - duration_ms).div_euclid(1000) * 1000,
+            subsecond: false,
+        }
+    }
+}
+
+/// The end of a request that arrived at `start` and took `duration_ms`.
+pub fn end_from_arrival(start: Stamp, duration_ms: i64) -> Stamp {
+    Stamp {
+        ms: start.ms + duration_ms,
+        subsecond: start.subsecond || duration_ms % 1000 != 0,
+    }
+}
+
+/// A duration written as decimal seconds (`0.003`, `1.5`, `12`, Go's `1.5s`),
+/// in milliseconds (rounded down); `None` for `-`, negatives and anything else.
+pub fn seconds_text_ms(text: &[u8]) -> Option<i64> {
+    let text = text.strip_suffix(b"s").unwrap_or(text);
+    let (whole, fraction) = match memchr::memchr(b'.', text) {
+        Some(dot) => (&text[..dot], &text[dot + 1..]),
+        None => (text, &b""[..]),
+    };
+    if whole.is_empty() && fraction.is_empty() || whole.len() > 12 {
+        return None;
+    }
+    let digits = |d: &[u8]| d.iter().all(u8::is_ascii_digit);
+    if !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let seconds = whole
+        .iter()
+        .fold(0i64, |acc, &d| acc * 10 + i64::from(d - b'0'));
+    let millis = fraction
+        .iter()
+        .chain(std::iter::repeat(&b'0'))
+        .take(3)
+        .fold(0i64, |acc, &d| acc * 10 + i64::from(d - b'0'));
+    Some(seconds * 1000 + millis)
+}
+
+/// A duration written as whole milliseconds (`12`, HAProxy `Ta`, Envoy
+/// `%DURATION%`, Traefik's `12ms`); `None` for `-`, `-1` and anything else.
+pub fn millis_text(text: &[u8]) -> Option<i64> {
+    let text = text.strip_suffix(b"ms").unwrap_or(text);
+    if text.is_empty() || text.len() > 15 || !text.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(
+        text.iter()
+            .fold(0i64, |acc, &d| acc * 10 + i64::from(d - b'0')),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamp(ms: i64, subsecond: bool) -> Stamp {
+        Stamp { ms, subsecond }
+    }
+
+    #[test]
+    fn arrival_subtracts_the_duration() {
+        assert_eq!(
+            arrival_from_end(stamp(10_250, true), 300),
+            stamp(9_950, true)
+        );
+        // Whole seconds: ended within [10 s, 11 s); after 0.3 s the arrival is
+        // within [9.7 s, 10.7 s): most likely second 10.
+        assert_eq!(
+            arrival_from_end(stamp(10_000, false), 300),
+            stamp(10_000, false)
+        );
+        assert_eq!(
+            arrival_from_end(stamp(10_000, false), 700),
+            stamp(9_000, false)
+        );
+        assert_eq!(
+            arrival_from_end(stamp(10_000, false), 1_700),
+            stamp(8_000, false)
+        );
+        assert_eq!(
+            end_from_arrival(stamp(9_000, false), 1_500),
+            stamp(10_500, true)
+        );
+        assert_eq!(
+            end_from_arrival(stamp(9_000, false), 2_000),
+            stamp(11_000, false)
+        );
+    }
+
+    #[test]
+    fn durations_as_text() {
+        assert_eq!(seconds_text_ms(b"0.003"), Some(3));
+        assert_eq!(seconds_text_ms(b"1.5"), Some(1_500));
+        assert_eq!(seconds_text_ms(b"1.5s"), Some(1_500));
+        assert_eq!(seconds_text_ms(b"12"), Some(12_000));
+        assert_eq!(seconds_text_ms(b"0.0004"), Some(0));
+        for bad in [&b"-"[..], b"-1", b"", b".", b"1.2.3", b"x"] {
+            assert_eq!(seconds_text_ms(bad), None, "{bad:?}");
+        }
+        assert_eq!(millis_text(b"109"), Some(109));
+        assert_eq!(millis_text(b"12ms"), Some(12));
+        assert_eq!(millis_text(b"-1"), None);
+        assert_eq!(millis_text(b"+1"), None);
+    }
+
+    #[test]
+    fn time_of_names() {
+        assert_eq!(TimeOf::parse("arrival"), Ok(TimeOf::Arrival));
+        assert_eq!(TimeOf::parse("logged"), Ok(TimeOf::Logged));
+        assert!(TimeOf::parse("start").is_err());
+    }
+}

@@ -1,0 +1,309 @@
+//! Logs whose lines are columns named by a header or by the source's
+//! documentation: W3C extended / IIS and CloudFront standard logs (a
+//! `#Fields:` header names the columns), and AWS Application Load Balancer
+//! logs (a fixed, documented column list). One parser; each source is a
+//! [`Layout`]: how columns are separated and what the column names mean.
+//!
+//! Columns are separated by tabs (CloudFront) or spaces (W3C, ALB); with
+//! spaces, a column that starts with `"` runs to the next `"` that ends a
+//! column (ALB quotes its request and user agent). A header line (`#…`) is
+//! skipped as a directive; the column names are read once, from the header at
+//! the top of the input (a file whose `#Fields:` change midway should be split).
+
+use std::borrow::Cow;
+
+use super::IngestError;
+use super::arrival::{self, TimeOf};
+use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
+use super::time::{self, Stamp};
+
+/// What a column means to rlctl.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// `YYYY-MM-DD` (UTC), with a [`Role::Time`] column.
+    Date,
+    /// `HH:MM:SS[.fff]` (UTC), with a [`Role::Date`] column; when the response ended.
+    Time,
+    /// An ISO 8601 time when the response ended (ALB `time`).
+    EndTime,
+    /// An ISO 8601 time when the request arrived (ALB `request_creation_time`).
+    StartTime,
+    /// The client address (a port after `:` is dropped by the key).
+    Client,
+    /// `ADDRESS:PORT`, always with a port (ALB writes IPv6 without brackets:
+    /// `2001:db8::1:51000`): the part before the last `:`.
+    ClientPort,
+    Method,
+    /// The path without the query (`cs-uri-stem`).
+    Stem,
+    /// The query string without `?` (`cs-uri-query`; `-` when none).
+    Query,
+    /// A whole request line, `METHOD TARGET PROTOCOL` (ALB `request`).
+    Request,
+    Status,
+    Xff,
+    User,
+    /// The request's duration (`time-taken`), in the layout's unit.
+    Duration,
+}
+
+/// How columns are separated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Separator {
+    Tab,
+    /// Spaces, with `"quoted"` columns.
+    Space,
+}
+
+/// The unit of a [`Role::Duration`] column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationUnit {
+    Seconds,
+    Millis,
+}
+
+/// One source's columns.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// The column names when the source documents a fixed list (ALB); `None`
+    /// when a `#Fields:` header names them.
+    pub fields: Option<&'static [&'static str]>,
+    /// The meaning of the column names rlctl uses.
+    pub roles: &'static [(&'static str, Role)],
+    pub duration_unit: DurationUnit,
+    /// Values the first column must have (ALB's connection type), if any.
+    pub first_column: Option<&'static [&'static str]>,
+    /// How many columns a line needs at least.
+    pub min_columns: usize,
+}
+
+/// The column names of a `#Fields:` header in `head`, if there is one.
+pub fn header_fields(head: &[u8]) -> Option<Vec<String>> {
+    head.split(|&b| b == b'\n').find_map(|line| {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let names = line.strip_prefix(b"#Fields:")?;
+        let names = String::from_utf8_lossy(names);
+        Some(names.split_ascii_whitespace().map(str::to_string).collect())
+    })
+}
+
+/// The separator of the first data line of `head` (tabs if it has any).
+pub fn separator_of(head: &[u8]) -> Separator {
+    let data = head
+        .split(|&b| b == b'\n')
+        .find(|l| !l.starts_with(b"#") && !l.trim_ascii().is_empty());
+    match data {
+        Some(line) if line.contains(&b'\t') => Separator::Tab,
+        _ => Separator::Space,
+    }
+}
+
+/// A parser of one [`Layout`] with its column names resolved.
+#[derive(Debug, Clone)]
+pub struct ColumnsParser {
+    layout: &'static Layout,
+    separator: Separator,
+    /// The column of each role the names have.
+    columns: Vec<(Role, usize)>,
+    /// For each `field:NAME` asked for, its column.
+    extra: Vec<usize>,
+    time_of: TimeOf,
+    /// Where each column is in the current line (reused).
+    spans: Vec<(usize, usize)>,
+}
+
+impl ColumnsParser {
+    /// A parser for `layout` with the column `names` (the layout's own list,
+    /// or a `#Fields:` header) and `extra` column names to capture.
+    pub fn new(
+        layout: &'static Layout,
+        names: &[String],
+        separator: Separator,
+        extra: &[String],
+        time_of: TimeOf,
+    ) -> Result<Self, IngestError> {
+        let position = |name: &str| names.iter().position(|n| n == name);
+        let columns: Vec<(Role, usize)> = layout
+            .roles
+            .iter()
+            .filter_map(|&(name, role)| Some((role, position(name)?)))
+            .collect();
+        let has = |role| columns.iter().any(|&(r, _)| r == role);
+        let dated = has(Role::Date) && has(Role::Time);
+        if !(dated || has(Role::EndTime) || has(Role::StartTime)) {
+            return Err(IngestError::Format(format!(
+                "the columns ({}) have no time: they need date and time",
+                names.join(" ")
+            )));
+        }
+        let extra = extra
+            .iter()
+            .map(|name| {
+                position(name).ok_or_else(|| IngestError::UnknownField {
+                    field: name.clone(),
+                    format: "columns".into(),
+                    known: names.join(", "),
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(ColumnsParser {
+            layout,
+            separator,
+            columns,
+            extra,
+            time_of,
+            spans: Vec::with_capacity(names.len()),
+        })
+    }
+
+    /// Splits `line` into `spans`.
+    fn split(&mut self, line: &[u8]) -> Result<(), SkipReason> {
+        self.spans.clear();
+        match self.separator {
+            Separator::Tab => {
+                let mut start = 0;
+                for tab in memchr::memchr_iter(b'\t', line) {
+                    self.spans.push((start, tab));
+                    start = tab + 1;
+                }
+                self.spans.push((start, line.len()));
+            }
+            Separator::Space => split_spaces(line, &mut self.spans)?,
+        }
+        if self.spans.len() < self.layout.min_columns {
+            return Err(SkipReason::Malformed("fewer columns than the format has"));
+        }
+        Ok(())
+    }
+}
+
+/// Space-separated columns; a column starting with `"` ends at a `"` followed
+/// by a space or the end of the line (the quotes are not part of the value).
+fn split_spaces(line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), SkipReason> {
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] == b'"' {
+            let body = i + 1;
+            let mut close = None;
+            for q in memchr::memchr_iter(b'"', &line[body..]) {
+                let at = body + q;
+                if matches!(line.get(at + 1), None | Some(b' ')) {
+                    close = Some(at);
+                    break;
+                }
+            }
+            let close = close.ok_or(SkipReason::Malformed("unterminated quoted column"))?;
+            spans.push((body, close));
+            i = close + 2;
+        } else {
+            let end = memchr::memchr(b' ', &line[i..]).map_or(line.len(), |e| i + e);
+            spans.push((i, end));
+            i = end + 1;
+        }
+    }
+    Ok(())
+}
+
+/// `date` + `time` columns (UTC) as a stamp.
+fn date_time(date: &[u8], clock: &[u8]) -> Option<Stamp> {
+    let mut text = [0u8; 48];
+    let len = date.len() + 1 + clock.len() + 1;
+    if len > text.len() || date.len() != 10 {
+        return None;
+    }
+    text[..10].copy_from_slice(date);
+    text[10] = b'T';
+    text[11..11 + clock.len()].copy_from_slice(clock);
+    text[len - 1] = b'Z';
+    time::parse_iso8601(&text[..len])
+}
+
+impl LineParser for ColumnsParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        if line.starts_with(b"#") {
+            return Err(SkipReason::Directive);
+        }
+        self.split(line)?;
+        if let Some(allowed) = self.layout.first_column {
+            let (s, e) = self.spans[0];
+            if !allowed.iter().any(|a| a.as_bytes() == &line[s..e]) {
+                return Err(SkipReason::Malformed(
+                    "unknown connection type in the first column",
+                ));
+            }
+        }
+        let value = |column: usize| {
+            self.spans
+                .get(column)
+                .map_or(&b""[..], |&(s, e)| &line[s..e])
+        };
+        let (mut date, mut clock, mut end, mut start, mut duration) =
+            (None, None, None, None, None);
+        let (mut stem, mut query) = (&b""[..], &b""[..]);
+        for &(role, column) in &self.columns {
+            let v = value(column);
+            match role {
+                Role::Date => date = Some(v),
+                Role::Time => clock = Some(v),
+                Role::EndTime => end = Some(time::parse_iso8601(v).ok_or(SkipReason::BadTime)?),
+                Role::StartTime => start = time::parse_iso8601(v),
+                Role::Client => record.addr = Cow::Borrowed(v),
+                Role::ClientPort => {
+                    let host = memchr::memrchr(b':', v).map_or(v, |colon| &v[..colon]);
+                    let host = host.strip_prefix(b"[").unwrap_or(host);
+                    record.addr = Cow::Borrowed(host.strip_suffix(b"]").unwrap_or(host));
+                }
+                Role::Method => record.method = Cow::Borrowed(v),
+                Role::Stem => stem = v,
+                Role::Query => query = v,
+                Role::Request => {
+                    let (method, target) = split_request(v);
+                    record.method = Cow::Borrowed(method);
+                    record.path = Cow::Borrowed(target);
+                }
+                Role::Status => record.status = parse_status(v)?,
+                Role::Xff => record.xff = Cow::Borrowed(v),
+                Role::User => record.user = Cow::Borrowed(v),
+                Role::Duration => duration = Some(v),
+            }
+        }
+        if let (Some(date), Some(clock)) = (date, clock) {
+            end = Some(date_time(date, clock).ok_or(SkipReason::BadTime)?);
+        }
+        if !stem.is_empty() {
+            record.path = if query.is_empty() || query == b"-" {
+                Cow::Borrowed(stem)
+            } else {
+                Cow::Owned([stem, b"?", query].concat())
+            };
+        }
+        let duration_ms = duration.and_then(|d| match self.layout.duration_unit {
+            DurationUnit::Seconds => arrival::seconds_text_ms(d),
+            DurationUnit::Millis => arrival::millis_text(d),
+        });
+        record.time = match self.time_of {
+            TimeOf::Arrival => start.or_else(|| {
+                end.map(|e| duration_ms.map_or(e, |d| arrival::arrival_from_end(e, d)))
+            }),
+            TimeOf::Logged => end.or(start),
+        };
+        if record.time.is_none() {
+            return Err(SkipReason::BadTime);
+        }
+        for (slot, &column) in record.extra.iter_mut().zip(&self.extra) {
+            *slot = Cow::Borrowed(value(column));
+        }
+        Ok(())
+    }
+
+    fn fork(&self) -> Box<dyn LineParser> {
+        Box::new(self.clone())
+    }
+
+    fn name(&self) -> String {
+        "columns".into()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,169 @@
+use super::*;
+use crate::ingest::formats;
+
+fn layout(name: &str) -> &'static Layout {
+    match formats::named(name).map(|s| &s.family) {
+        Some(formats::Family::Columns(layout)) => layout,
+        _ => panic!("{name} is not a columns source"),
+    }
+}
+
+fn names(text: &str) -> Vec<String> {
+    text.split(' ').map(str::to_string).collect()
+}
+
+fn parse<'a>(parser: &mut ColumnsParser, line: &'a str) -> Result<Record<'a>, SkipReason> {
+    let mut r = Record::default();
+    r.clear(parser.extra.len());
+    parser.parse(line.as_bytes(), &mut r).map(|()| r)
+}
+
+#[test]
+fn spaces_and_quoted_columns() {
+    let mut spans = Vec::new();
+    let line = br#"a "b c" "" d "e"f" g"#;
+    split_spaces(line, &mut spans).unwrap();
+    let got: Vec<&[u8]> = spans.iter().map(|&(s, e)| &line[s..e]).collect();
+    assert_eq!(got, [&b"a"[..], b"b c", b"", b"d", br#"e"f"#, b"g"]);
+    spans.clear();
+    assert!(split_spaces(br#"a "b"#, &mut spans).is_err());
+}
+
+#[test]
+fn alb_entries() {
+    let fields: Vec<String> = ALB_NAMES.iter().map(|s| s.to_string()).collect();
+    let mut p = ColumnsParser::new(
+        layout("alb"),
+        &fields,
+        Separator::Space,
+        &["user_agent".into()],
+        TimeOf::Arrival,
+    )
+    .unwrap();
+    let line = r#"h2 2026-01-05T00:00:01.100000Z app/my-lb/50dc6c495c0c9188 2001:db8::1:51000 - -1 -1 -1 460 - 120 0 "GET https://www.example.com:443/api?x=1 HTTP/2.0" "Mozilla/5.0 (X11)" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2 - "Root=1-58337262-36d228ad5d99923122bbe354" "www.example.com" "arn:aws:acm:us-east-2:123456789012:certificate/12345678-1234-1234-1234-123456789012" -1 2026-01-05T00:00:00.900000Z "waf,forward" "-" "-" "-" "-" "-" "-" TID_1234"#;
+    let r = parse(&mut p, line).unwrap();
+    assert_eq!(&*r.addr, b"2001:db8::1");
+    assert_eq!(
+        (&*r.method, &*r.path),
+        (&b"GET"[..], &b"https://www.example.com:443/api?x=1"[..])
+    );
+    assert_eq!(
+        (r.status, &*r.extra[0]),
+        (Some(460), &b"Mozilla/5.0 (X11)"[..])
+    );
+    assert_eq!(r.time.unwrap().ms, 1_767_571_200_900);
+    p.time_of = TimeOf::Logged;
+    assert_eq!(
+        parse(&mut p, line).unwrap().time.unwrap().ms,
+        1_767_571_201_100
+    );
+    // Another connection type is not an ALB entry.
+    let other = line.replacen("h2 ", "tcp ", 1);
+    assert!(matches!(
+        parse(&mut p, &other),
+        Err(SkipReason::Malformed(_))
+    ));
+    assert!(matches!(
+        parse(&mut p, "http 2026-01-05T00:00:01Z"),
+        Err(SkipReason::Malformed(_))
+    ));
+}
+
+const ALB_NAMES: &[&str] = &[
+    "type",
+    "time",
+    "elb",
+    "client:port",
+    "target:port",
+    "request_processing_time",
+    "target_processing_time",
+    "response_processing_time",
+    "elb_status_code",
+    "target_status_code",
+    "received_bytes",
+    "sent_bytes",
+    "request",
+    "user_agent",
+    "ssl_cipher",
+    "ssl_protocol",
+    "target_group_arn",
+    "trace_id",
+    "domain_name",
+    "chosen_cert_arn",
+    "matched_rule_priority",
+    "request_creation_time",
+];
+
+#[test]
+fn w3c_lines_with_their_header() {
+    let head = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status time-taken\n2026-01-05 00:00:10 192.0.2.1 GET /a q=1 200 700\n";
+    let fields = header_fields(head).unwrap();
+    assert_eq!(separator_of(head), Separator::Space);
+    let mut p = ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Arrival,
+    )
+    .unwrap();
+    let r = parse(&mut p, "2026-01-05 00:00:10 192.0.2.1 GET /a q=1 200 700").unwrap();
+    assert_eq!(
+        (&*r.addr, &*r.path, r.status),
+        (&b"192.0.2.1"[..], &b"/a?q=1"[..], Some(200))
+    );
+    // Ended in second 10 after 0.7 s: most likely arrived in second 9.
+    assert_eq!(r.time.unwrap().ms, 1_767_571_209_000);
+    let r = parse(&mut p, "2026-01-05 00:00:10 192.0.2.1 GET /a - 000 0").unwrap();
+    assert_eq!((&*r.path, r.status), (&b"/a"[..], None));
+    assert_eq!(
+        parse(&mut p, "#Fields: date time").unwrap_err(),
+        SkipReason::Directive
+    );
+    assert_eq!(
+        parse(&mut p, "2026-13-05 00:00:10 x GET /a - 200 1").unwrap_err(),
+        SkipReason::BadTime
+    );
+    assert!(
+        ColumnsParser::new(
+            layout("w3c"),
+            &names("c-ip sc-status"),
+            Separator::Space,
+            &[],
+            TimeOf::Arrival
+        )
+        .is_err()
+    );
+    assert!(
+        ColumnsParser::new(
+            layout("w3c"),
+            &fields,
+            Separator::Space,
+            &["nope".into()],
+            TimeOf::Arrival
+        )
+        .is_err()
+    );
+}
+
+#[test]
+fn cloudfront_tabs() {
+    let head = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status time-taken\n2026-01-05\t00:00:01\t192.0.2.1\tGET\t/\t200\t0.001\n";
+    assert_eq!(separator_of(head), Separator::Tab);
+    let fields = header_fields(head).unwrap();
+    let mut p = ColumnsParser::new(
+        layout("cloudfront"),
+        &fields,
+        Separator::Tab,
+        &[],
+        TimeOf::Logged,
+    )
+    .unwrap();
+    let r = parse(
+        &mut p,
+        "2026-01-05\t00:00:01\t2001:db8::1\tGET\t/x\t000\t0.010",
+    )
+    .unwrap();
+    assert_eq!((&*r.addr, r.status), (&b"2001:db8::1"[..], None));
+    assert_eq!(r.time.unwrap().ms, 1_767_571_201_000);
+}

@@ -1,0 +1,67 @@
+use super::*;
+
+fn named(name: &str) -> Option<FormatChoice> {
+    Some(FormatChoice::Source(formats::named(name).unwrap()))
+}
+
+#[test]
+fn detects_each_family() {
+    let combined =
+        br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
+    assert_eq!(detect(combined), Some(FormatChoice::Combined));
+    let common = br#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326"#;
+    assert_eq!(detect(common), Some(FormatChoice::Common));
+    let json = b"{\"ts\":1,\"path\":\"/\"}\n\n{\"ts\":2}\n";
+    assert_eq!(detect(json), Some(FormatChoice::Json));
+    let caddy = b"caddy  | {\"level\":\"info\",\"ts\":1.5}\n";
+    assert_eq!(detect(caddy), Some(FormatChoice::Json));
+}
+
+#[test]
+fn nothing_fits() {
+    assert_eq!(detect(b"hello world\nfoo\n"), None);
+    assert_eq!(detect(b"\n\n"), None);
+}
+
+#[test]
+fn a_minority_of_bad_lines_does_not_spoil_detection() {
+    let text = b"garbage\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n";
+    assert_eq!(detect(text), Some(FormatChoice::Combined));
+}
+
+#[test]
+fn vhost_combined_is_told_from_address_lists() {
+    let vhost = b"www.example.com:443 192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1 \"-\" \"a\"\r\n";
+    assert_eq!(detect(vhost), named("vhost_combined"));
+    let list = b"10.0.0.2, 10.0.0.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1 \"-\" \"a\"\n";
+    assert_eq!(detect(list), Some(FormatChoice::Combined));
+    let quoted_list = b"\"10.5.102.222, 199.96.1.1\" 10.2.1.185 - - [22/Jan/2016:13:18:29 +0000] \"GET / HTTP/1.1\" 200 2 \"-\" \"a\"\n";
+    assert_eq!(detect(quoted_list), Some(FormatChoice::Combined));
+}
+
+#[test]
+fn json_sources_by_their_fields_even_among_other_messages() {
+    let caddy = b"caddy  | {\"level\":\"info\",\"ts\":1.5,\"msg\":\"serving\"}\n\
+caddy  | {\"level\":\"info\",\"ts\":1.6,\"msg\":\"autosaved config\"}\n\
+caddy  | {\"level\":\"info\",\"ts\":1767571200.5,\"request\":{\"remote_ip\":\"::1\",\"uri\":\"/\"},\"status\":0}\n";
+    assert_eq!(detect(caddy), named("caddy"));
+    let traefik =
+        b"{\"StartUTC\":\"2026-01-05T00:00:00Z\",\"RequestPath\":\"/\",\"DownstreamStatus\":0}\n";
+    assert_eq!(detect(traefik), named("traefik-json"));
+    let nginx = b"{\"time_iso8601\":\"2026-01-05T00:00:00Z\",\"remote_addr\":\"::1\",\"request\":\"GET / HTTP/1.1\",\"status\":200}\n";
+    assert_eq!(detect(nginx), Some(FormatChoice::Json));
+}
+
+#[test]
+fn named_text_sources_are_told_apart() {
+    let envoy = b"[2026-01-05T00:00:00.310Z] \"POST /api HTTP/2\" 204 - 154 0 226 100 \"203.0.113.9\" \"ua\" \"id\" \"auth\" \"10.0.2.1:80\"\n";
+    assert_eq!(detect(envoy), named("envoy"));
+    let ingress = b"192.0.2.10 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 512 \"-\" \"ua\" 431 0.004 [ns-svc-80] [] 10.244.1.17:8080 512 0.004 200 4b6a\n";
+    assert_eq!(detect(ingress), named("ingress-nginx"));
+    let traefik = b"192.0.2.20 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/2.0\" 200 3120 \"-\" \"ua\" 101 \"web@docker\" \"-\" 3ms\n";
+    assert_eq!(detect(traefik), named("traefik"));
+    let nginx_main = b"192.0.2.20 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/2.0\" 200 3120 \"-\" \"ua\" \"203.0.113.1\"\n";
+    assert_eq!(detect(nginx_main), Some(FormatChoice::Combined));
+    let w3c = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status\n2026-01-05 00:00:00 192.0.2.1 GET / 200\n";
+    assert_eq!(detect(w3c), named("w3c"));
+}

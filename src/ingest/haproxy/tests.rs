@@ -1,0 +1,70 @@
+use super::*;
+
+fn parse(line: &str, time_of: TimeOf) -> Result<Record<'_>, SkipReason> {
+    let mut parser = HaproxyParser::new(
+        &[
+            "backend_name".into(),
+            "termination_state".into(),
+            "captured_request_headers".into(),
+        ],
+        time_of,
+    )
+    .unwrap();
+    let mut r = Record::default();
+    r.clear(3);
+    parser.parse(line.as_bytes(), &mut r).map(|()| r)
+}
+
+/// The example of the "HTTP log format" section of haproxy's configuration.txt.
+const DOC_EXAMPLE: &str = r#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {1wt.eu} {} "GET /index.html HTTP/1.1""#;
+
+#[test]
+fn the_documented_example() {
+    let r = parse(DOC_EXAMPLE, TimeOf::Arrival).unwrap();
+    assert_eq!(&*r.addr, b"10.0.1.2:33317");
+    assert_eq!(
+        (&*r.method, &*r.path, r.status),
+        (&b"GET"[..], &b"/index.html"[..], Some(200))
+    );
+    // 2009-02-06T12:14:14.655Z.
+    assert_eq!(r.time.unwrap().ms, 1_233_922_454_655);
+    assert!(r.time.unwrap().subsecond);
+    assert_eq!(
+        (&*r.extra[0], &*r.extra[1], &*r.extra[2]),
+        (&b"static"[..], &b"----"[..], &b"1wt.eu"[..])
+    );
+    // Logged: + Ta (109 ms).
+    assert_eq!(
+        parse(DOC_EXAMPLE, TimeOf::Logged).unwrap().time.unwrap().ms,
+        1_233_922_454_764
+    );
+}
+
+#[test]
+fn odd_lines() {
+    // No captured headers, a -1 timer, an aborted request (status -1 is unknown).
+    let r = parse(r#"<134>2026-01-05T00:00:00+00:00 lb1 haproxy[7]: [2001:db8::1]:443 [05/Jan/2026:00:00:00.001] fe~ be/<NOSRV> -1/-1/-1/-1/0 -1 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>""#, TimeOf::Logged).unwrap();
+    assert_eq!(
+        (&*r.addr, r.status, &*r.method),
+        (&b"[2001:db8::1]:443"[..], None, &b"<BADREQ>"[..])
+    );
+    // A request line cut by the syslog length limit has no closing quote.
+    let r = parse(r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/0/1/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET /very/long"#, TimeOf::Arrival).unwrap();
+    assert_eq!(&*r.path, b"/very/long");
+    for bad in [
+        "hello",
+        r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET / HTTP/1.1""#,
+        r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/0/1/1 200"#,
+        r#"192.0.2.1 - - [05/Jan/2026:00:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl""#,
+    ] {
+        assert!(
+            matches!(parse(bad, TimeOf::Arrival), Err(SkipReason::Malformed(_))),
+            "{bad}"
+        );
+    }
+    assert_eq!(
+        parse(r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:99:00:00.001] fe be/s1 0/0/0/1/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET /""#, TimeOf::Arrival).unwrap_err(),
+        SkipReason::BadTime
+    );
+    assert!(HaproxyParser::new(&["nope".into()], TimeOf::Arrival).is_err());
+}
