@@ -12,10 +12,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::ingest::chunk::{ChunkContext, ChunkResult, parse_chunk};
-use crate::ingest::detect::{Detected, detect};
+use crate::ingest::detect;
 use crate::ingest::record::{LineParser, SkipReason};
 use crate::ingest::{FormatChoice, IngestError, Settings, parser_for};
-use crate::text::escape;
 
 /// Bytes held at most while the format is being detected.
 const DETECT_BYTES: usize = 64 << 10;
@@ -123,40 +122,20 @@ impl FileParser {
         Ok(Some(chunk))
     }
 
-    /// The parser for this file, once the held lines decide it.
+    /// The parser for this file, once the held lines decide it (as ingestion
+    /// chooses it for the head of an input); `None` while detection has not
+    /// seen enough lines to give up.
     fn choose(&mut self, settings: &Settings) -> Result<Option<Box<dyn LineParser>>, IngestError> {
-        let chosen = match &settings.format {
-            FormatChoice::Auto => {
-                let head = &self.undetected[..self.undetected.len().min(DETECT_BYTES)];
-                match detect(head) {
-                    Some(Detected::Json) => FormatChoice::Json,
-                    Some(Detected::Common) => FormatChoice::Common,
-                    Some(Detected::Combined) => FormatChoice::Combined,
-                    None if self.undetected.len() >= DETECT_BYTES
-                        || non_blank_lines(head) >= DETECT_LINES =>
-                    {
-                        let first = head.split(|&b| b == b'\n').next().unwrap_or_default();
-                        let first = String::from_utf8_lossy(&first[..first.len().min(200)]);
-                        return Err(IngestError::Detect {
-                            file: self.name.clone(),
-                            first_line: format!("`{}`", escape::terminal(&first)),
-                        });
-                    }
-                    None => return Ok(None),
-                }
+        let head = &self.undetected[..self.undetected.len().min(DETECT_BYTES)];
+        let enough = self.undetected.len() >= DETECT_BYTES || non_blank_lines(head) >= DETECT_LINES;
+        match detect::choose(settings, Some(head), &self.name) {
+            Ok(chosen) => {
+                self.format = chosen.description;
+                Ok(Some(chosen.parser))
             }
-            other => other.clone(),
-        };
-        self.format = match &chosen {
-            FormatChoice::Auto | FormatChoice::Combined => "combined".into(),
-            FormatChoice::Common => "common".into(),
-            FormatChoice::Json => "json".into(),
-            FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
-        };
-        if settings.format == FormatChoice::Auto {
-            self.format.push_str(" (detected)");
+            Err(IngestError::Detect { .. }) if !enough => Ok(None),
+            Err(e) => Err(e),
         }
-        parser_for(&chosen, settings).map(Some)
     }
 
     /// Ends the file: held lines are parsed with the combined parser when the

@@ -4,8 +4,10 @@
 //! The semantics are the replay loop's (`simulate::replay`): a rule applies to
 //! a request when its method and route match and its key has a value; the
 //! request is admitted when every rule that applies admits it, and only then
-//! does any rule's state change; each rule's own verdict is what it counts as
-//! would-reject (a request two rules reject counts for both).
+//! is it recorded in each rule's state (a rejected one goes through
+//! [`Algorithm::rejected`], which only gateway models use); each rule's own
+//! verdict is what it counts as would-reject (a request two rules reject
+//! counts for both).
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
 //! like the empty one ([`Algorithm::is_idle`]), which changes no decision, and
@@ -35,6 +37,7 @@ pub struct Request {
 trait KeyedStates: Send + std::fmt::Debug {
     fn allows(&mut self, key: &str, t: Millis) -> bool;
     fn record(&mut self, key: &str, t: Millis);
+    fn rejected(&mut self, key: &str, t: Millis);
     /// Drops idle states; returns how many are left.
     fn sweep(&mut self, t: Millis) -> usize;
     fn len(&self) -> usize;
@@ -63,6 +66,12 @@ where
     fn record(&mut self, key: &str, t: Millis) {
         if let Some(state) = self.states.get_mut(key) {
             self.alg.record(state, t);
+        }
+    }
+
+    fn rejected(&mut self, key: &str, t: Millis) {
+        if let Some(state) = self.states.get_mut(key) {
+            self.alg.rejected(state, t);
         }
     }
 
@@ -247,10 +256,12 @@ impl Shadow {
                 rule.top.add(key);
             }
         }
-        if allowed {
-            for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
-                if let Some(key) = key {
+        for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
+            if let Some(key) = key {
+                if allowed {
                     rule.states.record(key, t);
+                } else {
+                    rule.states.rejected(key, t);
                 }
             }
         }

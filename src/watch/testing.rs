@@ -112,6 +112,7 @@ pub fn simulated(
         strict: false,
         progress: None,
         paths: true,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
     let ingested = ingest(&settings).unwrap();
     let table = ingested.table;

@@ -11,6 +11,7 @@ fn settings(format: FormatChoice) -> Settings {
         strict: false,
         progress: None,
         paths: true,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
     }
 }
 

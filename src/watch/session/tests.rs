@@ -31,6 +31,7 @@ fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
             strict: false,
             progress: None,
             paths: true,
+            time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules,
         verdict,

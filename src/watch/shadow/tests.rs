@@ -30,6 +30,7 @@ fn watched(
         strict: false,
         progress: None,
         paths: true,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
     let mut shadow = Shadow::new(rules, keys).unwrap();
     let mut parser = FileParser::new("gen.log");
