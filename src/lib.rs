@@ -15,6 +15,7 @@ pub mod ingest;
 pub mod options;
 pub mod output;
 pub mod policy;
+pub mod profile;
 pub mod recommend;
 pub mod simulate;
 pub mod stats;

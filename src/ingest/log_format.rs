@@ -29,6 +29,7 @@ enum Role {
     Addr,
     User,
     Xff,
+    UserAgent,
     LimitReqStatus,
     Other,
 }
@@ -46,6 +47,7 @@ fn role_of(name: &str) -> Role {
         "remote_addr" | "realip_remote_addr" => Role::Addr,
         "remote_user" => Role::User,
         "http_x_forwarded_for" => Role::Xff,
+        "http_user_agent" => Role::UserAgent,
         "limit_req_status" => Role::LimitReqStatus,
         _ => Role::Other,
     }
@@ -335,6 +337,7 @@ impl LineParser for LogFormatParser {
                 Role::Addr => record.addr = Cow::Borrowed(value),
                 Role::User => record.user = Cow::Borrowed(value),
                 Role::Xff => record.xff = Cow::Borrowed(value),
+                Role::UserAgent => record.user_agent = Cow::Borrowed(value),
                 Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
                 Role::Other => {}
             }

@@ -21,6 +21,8 @@ pub struct Record<'a> {
     pub user: Bytes<'a>,
     /// `$http_x_forwarded_for`.
     pub xff: Bytes<'a>,
+    /// `$http_user_agent`; parsers may leave it empty when no key reads it.
+    pub user_agent: Bytes<'a>,
     pub method: Bytes<'a>,
     /// Request target with any query string (`$request_uri`).
     pub path: Bytes<'a>,
