@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod discover;
 pub mod events;
 pub mod export;
 pub mod frames;

@@ -9,8 +9,10 @@ struct Builder {
 
 impl Builder {
     fn new() -> Self {
-        let mut t = EventTable::default();
-        t.extra_keys = vec![KeyColumn::default(), KeyColumn::default()];
+        let t = EventTable {
+            extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
+            ..EventTable::default()
+        };
         Builder { t }
     }
 
