@@ -11,6 +11,11 @@
 #   RUNS           runs per command (default 5); GOACCESS_RUNS for GoAccess (default 3)
 #   BENCH_DIR      where inputs are written and reused (default /tmp/rlctl-bench)
 #   RLCTL          the binary to measure (default: cargo build --release, then use it)
+#
+# Release builds carry no debug info. To profile (perf record, flamegraphs) use
+# the profiling profile, release code with line tables:
+#   cargo build --profile profiling && perf record -g target/profiling/rlctl analyze ...
+#   RLCTL=target/profiling/rlctl bench/run.sh   (to time that binary here)
 #   SKIP_SIMULATE  set to 1 to leave out the simulate rows
 #
 # GoAccess is the Debian package `goaccess` (apt-get install goaccess); without

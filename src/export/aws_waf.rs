@@ -10,7 +10,7 @@
 //! length ([`Shape::most_in_span`]), at least AWS's minimum of 10, so AWS
 //! never blocks a request the policy admits.
 
-use serde_json::{Value, json};
+use serde::Serialize;
 
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, dashed, describe,
@@ -43,21 +43,275 @@ pub fn limit(shape: &Shape, window: u64) -> u64 {
     shape.most_in_span(window).max(MIN_LIMIT)
 }
 
-fn no_transform() -> Value {
-    json!([{ "Priority": 0, "Type": "NONE" }])
+// The JSON document as serde structs, after the AWS WAF API's `Rule` and
+// `RateBasedStatement` types. Fields are declared in alphabetical order so the
+// keys keep the sorted order this export has always had (AWS reads any order).
+
+/// `{}`: an object with no fields (`{"IP": {}}`, `{"Count": {}}`).
+#[derive(Debug, Serialize)]
+struct Empty {}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Document {
+    notes: Vec<String>,
+    rules: Vec<WafRule>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct WafRule {
+    action: Action,
+    name: String,
+    priority: usize,
+    statement: Statement,
+    visibility_config: VisibilityConfig,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all_fields = "PascalCase")]
+enum Action {
+    Block { custom_response: CustomResponse },
+    Count(Empty),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct CustomResponse {
+    response_code: u16,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Statement {
+    rate_based_statement: RateBasedStatement,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct RateBasedStatement {
+    aggregate_key_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    custom_keys: Option<Vec<CustomKey>>,
+    evaluation_window_sec: u64,
+    #[serde(rename = "ForwardedIPConfig", skip_serializing_if = "Option::is_none")]
+    forwarded_ip_config: Option<ForwardedIpConfig>,
+    limit: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    scope_down_statement: Option<ScopeDown>,
+}
+
+/// One part of a custom aggregation key.
+#[derive(Debug, Serialize)]
+enum CustomKey {
+    #[serde(rename = "IP")]
+    Ip(Empty),
+    #[serde(rename = "ForwardedIP")]
+    ForwardedIp(Empty),
+    Header(Named),
+    Cookie(Named),
+    QueryArgument(Named),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Named {
+    name: String,
+    text_transformations: Vec<Transformation>,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct Transformation {
+    priority: u32,
+    r#type: &'static str,
+}
+
+/// `[{"Priority": 0, "Type": kind}]`.
+fn transform(kind: &'static str) -> Vec<Transformation> {
+    vec![Transformation {
+        priority: 0,
+        r#type: kind,
+    }]
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct ForwardedIpConfig {
+    fallback_behavior: &'static str,
+    header_name: &'static str,
+}
+
+/// The requests a rule counts: its method, its route, or both.
+#[derive(Debug, Serialize)]
+#[serde(rename_all_fields = "PascalCase")]
+enum ScopeDown {
+    #[serde(rename = "AndStatement")]
+    And { statements: Vec<ScopeDown> },
+    #[serde(rename = "ByteMatchStatement")]
+    ByteMatch {
+        field_to_match: Field,
+        positional_constraint: &'static str,
+        search_string: String,
+        text_transformations: Vec<Transformation>,
+    },
+    #[serde(rename = "RegexMatchStatement")]
+    RegexMatch {
+        field_to_match: Field,
+        regex_string: String,
+        text_transformations: Vec<Transformation>,
+    },
+}
+
+#[derive(Debug, Serialize)]
+enum Field {
+    Method(Empty),
+    UriPath(Empty),
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "PascalCase")]
+struct VisibilityConfig {
+    cloud_watch_metrics_enabled: bool,
+    metric_name: String,
+    sampled_requests_enabled: bool,
 }
 
 /// A custom aggregation key for one key part.
-fn custom_key(part: &ClientPart) -> Option<Value> {
-    let named = |kind: &str, name: &str| json!({ kind: { "Name": name, "TextTransformations": no_transform() } });
+fn custom_key(part: &ClientPart) -> Option<CustomKey> {
+    let named = |name: &str| Named {
+        name: name.to_string(),
+        text_transformations: transform("NONE"),
+    };
     Some(match part {
-        ClientPart::Address => json!({ "IP": {} }),
-        ClientPart::ForwardedFor => json!({ "ForwardedIP": {} }),
-        ClientPart::User => named("Header", "authorization"),
-        ClientPart::Header(h) => named("Header", &h.to_ascii_lowercase()),
-        ClientPart::Cookie(c) => named("Cookie", c),
-        ClientPart::QueryArg(a) => named("QueryArgument", a),
+        ClientPart::Address => CustomKey::Ip(Empty {}),
+        ClientPart::ForwardedFor => CustomKey::ForwardedIp(Empty {}),
+        ClientPart::User => CustomKey::Header(named("authorization")),
+        ClientPart::Header(h) => CustomKey::Header(named(&h.to_ascii_lowercase())),
+        ClientPart::Cookie(c) => CustomKey::Cookie(named(c)),
+        ClientPart::QueryArg(a) => CustomKey::QueryArgument(named(a)),
         ClientPart::Variable(_) => return None,
+    })
+}
+
+/// One policy rule as a rate-based rule at `priority`, with its notes.
+fn waf_rule(
+    rule: &CheckedRule,
+    id: &str,
+    priority: usize,
+    opts: &ExportOptions,
+    notes: &mut Vec<String>,
+) -> Result<WafRule, ExportError> {
+    let unsupported = |message: String| ExportError::Unsupported {
+        target: "aws-waf",
+        rule: rule.name.clone(),
+        message,
+    };
+    let shape = Shape::of(rule)?;
+    let parts = client_parts(rule)?;
+    let w = u64::from(rule.spec.limit.window.secs());
+    let window = window(w);
+    let most = shape.most_in_span(window);
+    let limit = limit(&shape, window);
+    if limit > MAX_LIMIT {
+        return Err(unsupported(format!(
+            "its limit {limit} per {window}s exceeds AWS WAF's {MAX_LIMIT}"
+        )));
+    }
+    notes.push(describe(rule));
+    notes.push(format!(
+        "  {}: {}; over {window}s (the evaluation window closest to {w}s) it admits at most {most}, so Limit {limit}{}.",
+        rule.name,
+        shape.capacity_note,
+        if limit > most { " (AWS's minimum)" } else { "" }
+    ));
+    notes.push(format!("  {}: send {}", rule.name, header_advice(rule)));
+    let (aggregate_key_type, custom_keys) = match parts.as_slice() {
+        [ClientPart::Address] => ("IP", None),
+        [ClientPart::ForwardedFor] => ("FORWARDED_IP", None),
+        _ => {
+            let keys = parts
+                .iter()
+                .map(|p| {
+                    custom_key(p)
+                        .ok_or_else(|| unsupported(format!("AWS WAF cannot aggregate on {p}")))
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            if keys.len() > 5 {
+                return Err(unsupported("AWS WAF aggregates on at most 5 keys".into()));
+            }
+            notes.push(format!(
+                "  {}: requests missing a key part are not counted by this rule.",
+                rule.name
+            ));
+            ("CUSTOM_KEYS", Some(keys))
+        }
+    };
+    let forwarded_ip_config = parts.contains(&ClientPart::ForwardedFor).then(|| {
+        notes.push(format!("  {}: AWS takes the first X-Forwarded-For address; requests without a valid one are not counted.", rule.name));
+        ForwardedIpConfig {
+            fallback_behavior: "NO_MATCH",
+            header_name: "X-Forwarded-For",
+        }
+    });
+    if parts.contains(&ClientPart::User) {
+        notes.push(format!(
+            "  {}: user keys use the Authorization header: one count per credential.",
+            rule.name
+        ));
+    }
+    let mut scope = Vec::new();
+    if let Some(m) = method(rule)? {
+        scope.push(ScopeDown::ByteMatch {
+            field_to_match: Field::Method(Empty {}),
+            positional_constraint: "EXACTLY",
+            search_string: m.to_ascii_lowercase(),
+            text_transformations: transform("LOWERCASE"),
+        });
+    }
+    if let Some(r) = route(rule)? {
+        if r.len() > MAX_REGEX {
+            return Err(unsupported(format!(
+                "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
+            )));
+        }
+        scope.push(ScopeDown::RegexMatch {
+            field_to_match: Field::UriPath(Empty {}),
+            regex_string: r.to_string(),
+            text_transformations: transform("NONE"),
+        });
+    }
+    let scope_down_statement = match scope.len() {
+        0 | 1 => scope.pop(),
+        _ => Some(ScopeDown::And { statements: scope }),
+    };
+    let action = if opts.dry_run {
+        Action::Count(Empty {})
+    } else {
+        Action::Block {
+            custom_response: CustomResponse { response_code: 429 },
+        }
+    };
+    let name = format!("rlctl-{id}");
+    Ok(WafRule {
+        action,
+        name: name.clone(),
+        priority,
+        statement: Statement {
+            rate_based_statement: RateBasedStatement {
+                aggregate_key_type,
+                custom_keys,
+                evaluation_window_sec: window,
+                forwarded_ip_config,
+                limit,
+                scope_down_statement,
+            },
+        },
+        visibility_config: VisibilityConfig {
+            cloud_watch_metrics_enabled: true,
+            metric_name: name,
+            sampled_requests_enabled: true,
+        },
     })
 }
 
@@ -77,174 +331,19 @@ impl Exporter for AwsWaf {
         if opts.dry_run {
             notes.push("Dry run: the rules Count instead of Block; see the CloudWatch metrics and sampled requests.".into());
         }
-        let mut out_rules = Vec::new();
+        let mut waf_rules = Vec::new();
         for (priority, (rule, id)) in rules.iter().zip(&ids).enumerate() {
-            let unsupported = |message: String| ExportError::Unsupported {
-                target: "aws-waf",
-                rule: rule.name.clone(),
-                message,
-            };
-            let shape = Shape::of(rule)?;
-            let parts = client_parts(rule)?;
-            let w = u64::from(rule.spec.limit.window.secs());
-            let window = window(w);
-            let most = shape.most_in_span(window);
-            let limit = limit(&shape, window);
-            if limit > MAX_LIMIT {
-                return Err(unsupported(format!(
-                    "its limit {limit} per {window}s exceeds AWS WAF's {MAX_LIMIT}"
-                )));
-            }
-            notes.push(describe(rule));
-            notes.push(format!(
-                "  {}: {}; over {window}s (the evaluation window closest to {w}s) it admits at most {most}, so Limit {limit}{}.",
-                rule.name,
-                shape.capacity_note,
-                if limit > most { " (AWS's minimum)" } else { "" }
-            ));
-            notes.push(format!("  {}: send {}", rule.name, header_advice(rule)));
-            let mut statement = json!({ "Limit": limit, "EvaluationWindowSec": window });
-            match parts.as_slice() {
-                [ClientPart::Address] => statement["AggregateKeyType"] = json!("IP"),
-                [ClientPart::ForwardedFor] => statement["AggregateKeyType"] = json!("FORWARDED_IP"),
-                _ => {
-                    let keys = parts
-                        .iter()
-                        .map(|p| {
-                            custom_key(p).ok_or_else(|| {
-                                unsupported(format!("AWS WAF cannot aggregate on {p}"))
-                            })
-                        })
-                        .collect::<Result<Vec<_>, _>>()?;
-                    if keys.len() > 5 {
-                        return Err(unsupported("AWS WAF aggregates on at most 5 keys".into()));
-                    }
-                    statement["AggregateKeyType"] = json!("CUSTOM_KEYS");
-                    statement["CustomKeys"] = json!(keys);
-                    notes.push(format!(
-                        "  {}: requests missing a key part are not counted by this rule.",
-                        rule.name
-                    ));
-                }
-            }
-            if parts.contains(&ClientPart::ForwardedFor) {
-                statement["ForwardedIPConfig"] =
-                    json!({ "HeaderName": "X-Forwarded-For", "FallbackBehavior": "NO_MATCH" });
-                notes.push(format!("  {}: AWS takes the first X-Forwarded-For address; requests without a valid one are not counted.", rule.name));
-            }
-            if parts.contains(&ClientPart::User) {
-                notes.push(format!(
-                    "  {}: user keys use the Authorization header: one count per credential.",
-                    rule.name
-                ));
-            }
-            let mut scope = Vec::new();
-            if let Some(m) = method(rule)? {
-                scope.push(json!({ "ByteMatchStatement": {
-                    "SearchString": m.to_ascii_lowercase(),
-                    "FieldToMatch": { "Method": {} },
-                    "TextTransformations": [{ "Priority": 0, "Type": "LOWERCASE" }],
-                    "PositionalConstraint": "EXACTLY",
-                }}));
-            }
-            if let Some(r) = route(rule)? {
-                if r.len() > MAX_REGEX {
-                    return Err(unsupported(format!(
-                        "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
-                    )));
-                }
-                scope.push(json!({ "RegexMatchStatement": {
-                    "RegexString": r,
-                    "FieldToMatch": { "UriPath": {} },
-                    "TextTransformations": no_transform(),
-                }}));
-            }
-            match scope.len() {
-                0 => {}
-                1 => statement["ScopeDownStatement"] = scope.remove(0),
-                _ => {
-                    statement["ScopeDownStatement"] =
-                        json!({ "AndStatement": { "Statements": scope } })
-                }
-            }
-            let action = if opts.dry_run {
-                json!({ "Count": {} })
-            } else {
-                json!({ "Block": { "CustomResponse": { "ResponseCode": 429 } } })
-            };
-            let name = format!("rlctl-{id}");
-            out_rules.push(json!({
-                "Name": name,
-                "Priority": priority,
-                "Statement": { "RateBasedStatement": statement },
-                "Action": action,
-                "VisibilityConfig": {
-                    "SampledRequestsEnabled": true,
-                    "CloudWatchMetricsEnabled": true,
-                    "MetricName": name,
-                },
-            }));
+            waf_rules.push(waf_rule(rule, id, priority, opts, &mut notes)?);
         }
-        let doc = json!({ "Notes": notes, "Rules": out_rules });
-        let mut text = serde_json::to_string_pretty(&doc).expect("JSON values always serialize");
+        let doc = Document {
+            notes,
+            rules: waf_rules,
+        };
+        let mut text = serde_json::to_string_pretty(&doc).expect("the document always serializes");
         text.push('\n');
         Ok(text)
     }
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::policy::Policy;
-
-    #[test]
-    fn windows_map_to_the_closest_allowed() {
-        assert_eq!(window(1), 60);
-        assert_eq!(window(60), 60);
-        assert_eq!(window(90), 60);
-        assert_eq!(window(100), 120);
-        assert_eq!(window(240), 300);
-        assert_eq!(window(3600), 600);
-    }
-
-    #[test]
-    fn limits_scale_to_the_window_with_the_burst_and_a_floor() {
-        let shape = |t: &str| Shape::of(&Policy::parse(t, "p").unwrap()[0]).unwrap();
-        // 40/1m burst 7 over 60 s: 7 + 40 - 1.
-        assert_eq!(
-            limit(&shape("[[rule]]\nname='g'\nlimit='40/1m'\nburst=7"), 60),
-            46
-        );
-        // 5000/1h over 600 s: capacity 5000 (default) + ⌈5000·600/3600⌉ - 1.
-        assert_eq!(
-            limit(&shape("[[rule]]\nname='g'\nlimit='5000/1h'"), 600),
-            5000 + 834 - 1
-        );
-        // 10/s sliding-log over 60 s: at most 10 in each of 60 seconds.
-        assert_eq!(
-            limit(
-                &shape("[[rule]]\nname='g'\nlimit='10/s'\nalgorithm='sliding-log'"),
-                60
-            ),
-            600
-        );
-        // 1/1h token bucket: 1 + ⌈60/3600⌉ - 1 = 1, raised to AWS's minimum.
-        assert_eq!(limit(&shape("[[rule]]\nname='g'\nlimit='1/1h'"), 60), 10);
-    }
-
-    #[test]
-    fn keys_become_aggregation_settings() {
-        let rules = Policy::parse(
-            "[[rule]]\nname='k'\nkey='xff+field:http_x_api_key'\nlimit='40/1m'",
-            "p",
-        )
-        .unwrap();
-        let out: Value =
-            serde_json::from_str(&AwsWaf.render(&rules, &ExportOptions::default()).unwrap())
-                .unwrap();
-        let st = &out["Rules"][0]["Statement"]["RateBasedStatement"];
-        assert_eq!(st["AggregateKeyType"], "CUSTOM_KEYS");
-        assert_eq!(st["CustomKeys"][1]["Header"]["Name"], "x-api-key");
-        assert_eq!(st["ForwardedIPConfig"]["HeaderName"], "X-Forwarded-For");
-    }
-}
+mod tests;

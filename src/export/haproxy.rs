@@ -13,16 +13,18 @@
 //! doc of [`super`] for C), so the deny threshold is `gt C + L − 1`: never
 //! stricter than the policy, at the price of admitting up to C + L − 1 per W.
 
-use std::fmt::Write;
-
+use super::conf::{self, Conf};
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment, comment_block,
-    describe, header_advice, identifiers, method, route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
+    method, route,
 };
 use crate::policy::CheckedRule;
 
 /// The HAProxy exporter.
 pub struct Haproxy;
+
+/// HAProxy sections indent their lines by four spaces.
+const INDENT: &str = "    ";
 
 /// Counters HAProxy tracks at once unless built with a larger MAX_SESS_STKCTR.
 pub const MAX_TRACKED: usize = 3;
@@ -61,6 +63,150 @@ struct Table {
     rules: Vec<usize>,
 }
 
+/// The rules grouped into tables (at most [`MAX_TRACKED`]), and each rule's shape.
+fn tables(rules: &[CheckedRule]) -> Result<(Vec<Table>, Vec<Shape>), ExportError> {
+    let mut tables: Vec<Table> = Vec::new();
+    let mut shapes = Vec::new();
+    for (i, rule) in rules.iter().enumerate() {
+        shapes.push(Shape::of(rule)?);
+        let parts = client_parts(rule)?;
+        if parts.iter().any(|p| part_expr(p).is_none()) {
+            return Err(ExportError::Unsupported {
+                target: "haproxy",
+                rule: rule.name.clone(),
+                message: "its key names an nginx variable HAProxy does not have".into(),
+            });
+        }
+        let window = rule.spec.limit.window.secs();
+        match tables
+            .iter_mut()
+            .find(|t| t.parts == parts && t.window == window)
+        {
+            Some(t) => t.rules.push(i),
+            None => tables.push(Table {
+                parts,
+                window,
+                rules: vec![i],
+            }),
+        }
+    }
+    if tables.len() > MAX_TRACKED {
+        return Err(ExportError::Target {
+            target: "haproxy",
+            message: format!(
+                "the rules need {} tracked counters (one per key and window); HAProxy tracks {MAX_TRACKED} unless built with a larger MAX_SESS_STKCTR: give the rules fewer distinct keys or windows",
+                tables.len()
+            ),
+        });
+    }
+    Ok((tables, shapes))
+}
+
+/// The lines of the frontend, gathered table by table and rule by rule.
+#[derive(Default)]
+struct Frontend {
+    /// `set-var` and `track-scN` lines.
+    tracks: Conf,
+    /// One deny (or dry-run marker) per rule, with its comment.
+    denies: Conf,
+    /// One counter increment per rule.
+    counts: Conf,
+}
+
+/// Table number `sc`: its backend section and the frontend line tracking it.
+fn write_table(
+    backends: &mut Conf,
+    frontend: &mut Frontend,
+    sc: usize,
+    table: &Table,
+    name: &str,
+    rules: &[CheckedRule],
+    opts: &ExportOptions,
+) {
+    let addresses = table.parts.len() == 1
+        && matches!(
+            table.parts[0],
+            ClientPart::Address | ClientPart::ForwardedFor
+        );
+    let kind = if addresses { "ipv6" } else { "string len 128" };
+    let names: Vec<&str> = table
+        .rules
+        .iter()
+        .map(|&i| rules[i].name.as_str())
+        .collect();
+    backends
+        .blank()
+        .comment(format!(
+            "Counters of rules {} (key {}, window {}s); --clients sizes the table.",
+            names.join(", "),
+            rules[table.rules[0]].key.text,
+            table.window
+        ))
+        .line(format!("backend {name}"))
+        .nested(|c| {
+            c.line(format!(
+                "stick-table type {kind} size {} expire {}s store gpc_rate({},{}s)",
+                opts.clients.max(1),
+                u64::from(table.window) * 2,
+                table.rules.len(),
+                table.window
+            ));
+        });
+    let exprs: Vec<String> = table.parts.iter().filter_map(part_expr).collect();
+    let mut key = exprs[0].clone();
+    for (p, expr) in exprs.iter().enumerate().skip(1) {
+        let var = format!("txn.rlctl_{sc}_{p}");
+        frontend
+            .tracks
+            .line(format!("http-request set-var({var}) {expr}"));
+        key.push_str(&format!(",concat(+,{var})"));
+    }
+    frontend
+        .tracks
+        .line(format!("http-request track-sc{sc} {key} table {name}"));
+}
+
+/// Rule `rule` with counter `gpc` of table `sc`: its deny and its count.
+fn write_rule(
+    frontend: &mut Frontend,
+    (sc, gpc, window): (usize, usize, u32),
+    rule: &CheckedRule,
+    shape: &Shape,
+    id: &str,
+    opts: &ExportOptions,
+) -> Result<(), ExportError> {
+    let mut cond = String::new();
+    if let Some(m) = method(rule)? {
+        cond.push_str(&format!(" {{ method {m} }}"));
+    }
+    if let Some(r) = route(rule)? {
+        cond.push_str(&format!(" {{ path -m reg {} }}", quote(r)));
+    }
+    let limit = threshold(shape);
+    frontend.denies.comments(&[
+        describe(rule),
+        format!(
+            "  {}; no burst in HAProxy, so deny above {} + {} - 1 = {limit} per {window}s.",
+            shape.capacity_note, shape.capacity, rule.spec.limit.requests,
+        ),
+    ]);
+    let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}");
+    frontend.denies.line(if opts.dry_run {
+        format!("http-request set-var(txn.rlctl_over_limit) str({id}) if {test}")
+    } else {
+        format!("http-request deny deny_status 429 if {test}")
+    });
+    let when = if cond.is_empty() {
+        String::new()
+    } else {
+        format!(" if{cond}")
+    };
+    frontend
+        .counts
+        .line(format!("http-request sc-inc-gpc({gpc},{sc}){when}"));
+    Ok(())
+}
+
 impl Exporter for Haproxy {
     fn target(&self) -> &'static str {
         "haproxy"
@@ -68,153 +214,64 @@ impl Exporter for Haproxy {
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
         let ids = identifiers(rules);
-        let mut tables: Vec<Table> = Vec::new();
-        let mut shapes = Vec::new();
-        for (i, rule) in rules.iter().enumerate() {
-            shapes.push(Shape::of(rule)?);
-            let parts = client_parts(rule)?;
-            if parts.iter().any(|p| part_expr(p).is_none()) {
-                return Err(ExportError::Unsupported {
-                    target: "haproxy",
-                    rule: rule.name.clone(),
-                    message: "its key names an nginx variable HAProxy does not have".into(),
-                });
-            }
-            let window = rule.spec.limit.window.secs();
-            match tables
-                .iter_mut()
-                .find(|t| t.parts == parts && t.window == window)
-            {
-                Some(t) => t.rules.push(i),
-                None => tables.push(Table {
-                    parts,
-                    window,
-                    rules: vec![i],
-                }),
-            }
-        }
-        if tables.len() > MAX_TRACKED {
-            return Err(ExportError::Target {
-                target: "haproxy",
-                message: format!(
-                    "the rules need {} tracked counters (one per key and window); HAProxy tracks {MAX_TRACKED} unless built with a larger MAX_SESS_STKCTR: give the rules fewer distinct keys or windows",
-                    tables.len()
-                ),
-            });
-        }
-        let mut head = vec![
-            format!(
-                "rlctl export --target haproxy: {} rules as stick tables.",
-                rules.len()
-            ),
-            "Add the backend sections as they are; merge the frontend's http-request lines into"
-                .into(),
-            "your HTTP frontend, in this order (after anything that sets the client address)."
-                .into(),
-            "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the"
-                .into(),
-            "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's".into(),
-            "capacity), so HAProxy never rejects a request the policy admits, but allows a".into(),
-            "steady client up to that many per window. Counts are per HAProxy process (use".into(),
-            "peers to share tables).".into(),
-            String::new(),
-            "Response headers describing each rule (http-response set-header NAME VALUE):".into(),
-        ];
-        head.extend(
-            rules
-                .iter()
-                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
-        );
-        let mut out = comment_block("# ", &head);
-        let mut frontend = String::new();
-        if tables
-            .iter()
-            .any(|t| t.parts.contains(&ClientPart::ForwardedFor))
-        {
-            frontend.push_str("    # xff keys: the first X-Forwarded-For address, else the connection's. Anyone can\n    # send X-Forwarded-For: use this only behind a proxy that sets it.\n    http-request set-var(txn.rlctl_xff) src\n    http-request set-var(txn.rlctl_xff) req.hdr_ip(x-forwarded-for,1) if { req.hdr(x-forwarded-for) -m found }\n");
-        }
-        let mut denies = String::new();
-        let mut counts = String::new();
+        let (tables, shapes) = tables(rules)?;
+        let mut backends = Conf::new(INDENT);
+        let mut frontend = Frontend::default();
         for (sc, table) in tables.iter().enumerate() {
             let name = format!("rl_{}", ids[table.rules[0]]);
-            let addresses = table.parts.len() == 1
-                && matches!(
-                    table.parts[0],
-                    ClientPart::Address | ClientPart::ForwardedFor
-                );
-            let kind = if addresses { "ipv6" } else { "string len 128" };
-            let names: Vec<&str> = table
-                .rules
-                .iter()
-                .map(|&i| rules[i].name.as_str())
-                .collect();
-            let _ = write!(
-                out,
-                "\n# Counters of rules {} (key {}, window {}s); --clients sizes the table.\nbackend {name}\n    stick-table type {kind} size {} expire {}s store gpc_rate({},{}s)\n",
-                comment(&names.join(", ")),
-                comment(&rules[table.rules[0]].key.text),
-                table.window,
-                opts.clients.max(1),
-                u64::from(table.window) * 2,
-                table.rules.len(),
-                table.window
-            );
-            let exprs: Vec<String> = table.parts.iter().filter_map(part_expr).collect();
-            let mut key = exprs[0].clone();
-            for (p, expr) in exprs.iter().enumerate().skip(1) {
-                let var = format!("txn.rlctl_{sc}_{p}");
-                let _ = writeln!(frontend, "    http-request set-var({var}) {expr}");
-                let _ = write!(key, ",concat(+,{var})");
-            }
-            let _ = writeln!(frontend, "    http-request track-sc{sc} {key} table {name}");
+            write_table(&mut backends, &mut frontend, sc, table, &name, rules, opts);
             for (gpc, &i) in table.rules.iter().enumerate() {
-                let rule = &rules[i];
-                let mut cond = String::new();
-                if let Some(m) = method(rule)? {
-                    let _ = write!(cond, " {{ method {m} }}");
-                }
-                if let Some(r) = route(rule)? {
-                    let _ = write!(cond, " {{ path -m reg {} }}", quote(r));
-                }
-                let limit = threshold(&shapes[i]);
-                let lines = vec![
-                    describe(rule),
-                    format!(
-                        "  {}; no burst in HAProxy, so deny above {} + {} - 1 = {limit} per {}s.",
-                        shapes[i].capacity_note,
-                        shapes[i].capacity,
-                        rule.spec.limit.requests,
-                        table.window
-                    ),
-                ];
-                denies.push_str(&comment_block("    # ", &lines));
-                let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}");
-                if opts.dry_run {
-                    let _ = writeln!(
-                        denies,
-                        "    http-request set-var(txn.rlctl_over_limit) str({}) if {test}",
-                        ids[i]
-                    );
-                } else {
-                    let _ = writeln!(denies, "    http-request deny deny_status 429 if {test}");
-                }
-                let when = if cond.is_empty() {
-                    String::new()
-                } else {
-                    format!(" if{cond}")
-                };
-                let _ = writeln!(counts, "    http-request sc-inc-gpc({gpc},{sc}){when}");
+                let at = (sc, gpc, table.window);
+                write_rule(&mut frontend, at, &rules[i], &shapes[i], &ids[i], opts)?;
             }
         }
-        out.push_str("\nfrontend rlctl  # merge these lines into your HTTP frontend\n    mode http\n    bind 127.0.0.1:8080  # your bind line\n");
-        out.push_str(&frontend);
-        if opts.dry_run {
-            out.push_str("    # Dry run: nothing is denied; log %[var(txn.rlctl_over_limit)] to see which rule\n    # would have rejected a request.\n");
-        }
-        out.push_str(&denies);
-        out.push_str("    # Count only the requests that passed every rule above.\n");
-        out.push_str(&counts);
-        Ok(out)
+        let first = format!(
+            "rlctl export --target haproxy: {} rules as stick tables.",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "Add the backend sections as they are; merge the frontend's http-request lines into",
+                "your HTTP frontend, in this order (after anything that sets the client address).",
+                "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the",
+                "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's",
+                "capacity), so HAProxy never rejects a request the policy admits, but allows a",
+                "steady client up to that many per window. Counts are per HAProxy process (use",
+                "peers to share tables).",
+            ],
+            &["Response headers describing each rule (http-response set-header NAME VALUE):"],
+            rules,
+        );
+        let uses_xff = tables
+            .iter()
+            .any(|t| t.parts.contains(&ClientPart::ForwardedFor));
+        let mut out = Conf::new(INDENT);
+        out.comments(&head).append(&backends).blank();
+        out.line("frontend rlctl  # merge these lines into your HTTP frontend")
+            .nested(|c| {
+                c.line("mode http")
+                    .line("bind 127.0.0.1:8080  # your bind line");
+                if uses_xff {
+                    c.comments(&[
+                        "xff keys: the first X-Forwarded-For address, else the connection's. Anyone can".into(),
+                        "send X-Forwarded-For: use this only behind a proxy that sets it.".into(),
+                    ])
+                    .line("http-request set-var(txn.rlctl_xff) src")
+                    .line("http-request set-var(txn.rlctl_xff) req.hdr_ip(x-forwarded-for,1) if { req.hdr(x-forwarded-for) -m found }");
+                }
+                c.append(&frontend.tracks);
+                if opts.dry_run {
+                    c.comments(&[
+                        "Dry run: nothing is denied; log %[var(txn.rlctl_over_limit)] to see which rule".into(),
+                        "would have rejected a request.".into(),
+                    ]);
+                }
+                c.append(&frontend.denies)
+                    .comment("Count only the requests that passed every rule above.")
+                    .append(&frontend.counts);
+            });
+        Ok(out.finish())
     }
 }
 

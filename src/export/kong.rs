@@ -13,11 +13,11 @@
 //! the same key; rules for every request become a global plugin.
 
 use std::collections::BTreeMap;
-use std::fmt::Write;
 
+use super::yaml::{Map, Seq, Value, plain, string};
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment, comment_block,
-    dashed, describe, header_advice, identifiers, method, quoted, route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
+    dashed, describe, identifiers, method, route,
 };
 use crate::policy::CheckedRule;
 
@@ -68,24 +68,24 @@ pub fn merge(all: &[Limits]) -> Limits {
 }
 
 /// `limit_by` settings for a key and a note, or why Kong cannot key on it.
-fn limit_by(parts: &[ClientPart]) -> Result<(String, &'static str), String> {
+fn limit_by(parts: &[ClientPart]) -> Result<(LimitBy, &'static str), String> {
     let [part] = parts else {
         return Err(
             "Kong limits by one thing (ip, consumer, header...); use a single-part key".into(),
         );
     };
     Ok(match part {
-        ClientPart::Address => ("limit_by: ip".into(), ""),
+        ClientPart::Address => (LimitBy::Ip, ""),
         ClientPart::ForwardedFor => (
-            "limit_by: ip".into(),
+            LimitBy::Ip,
             "  ip: set Kong's trusted_ips, real_ip_header X-Forwarded-For and real_ip_recursive on.",
         ),
         ClientPart::User => (
-            "limit_by: consumer".into(),
+            LimitBy::Consumer,
             "  consumer: needs an auth plugin; Kong limits requests without a consumer by ip.",
         ),
         ClientPart::Header(h) => (
-            format!("limit_by: header\n      header_name: {}", quoted(h)),
+            LimitBy::Header(h.clone()),
             "  header: Kong limits requests without the header by ip.",
         ),
         other => {
@@ -96,23 +96,37 @@ fn limit_by(parts: &[ClientPart]) -> Result<(String, &'static str), String> {
     })
 }
 
-/// The plugin entry at `indent` spaces.
-fn plugin(indent: &str, name: &str, by: &str, limits: &Limits) -> String {
-    let mut out = format!(
-        "{indent}- name: rate-limiting\n{indent}  instance_name: {}\n{indent}  config:\n",
-        quoted(name)
-    );
-    for (&i, n) in limits {
-        let _ = writeln!(out, "{indent}    {}: {n}", PERIODS[i].0);
+/// What Kong's plugin counts by.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LimitBy {
+    Ip,
+    Consumer,
+    Header(String),
+}
+
+/// The plugin entry: one limit per period, then how it counts.
+fn plugin(name: &str, by: &LimitBy, limits: &Limits) -> Map {
+    let mut config = Map::new();
+    for (&i, &n) in limits {
+        config.set(PERIODS[i].0, plain(n));
     }
-    for line in by.lines() {
-        let _ = writeln!(out, "{indent}    {}", line.trim_start());
-    }
-    let _ = write!(
-        out,
-        "{indent}    policy: local\n{indent}    fault_tolerant: true\n{indent}    hide_client_headers: false\n"
-    );
-    out
+    match by {
+        LimitBy::Ip => config.set("limit_by", plain("ip")),
+        LimitBy::Consumer => config.set("limit_by", plain("consumer")),
+        LimitBy::Header(h) => config
+            .set("limit_by", plain("header"))
+            .set("header_name", string(h)),
+    };
+    config
+        .set("policy", plain("local"))
+        .set("fault_tolerant", plain("true"))
+        .set("hide_client_headers", plain("false"));
+    let mut plugin = Map::new();
+    plugin
+        .set("name", plain("rate-limiting"))
+        .set("instance_name", string(name))
+        .set("config", config);
+    plugin
 }
 
 /// A Kong regex path with the policy's search semantics (Kong anchors at the start).
@@ -122,6 +136,85 @@ pub fn regex_path(route: &str) -> String {
     } else {
         format!("~.*(?:{route})")
     }
+}
+
+/// One rule as Kong sees it.
+struct KongRule<'a> {
+    by: LimitBy,
+    limits: Limits,
+    notes: Vec<String>,
+    method: Option<String>,
+    route: Option<&'a str>,
+}
+
+fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
+    let shape = Shape::of(rule)?;
+    let (by, by_note) =
+        limit_by(&client_parts(rule)?).map_err(|message| ExportError::Unsupported {
+            target: "kong",
+            rule: rule.name.clone(),
+            message,
+        })?;
+    let limits = limits(&shape);
+    let mut notes = vec![describe(rule), format!("  {}.", shape.capacity_note)];
+    let list: Vec<String> = limits
+        .iter()
+        .map(|(&i, n)| format!("{n} per {}", PERIODS[i].0))
+        .collect();
+    notes.push(format!(
+        "  Most it admits per Kong window: {}.",
+        list.join(", ")
+    ));
+    if !by_note.is_empty() {
+        notes.push(by_note.to_string());
+    }
+    Ok(KongRule {
+        by,
+        limits,
+        notes,
+        method: method(rule)?,
+        route: route(rule)?,
+    })
+}
+
+/// The route of rule `i` (which has a method or route): its plugin takes the
+/// smallest limits of every rule with the same key that applies there.
+fn kong_route(i: usize, each: &[KongRule], rules: &[CheckedRule], ids: &[String]) -> Map {
+    let rule = &each[i];
+    let applies: Vec<usize> = (0..each.len())
+        .filter(|&j| {
+            j == i
+                || (each[j].by == rule.by
+                    && each[j].route.is_none()
+                    && (each[j].method.is_none() || each[j].method == rule.method))
+        })
+        .collect();
+    let merged = merge(
+        &applies
+            .iter()
+            .map(|&j| each[j].limits.clone())
+            .collect::<Vec<_>>(),
+    );
+    let mut route = Map::new();
+    route.comments(&rule.notes);
+    if applies.len() > 1 {
+        let names: Vec<&str> = applies.iter().map(|&j| rules[j].name.as_str()).collect();
+        route.comment(format!(
+            "This route's plugin takes the smallest limits of rules {} (Kong runs one per route).",
+            names.join(", ")
+        ));
+    }
+    let path = rule.route.map(regex_path).unwrap_or_else(|| "/".into());
+    route
+        .set("name", string(format!("rl-{}", ids[i])))
+        .set("paths", Value::FlowSeq(vec![string(path)]));
+    if let Some(m) = &rule.method {
+        route.set("methods", Value::FlowSeq(vec![string(m)]));
+    }
+    let mut plugins = Seq::new();
+    plugins.push(plugin(&format!("rl-{}-route", ids[i]), &rule.by, &merged));
+    route.set("plugins", plugins);
+    route
 }
 
 impl Exporter for Kong {
@@ -139,112 +232,56 @@ impl Exporter for Kong {
             });
         }
         let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
-        let mut each = Vec::new();
-        for rule in rules {
-            let shape = Shape::of(rule)?;
-            let (by, by_note) =
-                limit_by(&client_parts(rule)?).map_err(|message| ExportError::Unsupported {
-                    target: "kong",
-                    rule: rule.name.clone(),
-                    message,
-                })?;
-            let limits = limits(&shape);
-            let mut notes = vec![describe(rule), format!("  {}.", shape.capacity_note)];
-            let list: Vec<String> = limits
-                .iter()
-                .map(|(&i, n)| format!("{n} per {}", PERIODS[i].0))
-                .collect();
-            notes.push(format!(
-                "  Most it admits per Kong window: {}.",
-                list.join(", ")
-            ));
-            if !by_note.is_empty() {
-                notes.push(by_note.to_string());
+        let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
+        let mut global = Seq::new();
+        let mut routes = Seq::new();
+        for (i, rule) in each.iter().enumerate() {
+            if rule.method.is_none() && rule.route.is_none() {
+                global.comments(&rule.notes).push(plugin(
+                    &format!("rl-{}", ids[i]),
+                    &rule.by,
+                    &rule.limits,
+                ));
+            } else {
+                routes.push(kong_route(i, &each, rules, &ids));
             }
-            each.push((shape, by, limits, notes, method(rule)?, route(rule)?));
         }
-        let mut global = String::new();
-        let mut routes = String::new();
-        for (i, (_, by, limits, notes, m, r)) in each.iter().enumerate() {
-            if m.is_none() && r.is_none() {
-                global.push_str(&comment_block("# ", notes));
-                global.push_str(&plugin("", &format!("rl-{}", ids[i]), by, limits));
-                continue;
-            }
-            let applies: Vec<usize> = (0..each.len())
-                .filter(|&j| {
-                    j == i
-                        || (&each[j].1 == by
-                            && each[j].5.is_none()
-                            && (each[j].4.is_none() || &each[j].4 == m))
-                })
-                .collect();
-            let merged = merge(
-                &applies
-                    .iter()
-                    .map(|&j| each[j].2.clone())
-                    .collect::<Vec<_>>(),
-            );
-            routes.push_str(&comment_block("  # ", notes));
-            if applies.len() > 1 {
-                let names: Vec<&str> = applies.iter().map(|&j| rules[j].name.as_str()).collect();
-                let _ = writeln!(
-                    routes,
-                    "  # This route's plugin takes the smallest limits of rules {} (Kong runs one per route).",
-                    comment(&names.join(", "))
-                );
-            }
-            let path = r.map(regex_path).unwrap_or_else(|| "/".into());
-            let _ = write!(
-                routes,
-                "  - name: {}\n    paths: [{}]\n",
-                quoted(&format!("rl-{}", ids[i])),
-                quoted(&path)
-            );
-            if let Some(m) = m {
-                let _ = writeln!(routes, "    methods: [{}]", quoted(m));
-            }
-            routes.push_str("    plugins:\n");
-            routes.push_str(&plugin(
-                "    ",
-                &format!("rl-{}-route", ids[i]),
-                by,
-                &merged,
-            ));
-        }
-        let mut head = vec![
-            format!(
-                "rlctl export --target kong: {} rules for the rate-limiting plugin (decK).",
-                rules.len()
-            ),
-            "Kong OSS counts fixed windows: each limit is the most the rule can admit in one"
-                .into(),
-            "such window, so Kong never rejects a request the policy admits, but it can let a"
-                .into(),
-            "client send a window's worth at once. policy: local counts per Kong node.".into(),
-            "Kong runs one rate-limiting plugin per request (the route's, else the global one)"
-                .into(),
-            "and counts per route; where routes overlap, Kong picks one.".into(),
-            String::new(),
-            "Response headers describing each rule (Kong also sends RateLimit-* and".into(),
-            "X-RateLimit-Limit-<period> itself, as hide_client_headers is false):".into(),
-        ];
-        head.extend(
-            rules
-                .iter()
-                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
-        );
-        let mut out = comment_block("# ", &head);
-        out.push_str("_format_version: \"3.0\"\n");
+        let mut doc = Map::new();
+        doc.set("_format_version", string("3.0"));
         if !global.is_empty() {
-            out.push_str("plugins:\n");
-            out.push_str(&global);
+            doc.set("plugins", global);
         }
         if !routes.is_empty() {
-            out.push_str("services:\n- name: backend\n  url: \"http://backend.invalid\"  # your upstream\n  routes:\n");
-            out.push_str(&routes);
+            let mut service = Map::new();
+            service
+                .set("name", plain("backend"))
+                .set("url", string("http://backend.invalid"))
+                .note("your upstream")
+                .set("routes", routes);
+            let mut services = Seq::new();
+            services.push(service);
+            doc.set("services", services);
         }
-        Ok(out)
+        let first = format!(
+            "rlctl export --target kong: {} rules for the rate-limiting plugin (decK).",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "Kong OSS counts fixed windows: each limit is the most the rule can admit in one",
+                "such window, so Kong never rejects a request the policy admits, but it can let a",
+                "client send a window's worth at once. policy: local counts per Kong node.",
+                "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
+                "and counts per route; where routes overlap, Kong picks one.",
+            ],
+            &[
+                "Response headers describing each rule (Kong also sends RateLimit-* and",
+                "X-RateLimit-Limit-<period> itself, as hide_client_headers is false):",
+            ],
+            rules,
+        );
+        Ok(comment_block("# ", &head) + &doc.render())
     }
 }
 

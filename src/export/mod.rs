@@ -2,7 +2,10 @@
 //! file per product behind [`Exporter`], plus what they all share: the rule's
 //! shape in product-neutral terms ([`Shape`]), the client key as request
 //! attributes ([`ClientPart`]), response-header advice, safe identifiers and
-//! comment text.
+//! comment text. Each exporter turns every rule into a fragment of data and
+//! writes it through a shared emitter: [`conf`] for line-based files (nginx,
+//! HAProxy), [`yaml`] for YAML with comments (Envoy, Traefik, Kong), serde for
+//! JSON (AWS WAF).
 //!
 //! # Safe conversions
 //!
@@ -35,12 +38,14 @@
 //! their format, and routes or methods a product cannot quote are refused.
 
 pub mod aws_waf;
+pub mod conf;
 pub mod envoy;
 pub mod haproxy;
 pub mod key;
 pub mod kong;
 pub mod nginx;
 pub mod traefik;
+pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
 

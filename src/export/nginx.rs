@@ -15,9 +15,10 @@
 
 use std::fmt::Write;
 
+use super::conf::{self, Conf};
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, describe,
-    header_advice, identifiers, method, route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
+    method, route,
 };
 use crate::policy::CheckedRule;
 use crate::units::Limit;
@@ -28,16 +29,8 @@ pub struct Nginx;
 /// The variable holding the first X-Forwarded-For address (else `$remote_addr`).
 const XFF_VARIABLE: &str = "$rlctl_xff";
 
-/// The map defining [`XFF_VARIABLE`].
-const XFF_MAP: &str = r#"# The first X-Forwarded-For address, else the connecting address ("xff" keys).
-# Anyone can send X-Forwarded-For: use this only behind a proxy that sets it. With
-# the realip module (set_real_ip_from <proxy>; real_ip_header X-Forwarded-For;)
-# $binary_remote_addr is the client instead, and safer.
-map $http_x_forwarded_for $rlctl_xff {
-    "~^[\s,]*(?<rlctl_xff_first>[^\s,]+)" $rlctl_xff_first;
-    default $remote_addr;
-}
-"#;
+/// nginx blocks indent by four spaces.
+const INDENT: &str = "    ";
 
 /// An nginx `rate=` value and how it follows from the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,116 +108,145 @@ fn part_expr(part: &ClientPart) -> String {
     }
 }
 
+/// `map SOURCE VAR { PATTERN VALUE; default DEFAULT; }` (PATTERN already quoted).
+fn write_map(conf: &mut Conf, source: &str, var: &str, pattern: &str, value: &str, default: &str) {
+    conf.block(&format!("map {source} {var}"), |c| {
+        c.line(format!("{pattern} {value};"))
+            .line(format!("default {default};"));
+    });
+}
+
+/// The map defining [`XFF_VARIABLE`], with its warning.
+fn write_xff_map(conf: &mut Conf) {
+    conf.comments(&[
+        "The first X-Forwarded-For address, else the connecting address (\"xff\" keys).".into(),
+        "Anyone can send X-Forwarded-For: use this only behind a proxy that sets it. With".into(),
+        "the realip module (set_real_ip_from <proxy>; real_ip_header X-Forwarded-For;)".into(),
+        "$binary_remote_addr is the client instead, and safer.".into(),
+    ]);
+    write_map(
+        conf,
+        "$http_x_forwarded_for",
+        XFF_VARIABLE,
+        r#""~^[\s,]*(?<rlctl_xff_first>[^\s,]+)""#,
+        "$rlctl_xff_first",
+        "$remote_addr",
+    );
+}
+
+/// One rule's zone: its comment, the maps that empty its key for requests
+/// outside its method or route, and the `limit_req_zone` / `limit_req` pair.
+fn write_zone(
+    conf: &mut Conf,
+    rule: &CheckedRule,
+    id: &str,
+    opts: &ExportOptions,
+) -> Result<bool, ExportError> {
+    let shape = Shape::of(rule)?;
+    let parts = client_parts(rule)?;
+    let key: String = parts.iter().map(part_expr).collect();
+    let rate = rate(rule.spec.limit);
+    let burst = burst(shape.capacity);
+    let bytes = state_bytes(&parts);
+    let megabytes = zone_megabytes(opts.clients, bytes);
+    let mut notes = vec![
+        describe(rule),
+        format!("  {}.", rate.note),
+        format!(
+            "  burst: {}; nginx admits burst+1 at once from an empty state, so burst={burst}.",
+            shape.capacity_note
+        ),
+        format!(
+            "  zone: {} clients x {bytes} bytes per state = {megabytes}m (set --clients to resize).",
+            opts.clients
+        ),
+    ];
+    if parts.len() > 1 {
+        notes.push("  The key concatenates its parts; it is empty only when all are.".into());
+    }
+    let method = method(rule)?;
+    let route = route(rule)?;
+    if route.is_some() {
+        notes.push(
+            "  The route is matched against $uri: the decoded, normalised path without its query string (PCRE syntax).".into(),
+        );
+    }
+    conf.blank().comments(&notes);
+    let mut zone_key = key;
+    if let Some(m) = &method {
+        let var = format!("$rl_{id}_method");
+        let pattern = quote(&format!("~*^{}$", regex::escape(m)));
+        write_map(conf, "$request_method", &var, &pattern, &zone_key, "\"\"");
+        zone_key = var;
+    }
+    if let Some(r) = route {
+        let var = format!("$rl_{id}_key");
+        write_map(
+            conf,
+            "$uri",
+            &var,
+            &quote(&format!("~{r}")),
+            &zone_key,
+            "\"\"",
+        );
+        zone_key = var;
+    }
+    conf.line(format!(
+        "limit_req_zone {zone_key} zone=rl_{id}:{megabytes}m rate={};",
+        rate.text
+    ));
+    // nginx refuses `burst=0`; leaving it out means 0.
+    let burst_arg = if burst > 0 {
+        format!(" burst={burst}")
+    } else {
+        String::new()
+    };
+    conf.line(format!("limit_req zone=rl_{id}{burst_arg} nodelay;"));
+    Ok(parts.contains(&ClientPart::ForwardedFor))
+}
+
 impl Exporter for Nginx {
     fn target(&self) -> &'static str {
         "nginx"
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
-        let ids = identifiers(rules);
-        let mut head = vec![
-            format!(
-                "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",
-                rules.len()
-            ),
-            "limit_req at http level applies in every server and location, except where a".into(),
-            "level declares a limit_req of its own (nginx then inherits none): copy the".into(),
-            "limit_req lines there. Rules for a method or route leave their key empty for".into(),
-            "other requests (nginx does not count empty keys): every rule applies to exactly"
-                .into(),
-            "the requests the policy says, wherever they are served.".into(),
-            "Safe conversions: where nginx cannot express a rule exactly, the setting".into(),
-            "never rejects a request the policy admits (it may admit a little more).".into(),
-            String::new(),
-            "Response headers describing each rule (add_header NAME \"VALUE\" always;):".into(),
-        ];
-        head.extend(
-            rules
-                .iter()
-                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
-        );
-        let mut out = comment_block("# ", &head);
-        out.push_str("\nlimit_req_status 429;\n");
-        if opts.dry_run {
-            out.push_str(
-                "# Dry run: requests over a limit are served; $limit_req_status logs REJECTED_DRY_RUN.\nlimit_req_dry_run on;\n",
-            );
-        }
-        let mut body = String::new();
+        let mut zones = Conf::new(INDENT);
         let mut uses_xff = false;
-        for (rule, id) in rules.iter().zip(&ids) {
-            let shape = Shape::of(rule)?;
-            let parts = client_parts(rule)?;
-            uses_xff |= parts.contains(&ClientPart::ForwardedFor);
-            let key: String = parts.iter().map(part_expr).collect();
-            let rate = rate(rule.spec.limit);
-            let burst = burst(shape.capacity);
-            let bytes = state_bytes(&parts);
-            let megabytes = zone_megabytes(opts.clients, bytes);
-            let mut lines = vec![
-                describe(rule),
-                format!("  {}.", rate.note),
-                format!(
-                    "  burst: {}; nginx admits burst+1 at once from an empty state, so burst={burst}.",
-                    shape.capacity_note
-                ),
-                format!(
-                    "  zone: {} clients x {bytes} bytes per state = {megabytes}m (set --clients to resize).",
-                    opts.clients
-                ),
-            ];
-            if parts.len() > 1 {
-                lines.push(
-                    "  The key concatenates its parts; it is empty only when all are.".into(),
-                );
-            }
-            let method = method(rule)?;
-            let route = route(rule)?;
-            let mut zone_key = key.clone();
-            let mut maps = String::new();
-            if let Some(m) = &method {
-                let var = format!("$rl_{id}_method");
-                let _ = write!(
-                    maps,
-                    "map $request_method {var} {{\n    {} {key};\n    default \"\";\n}}\n",
-                    quote(&format!("~*^{}$", regex::escape(m))),
-                );
-                zone_key = var;
-            }
-            if let Some(r) = route {
-                lines.push(
-                    "  The route is matched against $uri: the decoded, normalised path without its query string (PCRE syntax).".into(),
-                );
-                let var = format!("$rl_{id}_key");
-                let _ = write!(
-                    maps,
-                    "map $uri {var} {{\n    {} {zone_key};\n    default \"\";\n}}\n",
-                    quote(&format!("~{r}")),
-                );
-                zone_key = var;
-            }
-            body.push('\n');
-            body.push_str(&comment_block("# ", &lines));
-            body.push_str(&maps);
-            let _ = writeln!(
-                body,
-                "limit_req_zone {zone_key} zone=rl_{id}:{megabytes}m rate={};",
-                rate.text
-            );
-            // nginx refuses `burst=0`; leaving it out means 0.
-            let burst_arg = if burst > 0 {
-                format!(" burst={burst}")
-            } else {
-                String::new()
-            };
-            let _ = writeln!(body, "limit_req zone=rl_{id}{burst_arg} nodelay;");
+        for (rule, id) in rules.iter().zip(identifiers(rules)) {
+            uses_xff |= write_zone(&mut zones, rule, &id, opts)?;
+        }
+        let first = format!(
+            "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "limit_req at http level applies in every server and location, except where a",
+                "level declares a limit_req of its own (nginx then inherits none): copy the",
+                "limit_req lines there. Rules for a method or route leave their key empty for",
+                "other requests (nginx does not count empty keys): every rule applies to exactly",
+                "the requests the policy says, wherever they are served.",
+                "Safe conversions: where nginx cannot express a rule exactly, the setting",
+                "never rejects a request the policy admits (it may admit a little more).",
+            ],
+            &["Response headers describing each rule (add_header NAME \"VALUE\" always;):"],
+            rules,
+        );
+        let mut out = Conf::new(INDENT);
+        out.comments(&head).blank().line("limit_req_status 429;");
+        if opts.dry_run {
+            out.comment(
+                "Dry run: requests over a limit are served; $limit_req_status logs REJECTED_DRY_RUN.",
+            )
+            .line("limit_req_dry_run on;");
         }
         if uses_xff {
-            out.push('\n');
-            out.push_str(XFF_MAP);
+            write_xff_map(out.blank());
         }
-        out.push_str(&body);
-        Ok(out)
+        out.append(&zones);
+        Ok(out.finish())
     }
 }
 

@@ -7,11 +7,10 @@
 //! it has no dry-run mode. Traefik picks one router per request: each router
 //! lists every middleware of the rules that apply to its requests.
 
-use std::fmt::Write;
-
+use super::yaml::{Map, Value, plain, string};
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment, comment_block,
-    dashed, describe, header_advice, identifiers, method, quoted, route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
+    dashed, describe, identifiers, method, route,
 };
 use crate::policy::CheckedRule;
 use crate::units::Window;
@@ -41,8 +40,9 @@ pub fn rule_literal(text: &str) -> String {
     }
 }
 
-/// The `sourceCriterion` lines for a key, or why Traefik cannot key on it.
-fn source_criterion(parts: &[ClientPart]) -> Result<(String, &'static str), String> {
+/// The `sourceCriterion` of a key (none for the connection's address), and a
+/// note; or why Traefik cannot key on it.
+fn source_criterion(parts: &[ClientPart]) -> Result<(Option<Map>, &'static str), String> {
     let [part] = parts else {
         return Err(
             "Traefik keys on one source (an IP strategy or one header); use a single-part key"
@@ -50,20 +50,25 @@ fn source_criterion(parts: &[ClientPart]) -> Result<(String, &'static str), Stri
         );
     };
     let header = |name: &str| {
-        format!(
-            "        sourceCriterion:\n          requestHeaderName: {}\n",
-            quoted(name)
-        )
+        let mut criterion = Map::new();
+        criterion.set("requestHeaderName", string(name));
+        Some(criterion)
     };
     Ok(match part {
         ClientPart::Address => (
-            String::new(),
+            None,
             "  Source: Traefik's default, the connection's address.",
         ),
-        ClientPart::ForwardedFor => (
-            "        sourceCriterion:\n          ipStrategy:\n            depth: 1\n".into(),
-            "  Source: X-Forwarded-For at depth 1 (from the right): set depth to the number of proxies that append to it before Traefik.",
-        ),
+        ClientPart::ForwardedFor => {
+            let mut strategy = Map::new();
+            strategy.set("depth", plain(1));
+            let mut criterion = Map::new();
+            criterion.set("ipStrategy", strategy);
+            (
+                Some(criterion),
+                "  Source: X-Forwarded-For at depth 1 (from the right): set depth to the number of proxies that append to it before Traefik.",
+            )
+        }
         ClientPart::User => (
             header("Authorization"),
             "  Source: the Authorization header, one bucket per credential (the closest to $remote_user); requests without it share one bucket.",
@@ -80,6 +85,43 @@ fn source_criterion(parts: &[ClientPart]) -> Result<(String, &'static str), Stri
     })
 }
 
+/// One rule's middleware: its comment lines and `rateLimit` settings.
+fn middleware(rule: &CheckedRule) -> Result<(Vec<String>, Map), ExportError> {
+    let shape = Shape::of(rule)?;
+    let parts = client_parts(rule)?;
+    let (criterion, source_note) =
+        source_criterion(&parts).map_err(|message| ExportError::Unsupported {
+            target: "traefik",
+            rule: rule.name.clone(),
+            message,
+        })?;
+    let limit = rule.spec.limit;
+    let notes = vec![
+        describe(rule),
+        format!(
+            "  average {} per period {} = {limit} exactly.",
+            limit.requests,
+            period(limit.window),
+        ),
+        format!(
+            "  burst (Traefik's bucket size): {}, so burst = {}.",
+            shape.capacity_note, shape.capacity
+        ),
+        source_note.to_string(),
+    ];
+    let mut rate_limit = Map::new();
+    rate_limit
+        .set("average", plain(limit.requests))
+        .set("period", plain(period(limit.window)))
+        .set("burst", plain(shape.capacity));
+    if let Some(criterion) = criterion {
+        rate_limit.set("sourceCriterion", criterion);
+    }
+    let mut settings = Map::new();
+    settings.set("rateLimit", rate_limit);
+    Ok((notes, settings))
+}
+
 /// One router: its Traefik rule and the middlewares it carries.
 struct Router {
     name: String,
@@ -87,6 +129,55 @@ struct Router {
     middlewares: Vec<String>,
     note: String,
 }
+
+/// The routers: one per rule with a method or route, carrying the middlewares
+/// of every rule that applies to its requests, then `rl-all` for the rest.
+fn routers(rules: &[CheckedRule], ids: &[String], scopes: &[Scope]) -> Vec<Router> {
+    let mw = |i: usize| format!("rl-{}", ids[i]);
+    let everywhere: Vec<usize> = (0..rules.len())
+        .filter(|&i| scopes[i] == (None, None))
+        .collect();
+    let mut routers = Vec::new();
+    for (i, (m, r)) in scopes.iter().enumerate() {
+        let (rule_text, also) = match (m, r) {
+            (None, None) => continue,
+            (Some(m), None) => (format!("Method({})", rule_literal(m)), Vec::new()),
+            (m, Some(r)) => {
+                let path = format!("PathRegexp({})", rule_literal(r));
+                let method_only: Vec<usize> = (0..rules.len())
+                    .filter(|&j| m.is_some() && scopes[j].1.is_none() && &scopes[j].0 == m)
+                    .collect();
+                match m {
+                    Some(m) => (
+                        format!("Method({}) && {path}", rule_literal(m)),
+                        method_only,
+                    ),
+                    None => (path, method_only),
+                }
+            }
+        };
+        let mut list: Vec<String> = everywhere.iter().chain(&also).map(|&j| mw(j)).collect();
+        list.push(mw(i));
+        routers.push(Router {
+            name: mw(i),
+            rule: rule_text,
+            middlewares: list,
+            note: format!("requests of rule {}", rules[i].name),
+        });
+    }
+    if !everywhere.is_empty() {
+        routers.push(Router {
+            name: "rl-all".into(),
+            rule: "PathPrefix(`/`)".into(),
+            middlewares: everywhere.iter().map(|&j| mw(j)).collect(),
+            note: "every other request".into(),
+        });
+    }
+    routers
+}
+
+/// A rule's method and route.
+type Scope = (Option<String>, Option<String>);
 
 impl Exporter for Traefik {
     fn target(&self) -> &'static str {
@@ -103,118 +194,51 @@ impl Exporter for Traefik {
             });
         }
         let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
-        let mut middlewares = String::new();
+        let mut middlewares = Map::new();
         let mut scopes = Vec::new();
         for (rule, id) in rules.iter().zip(&ids) {
-            let shape = Shape::of(rule)?;
-            let parts = client_parts(rule)?;
-            let (criterion, source_note) =
-                source_criterion(&parts).map_err(|message| ExportError::Unsupported {
-                    target: "traefik",
-                    rule: rule.name.clone(),
-                    message,
-                })?;
+            let (notes, settings) = middleware(rule)?;
             scopes.push((method(rule)?, route(rule)?.map(str::to_string)));
-            let lines = vec![
-                describe(rule),
-                format!(
-                    "  average {} per period {} = {} exactly.",
-                    rule.spec.limit.requests,
-                    period(rule.spec.limit.window),
-                    rule.spec.limit
-                ),
-                format!(
-                    "  burst (Traefik's bucket size): {}, so burst = {}.",
-                    shape.capacity_note, shape.capacity
-                ),
-                source_note.to_string(),
-            ];
-            let _ = write!(
-                middlewares,
-                "{}    rl-{id}:\n      rateLimit:\n        average: {}\n        period: {}\n        burst: {}\n{criterion}",
-                comment_block("    # ", &lines),
-                rule.spec.limit.requests,
-                period(rule.spec.limit.window),
-                shape.capacity
-            );
+            middlewares
+                .comments(&notes)
+                .set(format!("rl-{id}"), settings);
         }
-        let mw = |i: usize| format!("rl-{}", ids[i]);
-        let everywhere: Vec<usize> = (0..rules.len())
-            .filter(|&i| scopes[i] == (None, None))
-            .collect();
-        let mut routers = Vec::new();
-        for (i, (m, r)) in scopes.iter().enumerate() {
-            let (rule_text, also) = match (m, r) {
-                (None, None) => continue,
-                (Some(m), None) => (format!("Method({})", rule_literal(m)), Vec::new()),
-                (m, Some(r)) => {
-                    let path = format!("PathRegexp({})", rule_literal(r));
-                    let method_only: Vec<usize> = (0..rules.len())
-                        .filter(|&j| m.is_some() && scopes[j].1.is_none() && &scopes[j].0 == m)
-                        .collect();
-                    match m {
-                        Some(m) => (
-                            format!("Method({}) && {path}", rule_literal(m)),
-                            method_only,
-                        ),
-                        None => (path, method_only),
-                    }
-                }
-            };
-            let mut list: Vec<String> = everywhere.iter().chain(&also).map(|&j| mw(j)).collect();
-            list.push(mw(i));
-            routers.push(Router {
-                name: format!("rl-{}", ids[i]),
-                rule: rule_text,
-                middlewares: list,
-                note: format!("requests of rule {}", rules[i].name),
-            });
+        let mut routers_map = Map::new();
+        for router in routers(rules, &ids, &scopes) {
+            let mut settings = Map::new();
+            settings
+                .set("rule", string(router.rule))
+                .set("service", plain("backend"))
+                .note("your service")
+                .set(
+                    "middlewares",
+                    Value::FlowSeq(router.middlewares.into_iter().map(string).collect()),
+                );
+            routers_map.comment(router.note).set(router.name, settings);
         }
-        if !everywhere.is_empty() {
-            routers.push(Router {
-                name: "rl-all".into(),
-                rule: "PathPrefix(`/`)".into(),
-                middlewares: everywhere.iter().map(|&j| mw(j)).collect(),
-                note: "every other request".into(),
-            });
-        }
-        let mut head = vec![
-            format!(
-                "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
-                rules.len()
-            ),
-            "Traefik picks one router per request (the longest rule first): each router below"
-                .into(),
-            "carries the middlewares of every rule that applies to its requests. Buckets are"
-                .into(),
-            "per router and per Traefik instance; idle buckets are forgotten after a few".into(),
-            "seconds and restart full. Traefik may delay a request up to half a refill".into(),
-            "interval instead of rejecting it. Replace service: backend with your service.".into(),
-            "Safe conversions: rate and burst carry over exactly (token bucket).".into(),
-            String::new(),
-            "Response headers describing each rule (e.g. a headers middleware):".into(),
-        ];
-        head.extend(
-            rules
-                .iter()
-                .map(|r| format!("  {}: {}", r.name, header_advice(r))),
+        let mut http = Map::new();
+        http.set("middlewares", middlewares)
+            .set("routers", routers_map);
+        let mut doc = Map::new();
+        doc.set("http", http);
+        let first = format!(
+            "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
+            rules.len()
         );
-        let mut out = comment_block("# ", &head);
-        out.push_str("http:\n  middlewares:\n");
-        out.push_str(&middlewares);
-        out.push_str("  routers:\n");
-        for router in &routers {
-            let list: Vec<String> = router.middlewares.iter().map(|m| quoted(m)).collect();
-            let _ = write!(
-                out,
-                "    # {}\n    {}:\n      rule: {}\n      service: backend  # your service\n      middlewares: [{}]\n",
-                comment(&router.note),
-                router.name,
-                quoted(&router.rule),
-                list.join(", ")
-            );
-        }
-        Ok(out)
+        let head = conf::head(
+            &[
+                &first,
+                "Traefik picks one router per request (the longest rule first): each router below",
+                "carries the middlewares of every rule that applies to its requests. Buckets are",
+                "per router and per Traefik instance; idle buckets are forgotten after a few",
+                "seconds and restart full. Traefik may delay a request up to half a refill",
+                "interval instead of rejecting it. Replace service: backend with your service.",
+                "Safe conversions: rate and burst carry over exactly (token bucket).",
+            ],
+            &["Response headers describing each rule (e.g. a headers middleware):"],
+            rules,
+        );
+        Ok(comment_block("# ", &head) + &doc.render())
     }
 }
 

@@ -1,0 +1,58 @@
+//! Tests of the Envoy conversions: refill steps, intervals and refused keys.
+
+use super::*;
+
+fn bucket(limit: &str, capacity: u64) -> TokenBucket {
+    token_bucket(limit.parse().unwrap(), capacity)
+}
+
+#[test]
+fn refill_one_token_per_interval_when_it_fits() {
+    let b = bucket("40/1m", 7);
+    assert_eq!(
+        (b.max_tokens, b.tokens_per_fill, b.fill_interval_ms, b.exact),
+        (7, 1, 1500, true)
+    );
+    let b = bucket("600/1m", 100);
+    assert_eq!(
+        (b.tokens_per_fill, b.fill_interval_ms, b.exact),
+        (1, 100, true)
+    );
+}
+
+#[test]
+fn fast_rates_refill_several_tokens_and_add_capacity() {
+    // 100/s: a token every 10 ms is below Envoy's 50 ms floor: 5 every 50 ms.
+    let b = bucket("100/s", 100);
+    assert_eq!(
+        (b.max_tokens, b.tokens_per_fill, b.fill_interval_ms, b.exact),
+        (104, 5, 50, true)
+    );
+}
+
+#[test]
+fn keys_envoy_cannot_read_are_refused() {
+    let rules = crate::policy::Policy::parse(
+        "[[rule]]\nname='c'\nkey='field:cookie_sid'\nlimit='1/s'",
+        "p",
+    )
+    .unwrap();
+    let err = Envoy.render(&rules, &ExportOptions::default()).unwrap_err();
+    assert!(
+        err.to_string().contains("cannot key on cookie sid"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inexact_intervals_round_down() {
+    // 7/1m: one token every 8571.4 ms, rounded down to 8550 ms (faster, safe).
+    let b = bucket("7/1m", 7);
+    assert_eq!(
+        (b.tokens_per_fill, b.fill_interval_ms, b.exact),
+        (1, 8550, false)
+    );
+    assert_eq!(duration(8550), "8.550s");
+    assert_eq!(duration(60_000), "60s");
+    assert_eq!(duration(50), "0.050s");
+}
