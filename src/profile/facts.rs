@@ -68,9 +68,8 @@ pub fn gather(
     }
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
     let users = columns.user.map(|i| &table.extra_keys[i]);
-    let crawler: Vec<bool> = agents.map_or_else(Vec::new, |col| {
-        col.names.names().map(&is_crawler).collect()
-    });
+    let crawler: Vec<bool> =
+        agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
     let mut agent_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
     let mut user_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
     let mut error_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();

@@ -192,10 +192,12 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Optio
         name,
         method,
         route,
+        client: None,
         key: key.clone(),
         limit: r.rate.clone(),
         burst: settings.algorithm.has_burst().then_some(r.burst),
         algorithm: settings.algorithm.to_string(),
+        exempt: false,
     };
     let mut rules = vec![rule("global".into(), None, None, overall)];
     for e in run
