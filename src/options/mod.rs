@@ -8,7 +8,7 @@ mod simulate;
 
 use std::io::IsTerminal;
 
-pub use analyze::{AnalyzeSettings, analyze_settings};
+pub use analyze::{AnalyzeSettings, RecommendOptions, analyze_settings, read_routes};
 pub use report::{Gates, ReportSettings, parse_share, report_settings};
 pub use simulate::{
     AlgoChoice, LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings,

@@ -124,6 +124,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
             algorithm: AlgorithmKind::TokenBucket,
             write_policy: None,
             export_counts: None,
+            recommend: Default::default(),
             format: OutputFormat::Json,
             output: None,
             colour: false,

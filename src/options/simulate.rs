@@ -130,6 +130,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             },
             write_policy: None,
             export_counts: None,
+            recommend: Default::default(),
             format: OutputFormat::Json,
             output: None,
             colour: false,

@@ -85,5 +85,8 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
         recommendation,
         endpoint_recommendations,
         span: Some((input.summary.first_ts_ms, input.summary.last_ts_ms)),
+        templates: None,
+        template_uses: Vec::new(),
+        profiles: Vec::new(),
     })
 }

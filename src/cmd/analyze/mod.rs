@@ -4,6 +4,7 @@
 //! --recommended` and `report`); [`run`] adds the command's notes and outputs;
 //! [`from_sql`] builds the same run from the results of `rlctl sql`.
 
+mod findings;
 pub mod from_sql;
 pub mod view;
 
@@ -11,12 +12,14 @@ use anyhow::Context;
 
 use crate::Outcome;
 use crate::cli::AnalyzeArgs;
+use crate::discover::{self, DiscoverChoice, TemplateSet, TemplateUse};
 use crate::events::{EventTable, Resolution};
 use crate::ingest::{self, IngestReport, Ingested};
 use crate::options::{self, AnalyzeSettings};
 use crate::output::{self, escape};
 use crate::policy::{self, Policy, Rule};
-use crate::recommend::{Recommendation, recommend};
+use crate::profile::{self, ClientProfile};
+use crate::recommend::{Recommendation, recommend_scopes};
 use crate::stats::{self, Analysis};
 use crate::units::Millis;
 use crate::{frames, ingest::time::format_rfc3339};
@@ -40,6 +43,12 @@ pub struct AnalyzeRun {
     pub endpoint_recommendations: Vec<EndpointRecommendation>,
     /// Time of the first and last request.
     pub span: Option<(Millis, Millis)>,
+    /// The endpoint templates applied (discovered or read), if any, and those
+    /// that collapsed more than one path.
+    pub templates: Option<TemplateSet>,
+    pub template_uses: Vec<TemplateUse>,
+    /// Separated, flagged, and otherwise notable clients, with what they are.
+    pub profiles: Vec<ClientProfile>,
 }
 
 /// Ingests and analyzes; the library form of `rlctl analyze`.
@@ -49,22 +58,86 @@ pub fn compute(settings: &AnalyzeSettings) -> anyhow::Result<AnalyzeRun> {
 
 /// Analyzes what was ingested (an error when nothing was).
 pub fn analyze_ingested(
-    ingested: Ingested,
+    mut ingested: Ingested,
     settings: &AnalyzeSettings,
 ) -> anyhow::Result<AnalyzeRun> {
     if ingested.table.is_empty() {
         anyhow::bail!("{}", no_events_message(&ingested.report));
     }
+    let routed: Vec<String> = settings
+        .ingest
+        .routes
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let table = &mut ingested.table;
+    let templates = match (&settings.recommend.routes, settings.recommend.discover) {
+        (Some(set), _) => Some(set.clone()),
+        (None, DiscoverChoice::On) => Some(discover::discover(table, &routed)),
+        (None, DiscoverChoice::Off) => None,
+    };
+    let template_uses = templates
+        .as_ref()
+        .map(|set| discover::apply(table, set, &routed))
+        .unwrap_or_default();
     let analysis = stats::analyze(&ingested.table, &settings.stats);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
+    let profiles = profiles(
+        &ingested.table,
+        &analysis,
+        &recommendation,
+        &endpoint_recommendations,
+        settings,
+    );
     Ok(AnalyzeRun {
         span: ingested.table.span(),
         ingested,
         analysis,
         recommendation,
         endpoint_recommendations,
+        templates,
+        template_uses,
+        profiles,
     })
+}
+
+/// The profiles of the clients separated or flagged in any scope, and of
+/// notable clients among all.
+fn profiles(
+    table: &EventTable,
+    analysis: &Analysis,
+    overall: &Option<Recommendation>,
+    endpoints: &[EndpointRecommendation],
+    settings: &AnalyzeSettings,
+) -> Vec<ClientProfile> {
+    let scopes = overall
+        .iter()
+        .chain(endpoints.iter().map(|e| &e.recommendation));
+    let mut reviewed: Vec<crate::events::Id> = Vec::new();
+    for r in scopes {
+        let names = r
+            .baseline
+            .separated
+            .iter()
+            .map(|s| &s.client)
+            .chain(r.flagged.iter().map(|f| &f.client));
+        for name in names {
+            if let Some(id) = table.clients.get(name) {
+                if !reviewed.contains(&id) {
+                    reviewed.push(id);
+                }
+            }
+        }
+    }
+    let p99 = overall.as_ref().map_or(0, |r| r.baseline.p99);
+    profile::profile_clients(
+        table,
+        analysis,
+        settings.recommend.profile_columns,
+        &reviewed,
+        p99,
+    )
 }
 
 /// The recommendation for all traffic and for each reported endpoint whose
@@ -74,19 +147,18 @@ pub fn recommendations(
     analysis: &Analysis,
     settings: &AnalyzeSettings,
 ) -> (Option<Recommendation>, Vec<EndpointRecommendation>) {
-    let window = settings.stats.window;
-    let recommendation = recommend(table, &analysis.overall, window, settings.multiplier);
-    let endpoint_recommendations = analysis
-        .endpoints
-        .iter()
-        .take(settings.endpoints)
-        .filter(|e| !e.stats.per_window.p999_is_thin())
-        .filter_map(|e| {
-            let recommendation = recommend(table, &e.stats, window, settings.multiplier)?;
-            Some(EndpointRecommendation {
-                endpoint: e.endpoint.clone(),
-                recommendation,
-            })
+    let (recommendation, per_endpoint) = recommend_scopes(
+        table,
+        analysis,
+        settings.recommend.baseline,
+        settings.multiplier,
+        settings.endpoints,
+    );
+    let endpoint_recommendations = per_endpoint
+        .into_iter()
+        .map(|(endpoint, recommendation)| EndpointRecommendation {
+            endpoint,
+            recommendation,
         })
         .collect();
     (recommendation, endpoint_recommendations)
@@ -134,6 +206,10 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
         output::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write the policy to {}", path.display()))?;
     }
+    if let (Some(path), Some(set)) = (&settings.recommend.write_routes, &run.templates) {
+        output::write_atomic(path, routes_text(&run, set).as_bytes())
+            .with_context(|| format!("cannot write the routes to {}", path.display()))?;
+    }
     if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {
         let format = frames::TableFormat::of(path)?;
         let mut frame =
@@ -141,6 +217,38 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
         frames::write_frame(&mut frame, path)?;
     }
     Ok(Outcome::Success)
+}
+
+/// The templates as a routes file, each that collapsed paths with a note.
+fn routes_text(run: &AnalyzeRun, set: &TemplateSet) -> String {
+    let notes: Vec<String> = set
+        .templates()
+        .iter()
+        .map(|t| {
+            let text = t.to_string();
+            run.template_uses
+                .iter()
+                .find(|u| u.template == text)
+                .map(|u| format!("{} paths, e.g. {}", u.distinct_paths, u.example))
+                .unwrap_or_default()
+        })
+        .collect();
+    let lines: Vec<discover::routes_file::Line<'_>> = set
+        .templates()
+        .iter()
+        .zip(notes)
+        .map(|(template, note)| discover::routes_file::Line {
+            template,
+            note: (!note.is_empty()).then_some(note),
+        })
+        .collect();
+    discover::routes_file::format(
+        &[
+            "Endpoint templates written by `rlctl analyze --write-routes`; read with --routes.",
+            "One path template per line; the first by precedence that matches a path wins.",
+        ],
+        &lines,
+    )
 }
 
 /// Notes on stderr: the format of each input, skipped lines, timestamp resolution.
