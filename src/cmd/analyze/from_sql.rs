@@ -17,6 +17,7 @@ use crate::frames::sql_result::read_sql_result;
 use crate::ingest::{FileReport, IngestReport, Ingested};
 use crate::options::AnalyzeSettings;
 use crate::output::escape;
+use crate::recommend::BaselineChoice;
 use crate::stats::histograms::from_histograms;
 
 /// Reads the result tables in `dir` (or the combined file) and analyzes them; `settings` takes the
@@ -31,6 +32,12 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
     }
     let built = from_histograms(&input)
         .with_context(|| format!("{name}: the result tables do not fit together"))?;
+    if settings.recommend.baseline != BaselineChoice::All && !settings.quiet {
+        eprintln!(
+            "rlctl: note: an SQL result holds no per-client windows, so the recommendation rests on every client-window (--baseline all), and client profiles need the events"
+        );
+    }
+    settings.recommend.baseline = BaselineChoice::All;
     let window = built.analysis.window;
     if window != settings.stats.window && !settings.quiet {
         eprintln!(
