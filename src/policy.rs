@@ -263,23 +263,13 @@ fn route_regex(
         .map_err(|e| fail(format!("bad route regex: {e}")))
 }
 
-/// The method and route regex that select an endpoint named like `GET /api/users/:id`.
+/// The method and route regex that select an endpoint named like
+/// `GET /api/users/:id` or `GET /static/app.:hash.js` (its path read as a
+/// template: see [`crate::discover::template`]).
 pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
     let (method, path) = endpoint.split_once(' ')?;
-    if !path.starts_with('/') {
-        return None;
-    }
-    let segments: Vec<String> = path
-        .split('/')
-        .map(|s| {
-            if s == ":id" {
-                "[^/]+".to_string()
-            } else {
-                regex::escape(s)
-            }
-        })
-        .collect();
-    Some((method.to_string(), format!("^{}$", segments.join("/"))))
+    let template = crate::discover::Template::parse(path).ok()?;
+    Some((method.to_string(), template.regex()))
 }
 
 /// File extensions of static assets (scripts, styles, images, fonts).
@@ -395,6 +385,10 @@ algorithm = "leaky-bucket"
             Some(("GET".into(), r"^/a\.b$".into()))
         );
         assert_eq!(endpoint_match("(invalid request)"), None);
+        assert_eq!(
+            endpoint_match("GET /static/app.:hash.js"),
+            Some(("GET".into(), r"^/static/app\.[A-Za-z0-9]+\.js$".into()))
+        );
         assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
         assert_eq!(rule_name("GET /"), "get-root");
         assert_eq!(rule_name("search"), "search");

@@ -11,13 +11,13 @@ use crate::policy::Policy;
 
 /// Runs `rlctl export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
-    let rules = Policy::load(&args.policy)?;
+    let policy = Policy::load_policy(&args.policy)?;
     let opts = ExportOptions {
         dry_run: args.dry_run,
         clients: args.clients,
     };
     let exporter = args.target.exporter();
-    let text = exporter.render(&rules, &opts).with_context(|| {
+    let text = exporter.render_policy(&policy, &opts).with_context(|| {
         format!(
             "cannot export {} for {}",
             args.policy.display(),

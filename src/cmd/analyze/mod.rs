@@ -350,5 +350,39 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Option<Strin
         ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
-    Some(policy.to_toml(&header))
+    let mut text = policy.to_toml(&header);
+    text.push_str(&suggested_exemptions(
+        run,
+        &settings.ingest.keys.primary.text,
+    ));
+    Some(text)
+}
+
+/// The exemptions the client profiles suggest, as commented-out rules.
+fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
+    use crate::profile::Kind;
+    let mut out = String::new();
+    for p in &run.profiles {
+        let Some(f) = p
+            .findings
+            .iter()
+            .find(|f| matches!(f.kind, Kind::PeriodicProbe | Kind::HeavySteady))
+        else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str("\n# Exemptions the client profiles suggest: uncomment after review.\n");
+        }
+        let toml_string = |s: &str| toml::Value::String(s.to_string()).to_string();
+        let one_line = |s: &str| s.replace(['\n', '\r'], " ");
+        out.push_str(&format!(
+            "\n# {}: {}\n# [[rule]]\n# name = {}\n# key = {}\n# client = {}\n# exempt = true\n",
+            f.kind.label(),
+            one_line(&f.evidence),
+            toml_string(&format!("exempt-{}", policy::rule_name(&p.client))),
+            toml_string(key),
+            one_line(&toml_string(&p.client)),
+        ));
+    }
+    out
 }
