@@ -54,7 +54,7 @@ fn settings(format: FormatChoice) -> Settings {
         keys: KeySet::new(KeySpec::parse("ip", None, None).expect("valid key")),
         routes: Vec::new(),
         strict: false,
-        progress: false,
+        progress: None,
         paths: true,
     }
 }

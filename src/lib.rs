@@ -5,6 +5,7 @@
 //! [`recommend`] proposes limits, [`simulate`] replays traffic through limiters,
 //! and [`output`] renders results. Each subcommand lives in [`cmd`].
 
+pub mod analysis;
 pub mod cli;
 pub mod cmd;
 pub mod discover;
@@ -18,8 +19,12 @@ pub mod output;
 pub mod policy;
 pub mod profile;
 pub mod recommend;
+pub mod render;
+pub mod report;
+pub mod scenario;
 pub mod simulate;
 pub mod stats;
+pub mod text;
 pub mod units;
 
 use std::process::ExitCode;

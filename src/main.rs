@@ -13,7 +13,7 @@ fn main() -> ExitCode {
         Err(err) => {
             eprintln!(
                 "rlctl: error: {}",
-                rlctl::output::escape::terminal(&rlctl::error_message(&err))
+                rlctl::text::escape::terminal(&rlctl::error_message(&err))
             );
             ExitCode::from(2)
         }

@@ -43,7 +43,7 @@ fuzz_target!(|data: &[u8]| {
         keys,
         routes: Vec::new(),
         strict: config & 4 != 0,
-        progress: false,
+        progress: None,
         paths: config & 8 != 0,
     };
     let Ok(ingested) = ingest(&settings) else {

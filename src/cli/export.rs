@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 /// `rlctl export`.
 #[derive(Debug, Clone, Args)]
@@ -13,7 +13,7 @@ pub struct ExportArgs {
 
     /// The product to configure.
     #[arg(long, value_enum)]
-    pub target: crate::export::Target,
+    pub target: ExportTarget,
 
     /// Count would-be rejections without rejecting (nginx, Envoy, HAProxy, AWS WAF;
     /// Traefik and Kong have no such mode).
@@ -29,4 +29,22 @@ pub struct ExportArgs {
     /// Write to FILE instead of stdout (replaced atomically).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+/// The products `rlctl export --target` knows (the options layer maps each to
+/// [`crate::export::Target`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportTarget {
+    /// nginx `limit_req_zone` / `limit_req` (http {} context).
+    Nginx,
+    /// Envoy local rate limit HTTP filter (YAML).
+    Envoy,
+    /// Traefik rateLimit middleware (dynamic configuration, YAML).
+    Traefik,
+    /// Kong rate-limiting plugin (decK declarative YAML).
+    Kong,
+    /// HAProxy stick tables (frontend and backend sections).
+    Haproxy,
+    /// AWS WAF rate-based rules (JSON).
+    AwsWaf,
 }

@@ -15,7 +15,7 @@ mod scale;
 mod simulate;
 
 pub use analyze::AnalyzeArgs;
-pub use export::ExportArgs;
+pub use export::{ExportArgs, ExportTarget};
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use scale::{ConvertArgs, Dialect, SqlArgs, SqlFormat, TimeUnit};

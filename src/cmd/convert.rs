@@ -6,12 +6,12 @@
 use anyhow::Context;
 
 use crate::Outcome;
+use crate::analysis::notes::notes;
 use crate::cli::ConvertArgs;
-use crate::cmd::analyze::print_notes;
 use crate::frames::{self, TableFormat, events};
 use crate::ingest;
 use crate::options;
-use crate::output::escape;
+use crate::text::escape;
 
 /// Runs `rlctl convert`.
 pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
@@ -20,7 +20,9 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
     let settings = options::ingest_settings(&args.ingest)?;
     let ingested = ingest::ingest(&settings)?;
     if !args.ingest.quiet {
-        print_notes(&ingested.report, None);
+        for line in notes(&ingested.report, None) {
+            eprintln!("{line}");
+        }
     }
     let mut frame =
         events::events_frame(&ingested.table, format).context("cannot build the event table")?;

@@ -11,7 +11,7 @@ use flate2::write::GzEncoder;
 use crate::Outcome;
 use crate::cli::GenerateArgs;
 use crate::generate::{self, Config, Format, Generator, Length};
-use crate::output::AtomicFile;
+use crate::text::atomic::AtomicFile;
 
 /// Runs `rlctl generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<Outcome> {

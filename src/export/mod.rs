@@ -116,7 +116,7 @@ pub trait Exporter {
 }
 
 /// The products `rlctl export --target` knows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
     /// nginx `limit_req_zone` / `limit_req` (http {} context).
     Nginx,
@@ -320,7 +320,7 @@ pub fn describe(rule: &CheckedRule) -> String {
 /// Text safe inside a one-line comment of any format: control characters and
 /// Unicode line breaks become visible escapes.
 pub fn comment(text: &str) -> String {
-    crate::output::escape::terminal(text)
+    crate::text::escape::terminal(text)
         .replace('\u{2028}', "\\u{2028}")
         .replace('\u{2029}', "\\u{2029}")
 }

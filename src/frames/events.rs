@@ -15,7 +15,7 @@ use polars::prelude::*;
 
 use super::{FrameError, TableFormat, read_frame, text_column, u64_column};
 use crate::events::{Event, EventTable, Logged};
-use crate::output::escape;
+use crate::text::escape;
 
 /// The columns of an event table, in the order written.
 pub const EVENT_COLUMNS: [&str; 6] = ["ts_ms", "client", "endpoint", "method", "path", "status"];

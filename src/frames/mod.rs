@@ -12,8 +12,8 @@ use std::path::Path;
 use polars::prelude::*;
 
 use crate::events::EventTable;
-use crate::output::escape;
 use crate::stats::CountRows;
+use crate::text::escape;
 use crate::units::Window;
 
 /// Errors writing a table.
@@ -106,7 +106,7 @@ pub fn write_frame(frame: &mut DataFrame, path: &Path) -> Result<(), FrameError>
         path: name.clone(),
         source,
     })?;
-    crate::output::write_atomic(path, &bytes)
+    crate::text::atomic::write_atomic(path, &bytes)
         .map_err(|source| FrameError::Io { path: name, source })
 }
 

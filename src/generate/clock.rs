@@ -9,7 +9,7 @@
 use std::str::FromStr;
 
 use super::GenerateError;
-use crate::ingest::time::{civil_from_days, days_from_civil};
+use crate::text::time::{civil_from_days, days_from_civil};
 use crate::units::{MS_PER_SEC, Millis};
 
 const MONTHS: [&str; 12] = [

@@ -8,7 +8,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use serde::Serialize;
 
 use super::chunk::{ChunkContext, ChunkResult};
@@ -17,9 +16,9 @@ use super::lines::Piece;
 use super::pipeline;
 use super::record::LineParser;
 use super::source::{self, Compression};
-use super::{FormatChoice, IngestError, Ingested, Settings, parser_for};
+use super::{FormatChoice, IngestError, Ingested, Progress, Settings, parser_for};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
-use crate::output::escape;
+use crate::text::escape;
 
 /// How many skipped-line examples the report keeps.
 const EXAMPLES: usize = 10;
@@ -63,7 +62,7 @@ pub(super) struct Merger<'s> {
     table: EventTable,
     report: IngestReport,
     subsecond: bool,
-    progress: ProgressBar,
+    progress: Option<&'s dyn Progress>,
     bytes_read: Arc<AtomicU64>,
 }
 
@@ -75,16 +74,10 @@ impl<'s> Merger<'s> {
             .filter_map(|p| std::fs::metadata(p).ok())
             .map(|m| m.len())
             .sum();
-        let progress = if settings.progress {
-            let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {bar:30} {binary_bytes}/{binary_total_bytes} {binary_bytes_per_sec} ETA {eta} {msg}")
-                    .expect("valid progress template"),
-            );
-            bar
-        } else {
-            ProgressBar::hidden()
-        };
+        let progress = settings.progress.as_deref();
+        if let Some(progress) = progress {
+            progress.start(total);
+        }
         Merger {
             settings,
             table: EventTable {
@@ -111,8 +104,9 @@ impl<'s> Merger<'s> {
     pub(super) fn read_input(&mut self, path: &Path) -> Result<(), IngestError> {
         let input = source::open(path, self.bytes_read.clone())?;
         let name = input.name.clone();
-        self.progress
-            .set_message(escape::terminal(&name).into_owned());
+        if let Some(progress) = self.progress {
+            progress.input(&name);
+        }
         let mut file = FileReport {
             name: name.clone(),
             format: String::new(),
@@ -152,8 +146,9 @@ impl<'s> Merger<'s> {
                     },
                 })?;
                 self.merge(chunk, &mut file)?;
-                self.progress
-                    .set_position(self.bytes_read.load(Ordering::Relaxed));
+                if let Some(progress) = self.progress {
+                    progress.advance(self.bytes_read.load(Ordering::Relaxed));
+                }
                 Ok(())
             },
         );
@@ -284,7 +279,9 @@ impl<'s> Merger<'s> {
     }
 
     pub(super) fn finish(mut self) -> Ingested {
-        self.progress.finish_and_clear();
+        if let Some(progress) = self.progress {
+            progress.finish();
+        }
         self.table.sort_by_time();
         self.report.resolution = if self.subsecond {
             Resolution::Millisecond
@@ -316,7 +313,7 @@ mod tests {
             keys: KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
             routes: Vec::new(),
             strict: false,
-            progress: false,
+            progress: None,
             paths,
         };
         let with = ingest(&settings(true)).unwrap().table;

@@ -18,6 +18,7 @@ pub mod lines;
 pub mod log_format;
 pub mod nginx_conf;
 pub mod pipeline;
+pub mod progress;
 pub mod record;
 pub mod requests;
 pub mod source;
@@ -29,8 +30,10 @@ mod proptests;
 
 use std::io;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 pub use merge::{FileReport, IngestReport};
+pub use progress::Progress;
 
 use crate::events::EventTable;
 use endpoint::RouteRule;
@@ -97,8 +100,8 @@ pub struct Settings {
     pub keys: KeySet,
     pub routes: Vec<RouteRule>,
     pub strict: bool,
-    /// Show a progress bar on stderr.
-    pub progress: bool,
+    /// Where to report progress (`None`: nowhere).
+    pub progress: Option<Arc<dyn Progress>>,
     /// Keep each event's path (what policy routes match). `false` leaves every
     /// path empty and skips interning them, for commands that never route on
     /// paths (`rlctl analyze`).

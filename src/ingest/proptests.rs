@@ -197,7 +197,7 @@ proptest! {
             keys: keys(),
             routes: Vec::new(),
             strict,
-            progress: false,
+            progress: None,
             paths: true,
         };
         if let Ok(done) = ingest(&settings) {

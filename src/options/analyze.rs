@@ -3,12 +3,13 @@
 use std::path::PathBuf;
 
 use super::{ingest_settings, output_format, use_colour};
-use crate::cli::{AnalyzeArgs, OutputFormat};
-use crate::discover::{DiscoverChoice, TemplateSet, routes_file};
+use crate::analysis::{AnalysisSettings, RecommendOptions};
+use crate::cli::AnalyzeArgs;
+use crate::discover::{TemplateSet, routes_file};
 use crate::ingest::key::KeySpec;
 use crate::ingest::{self, IngestError};
+use crate::output;
 use crate::profile::ProfileColumns;
-use crate::recommend::BaselineChoice;
 use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
 use crate::units::Window;
@@ -16,36 +17,19 @@ use crate::units::Window;
 /// Validated settings of `rlctl analyze`.
 #[derive(Debug, Clone)]
 pub struct AnalyzeSettings {
-    pub ingest: ingest::Settings,
-    pub stats: StatsSettings,
-    pub multiplier: f64,
-    /// How many endpoints to report.
-    pub endpoints: usize,
-    /// Algorithm written into the policy.
-    pub algorithm: AlgorithmKind,
+    /// What the analysis runs on.
+    pub analysis: AnalysisSettings,
     pub write_policy: Option<PathBuf>,
+    /// `--write-routes`: where the endpoint templates go.
+    pub write_routes: Option<PathBuf>,
     pub export_counts: Option<PathBuf>,
-    /// Baseline, endpoint discovery and client profiles.
-    pub recommend: RecommendOptions,
-    pub format: OutputFormat,
+    pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
 }
 
-/// How the recommendation is formed beyond the figures.
-#[derive(Debug, Clone, Default)]
-pub struct RecommendOptions {
-    pub baseline: BaselineChoice,
-    pub discover: DiscoverChoice,
-    /// Templates read with `--routes` (they replace discovery).
-    pub routes: Option<TemplateSet>,
-    pub write_routes: Option<PathBuf>,
-    /// The extra key columns holding the user agent and the user, when ingested.
-    pub profile_columns: ProfileColumns,
-}
-
-/// Reads a routes file.
+/// Reads a routes file (`--routes`).
 pub fn read_routes(path: &std::path::Path) -> Result<TemplateSet, IngestError> {
     let text = std::fs::read_to_string(path).map_err(|source| IngestError::Open {
         file: path.display().to_string(),
@@ -99,23 +83,25 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
             .parse()
             .map_err(|e: String| IngestError::Usage(format!("--discover: {e}")))?,
         routes: args.routes.as_deref().map(read_routes).transpose()?,
-        write_routes: args.write_routes.clone(),
         profile_columns,
     };
     Ok(AnalyzeSettings {
-        ingest,
-        stats: StatsSettings {
-            window,
-            top: args.top,
-            exclude: args.exclude.clone(),
-            keep_counts: args.export_counts.is_some(),
+        analysis: AnalysisSettings {
+            ingest,
+            stats: StatsSettings {
+                window,
+                top: args.top,
+                exclude: args.exclude.clone(),
+                keep_counts: args.export_counts.is_some(),
+            },
+            multiplier: args.multiplier,
+            endpoints: args.endpoints,
+            algorithm,
+            recommend,
         },
-        multiplier: args.multiplier,
-        endpoints: args.endpoints,
-        algorithm,
         write_policy: args.write_policy.clone(),
+        write_routes: args.write_routes.clone(),
         export_counts: args.export_counts.clone(),
-        recommend,
         format: output_format(&args.output),
         output: args.output.output.clone(),
         colour: use_colour(&args.output),

@@ -3,21 +3,23 @@
 //! here, with a message that says what to type instead.
 
 mod analyze;
+mod export;
 mod report;
 mod simulate;
 
 use std::io::IsTerminal;
+use std::sync::Arc;
 
-pub use analyze::{AnalyzeSettings, RecommendOptions, analyze_settings, read_routes};
-pub use report::{Gates, ReportSettings, parse_share, report_settings};
-pub use simulate::{
-    AlgoChoice, LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings,
-};
+pub use analyze::{AnalyzeSettings, analyze_settings, read_routes};
+pub use export::{ExportSettings, export_settings};
+pub use report::{ReportSettings, parse_share, report_settings};
+pub use simulate::{LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings};
 
 use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
+use crate::output;
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
@@ -67,7 +69,8 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
             .map(|r| RouteRule::parse(r))
             .collect::<Result<_, _>>()?,
         strict: args.strict,
-        progress: !args.quiet && std::io::stderr().is_terminal(),
+        progress: (!args.quiet && std::io::stderr().is_terminal())
+            .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
         paths: true,
     })
 }
@@ -84,14 +87,23 @@ pub fn format_choice(text: &str) -> FormatChoice {
 }
 
 /// The output format: as asked, else a table on a terminal and JSON in a pipe or file.
-pub fn output_format(args: &OutputArgs) -> OutputFormat {
-    args.format.unwrap_or(
-        if args.output.is_none() && std::io::stdout().is_terminal() {
-            OutputFormat::Table
-        } else {
-            OutputFormat::Json
-        },
-    )
+pub fn output_format(args: &OutputArgs) -> output::Format {
+    match args.format {
+        Some(format) => format_of(format),
+        None if args.output.is_none() && std::io::stdout().is_terminal() => output::Format::Table,
+        None => output::Format::Json,
+    }
+}
+
+/// The library's name for a `--format` value.
+fn format_of(format: OutputFormat) -> output::Format {
+    match format {
+        OutputFormat::Table => output::Format::Table,
+        OutputFormat::Json => output::Format::Json,
+        OutputFormat::Csv => output::Format::Csv,
+        OutputFormat::Markdown => output::Format::Markdown,
+        OutputFormat::Html => output::Format::Html,
+    }
 }
 
 /// Whether terminal output may use colour (a terminal, and `NO_COLOR` unset).
@@ -111,7 +123,7 @@ mod tests {
         argv.extend(extra);
         let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
         match cli.command {
-            crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.ingest),
+            crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.analysis.ingest),
             _ => unreachable!(),
         }
     }

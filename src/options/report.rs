@@ -3,36 +3,24 @@
 
 use std::path::PathBuf;
 
+use super::ingest_settings;
 use super::simulate::SimulateOptionsError;
-use super::{AnalyzeSettings, ingest_settings};
-use crate::cli::{OutputFormat, ReportArgs, ReportFormat};
-use crate::policy::{CheckedRule, Policy};
+use crate::analysis::AnalysisSettings;
+use crate::cli::{ReportArgs, ReportFormat};
+use crate::policy::Policy;
+use crate::report::{Gates, ReportPlan};
 use crate::simulate::AlgorithmKind;
 use crate::stats::StatsSettings;
 use crate::units::{UnitError, Window};
 
-/// The CI gates; any that fails makes the run exit 1.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct Gates {
-    /// Largest share of a rule's requests it may reject (0 to 1).
-    pub max_reject_rate: Option<f64>,
-    /// Largest share of a rule's clients it may reject at least once (0 to 1).
-    pub max_clients_rejected: Option<f64>,
-    /// Fail when the analysis flags any client.
-    pub fail_on_flagged: bool,
-}
-
 /// Validated settings of `rlctl report`.
 #[derive(Debug, Clone)]
 pub struct ReportSettings {
-    pub analyze: AnalyzeSettings,
-    /// The policy file and its rules; `None` for the recommendation.
-    pub policy: Option<(String, Vec<CheckedRule>)>,
-    pub gates: Gates,
+    /// What the report judges, and how.
+    pub plan: ReportPlan,
     /// Each output: its format and file (`None` = stdout).
     pub outputs: Vec<(ReportFormat, Option<PathBuf>)>,
     pub stamp: bool,
-    pub top: usize,
 }
 
 /// A share given as `1%`, `0.5%` or `0.01`.
@@ -111,30 +99,26 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
         ));
     }
     Ok(ReportSettings {
-        analyze: AnalyzeSettings {
-            ingest,
-            stats: StatsSettings {
-                window,
-                top: args.top,
-                exclude: args.exclude.clone(),
-                keep_counts: false,
+        plan: ReportPlan {
+            analysis: AnalysisSettings {
+                ingest,
+                stats: StatsSettings {
+                    window,
+                    top: args.top,
+                    exclude: args.exclude.clone(),
+                    keep_counts: false,
+                },
+                multiplier: args.multiplier,
+                endpoints: args.top,
+                algorithm: AlgorithmKind::TokenBucket,
+                recommend: Default::default(),
             },
-            multiplier: args.multiplier,
-            endpoints: args.top,
-            algorithm: AlgorithmKind::TokenBucket,
-            write_policy: None,
-            export_counts: None,
-            recommend: Default::default(),
-            format: OutputFormat::Json,
-            output: None,
-            colour: false,
-            quiet: args.ingest.quiet,
+            policy,
+            gates,
+            top: args.top,
         },
-        policy,
-        gates,
         outputs,
         stamp: args.stamp,
-        top: args.top,
     })
 }
 

@@ -3,11 +3,13 @@
 
 use std::path::PathBuf;
 
-use super::{AnalyzeSettings, ingest_settings, output_format, use_colour};
-use crate::cli::{OutputFormat, SimulateArgs};
-use crate::cmd::simulate::plan::AlgoOptions;
+use super::{ingest_settings, output_format, use_colour};
+use crate::analysis::AnalysisSettings;
+use crate::cli::SimulateArgs;
 use crate::ingest::{self, IngestError};
+use crate::output;
 use crate::policy::{CheckedRule, Policy, PolicyError};
+use crate::scenario::{AlgoChoice, AlgoOptions};
 use crate::simulate::deploy::DeployError;
 use crate::simulate::{AlgorithmKind, Balance, Delay, Deployment, SpecError};
 use crate::stats::StatsSettings;
@@ -26,17 +28,6 @@ pub enum SimulateOptionsError {
     Usage(String),
 }
 
-/// Which algorithms to run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum AlgoChoice {
-    /// Each rule's own algorithm (policies), or all six (a single `--limit`).
-    Default,
-    /// All six side by side.
-    All,
-    /// This one (for a policy: every rule runs it).
-    One(AlgorithmKind),
-}
-
 /// Where the limits come from.
 #[derive(Debug, Clone)]
 pub enum LimitSource {
@@ -48,7 +39,7 @@ pub enum LimitSource {
         rules: Vec<CheckedRule>,
     },
     /// The policy `rlctl analyze` recommends for the same log.
-    Recommended(Box<AnalyzeSettings>),
+    Recommended(Box<AnalysisSettings>),
 }
 
 /// Validated settings of `rlctl simulate`.
@@ -66,7 +57,7 @@ pub struct SimulateSettings {
     pub events: Option<PathBuf>,
     /// `--key-sample-rate`: the share of client keys the events hold.
     pub key_sample_rate: Option<f64>,
-    pub format: OutputFormat,
+    pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
@@ -114,7 +105,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
                 args.multiplier
             )));
         }
-        LimitSource::Recommended(Box::new(AnalyzeSettings {
+        LimitSource::Recommended(Box::new(AnalysisSettings {
             ingest: ingest.clone(),
             stats: StatsSettings {
                 window,
@@ -128,13 +119,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
                 AlgoChoice::One(kind) => kind,
                 _ => AlgorithmKind::TokenBucket,
             },
-            write_policy: None,
-            export_counts: None,
             recommend: Default::default(),
-            format: OutputFormat::Json,
-            output: None,
-            colour: false,
-            quiet: args.ingest.quiet,
         }))
     };
     let delay = match (args.delay, args.nodelay) {

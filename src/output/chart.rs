@@ -19,7 +19,7 @@ use plotters::prelude::*;
 pub use summary::summary;
 
 use super::document::Chart;
-use super::escape;
+use crate::text::escape;
 use draw::{draw, draw_empty};
 use layout::Layout;
 use prepare::clean_label;

@@ -2,7 +2,7 @@
 //! cells that a spreadsheet would run as formulas neutralised.
 
 use super::document::Document;
-use super::escape;
+use crate::text::escape;
 
 /// Renders the CSV table of `doc` (an empty string when it has none).
 pub fn render(doc: &Document) -> Result<String, csv::Error> {

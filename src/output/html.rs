@@ -11,7 +11,7 @@ use std::fmt::Write;
 
 use super::chart;
 use super::document::{Align, Block, Chart, Document, Table};
-use super::escape;
+use crate::text::escape;
 
 /// The page's style: light, print-friendly, responsive.
 const STYLE: &str = r#"

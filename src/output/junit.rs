@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::escape;
+use crate::text::escape;
 
 /// A test case: its name and its gate results as (passed, message).
 #[derive(Debug, Clone, PartialEq)]

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::chart;
 use super::document::{Align, Block, Document};
-use super::escape;
+use crate::text::escape;
 
 /// Renders `doc` as Markdown.
 pub fn render(doc: &Document) -> String {

@@ -6,7 +6,7 @@ use std::fmt::Write;
 
 use super::chart;
 use super::document::{Align, Block, Document, Table};
-use super::escape;
+use crate::text::escape;
 
 const BOLD: &str = "\x1b[1m";
 const YELLOW: &str = "\x1b[33m";

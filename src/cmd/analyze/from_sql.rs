@@ -11,14 +11,14 @@ use std::path::Path;
 
 use anyhow::Context;
 
-use super::{AnalyzeRun, recommendations};
+use crate::analysis::{AnalyzeRun, recommendations};
 use crate::events::{EventTable, Resolution};
 use crate::frames::sql_result::read_sql_result;
 use crate::ingest::{FileReport, IngestReport, Ingested};
 use crate::options::AnalyzeSettings;
-use crate::output::escape;
 use crate::recommend::BaselineChoice;
 use crate::stats::histograms::from_histograms;
+use crate::text::escape;
 
 /// Reads the result tables in `dir` (or the combined file) and analyzes them; `settings` takes the
 /// result's window and endpoint count.
@@ -32,30 +32,30 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
     }
     let built = from_histograms(&input)
         .with_context(|| format!("{name}: the result tables do not fit together"))?;
-    if settings.recommend.baseline != BaselineChoice::All && !settings.quiet {
+    if settings.analysis.recommend.baseline != BaselineChoice::All && !settings.quiet {
         eprintln!(
             "rlctl: note: an SQL result holds no per-client windows, so the recommendation rests on every client-window (--baseline all), and client profiles need the events"
         );
     }
-    settings.recommend.baseline = BaselineChoice::All;
+    settings.analysis.recommend.baseline = BaselineChoice::All;
     let window = built.analysis.window;
-    if window != settings.stats.window && !settings.quiet {
+    if window != settings.analysis.stats.window && !settings.quiet {
         eprintln!(
             "rlctl: note: the SQL result counts {window} windows (set by rlctl sql --window); --window {} does not apply",
-            settings.stats.window
+            settings.analysis.stats.window
         );
     }
-    settings.stats.window = window;
-    if built.detailed_endpoints < settings.endpoints
+    settings.analysis.stats.window = window;
+    if built.detailed_endpoints < settings.analysis.endpoints
         && built.analysis.endpoints.len() > built.detailed_endpoints
     {
         if !settings.quiet {
             eprintln!(
                 "rlctl: note: the SQL result details {} endpoints; rlctl sql --endpoints {} gives more",
-                built.detailed_endpoints, settings.endpoints
+                built.detailed_endpoints, settings.analysis.endpoints
             );
         }
-        settings.endpoints = built.detailed_endpoints;
+        settings.analysis.endpoints = built.detailed_endpoints;
     }
     let requests = input.summary.requests;
     let report = IngestReport {
@@ -85,7 +85,7 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
         ..EventTable::default()
     };
     let (recommendation, endpoint_recommendations) =
-        recommendations(&table, &built.analysis, settings);
+        recommendations(&table, &built.analysis, &settings.analysis);
     Ok(AnalyzeRun {
         ingested: Ingested { table, report },
         analysis: built.analysis,

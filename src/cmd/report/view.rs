@@ -3,16 +3,14 @@
 
 use serde::Serialize;
 
-use super::ReportRun;
-use super::charts;
-use super::gates::GateResult;
-use crate::cmd::analyze::view::{self as analyze_view, AnalyzeJson};
-use crate::cmd::simulate::execute::{RuleResult, ScenarioResult};
-use crate::cmd::simulate::view as simulate_view;
-use crate::ingest::time::format_rfc3339;
 use crate::options::ReportSettings;
 use crate::output::document::{Document, Table};
 use crate::output::junit;
+use crate::render::analysis::{self as analyze_view, AnalyzeJson};
+use crate::render::scenarios as simulate_view;
+use crate::report::{GateResult, ReportRun, charts};
+use crate::scenario::{RuleResult, ScenarioResult};
+use crate::text::time::format_rfc3339;
 
 /// The current time, for `--stamp`.
 pub fn now_rfc3339() -> String {
@@ -64,7 +62,7 @@ pub fn json<'a>(
             overall: &run.policy,
         },
         side_by_side: &run.side_by_side,
-        analysis: analyze_view::json(&run.analysis, &settings.analyze),
+        analysis: analyze_view::json(&run.analysis, &settings.plan.analysis),
         generated_at: stamp,
     }
 }
@@ -200,13 +198,17 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     doc.chart(charts::rejects_over_time(run));
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
-    let analysis = analyze_view::document(&run.analysis, &settings.analyze);
+    let analysis = analyze_view::document(&run.analysis, &settings.plan.analysis);
     doc.heading("Traffic");
     doc.blocks.extend(analysis.blocks);
     doc.chart(charts::per_client_distribution(run));
-    doc.chart(charts::endpoints(run, settings.top));
+    doc.chart(charts::endpoints(run, settings.plan.top));
 
     doc.heading("The policy in detail");
-    simulate_view::result_blocks(&mut doc, std::slice::from_ref(&run.policy), settings.top);
+    simulate_view::result_blocks(
+        &mut doc,
+        std::slice::from_ref(&run.policy),
+        settings.plan.top,
+    );
     doc
 }

@@ -1,11 +1,6 @@
 //! `rlctl simulate`: replay a log through rate limiters and report who would
 //! have been rejected, where and when.
 
-pub mod compare;
-pub mod decisions;
-pub mod execute;
-pub mod plan;
-pub mod sampling;
 pub mod view;
 
 use std::collections::BTreeMap;
@@ -13,18 +8,19 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 
 use crate::Outcome;
+use crate::analysis::{self, notes::notes};
 use crate::cli::SimulateArgs;
-use crate::cmd::analyze;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
+use crate::render;
+use crate::scenario::{
+    Comparison, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
+};
 use crate::simulate::deploy;
 use crate::units::Millis;
-use compare::Comparison;
-use execute::{ScenarioResult, ScenarioRunner};
-use plan::Scenario;
 
 /// Everything a simulation produced.
 #[derive(Debug)]
@@ -88,8 +84,8 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     };
     let (ingested, scenarios, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
-            let run = analyze::analyze_ingested(load()?, analyze_settings)?;
-            let policy = analyze::recommended_policy(&run, analyze_settings)
+            let run = analysis::analyze_ingested(load()?, analyze_settings)?;
+            let policy = analysis::recommended_policy(&run, analyze_settings)
                 .context("no traffic to recommend limits for")?;
             let rules = policy.check("the recommendation")?;
             let names: Vec<String> = rules
@@ -190,8 +186,13 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
     let run = compute(&settings)?;
     if !settings.quiet {
-        analyze::print_notes(&run.report, None);
-        eprintln!("rlctl: limits: {}", output::escape::terminal(&run.source));
+        for line in notes(&run.report, None) {
+            eprintln!("{line}");
+        }
+        eprintln!(
+            "rlctl: limits: {}",
+            crate::text::escape::terminal(&run.source)
+        );
     }
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
@@ -206,7 +207,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         )
     })?;
     if let Some(path) = &settings.decisions {
-        decisions::write(
+        render::decisions::write(
             path,
             &run.table,
             run.replayed.times(&run.table),

@@ -3,7 +3,7 @@
 //! templates discovered from the paths (every text format renders them from
 //! the one document; JSON carries the same data).
 
-use super::AnalyzeRun;
+use crate::analysis::AnalyzeRun;
 use crate::output::document::{Document, Table};
 use crate::recommend::{BaselineRule, Recommendation};
 

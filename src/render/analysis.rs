@@ -1,19 +1,19 @@
-//! What `rlctl analyze` shows: the JSON contract ([`json`]) and the document the
-//! text formats render ([`document`]).
+//! What an analysis shows, in `rlctl analyze` and in the traffic part of
+//! `rlctl report`: the JSON contract ([`json`]) and the document the text
+//! formats render ([`document`]). Built from library types only.
 
 use serde::Serialize;
 
 use super::findings::{baseline_blocks, profile_blocks, template_blocks};
-use super::{AnalyzeRun, EndpointRecommendation};
+use crate::analysis::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::TemplateUse;
 use crate::ingest::IngestReport;
-use crate::ingest::time::format_rfc3339;
-use crate::options::AnalyzeSettings;
 use crate::output::document::{Document, Table};
 use crate::profile::ClientProfile;
 use crate::recommend::Recommendation;
 use crate::stats::quantiles::Quantiles;
 use crate::stats::{EndpointStats, ScopeStats, StatusSummary, top_clients};
+use crate::text::time::format_rfc3339;
 
 /// The JSON contract of `rlctl analyze` (documented in the README).
 #[derive(Debug, Serialize)]
@@ -65,7 +65,7 @@ pub struct TopClient<'a> {
     pub flagged: bool,
 }
 
-fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalyzeSettings) -> Vec<TopClient<'a>> {
+fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalysisSettings) -> Vec<TopClient<'a>> {
     let total = run.analysis.overall.requests.max(1) as f64;
     let limit = run.recommendation.as_ref().map_or(u64::MAX, |r| r.limit);
     top_clients(
@@ -86,7 +86,7 @@ fn tops<'a>(run: &'a AnalyzeRun, settings: &AnalyzeSettings) -> Vec<TopClient<'a
 }
 
 /// The JSON form.
-pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalyzeSettings) -> AnalyzeJson<'a> {
+pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalysisSettings) -> AnalyzeJson<'a> {
     let span = run.span;
     AnalyzeJson {
         input: InputJson {
@@ -135,7 +135,7 @@ fn metrics(s: &ScopeStats) -> [(&'static str, &Quantiles); 3] {
 const QUANTILE_COLUMNS: [&str; 7] = ["samples>", "p50>", "p90>", "p95>", "p99>", "p99.9>", "max>"];
 
 /// The document the text formats render.
-pub fn document(run: &AnalyzeRun, settings: &AnalyzeSettings) -> Document {
+pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
     let a = &run.analysis;
     let report = &run.ingested.report;
     let span = run
@@ -266,7 +266,7 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
     }
 }
 
-fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
+fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSettings) {
     doc.heading(format!("Top {} clients", settings.stats.top));
     let mut t = Table::new(&[
         "client",
@@ -293,7 +293,7 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSet
     doc.table(t);
 }
 
-fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalyzeSettings) {
+fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSettings) {
     doc.heading("Endpoints");
     let shown = &run.analysis.endpoints[..run.analysis.endpoints.len().min(settings.endpoints)];
     let mut t = Table::new(&[

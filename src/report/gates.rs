@@ -3,9 +3,19 @@
 
 use serde::Serialize;
 
-use crate::cmd::simulate::execute::ScenarioResult;
-use crate::options::Gates;
 use crate::recommend::Recommendation;
+use crate::scenario::ScenarioResult;
+
+/// The CI gates; any that fails makes the run exit 1.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Gates {
+    /// Largest share of a rule's requests it may reject (0 to 1).
+    pub max_reject_rate: Option<f64>,
+    /// Largest share of a rule's clients it may reject at least once (0 to 1).
+    pub max_clients_rejected: Option<f64>,
+    /// Fail when the analysis flags any client.
+    pub fail_on_flagged: bool,
+}
 
 /// One gate checked on one rule.
 #[derive(Debug, Clone, PartialEq, Serialize)]

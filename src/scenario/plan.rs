@@ -5,7 +5,6 @@
 use regex::Regex;
 
 use crate::ingest::key::KeySet;
-use crate::options::AlgoChoice;
 use crate::policy::CheckedRule;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 use crate::units::Limit;
@@ -56,6 +55,17 @@ fn spec_for(
         delay: delay.filter(|_| takes_delay),
         ..AlgorithmSpec::new(kind, limit)
     }
+}
+
+/// Which algorithms to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AlgoChoice {
+    /// Each rule's own algorithm (policies), or all six (a single `--limit`).
+    Default,
+    /// All six side by side.
+    All,
+    /// This one (for a policy: every rule runs it).
+    One(AlgorithmKind),
 }
 
 fn kinds(algo: AlgoChoice, default: &[AlgorithmKind]) -> Vec<AlgorithmKind> {

@@ -6,10 +6,11 @@
 use std::io::Write;
 use std::path::Path;
 
-use super::execute::ScenarioResult;
 use crate::events::EventTable;
-use crate::ingest::time::format_rfc3339;
-use crate::output::{AtomicFile, escape};
+use crate::scenario::ScenarioResult;
+use crate::text::atomic::AtomicFile;
+use crate::text::escape;
+use crate::text::time::format_rfc3339;
 
 /// Writes the decisions of every scenario.
 pub fn write(

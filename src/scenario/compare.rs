@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::events::EventTable;
-use crate::ingest::time::format_rfc3339;
+use crate::text::time::format_rfc3339;
 
 /// How many disagreeing requests are listed.
 const LISTED: usize = 10;

@@ -1,0 +1,125 @@
+//! The report workflow as a library call: ingest once, analyze, replay the
+//! policy to judge (a policy file, or the recommendation) as written and under
+//! each of the six algorithms, and check the CI gates ([`gates`]); plus the
+//! report's charts ([`charts`]).
+//!
+//! `rlctl report` renders what [`compute`] returns. Nothing here prints,
+//! writes files or knows about command-line options.
+
+pub mod charts;
+pub mod gates;
+
+use crate::analysis::{self, AnalysisError, AnalysisSettings, AnalyzeRun};
+use crate::ingest;
+use crate::policy::{CheckedRule, PolicyError};
+use crate::scenario::{AlgoChoice, AlgoOptions, ScenarioResult, ScenarioRunner, plan};
+use crate::simulate::{Deployment, ReplayError, SpecError};
+pub use gates::{GateResult, Gates};
+
+/// What a report judges, and how.
+#[derive(Debug, Clone)]
+pub struct ReportPlan {
+    pub analysis: AnalysisSettings,
+    /// The policy file and its rules; `None` for the recommendation.
+    pub policy: Option<(String, Vec<CheckedRule>)>,
+    pub gates: Gates,
+    /// How many clients and endpoints the summaries list.
+    pub top: usize,
+}
+
+/// Why a report could not be computed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error(transparent)]
+    Analysis(#[from] AnalysisError),
+    #[error("no traffic to recommend limits for")]
+    NoTraffic,
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+    /// A policy's own algorithms make exactly one scenario; this is that failing.
+    #[error("a policy makes one scenario")]
+    NoScenario,
+}
+
+impl From<ingest::IngestError> for ReportError {
+    fn from(e: ingest::IngestError) -> Self {
+        ReportError::Analysis(e.into())
+    }
+}
+
+/// Everything a report shows.
+#[derive(Debug)]
+pub struct ReportRun {
+    pub analysis: AnalyzeRun,
+    /// Where the policy came from.
+    pub source: String,
+    pub rules: Vec<CheckedRule>,
+    /// The policy as written (each rule with its algorithm).
+    pub policy: ScenarioResult,
+    /// The policy's limits under each of the six algorithms.
+    pub side_by_side: Vec<ScenarioResult>,
+    pub gates: Vec<GateResult>,
+    /// `PASS ...` or `FAIL: ...`: the first line of every output.
+    pub verdict: String,
+}
+
+impl ReportRun {
+    /// True when every gate passed.
+    pub fn passed(&self) -> bool {
+        self.gates.iter().all(|g| g.passed)
+    }
+}
+
+/// Ingests once, analyzes, and replays the policy; the library form of `rlctl report`.
+pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
+    let ingested = ingest::ingest(&plan.analysis.ingest)?;
+    let analysis = analysis::analyze_ingested(ingested, &plan.analysis)?;
+    let (source, rules) = match &plan.policy {
+        Some((origin, rules)) => (format!("policy {origin}"), rules.clone()),
+        None => {
+            let policy = analysis::recommended_policy(&analysis, &plan.analysis)
+                .ok_or(ReportError::NoTraffic)?;
+            (
+                "the recommendation of rlctl analyze".to_string(),
+                policy.check("the recommendation")?,
+            )
+        }
+    };
+    let keys = &plan.analysis.ingest.keys;
+    let table = &analysis.ingested.table;
+    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top);
+    let mut replay = |algo| -> Result<Vec<ScenarioResult>, ReportError> {
+        let scenarios = plan::policy(
+            &AlgoOptions {
+                algo,
+                burst: None,
+                delay: None,
+            },
+            keys,
+            &rules,
+        )?;
+        scenarios
+            .iter()
+            .map(|s| runner.run(s).map_err(Into::into))
+            .collect()
+    };
+    let policy = replay(AlgoChoice::Default)?
+        .pop()
+        .ok_or(ReportError::NoScenario)?;
+    let side_by_side = replay(AlgoChoice::All)?;
+    let gates = gates::evaluate(&plan.gates, &policy, analysis.recommendation.as_ref());
+    let verdict = gates::verdict(&gates);
+    Ok(ReportRun {
+        analysis,
+        source,
+        rules,
+        policy,
+        side_by_side,
+        gates,
+        verdict,
+    })
+}

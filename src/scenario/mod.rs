@@ -1,0 +1,22 @@
+//! Scenarios: the rules of a `--limit` or a policy, with the algorithms asked
+//! for, replayed together over an event table.
+//!
+//! [`plan`] turns limits and rules into scenarios, [`execute`] replays them (with
+//! the deployment) into per-rule and overall results, [`compare`] holds them
+//! against the decisions a log records, and [`sampling`] estimates figures for
+//! all clients from a replay of a key sample. `rlctl simulate` and `rlctl
+//! report` both run on this.
+//!
+//! It sits above [`crate::simulate`] (the algorithms and the replay) and
+//! [`crate::policy`] (the rules), and knows nothing about log formats,
+//! terminals, files or command-line options.
+
+pub mod compare;
+pub mod execute;
+pub mod plan;
+pub mod sampling;
+
+pub use compare::{Comparison, compare};
+pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
+pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
+pub use sampling::{Estimate, Sampling};
