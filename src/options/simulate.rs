@@ -8,7 +8,7 @@ use crate::analysis::AnalysisSettings;
 use crate::cli::SimulateArgs;
 use crate::ingest::{self, IngestError};
 use crate::output;
-use crate::policy::{CheckedRule, Policy, PolicyError};
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy, PolicyError};
 use crate::scenario::{AlgoChoice, AlgoOptions};
 use crate::simulate::deploy::DeployError;
 use crate::simulate::{AlgorithmKind, Balance, Delay, Deployment, SpecError};
@@ -37,6 +37,8 @@ pub enum LimitSource {
     Policy {
         origin: String,
         rules: Vec<CheckedRule>,
+        /// Its exempt rules: the requests they match are never limited.
+        exemptions: Vec<Exemption>,
     },
     /// The policy `rlctl analyze` recommends for the same log.
     Recommended(Box<AnalysisSettings>),
@@ -83,16 +85,22 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
                 .map_err(|e: UnitError| usage(format!("--limit: {e}")))?,
         }
     } else if let Some(path) = &args.policy {
-        let rules = Policy::load(path)?;
-        ingest.paths = rules.iter().any(|r| r.route.is_some());
-        for rule in &rules {
-            if rule.key.text != ingest.keys.primary.text {
-                ingest.keys.add(rule.key.clone());
+        let CheckedPolicy { rules, exemptions } = Policy::load_policy(path)?;
+        ingest.paths =
+            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
+        let keys = rules
+            .iter()
+            .map(|r| &r.key)
+            .chain(exemptions.iter().map(|e| &e.key));
+        for key in keys {
+            if key.text != ingest.keys.primary.text {
+                ingest.keys.add(key.clone());
             }
         }
         LimitSource::Policy {
             origin: path.display().to_string(),
             rules,
+            exemptions,
         }
     } else {
         let window: Window = args
