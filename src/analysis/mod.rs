@@ -110,6 +110,9 @@ pub fn analyze_ingested(
         (None, DiscoverChoice::On) => Some(discover::discover(table, &routed)),
         (None, DiscoverChoice::Off) => None,
     };
+    let error_endpoints = templates
+        .as_ref()
+        .map(|_| profile::facts::client_error_endpoints(table));
     let template_uses = templates
         .as_ref()
         .map(|set| discover::apply(table, set, &routed))
@@ -123,6 +126,7 @@ pub fn analyze_ingested(
         &recommendation,
         &endpoint_recommendations,
         settings.recommend.profile_columns,
+        error_endpoints.as_deref(),
     );
     Ok(AnalyzeRun {
         span: ingested.table.span(),
@@ -144,6 +148,7 @@ fn profiles(
     overall: &Option<Recommendation>,
     endpoints: &[EndpointRecommendation],
     columns: ProfileColumns,
+    error_endpoints: Option<&[u64]>,
 ) -> Vec<ClientProfile> {
     let scopes = overall
         .iter()
@@ -166,7 +171,7 @@ fn profiles(
         }
     }
     let p99 = overall.as_ref().map_or(0, |r| r.baseline.p99);
-    profile::profile_clients(table, analysis, columns, &reviewed, p99)
+    profile::profile_clients(table, analysis, columns, &reviewed, p99, error_endpoints)
 }
 
 /// The recommendation for all traffic and for each reported endpoint whose

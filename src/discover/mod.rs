@@ -163,9 +163,14 @@ pub fn apply(
         .into_iter()
         .filter(|(_, (_, paths))| paths.len() > 1)
         .map(|(template, (requests, paths))| {
+            // Prefer a path as logged to one the shape rules already turned into a template.
             let example = paths
                 .iter()
-                .max_by(|a, b| a.1.cmp(b.1).then(b.0.cmp(a.0)))
+                .max_by(|a, b| {
+                    (!a.0.contains(':'), a.1)
+                        .cmp(&(!b.0.contains(':'), b.1))
+                        .then(b.0.cmp(a.0))
+                })
                 .map(|(p, _)| p.clone())
                 .unwrap_or_default();
             TemplateUse {

@@ -163,6 +163,32 @@ fn a_node_at_its_cap_collapses_at_once() {
 }
 
 #[test]
+fn a_few_dozen_builds_of_one_asset_share_their_skeleton() {
+    let mut rows = Vec::new();
+    for b in 0..12 {
+        rows.push((format!("GET /assets/app.{}.js", hex8(50_000 + b)), 100));
+    }
+    for b in 0..7 {
+        rows.push((format!("GET /assets/theme.{}.css", hex8(60_000 + b)), 100));
+    }
+    rows.push(("GET /assets/logo.png".into(), 100));
+    let texts = template_texts(&discover(&table(&rows), &[]));
+    assert!(
+        texts.contains(&"/assets/app.:hash.js".to_string()),
+        "{texts:?}"
+    );
+    // Seven builds are one short of a skeleton group: they keep their names.
+    assert_eq!(
+        texts
+            .iter()
+            .filter(|t| t.starts_with("/assets/theme."))
+            .count(),
+        7
+    );
+    assert!(texts.contains(&"/assets/logo.png".to_string()));
+}
+
+#[test]
 fn few_or_frequent_children_are_not_parameters() {
     let mut rows = Vec::new();
     // 14 rare children and a frequent one: one short of a parameter position.

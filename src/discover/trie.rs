@@ -13,6 +13,12 @@
 //! keep their names; every later segment that is not a kept name goes to a
 //! parameter. After all paths are in, kept children that turned rare merge
 //! too. Merging a subtree applies the same rules below it.
+//!
+//! Besides, once every path is in, at least [`SKELETON_SIBLINGS`] literal
+//! children of one node with the same skeleton (`app.:hash.js`: text around
+//! hash-like tokens, see [`super::shape`]) merge into that parameter whatever
+//! their share: cache-busted assets of a few dozen builds, each visited alike,
+//! are still one endpoint. Names without a hash-like token have no skeleton.
 
 use std::collections::BTreeMap;
 
@@ -28,6 +34,8 @@ pub const MIN_CHILDREN: usize = 16;
 pub const RARE_SHARE: f64 = 0.8;
 /// A child with at least this share of its parent's requests keeps its name.
 pub const FREQUENT_SHARE: f64 = 0.01;
+/// Literal siblings with one skeleton that merge into it after the pass.
+pub const SKELETON_SIBLINGS: usize = 8;
 /// Distinct values a parameter counts exactly; more are reported as "at least".
 pub const DISTINCT_CAP: usize = 1 << 16;
 
@@ -169,6 +177,31 @@ impl Node {
         }
     }
 
+    /// Merges groups of at least [`SKELETON_SIBLINGS`] literal children that
+    /// share a skeleton into that skeleton's parameter.
+    fn merge_skeletons(&mut self) {
+        let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        for name in self.children.keys() {
+            if let ParamKey::Skeleton(s) = param_key(name) {
+                groups.entry(s).or_default().push(name.clone());
+            }
+        }
+        for (skeleton, names) in groups {
+            if names.len() < SKELETON_SIBLINGS {
+                continue;
+            }
+            for name in names {
+                let child = self.children.remove(&name).expect("grouped above");
+                let param = self
+                    .params
+                    .entry(ParamKey::Skeleton(skeleton.clone()))
+                    .or_default();
+                param.add_value(&name);
+                param.node.merge(child);
+            }
+        }
+    }
+
     /// Applies the end-of-pass rule to this node and, after, to every node below.
     pub fn finish(&mut self) {
         let floor = FREQUENT_SHARE * self.count as f64;
@@ -181,6 +214,7 @@ impl Node {
         if self.collapsed || (many && rare as f64 >= RARE_SHARE * self.children.len() as f64) {
             self.collapse();
         }
+        self.merge_skeletons();
         for child in self.children.values_mut() {
             child.finish();
         }

@@ -64,7 +64,7 @@ pub fn write(
         "empty for them, so no limit counts or rejects them.".into(),
     ]);
     for (i, e) in exemptions.iter().enumerate() {
-        conf.comment(&exempt::describe(e));
+        conf.comment(exempt::describe(e));
         let mut vars = Vec::new();
         let mut map = |conf: &mut Conf, source: &str, pattern: String, what: &str| {
             let var = format!("$rlctl_ex{i}_{what}");

@@ -117,6 +117,24 @@ pub fn gather(
     facts
 }
 
+/// Per client, the distinct endpoints answered 400–499 (not 429). Computed
+/// before endpoint templates are applied, a scanner's hundreds of probed
+/// paths stay distinct even where discovery folds them into a few templates.
+pub fn client_error_endpoints(table: &EventTable) -> Vec<u64> {
+    let mut out = vec![0u64; table.clients.len()];
+    let mut seen: FxHashSet<(Id, Id)> = FxHashSet::default();
+    for row in 0..table.len() {
+        let status = table.status[row];
+        if (400..500).contains(&status) && status != 429 {
+            let c = table.client[row];
+            if seen.insert((c, table.endpoint[row])) {
+                out[c as usize] += 1;
+            }
+        }
+    }
+    out
+}
+
 /// Running sums of the gaps between one client's requests.
 #[derive(Debug, Clone, Copy, Default)]
 struct GapStats {

@@ -149,14 +149,23 @@ pub fn all() -> Vec<Box<dyn Profile>> {
 /// The profiles of the `reviewed` clients (separated or flagged, in the order
 /// given) and of every other client some kind looked for among all matches
 /// (most requests first, ties by name); `p99` is the overall baseline's.
+/// `error_endpoints` (per client, see [`facts::client_error_endpoints`])
+/// replaces the count of distinct endpoints answered 4xx when the table's
+/// endpoints have since been folded into templates.
 pub fn profile_clients(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     reviewed: &[Id],
     p99: u64,
+    error_endpoints: Option<&[u64]>,
 ) -> Vec<ClientProfile> {
-    let facts = facts::gather(table, analysis, columns, crawler::is_crawler);
+    let mut facts = facts::gather(table, analysis, columns, crawler::is_crawler);
+    if let Some(counts) = error_endpoints {
+        for (f, &n) in facts.iter_mut().zip(counts) {
+            f.client_error_endpoints = n;
+        }
+    }
     let window = analysis.window;
     let ctx = Context {
         table,

@@ -155,7 +155,7 @@ fn profiles(t: &EventTable, reviewed: &[&str]) -> Vec<ClientProfile> {
     let a = analyze(t, &s);
     let ids: Vec<Id> = reviewed.iter().map(|c| t.clients.get(c).unwrap()).collect();
     // Baseline p99 by hand: 20, so runs are counted above 100 a minute.
-    profile_clients(t, &a, COLUMNS, &ids, 20)
+    profile_clients(t, &a, COLUMNS, &ids, 20, None)
 }
 
 fn kinds(p: &ClientProfile) -> Vec<Kind> {
