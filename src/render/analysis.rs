@@ -4,7 +4,9 @@
 
 use serde::Serialize;
 
-use super::findings::{baseline_blocks, profile_blocks, template_blocks};
+use super::findings::{
+    baseline_blocks, endpoint_separated_blocks, profile_blocks, template_blocks,
+};
 use crate::analysis::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::TemplateUse;
 use crate::ingest::IngestReport;
@@ -203,6 +205,7 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
     profile_blocks(&mut doc, run);
     top_client_blocks(&mut doc, run, settings);
     endpoint_blocks(&mut doc, run, settings);
+    endpoint_separated_blocks(&mut doc, run);
     template_blocks(&mut doc, run);
     status_blocks(&mut doc, &a.status);
     doc

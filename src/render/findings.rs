@@ -5,7 +5,7 @@
 
 use crate::analysis::AnalyzeRun;
 use crate::output::document::{Document, Table};
-use crate::recommend::{BaselineRule, Recommendation};
+use crate::recommend::{BaselineRule, Recommendation, SeparatedClient};
 
 /// The baseline line of the recommendation, and the separated clients.
 pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
@@ -35,6 +35,40 @@ pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
             s.client.clone(),
             s.requests.to_string(),
             s.peak_window.to_string(),
+            if s.flagged {
+                "yes".into()
+            } else {
+                String::new()
+            },
+            s.explanation.clone(),
+        ]);
+    }
+    doc.table(t);
+}
+
+/// The clients separated from the baselines of endpoints.
+pub fn endpoint_separated_blocks(doc: &mut Document, run: &AnalyzeRun) {
+    let rows: Vec<(&str, &SeparatedClient)> = run
+        .endpoint_recommendations
+        .iter()
+        .flat_map(|e| {
+            e.recommendation
+                .baseline
+                .separated
+                .iter()
+                .map(move |s| (e.endpoint.as_str(), s))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    doc.heading("Separated from an endpoint's baseline: review");
+    let mut t = Table::new(&["endpoint", "client", "requests>", "flagged", "why"]);
+    for (endpoint, s) in rows {
+        t.row(vec![
+            endpoint.to_string(),
+            s.client.clone(),
+            s.requests.to_string(),
             if s.flagged {
                 "yes".into()
             } else {

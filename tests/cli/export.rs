@@ -245,10 +245,8 @@ const EXEMPTIONS: &str = "[[rule]]\nname='global'\nlimit='3/1m'\nburst=3\n\
 fn nginx_accepts_exemptions_and_other_targets_refuse_them() {
     let out = export(EXEMPTIONS, "nginx", &[]);
     assert!(out.contains("map $rlctl_exempt $rl_global_open"), "{out}");
-    if let Some(result) = Nginx::check_config(&out) {
-        if let Err(message) = result {
-            panic!("nginx -t rejected the export:\n{message}\n{out}");
-        }
+    if let Some(Err(message)) = Nginx::check_config(&out) {
+        panic!("nginx -t rejected the export:\n{message}\n{out}");
     }
     for target in ["envoy", "traefik", "kong", "haproxy", "aws-waf"] {
         let dir = tempfile::tempdir().unwrap();
