@@ -3,7 +3,14 @@
 //! The library is what the binary, the tests and the benchmarks call:
 //! [`ingest`] reads logs into an [`events::EventTable`], [`stats`] measures it,
 //! [`recommend`] proposes limits, [`simulate`] replays traffic through limiters,
-//! and [`output`] renders results. Each subcommand lives in [`cmd`].
+//! [`analysis`], [`scenario`] and [`report`] are the workflows the commands
+//! share, [`render`] turns their results into documents, [`output`] renders
+//! those, and [`text`] holds the escaping, atomic writes and dates everything
+//! uses.
+//!
+//! The command line sits on top: [`cli`] declares the flags, [`options`] checks
+//! them into settings, and each subcommand lives in [`cmd`]. No library module
+//! imports those three, and no command imports another.
 
 pub mod analysis;
 pub mod cli;

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{IngestArgs, OutputArgs};
+use super::{ExcludeArg, IngestArgs, MultiplierArg, OutputArgs, TopArg, WindowArg};
+use crate::simulate::AlgorithmKind;
 
 /// `rlctl analyze`.
 #[derive(Debug, Clone, Args)]
@@ -12,36 +13,17 @@ pub struct AnalyzeArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
 
-    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "1m",
-        help_heading = "Analysis"
-    )]
-    pub window: String,
+    #[command(flatten)]
+    pub window: WindowArg,
 
-    /// How many top clients to list.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 20,
-        help_heading = "Analysis"
-    )]
-    pub top: usize,
+    #[command(flatten)]
+    pub top: TopArg,
 
-    /// Recommended limit = MULTIPLIER x per-window p99.9 (3 to 5 is sensible).
-    #[arg(
-        long,
-        value_name = "X",
-        default_value_t = 4.0,
-        help_heading = "Analysis"
-    )]
-    pub multiplier: f64,
+    #[command(flatten)]
+    pub multiplier: MultiplierArg,
 
-    /// Leave this client out of the basis of the recommendation (repeatable).
-    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
-    pub exclude: Vec<String>,
+    #[command(flatten)]
+    pub exclude: ExcludeArg,
 
     /// How many endpoints to report (by requests, most first).
     #[arg(
@@ -89,7 +71,7 @@ pub struct AnalyzeArgs {
         default_value = "token-bucket",
         help_heading = "Analysis"
     )]
-    pub algo: String,
+    pub algo: AlgorithmKind,
 
     /// Write the recommendation as a TOML policy (read by simulate, report, export).
     #[arg(long, value_name = "FILE", help_heading = "Output")]

@@ -26,6 +26,24 @@ pub struct ExportArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub clients: u64,
 
+    /// Instead of the configuration, replay these access logs with the policy
+    /// and as the target enforces the exported configuration, and list the
+    /// requests where they differ, with the reason (rounding, window
+    /// alignment, counted rejections).
+    #[arg(long, value_name = "LOG", num_args = 1.., help_heading = "Check")]
+    pub check: Vec<PathBuf>,
+
+    /// Log format of the --check logs: auto, combined, common, json, or a literal
+    /// nginx `log_format` string.
+    #[arg(
+        long,
+        value_name = "FORMAT",
+        default_value = "auto",
+        requires = "check",
+        help_heading = "Check"
+    )]
+    pub log_format: String,
+
     /// Write to FILE instead of stdout (replaced atomically).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,

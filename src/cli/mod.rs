@@ -8,18 +8,22 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 mod analyze;
+mod convert;
 mod export;
+mod flags;
 mod generate;
 mod report;
-mod scale;
 mod simulate;
+mod sql;
 
 pub use analyze::AnalyzeArgs;
+pub use convert::ConvertArgs;
 pub use export::{ExportArgs, ExportTarget};
+pub use flags::{ExcludeArg, MultiplierArg, TopArg, WindowArg, positive_multiplier};
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
-pub use scale::{ConvertArgs, Dialect, SqlArgs, SqlFormat, TimeUnit};
 pub use simulate::SimulateArgs;
+pub use sql::{Dialect, SqlArgs, SqlFormat, TimeUnit};
 
 /// Turn web access logs into rate limits people can trust.
 #[derive(Debug, Parser)]

@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::IngestArgs;
+use super::{ExcludeArg, IngestArgs, MultiplierArg, TopArg, WindowArg};
+use crate::scenario::GatewayChoice;
 
 /// Formats of `rlctl report`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -21,6 +22,10 @@ pub enum ReportFormat {
 
 /// `rlctl report`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("multiplier", |a| a.help("Recommended limit = MULTIPLIER x per-window p99.9")),
+    mut_arg("top", |a| a.help("How many top clients and endpoints to list").default_value("10")),
+)]
 pub struct ReportArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
@@ -34,40 +39,27 @@ pub struct ReportArgs {
     )]
     pub policy: Option<PathBuf>,
 
+    /// Add the section "the policy as your gateway enforces it": the policy
+    /// replayed as this gateway (or all of them) enforces the exported config
+    /// (names as `rlctl simulate --gateway`; aws-waf and cloudflare are models).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<GatewayChoice>,
+
     /// Use the policy `rlctl analyze` recommends for this log (the default).
     #[arg(long, help_heading = "Limits")]
     pub recommended: bool,
 
-    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "1m",
-        help_heading = "Analysis"
-    )]
-    pub window: String,
+    #[command(flatten)]
+    pub window: WindowArg,
 
-    /// Recommended limit = MULTIPLIER x per-window p99.9.
-    #[arg(
-        long,
-        value_name = "X",
-        default_value_t = 4.0,
-        help_heading = "Analysis"
-    )]
-    pub multiplier: f64,
+    #[command(flatten)]
+    pub multiplier: MultiplierArg,
 
-    /// Leave this client out of the basis of the recommendation (repeatable).
-    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
-    pub exclude: Vec<String>,
+    #[command(flatten)]
+    pub exclude: ExcludeArg,
 
-    /// How many top clients and endpoints to list.
-    #[arg(
-        long,
-        value_name = "N",
-        default_value_t = 10,
-        help_heading = "Analysis"
-    )]
-    pub top: usize,
+    #[command(flatten)]
+    pub top: TopArg,
 
     /// Fail when a rule rejects more than this share of its requests (1% or 0.01).
     #[arg(long, value_name = "PCT", help_heading = "Gates")]

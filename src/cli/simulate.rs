@@ -4,10 +4,18 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{IngestArgs, OutputArgs};
+use super::{IngestArgs, MultiplierArg, OutputArgs, TopArg, WindowArg};
+use crate::scenario::{AlgoChoice, GatewayChoice};
+use crate::simulate::Balance;
+use crate::units::Limit;
 
 /// `rlctl simulate`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("window", |a| a.help("Window of the recommendation (with --recommended)").help_heading("Limits")),
+    mut_arg("multiplier", |a| a.help("Multiplier of the recommendation (with --recommended)").help_heading("Limits")),
+    mut_arg("top", |a| a.help("How many most-rejected clients to list").default_value("10").help_heading("Output")),
+)]
 pub struct SimulateArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
@@ -15,11 +23,11 @@ pub struct SimulateArgs {
     /// Algorithm: fixed-window, sliding-log, sliding-counter, token-bucket,
     /// leaky-bucket, gcra, or all (side by side) [default: all, or the policy's].
     #[arg(long, value_name = "ALGO", help_heading = "Limits")]
-    pub algo: Option<String>,
+    pub algo: Option<AlgoChoice>,
 
     /// Limit per client key: REQUESTS/WINDOW (600/1m, 10/s, 10r/s, 10r/m, 5000/1h).
     #[arg(long, value_name = "L/W", help_heading = "Limits", conflicts_with_all = ["policy", "recommended"])]
-    pub limit: Option<String>,
+    pub limit: Option<Limit>,
 
     /// Burst B for token-bucket and gcra (default L) and leaky-bucket (default 0).
     #[arg(long, value_name = "B", help_heading = "Limits")]
@@ -38,6 +46,13 @@ pub struct SimulateArgs {
     #[arg(long, help_heading = "Limits")]
     pub nodelay: bool,
 
+    /// Replay as a gateway enforces the config `rlctl export` writes: nginx,
+    /// haproxy, haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik,
+    /// kong, kong-redis, aws-waf and cloudflare (documented models), redis-swc,
+    /// or all (side by side, after the policy itself).
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<GatewayChoice>,
+
     /// Rules from a TOML policy (written by `rlctl analyze --write-policy`).
     #[arg(
         long,
@@ -52,18 +67,11 @@ pub struct SimulateArgs {
     #[arg(long, help_heading = "Limits")]
     pub recommended: bool,
 
-    /// Window of the recommendation (with --recommended).
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "1m",
-        help_heading = "Limits"
-    )]
-    pub window: String,
+    #[command(flatten)]
+    pub window: WindowArg,
 
-    /// Multiplier of the recommendation (with --recommended).
-    #[arg(long, value_name = "X", default_value_t = 4.0, help_heading = "Limits")]
-    pub multiplier: f64,
+    #[command(flatten)]
+    pub multiplier: MultiplierArg,
 
     /// Number of limiter instances, each with its own local state.
     #[arg(
@@ -81,7 +89,7 @@ pub struct SimulateArgs {
         default_value = "hash",
         help_heading = "Deployment"
     )]
-    pub balance: String,
+    pub balance: Balance,
 
     /// Seed of --balance random.
     #[arg(
@@ -105,9 +113,8 @@ pub struct SimulateArgs {
     #[arg(long, help_heading = "Output")]
     pub compare_logged: bool,
 
-    /// How many most-rejected clients to list.
-    #[arg(long, value_name = "N", default_value_t = 10, help_heading = "Output")]
-    pub top: usize,
+    #[command(flatten)]
+    pub top: TopArg,
 
     /// Replay this event table (Parquet or CSV as `rlctl convert` writes, or the
     /// sample `rlctl sql --sample-keys` selects) instead of reading logs.

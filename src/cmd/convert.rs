@@ -8,33 +8,31 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::analysis::notes::notes;
 use crate::cli::ConvertArgs;
-use crate::frames::{self, TableFormat, events};
+use crate::frames::{self, events};
 use crate::ingest;
 use crate::options;
 use crate::text::escape;
 
 /// Runs `rlctl convert`.
 pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
-    let format = TableFormat::of(&args.output)
-        .map_err(|e| ingest::IngestError::Usage(format!("--output {e}")))?;
-    let settings = options::ingest_settings(&args.ingest)?;
-    let ingested = ingest::ingest(&settings)?;
-    if !args.ingest.quiet {
+    let settings = options::convert_settings(&args)?;
+    let ingested = ingest::ingest(&settings.ingest)?;
+    if !settings.quiet {
         for line in notes(&ingested.report, None) {
             eprintln!("{line}");
         }
     }
-    let mut frame =
-        events::events_frame(&ingested.table, format).context("cannot build the event table")?;
-    frames::write_frame(&mut frame, &args.output)?;
-    if !args.ingest.quiet {
-        let bytes = std::fs::metadata(&args.output).map_or(0, |m| m.len());
+    let mut frame = events::events_frame(&ingested.table, settings.format)
+        .context("cannot build the event table")?;
+    frames::write_frame(&mut frame, &settings.output)?;
+    if !settings.quiet {
+        let bytes = std::fs::metadata(&settings.output).map_or(0, |m| m.len());
         eprintln!(
             "rlctl convert: {} events from {} clients ({} endpoints) written to {} ({bytes} bytes)",
             ingested.table.len(),
             ingested.table.clients.len(),
             ingested.table.endpoints.len(),
-            escape::terminal(&args.output.display().to_string()),
+            escape::terminal(&settings.output.display().to_string()),
         );
     }
     Ok(Outcome::Success)

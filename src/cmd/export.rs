@@ -1,17 +1,28 @@
 //! `rlctl export`: reads a policy, renders it for the chosen gateway product
-//! ([`crate::export`]) and writes the configuration to stdout or a file.
+//! ([`crate::export`]) and writes the configuration to stdout or a file; with
+//! `--check LOG`, replays the logs with the policy and as the product enforces
+//! that configuration ([`crate::scenario::gateway::check`]) and lists where
+//! they differ instead.
+
+use std::fmt::Write as _;
 
 use anyhow::Context;
 
 use crate::Outcome;
 use crate::cli::ExportArgs;
+use crate::events::EventTable;
+use crate::ingest;
 use crate::options;
 use crate::output;
-use crate::policy::Policy;
+use crate::policy::{CheckedRule, Policy};
+use crate::scenario::gateway::{ExportCheck, check, label};
+use crate::scenario::{AlgoChoice, AlgoOptions, plan};
+use crate::text::escape;
+use crate::text::time::format_rfc3339;
 
 /// Runs `rlctl export`.
 pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
-    let settings = options::export_settings(&args);
+    let settings = options::export_settings(&args)?;
     let policy = Policy::load_policy(&settings.policy)?;
     let exporter = settings.target.exporter();
     let text = exporter
@@ -23,6 +34,45 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 exporter.target()
             )
         })?;
+    let rules = &policy.rules;
+    let text = match settings.check {
+        None => text,
+        Some(mut ingest_settings) => {
+            if let Some(e) = policy.exemptions.first() {
+                anyhow::bail!(
+                    "--check does not replay exempt rules yet (rule `{}`); check a policy without them",
+                    e.name
+                );
+            }
+            // Every rule's key and route must be read from the log.
+            ingest_settings.paths = rules.iter().any(|r| r.route.is_some());
+            for rule in rules {
+                if rule.key.text != ingest_settings.keys.primary.text {
+                    ingest_settings.keys.add(rule.key.clone());
+                }
+            }
+            let ingested = ingest::ingest(&ingest_settings)?;
+            anyhow::ensure!(
+                !ingested.table.is_empty(),
+                "--check: no requests found ({} lines read, {} skipped); check --log-format",
+                ingested.report.lines,
+                ingested.report.skipped
+            );
+            let gateway = options::gateway_of(settings.target);
+            let base = plan::policy(
+                &AlgoOptions {
+                    algo: AlgoChoice::Default,
+                    burst: None,
+                    delay: None,
+                },
+                &ingest_settings.keys,
+                rules,
+            )?
+            .remove(0);
+            let found = check(&ingested.table, &base, gateway)?;
+            report(&found, &ingested.table, rules)
+        }
+    };
     output::write_output(settings.output.as_deref(), text.as_bytes()).with_context(|| {
         match &settings.output {
             Some(path) => format!("cannot write {}", path.display()),
@@ -30,4 +80,50 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
         }
     })?;
     Ok(Outcome::Success)
+}
+
+/// The check as text: totals, counts per reason, then one line per request
+/// decided differently.
+fn report(found: &ExportCheck, table: &EventTable, rules: &[CheckedRule]) -> String {
+    let name = label(found.gateway);
+    let mut out = format!(
+        "rlctl export --check: {} requests, {} rules, replayed with the policy and as {name} enforces the exported configuration\n",
+        found.requests,
+        rules.len()
+    );
+    let _ = writeln!(
+        out,
+        "  policy rejects {}, {name} rejects {}; they differ on {} requests",
+        found.policy_rejected,
+        found.gateway_rejected,
+        found.differences.len()
+    );
+    let mut reasons = std::collections::BTreeMap::new();
+    for d in &found.differences {
+        *reasons.entry(d.reason.to_string()).or_insert(0usize) += 1;
+    }
+    for (reason, n) in &reasons {
+        let _ = writeln!(out, "  {reason}: {n}");
+    }
+    if found.gateway.fidelity() == crate::simulate::gateway::Fidelity::Model {
+        out.push_str("  (a model of the vendor's documented behaviour, not an exact replay)\n");
+    }
+    if found.differences.is_empty() {
+        return out;
+    }
+    out.push_str("\ntime                      client  endpoint  policy  gateway  reason\n");
+    let verdict = |allowed: bool| if allowed { "allowed" } else { "rejected" };
+    for d in &found.differences {
+        let _ = writeln!(
+            out,
+            "{}  {}  {}  {}  {}  {}",
+            format_rfc3339(table.ts[d.row]),
+            escape::terminal(table.clients.name(table.client[d.row])),
+            escape::terminal(table.endpoints.name(table.endpoint[d.row])),
+            verdict(d.policy_allowed),
+            verdict(d.gateway_allowed),
+            d.reason
+        );
+    }
+    out
 }

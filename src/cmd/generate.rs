@@ -1,5 +1,6 @@
-//! `rlctl generate`: turns the flags into a [`generate::Config`] and writes the
-//! synthetic log to stdout or a file (gzip when the name ends in `.gz`).
+//! `rlctl generate`: takes the generator's configuration from the options
+//! layer and writes the synthetic log to stdout or a file (gzip when the name
+//! ends in `.gz`).
 
 use std::io;
 use std::path::Path;
@@ -10,14 +11,15 @@ use flate2::write::GzEncoder;
 
 use crate::Outcome;
 use crate::cli::GenerateArgs;
-use crate::generate::{self, Config, Format, Generator, Length};
+use crate::generate::Generator;
+use crate::options;
 use crate::text::atomic::AtomicFile;
 
 /// Runs `rlctl generate`.
 pub fn run(args: GenerateArgs) -> anyhow::Result<Outcome> {
-    let config = config(&args)?;
-    let generator = Generator::new(&config)?;
-    match &args.output {
+    let settings = options::generate_settings(&args)?;
+    let generator = Generator::new(&settings.config)?;
+    match &settings.output {
         None => {
             let mut out = io::stdout().lock();
             generator.write_to(&mut out)?;
@@ -26,21 +28,6 @@ pub fn run(args: GenerateArgs) -> anyhow::Result<Outcome> {
             .with_context(|| format!("cannot write {}", path.display()))?,
     }
     Ok(Outcome::Success)
-}
-
-/// The library configuration for these flags.
-pub fn config(args: &GenerateArgs) -> anyhow::Result<Config> {
-    Ok(Config {
-        clients: args.clients,
-        length: match args.lines {
-            Some(n) => Length::Lines(n),
-            None => Length::Duration(args.duration),
-        },
-        seed: args.seed,
-        start: generate::clock::parse_start(&args.start)?,
-        format: Format::parse(&args.format)?,
-        time_offset: args.time_offset.parse()?,
-    })
 }
 
 /// Writes through a temporary file and a rename, so a failed write (a full

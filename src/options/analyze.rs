@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{ingest_settings, output_format, use_colour};
+use super::{OptionsError, ingest_settings, output_format, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
 use crate::discover::{TemplateSet, routes_file};
@@ -10,9 +10,7 @@ use crate::ingest::key::KeySpec;
 use crate::ingest::{self, IngestError};
 use crate::output;
 use crate::profile::ProfileColumns;
-use crate::simulate::{AlgorithmKind, SpecError};
 use crate::stats::StatsSettings;
-use crate::units::Window;
 
 /// Validated settings of `rlctl analyze`.
 #[derive(Debug, Clone)]
@@ -41,24 +39,10 @@ pub fn read_routes(path: &std::path::Path) -> Result<TemplateSet, IngestError> {
 }
 
 /// Checks the flags of `rlctl analyze`.
-pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestError> {
-    let window: Window = args
-        .window
-        .parse()
-        .map_err(|e: crate::units::UnitError| IngestError::Usage(format!("--window: {e}")))?;
-    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-        return Err(IngestError::Usage(format!(
-            "--multiplier {}: must be a positive number (3 to 5 is usual)",
-            args.multiplier
-        )));
-    }
-    let algorithm: AlgorithmKind = args
-        .algo
-        .parse()
-        .map_err(|e: SpecError| IngestError::Usage(format!("--algo: {e}")))?;
+pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsError> {
     if let Some(path) = &args.export_counts {
         crate::frames::TableFormat::of(path)
-            .map_err(|e| IngestError::Usage(format!("--export-counts {e}")))?;
+            .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
     let mut ingest = ingest::Settings {
         paths: false, // nothing in an analysis routes on paths
@@ -77,11 +61,11 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
         baseline: args
             .baseline
             .parse()
-            .map_err(|e: String| IngestError::Usage(format!("--baseline: {e}")))?,
+            .map_err(|e: String| OptionsError::Usage(format!("--baseline: {e}")))?,
         discover: args
             .discover
             .parse()
-            .map_err(|e: String| IngestError::Usage(format!("--discover: {e}")))?,
+            .map_err(|e: String| OptionsError::Usage(format!("--discover: {e}")))?,
         routes: args.routes.as_deref().map(read_routes).transpose()?,
         profile_columns,
     };
@@ -89,14 +73,14 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, IngestErr
         analysis: AnalysisSettings {
             ingest,
             stats: StatsSettings {
-                window,
-                top: args.top,
-                exclude: args.exclude.clone(),
+                window: args.window.window,
+                top: args.top.top,
+                exclude: args.exclude.exclude.clone(),
                 keep_counts: args.export_counts.is_some(),
             },
-            multiplier: args.multiplier,
+            multiplier: args.multiplier.multiplier,
             endpoints: args.endpoints,
-            algorithm,
+            algorithm: args.algo,
             recommend,
         },
         write_policy: args.write_policy.clone(),

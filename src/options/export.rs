@@ -2,8 +2,10 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{ExportArgs, ExportTarget};
+use crate::cli::{ExportArgs, ExportTarget, IngestArgs};
 use crate::export::{ExportOptions, Target};
+use crate::ingest::{self, IngestError};
+use crate::simulate::gateway::Gateway;
 
 /// Validated settings of `rlctl export`.
 #[derive(Debug, Clone)]
@@ -14,6 +16,20 @@ pub struct ExportSettings {
     pub options: ExportOptions,
     /// Where to write (`None` = stdout).
     pub output: Option<PathBuf>,
+    /// `--check LOG...`: the logs to replay (`None`: write the configuration).
+    pub check: Option<ingest::Settings>,
+}
+
+/// The gateway model that replays the configuration `--target` writes.
+pub fn gateway_of(target: Target) -> Gateway {
+    match target {
+        Target::Nginx => Gateway::Nginx,
+        Target::Envoy => Gateway::Envoy,
+        Target::Traefik => Gateway::Traefik,
+        Target::Kong => Gateway::Kong,
+        Target::Haproxy => Gateway::Haproxy,
+        Target::AwsWaf => Gateway::AwsWaf,
+    }
 }
 
 /// The library's product for a `--target` value.
@@ -28,9 +44,28 @@ pub fn target_of(target: ExportTarget) -> Target {
     }
 }
 
-/// Turns the flags of `rlctl export` into settings (clap has checked them all).
-pub fn export_settings(args: &ExportArgs) -> ExportSettings {
-    ExportSettings {
+/// Turns the flags of `rlctl export` into settings; the `--check` logs are
+/// read with the ingestion defaults of `rlctl simulate` (client key `ip`).
+pub fn export_settings(args: &ExportArgs) -> Result<ExportSettings, IngestError> {
+    let check = if args.check.is_empty() {
+        None
+    } else {
+        let ingest = IngestArgs {
+            files: args.check.clone(),
+            log_format: args.log_format.clone(),
+            nginx_conf: None,
+            log_format_name: None,
+            field: Vec::new(),
+            key: "ip".into(),
+            cidr4: None,
+            cidr6: None,
+            route: Vec::new(),
+            strict: false,
+            quiet: true,
+        };
+        Some(super::ingest_settings(&ingest)?)
+    };
+    Ok(ExportSettings {
         policy: args.policy.clone(),
         target: target_of(args.target),
         options: ExportOptions {
@@ -38,5 +73,6 @@ pub fn export_settings(args: &ExportArgs) -> ExportSettings {
             clients: args.clients,
         },
         output: args.output.clone(),
-    }
+        check,
+    })
 }

@@ -3,23 +3,46 @@
 //! here, with a message that says what to type instead.
 
 mod analyze;
+mod convert;
 mod export;
+mod generate;
 mod report;
 mod simulate;
+mod sql;
 
 use std::io::IsTerminal;
 use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings, read_routes};
-pub use export::{ExportSettings, export_settings};
+pub use convert::{ConvertSettings, convert_settings};
+pub use export::{ExportSettings, export_settings, gateway_of};
+pub use generate::{GenerateSettings, generate_settings};
 pub use report::{ReportSettings, parse_share, report_settings};
-pub use simulate::{LimitSource, SimulateOptionsError, SimulateSettings, simulate_settings};
+pub use simulate::{LimitSource, SimulateSettings, simulate_settings};
+pub use sql::{SqlSettings, sql_settings};
 
 use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
 use crate::output;
+use crate::policy::PolicyError;
+use crate::simulate::deploy::DeployError;
+
+/// Why the flags of a command do not make a run: the one usage-error type of
+/// every command's settings (clap has already rejected values of the wrong
+/// type; these are the checks that need more than one flag or a file).
+#[derive(Debug, thiserror::Error)]
+pub enum OptionsError {
+    #[error(transparent)]
+    Ingest(#[from] IngestError),
+    #[error(transparent)]
+    Policy(#[from] PolicyError),
+    #[error(transparent)]
+    Deploy(#[from] DeployError),
+    #[error("{0}")]
+    Usage(String),
+}
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
@@ -118,10 +141,13 @@ mod tests {
     use super::*;
     use clap::Parser;
 
-    fn settings(extra: &[&str]) -> Result<ingest::Settings, IngestError> {
+    /// The settings, or the error of clap (a value of the wrong type) or of
+    /// the options layer.
+    fn settings(extra: &[&str]) -> Result<ingest::Settings, OptionsError> {
         let mut argv = vec!["rlctl", "analyze", "x.log"];
         argv.extend(extra);
-        let cli = crate::cli::Cli::try_parse_from(argv).unwrap();
+        let cli = crate::cli::Cli::try_parse_from(argv)
+            .map_err(|e| OptionsError::Usage(e.to_string()))?;
         match cli.command {
             crate::cli::Command::Analyze(a) => analyze_settings(&a).map(|s| s.analysis.ingest),
             _ => unreachable!(),

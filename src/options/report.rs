@@ -3,15 +3,13 @@
 
 use std::path::PathBuf;
 
-use super::ingest_settings;
-use super::simulate::SimulateOptionsError;
+use super::{OptionsError, ingest_settings};
 use crate::analysis::AnalysisSettings;
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
 use crate::report::{Gates, ReportPlan};
 use crate::simulate::AlgorithmKind;
 use crate::stats::StatsSettings;
-use crate::units::{UnitError, Window};
 
 /// Validated settings of `rlctl report`.
 #[derive(Debug, Clone)]
@@ -24,7 +22,7 @@ pub struct ReportSettings {
 }
 
 /// A share given as `1%`, `0.5%` or `0.01`.
-pub fn parse_share(flag: &str, text: &str) -> Result<f64, SimulateOptionsError> {
+pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
@@ -32,15 +30,15 @@ pub fn parse_share(flag: &str, text: &str) -> Result<f64, SimulateOptionsError> 
     };
     match value {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
-        _ => Err(SimulateOptionsError::Usage(format!(
+        _ => Err(OptionsError::Usage(format!(
             "{flag} {text}: expected a share such as 1% or 0.01, from 0 to 100%"
         ))),
     }
 }
 
 /// Checks the flags of `rlctl report`.
-pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOptionsError> {
-    let usage = SimulateOptionsError::Usage;
+pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError> {
+    let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
     let mut exemptions = Vec::new();
     let policy = match &args.policy {
@@ -60,16 +58,6 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
         }
         None => None,
     };
-    let window: Window = args
-        .window
-        .parse()
-        .map_err(|e: UnitError| usage(format!("--window: {e}")))?;
-    if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-        return Err(usage(format!(
-            "--multiplier {}: must be a positive number",
-            args.multiplier
-        )));
-    }
     let gates = Gates {
         max_reject_rate: args
             .max_reject_rate
@@ -109,20 +97,21 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, SimulateOpti
             analysis: AnalysisSettings {
                 ingest,
                 stats: StatsSettings {
-                    window,
-                    top: args.top,
-                    exclude: args.exclude.clone(),
+                    window: args.window.window,
+                    top: args.top.top,
+                    exclude: args.exclude.exclude.clone(),
                     keep_counts: false,
                 },
-                multiplier: args.multiplier,
-                endpoints: args.top,
+                multiplier: args.multiplier.multiplier,
+                endpoints: args.top.top,
                 algorithm: AlgorithmKind::TokenBucket,
                 recommend: Default::default(),
             },
             policy,
             exemptions,
             gates,
-            top: args.top,
+            top: args.top.top,
+            gateways: args.gateway.map(|g| g.gateways()).unwrap_or_default(),
         },
         outputs,
         stamp: args.stamp,

@@ -3,30 +3,17 @@
 
 use std::path::PathBuf;
 
-use super::{ingest_settings, output_format, use_colour};
+use super::{OptionsError, ingest_settings, output_format, use_colour};
 use crate::analysis::AnalysisSettings;
 use crate::cli::SimulateArgs;
-use crate::ingest::{self, IngestError};
+use crate::ingest;
 use crate::output;
-use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy, PolicyError};
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
 use crate::scenario::{AlgoChoice, AlgoOptions};
-use crate::simulate::deploy::DeployError;
-use crate::simulate::{AlgorithmKind, Balance, Delay, Deployment, SpecError};
+use crate::simulate::gateway::Gateway;
+use crate::simulate::{AlgorithmKind, Delay, Deployment};
 use crate::stats::StatsSettings;
-use crate::units::{Limit, UnitError, Window};
-
-/// Why the flags of `rlctl simulate` do not make a run.
-#[derive(Debug, thiserror::Error)]
-pub enum SimulateOptionsError {
-    #[error(transparent)]
-    Ingest(#[from] IngestError),
-    #[error(transparent)]
-    Policy(#[from] PolicyError),
-    #[error(transparent)]
-    Deploy(#[from] DeployError),
-    #[error("{0}")]
-    Usage(String),
-}
+use crate::units::Limit;
 
 /// Where the limits come from.
 #[derive(Debug, Clone)]
@@ -50,6 +37,9 @@ pub struct SimulateSettings {
     pub ingest: ingest::Settings,
     pub source: LimitSource,
     pub algos: AlgoOptions,
+    /// `--gateway`: the gateways to replay the rules as (empty: none); with
+    /// `all`, the policy's own scenario comes first.
+    pub gateways: Vec<Gateway>,
     pub deployment: Deployment,
     pub scale: Option<f64>,
     pub decisions: Option<PathBuf>,
@@ -66,24 +56,28 @@ pub struct SimulateSettings {
 }
 
 /// Checks the flags of `rlctl simulate`.
-pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, SimulateOptionsError> {
-    let usage = SimulateOptionsError::Usage;
+pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, OptionsError> {
+    let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
-    let algo = match args.algo.as_deref() {
-        None => AlgoChoice::Default,
-        Some("all") => AlgoChoice::All,
-        Some(name) => AlgoChoice::One(
-            name.parse()
-                .map_err(|e: SpecError| usage(format!("--algo: {e}")))?,
-        ),
-    };
-    let source = if let Some(text) = &args.limit {
-        ingest.paths = false; // a single limit has no route to match
-        LimitSource::Single {
-            limit: text
-                .parse()
-                .map_err(|e: UnitError| usage(format!("--limit: {e}")))?,
+    let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
+    let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
+    if !gateways.is_empty() {
+        match algo {
+            AlgoChoice::All => {
+                return Err(usage(
+                    "--gateway replays one policy: give --algo one algorithm (or none, for the policy's own) with it, not all".into(),
+                ));
+            }
+            // A single --limit replays as the policy default, a token bucket.
+            AlgoChoice::Default if args.limit.is_some() => {
+                algo = AlgoChoice::One(AlgorithmKind::TokenBucket);
+            }
+            _ => {}
         }
+    }
+    let source = if let Some(limit) = args.limit {
+        ingest.paths = false; // a single limit has no route to match
+        LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
         let CheckedPolicy { rules, exemptions } = Policy::load_policy(path)?;
         ingest.paths =
@@ -103,25 +97,15 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             exemptions,
         }
     } else {
-        let window: Window = args
-            .window
-            .parse()
-            .map_err(|e: UnitError| usage(format!("--window: {e}")))?;
-        if !(args.multiplier.is_finite() && args.multiplier > 0.0) {
-            return Err(usage(format!(
-                "--multiplier {}: must be a positive number",
-                args.multiplier
-            )));
-        }
         LimitSource::Recommended(Box::new(AnalysisSettings {
             ingest: ingest.clone(),
             stats: StatsSettings {
-                window,
-                top: args.top,
+                window: args.window.window,
+                top: args.top.top,
                 exclude: Vec::new(),
                 keep_counts: false,
             },
-            multiplier: args.multiplier,
+            multiplier: args.multiplier.multiplier,
             endpoints: 20,
             algorithm: match algo {
                 AlgoChoice::One(kind) => kind,
@@ -154,7 +138,6 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
         },
     };
     check_events(args, &source, key_sample_rate)?;
-    let balance: Balance = args.balance.parse()?;
     Ok(SimulateSettings {
         ingest,
         source,
@@ -163,11 +146,12 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Simula
             burst: args.burst,
             delay,
         },
-        deployment: Deployment::new(args.instances, balance, args.seed)?,
+        gateways,
+        deployment: Deployment::new(args.instances, args.balance, args.seed)?,
         scale: args.what_if_scale,
         decisions: args.decisions.clone(),
         compare_logged: args.compare_logged,
-        top: args.top,
+        top: args.top.top,
         events: args.events.clone(),
         key_sample_rate,
         format: output_format(&args.output),
@@ -184,18 +168,18 @@ fn check_events(
     args: &SimulateArgs,
     source: &LimitSource,
     key_sample_rate: Option<f64>,
-) -> Result<(), SimulateOptionsError> {
+) -> Result<(), OptionsError> {
     if args.events.is_none() {
         return Ok(());
     }
     match source {
         LimitSource::Recommended(_) if key_sample_rate.is_some_and(|r| r < 1.0) => {
-            Err(SimulateOptionsError::Usage(
+            Err(OptionsError::Usage(
                 "--key-sample-rate: give --limit or --policy (e.g. the policy `rlctl analyze --from-sql-result DIR --write-policy FILE` writes); a sample of clients cannot recommend limits for all of them".into(),
             ))
         }
         LimitSource::Policy { rules, .. } => match rules.iter().find(|r| r.key.text != args.ingest.key) {
-            Some(rule) => Err(SimulateOptionsError::Usage(format!(
+            Some(rule) => Err(OptionsError::Usage(format!(
                 "--events: rule `{}` is keyed by {}, but the event table holds one client key ({}, as --key says)",
                 rule.name, rule.key.text, args.ingest.key
             ))),
@@ -208,12 +192,17 @@ fn check_events(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::simulate::Balance;
     use clap::Parser;
 
-    fn settings(extra: &[&str]) -> Result<SimulateSettings, SimulateOptionsError> {
+    /// The settings, or the error of clap (a value of the wrong type) or of
+    /// the options layer.
+    fn settings(extra: &[&str]) -> Result<SimulateSettings, OptionsError> {
         let mut argv = vec!["rlctl", "simulate", "x.log"];
         argv.extend(extra);
-        match crate::cli::Cli::try_parse_from(argv).unwrap().command {
+        let cli = crate::cli::Cli::try_parse_from(argv)
+            .map_err(|e| OptionsError::Usage(e.to_string()))?;
+        match cli.command {
             crate::cli::Command::Simulate(a) => simulate_settings(&a),
             _ => unreachable!(),
         }
@@ -257,5 +246,18 @@ mod tests {
         assert!(err(&["--instances", "0"]).contains("at least one instance"));
         assert!(err(&["--what-if-scale", "0"]).contains("above 0"));
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
+        assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
+        assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
+    }
+
+    #[test]
+    fn gateways_take_one_algorithm() {
+        let s = settings(&["--gateway", "all", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, Gateway::ALL.to_vec());
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::TokenBucket));
+        let s = settings(&["--gateway", "haproxy", "--algo", "gcra", "--limit", "10/s"]).unwrap();
+        assert_eq!(s.gateways, vec![Gateway::Haproxy]);
+        assert_eq!(s.algos.algo, AlgoChoice::One(AlgorithmKind::Gcra));
+        assert!(settings(&[]).unwrap().gateways.is_empty());
     }
 }

@@ -1,7 +1,7 @@
 //! The report workflow as a library call: ingest once, analyze, replay the
-//! policy to judge (a policy file, or the recommendation) as written and under
-//! each of the six algorithms, and check the CI gates ([`gates`]); plus the
-//! report's charts ([`charts`]).
+//! policy to judge (a policy file, or the recommendation) as written, under
+//! each of the six algorithms and, when asked, as gateways enforce it; check
+//! the CI gates ([`gates`]); plus the report's charts ([`charts`]).
 //!
 //! `rlctl report` renders what [`compute`] returns. Nothing here prints,
 //! writes files or knows about command-line options.
@@ -13,6 +13,7 @@ use crate::analysis::{self, AnalysisError, AnalysisSettings, AnalyzeRun};
 use crate::ingest;
 use crate::policy::{CheckedRule, Exemption, PolicyError};
 use crate::scenario::{AlgoChoice, AlgoOptions, ScenarioResult, ScenarioRunner, plan};
+use crate::simulate::gateway::{Gateway, GatewayError};
 use crate::simulate::{Deployment, ReplayError, SpecError};
 pub use gates::{GateResult, Gates};
 
@@ -27,6 +28,8 @@ pub struct ReportPlan {
     pub gates: Gates,
     /// How many clients and endpoints the summaries list.
     pub top: usize,
+    /// The gateways to replay the policy as (`--gateway`; empty: none).
+    pub gateways: Vec<Gateway>,
 }
 
 /// Why a report could not be computed.
@@ -42,6 +45,8 @@ pub enum ReportError {
     Spec(#[from] SpecError),
     #[error(transparent)]
     Replay(#[from] ReplayError),
+    #[error(transparent)]
+    Gateway(#[from] GatewayError),
     /// A policy's own algorithms make exactly one scenario; this is that failing.
     #[error("a policy makes one scenario")]
     NoScenario,
@@ -64,6 +69,8 @@ pub struct ReportRun {
     pub policy: ScenarioResult,
     /// The policy's limits under each of the six algorithms.
     pub side_by_side: Vec<ScenarioResult>,
+    /// The policy as each `--gateway` enforces it (models labelled "(model)").
+    pub gateways: Vec<ScenarioResult>,
     pub gates: Vec<GateResult>,
     /// `PASS ...` or `FAIL: ...`: the first line of every output.
     pub verdict: String,
@@ -115,6 +122,25 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
         .pop()
         .ok_or(ReportError::NoScenario)?;
     let side_by_side = replay(AlgoChoice::All)?;
+    let gateways = if plan.gateways.is_empty() {
+        Vec::new()
+    } else {
+        let base = plan::policy(
+            &AlgoOptions {
+                algo: AlgoChoice::Default,
+                burst: None,
+                delay: None,
+            },
+            keys,
+            &rules,
+        )?
+        .pop()
+        .ok_or(ReportError::NoScenario)?;
+        crate::scenario::gateway::scenarios(&base, &plan.gateways)?
+            .iter()
+            .map(|s| runner.run(s))
+            .collect::<Result<Vec<_>, _>>()?
+    };
     let gates = gates::evaluate(&plan.gates, &policy, analysis.recommendation.as_ref());
     let verdict = gates::verdict(&gates);
     Ok(ReportRun {
@@ -123,6 +149,7 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
         rules,
         policy,
         side_by_side,
+        gateways,
         gates,
         verdict,
     })

@@ -2,9 +2,10 @@
 //! for, replayed together over an event table.
 //!
 //! [`plan`] turns limits and rules into scenarios, [`execute`] replays them (with
-//! the deployment) into per-rule and overall results, [`compare`] holds them
+//! the deployment) into per-rule and overall results, [`compare`](mod@compare) holds them
 //! against the decisions a log records, and [`sampling`] estimates figures for
-//! all clients from a replay of a key sample. `rlctl simulate` and `rlctl
+//! all clients from a replay of a key sample, and [`gateway`] turns a
+//! scenario into the same rules as each gateway product enforces them. `rlctl simulate` and `rlctl
 //! report` both run on this.
 //!
 //! It sits above [`crate::simulate`] (the algorithms and the replay) and
@@ -14,11 +15,13 @@
 pub mod compare;
 pub mod execute;
 pub mod exempt;
+pub mod gateway;
 pub mod plan;
 pub mod sampling;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
 pub use exempt::exempt_mask;
+pub use gateway::GatewayChoice;
 pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
 pub use sampling::{Estimate, Sampling};

@@ -68,6 +68,18 @@ pub enum AlgoChoice {
     One(AlgorithmKind),
 }
 
+impl std::str::FromStr for AlgoChoice {
+    type Err = SpecError;
+
+    /// `all`, or the name of one algorithm.
+    fn from_str(text: &str) -> Result<Self, SpecError> {
+        match text {
+            "all" => Ok(AlgoChoice::All),
+            name => name.parse().map(AlgoChoice::One),
+        }
+    }
+}
+
 fn kinds(algo: AlgoChoice, default: &[AlgorithmKind]) -> Vec<AlgorithmKind> {
     match algo {
         AlgoChoice::All => AlgorithmKind::ALL.to_vec(),

@@ -2,7 +2,9 @@
 //! several rules dispatches with a `match`, not a virtual call per decision.
 
 use super::{Algorithm, Limiter};
-use super::{fixed_window, gcra, leaky_bucket, sliding_counter, sliding_log, token_bucket};
+use super::{
+    fixed_window, gateway, gcra, leaky_bucket, sliding_counter, sliding_log, token_bucket,
+};
 use crate::units::Millis;
 
 /// One rule's algorithm and the states of its keys.
@@ -19,6 +21,7 @@ pub(crate) enum Bank {
     TokenBucket(States<token_bucket::TokenBucket>),
     LeakyBucket(States<leaky_bucket::LeakyBucket>),
     Gcra(States<gcra::Gcra>),
+    Gateway(States<gateway::Model>),
 }
 
 macro_rules! on_bank {
@@ -30,6 +33,7 @@ macro_rules! on_bank {
             Bank::TokenBucket($s) => $body,
             Bank::LeakyBucket($s) => $body,
             Bank::Gcra($s) => $body,
+            Bank::Gateway($s) => $body,
         }
     };
 }
@@ -50,6 +54,7 @@ impl Bank {
             Limiter::TokenBucket(a) => Bank::TokenBucket(states(a, keys)),
             Limiter::LeakyBucket(a) => Bank::LeakyBucket(states(a, keys)),
             Limiter::Gcra(a) => Bank::Gcra(states(a, keys)),
+            Limiter::Gateway(a) => Bank::Gateway(states(a, keys)),
         }
     }
 
@@ -59,6 +64,10 @@ impl Bank {
 
     pub(crate) fn record(&mut self, slot: usize, t: Millis) -> u64 {
         on_bank!(self, s => s.alg.record(&mut s.states[slot], t))
+    }
+
+    pub(crate) fn rejected(&mut self, slot: usize, t: Millis) {
+        on_bank!(self, s => s.alg.rejected(&mut s.states[slot], t))
     }
 
     /// Every key back to the empty state.

@@ -19,11 +19,17 @@
 //! - arithmetic is exact (integers, or rationals scaled to integers): no floating
 //!   point ever takes part in a decision.
 //!
+//! The [`gateway`] models are the one exception to the last two points: they
+//! replay a gateway product as it is built, so a model whose gateway counts
+//! rejected requests changes state through [`Algorithm::rejected`], and a model
+//! whose gateway computes in doubles does so too (bit for bit where stated).
+//!
 //! This module knows nothing about log formats, terminals or files.
 
 mod bank;
 pub mod deploy;
 pub mod fixed_window;
+pub mod gateway;
 pub mod gcra;
 pub mod leaky_bucket;
 pub mod replay;
@@ -66,6 +72,13 @@ pub trait Algorithm: Send + Sync {
     /// never delay).
     fn record(&self, state: &mut Self::State, t: Millis) -> u64;
 
+    /// Called instead of [`Algorithm::record`] when the request at `t` is
+    /// rejected (by this rule or by another rule that applies to it), right after
+    /// [`Algorithm::allows`] for the same state and `t`. The six algorithms leave
+    /// the state alone (the default); gateway models whose product counts
+    /// rejected requests, or touches the state of a rejected request, do so here.
+    fn rejected(&self, _state: &mut Self::State, _t: Millis) {}
+
     /// How many requests it admits at once from the empty state.
     fn instant_capacity(&self) -> u64;
 
@@ -77,6 +90,8 @@ pub trait Algorithm: Send + Sync {
         let allowed = self.allows(state, t);
         if allowed {
             self.record(state, t);
+        } else {
+            self.rejected(state, t);
         }
         allowed
     }

@@ -279,6 +279,11 @@ fn step(
     }
     out.allowed[at] = allowed;
     if !allowed {
+        for (r, bank) in banks.iter_mut().enumerate() {
+            if let Some(slot) = slot(r) {
+                bank.rejected(slot, t);
+            }
+        }
         return;
     }
     let mut delay = 0;

@@ -241,6 +241,8 @@ pub enum Limiter {
     LeakyBucket(LeakyBucket),
     /// [`AlgorithmKind::Gcra`].
     Gcra(Gcra),
+    /// A rule as a gateway product enforces it ([`super::gateway`]).
+    Gateway(super::gateway::Model),
 }
 
 /// Runs `$body` with `$alg` bound to the concrete algorithm inside a [`Limiter`],
@@ -254,13 +256,14 @@ macro_rules! with_algorithm {
             $crate::simulate::Limiter::TokenBucket($alg) => $body,
             $crate::simulate::Limiter::LeakyBucket($alg) => $body,
             $crate::simulate::Limiter::Gcra($alg) => $body,
+            $crate::simulate::Limiter::Gateway($alg) => $body,
         }
     };
 }
 pub(crate) use with_algorithm;
 
 impl Limiter {
-    /// Which algorithm this is.
+    /// Which algorithm this is (for a gateway model: the policy rule's).
     pub fn kind(&self) -> AlgorithmKind {
         match self {
             Limiter::FixedWindow(_) => AlgorithmKind::FixedWindow,
@@ -269,6 +272,7 @@ impl Limiter {
             Limiter::TokenBucket(_) => AlgorithmKind::TokenBucket,
             Limiter::LeakyBucket(_) => AlgorithmKind::LeakyBucket,
             Limiter::Gcra(_) => AlgorithmKind::Gcra,
+            Limiter::Gateway(model) => model.kind(),
         }
     }
 
@@ -283,9 +287,14 @@ impl Limiter {
     }
 
     /// Whether it reports how long admitted requests would wait: the leaky bucket
-    /// (nginx), whose delays are all 0 with `nodelay`.
+    /// (nginx), whose delays are all 0 with `nodelay`, and the gateway models
+    /// that delay requests (nginx, Traefik).
     pub fn reports_delays(&self) -> bool {
-        matches!(self, Limiter::LeakyBucket(_))
+        match self {
+            Limiter::LeakyBucket(_) => true,
+            Limiter::Gateway(model) => model.reports_delays(),
+            _ => false,
+        }
     }
 }
 

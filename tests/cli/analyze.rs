@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::str::contains;
 
-use crate::support::{json_of_success, rlctl};
+use crate::support::{json_of_success, realdata, rlctl, rlctl_path};
 
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
@@ -235,7 +235,7 @@ fn a_closed_pipe_exits_quietly() {
         .map(|i| LINE.replace("/a", &format!("/p{i}x")))
         .collect();
     let log = write(dir.path(), "many.log", lines.as_bytes());
-    let bin = assert_cmd::cargo::cargo_bin("rlctl");
+    let bin = rlctl_path();
     let script = format!(
         "'{}' analyze -q --format table --endpoints 5000 '{}' | head -1",
         bin.display(),
@@ -275,29 +275,17 @@ fn json_contract_snapshot() {
         .args(["analyze", "-q", "--format", "json", "snap.log"])
         .output()
         .unwrap();
-    assert!(out.status.success());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     insta::assert_snapshot!(
         "analyze_json_contract",
         String::from_utf8(out.stdout).unwrap()
     );
     let _ = log;
-}
-
-/// Third-party logs from `../shared/realdata` (skipped with a notice when absent).
-fn realdata(name: &str) -> Option<PathBuf> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/realdata")
-        .join(name);
-    if path.exists() {
-        Some(path)
-    } else {
-        println!(
-            "SKIPPED: {} is absent (third-party sample logs live in ../shared/realdata)",
-            path.display()
-        );
-        eprintln!("SKIPPED: {} is absent", path.display());
-        None
-    }
 }
 
 #[test]

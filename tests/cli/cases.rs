@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use assert_cmd::Command;
+use crate::support::rlctl;
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -58,12 +58,7 @@ fn run_case(path: &Path) -> Result<(), String> {
         .iter()
         .map(|a| a.replace("{dir}", &dir_text))
         .collect();
-    let out = Command::cargo_bin("rlctl")
-        .unwrap()
-        .args(&args)
-        .env("NO_COLOR", "1")
-        .output()
-        .map_err(|e| e.to_string())?;
+    let out = rlctl().args(&args).output().map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let context = || {

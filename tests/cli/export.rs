@@ -8,10 +8,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use predicates::str::contains;
 
 use crate::support::nginx::{Nginx, http_get};
+use crate::support::{Engine, require, rlctl};
 
 /// A global rule and an endpoint rule with a method and a route.
 const TWO_RULES: &str = r#"
@@ -56,8 +56,7 @@ fn write_policy(dir: &Path, text: &str) -> PathBuf {
 fn export(text: &str, target: &str, extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let policy = write_policy(dir.path(), text);
-    let out = Command::cargo_bin("rlctl")
-        .unwrap()
+    let out = rlctl()
         .args(["export", "--target", target, "--policy"])
         .arg(&policy)
         .args(extra)
@@ -251,8 +250,7 @@ fn nginx_accepts_exemptions_and_other_targets_refuse_them() {
     for target in ["envoy", "traefik", "kong", "haproxy", "aws-waf"] {
         let dir = tempfile::tempdir().unwrap();
         let policy = write_policy(dir.path(), EXEMPTIONS);
-        let out = Command::cargo_bin("rlctl")
-            .unwrap()
+        let out = rlctl()
             .args(["export", "--target", target, "--policy"])
             .arg(&policy)
             .output()
@@ -295,25 +293,13 @@ fn real_nginx_never_limits_exempt_requests() {
     );
 }
 
-/// The installed haproxy, or `None` after a SKIPPED notice.
-fn haproxy() -> Option<PathBuf> {
-    let found = ["/usr/sbin/haproxy", "/usr/bin/haproxy"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_file());
-    if found.is_none() {
-        let notice = "SKIPPED haproxy checks: haproxy is not installed (apt-get install haproxy)";
-        println!("{notice}");
-        eprintln!("{notice}");
-    }
-    found
-}
-
 const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n";
 
 #[test]
 fn haproxy_accepts_the_export() {
-    let Some(binary) = haproxy() else { return };
+    let Some(binary) = require(Engine::Haproxy) else {
+        return;
+    };
     let dir = tempfile::tempdir().unwrap();
     for (policy, extra) in [
         (TWO_RULES, &[][..]),
@@ -352,7 +338,9 @@ impl Drop for RunningHaproxy {
 
 #[test]
 fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
-    let Some(binary) = haproxy() else { return };
+    let Some(binary) = require(Engine::Haproxy) else {
+        return;
+    };
     let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .unwrap()
         .local_addr()
@@ -394,8 +382,7 @@ fn output_file_flags_and_errors() {
     let dir = tempfile::tempdir().unwrap();
     let policy = write_policy(dir.path(), TWO_RULES);
     let file = dir.path().join("limits.conf");
-    Command::cargo_bin("rlctl")
-        .unwrap()
+    rlctl()
         .args(["export", "--target", "nginx", "--clients", "100000", "-o"])
         .arg(&file)
         .arg("--policy")
@@ -406,8 +393,7 @@ fn output_file_flags_and_errors() {
     let written = std::fs::read_to_string(&file).unwrap();
     assert!(written.contains("zone=rl_global:13m"), "{written}");
     let fail = |args: &[&str], policy: &Path, message: &str| {
-        Command::cargo_bin("rlctl")
-            .unwrap()
+        rlctl()
             .args(["export", "--policy"])
             .arg(policy)
             .args(args)

@@ -5,8 +5,9 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use assert_cmd::cargo::cargo_bin_cmd;
 use flate2::read::GzDecoder;
+
+use crate::support::rlctl;
 
 fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(relative)
@@ -62,7 +63,7 @@ fn assert_fixture_reproduces(name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join(name);
     *args.last_mut().unwrap() = out.to_string_lossy().into_owned();
-    cargo_bin_cmd!("rlctl").args(&args).assert().success();
+    rlctl().args(&args).assert().success();
     let (fresh, committed) = (contents(&out), contents(&repo_path(&target)));
     assert!(!committed.is_empty());
     assert!(
@@ -90,7 +91,7 @@ fn generate_reproduces_msec_fixture() {
 
 #[test]
 fn generate_writes_exactly_the_requested_lines_to_stdout() {
-    let output = cargo_bin_cmd!("rlctl")
+    let output = rlctl()
         .args([
             "generate",
             "--clients",
@@ -113,7 +114,7 @@ fn generate_writes_exactly_the_requested_lines_to_stdout() {
 
 #[test]
 fn generate_json_lines_parse_and_are_time_ordered() {
-    let output = cargo_bin_cmd!("rlctl")
+    let output = rlctl()
         .args([
             "generate",
             "--clients",
@@ -159,11 +160,7 @@ fn generate_rejects_bad_flags_with_usage_errors() {
         ),
     ];
     for (args, message) in cases {
-        let output = cargo_bin_cmd!("rlctl")
-            .arg("generate")
-            .args(args)
-            .output()
-            .unwrap();
+        let output = rlctl().arg("generate").args(args).output().unwrap();
         assert_eq!(output.status.code(), Some(2), "{args:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(message), "{args:?}: {stderr}");

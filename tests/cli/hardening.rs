@@ -11,11 +11,7 @@ use std::process::Output;
 
 use assert_cmd::Command;
 
-fn rlctl() -> Command {
-    let mut cmd = Command::cargo_bin("rlctl").unwrap();
-    cmd.env("NO_COLOR", "1");
-    cmd
-}
+use crate::support::rlctl;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -4,13 +4,16 @@
 //! desktop and a phone width. The test proves the page renders to a non-trivial
 //! picture; whether it *looks* right is the manual check the script describes
 //! (set `RLCTL_SCREENSHOT_DIR` to keep the report and the PNGs). Without
-//! chromium the test prints a SKIPPED notice and passes.
+//! chromium the test checks nothing, which `cargo test` reports under its
+//! summary (a failure when `RLCTL_REQUIRE_ENGINES` is set).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rlctl::output::document::{Axis, Bar, Bin, Chart, ChartKind, Document, Series, Table};
 use rlctl::output::html;
+
+use crate::support::{Engine, require};
 
 /// A PNG of the page at either width is at least this large: a blank or
 /// error page compresses to a few kilobytes.
@@ -163,17 +166,9 @@ fn sample_document() -> Document {
     doc
 }
 
-fn chromium() -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .flat_map(|dir| [dir.join("chromium"), dir.join("chromium-browser")])
-        .find(|candidate| candidate.is_file())
-}
-
 #[test]
 fn html_report_renders_in_chromium_at_desktop_and_phone_widths() {
-    if chromium().is_none() {
-        eprintln!("SKIPPED html_screenshot: chromium is not installed");
+    if require(Engine::Chromium).is_none() {
         return;
     }
     let temp = tempfile::tempdir().unwrap();

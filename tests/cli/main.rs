@@ -4,10 +4,13 @@
 mod analyze;
 mod cases;
 mod export;
+mod gateway;
 mod generate;
+mod haproxy;
 mod hardening;
 mod html_screenshot;
 mod nginx;
+mod redis;
 mod report;
 mod scale;
 mod simulate;

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use assert_cmd::Command;
+use crate::support::rlctl;
 
 const MSEC_FORMAT: &str = r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#;
 
@@ -12,8 +12,7 @@ fn fixture() -> PathBuf {
 }
 
 fn report(args: &[&str]) -> std::process::Output {
-    Command::cargo_bin("rlctl")
-        .unwrap()
+    rlctl()
         .env_remove("GITHUB_STEP_SUMMARY")
         .args(["report", "-q", "--log-format", MSEC_FORMAT])
         .args(args)
@@ -117,8 +116,7 @@ fn several_outputs_in_one_run_and_the_step_summary() {
     let json = dir.path().join("r.json");
     let summary = dir.path().join("summary.md");
     std::fs::write(&summary, "earlier step\n").unwrap();
-    let out = Command::cargo_bin("rlctl")
-        .unwrap()
+    let out = rlctl()
         .env("GITHUB_STEP_SUMMARY", &summary)
         .args(["report", "-q", "--log-format", MSEC_FORMAT, "--export-html"])
         .arg(&html)
@@ -198,8 +196,7 @@ fn hostile_log_content_is_inert_in_every_format() {
         .collect();
     std::fs::write(&log, lines).unwrap();
     let run = |format: &str| {
-        let out = Command::cargo_bin("rlctl")
-            .unwrap()
+        let out = rlctl()
             .args([
                 "report",
                 "-q",
@@ -248,8 +245,7 @@ fn snapshots_of_every_format() {
         .collect();
     std::fs::write(&small, lines).unwrap();
     for format in ["markdown", "json", "junit"] {
-        let out = Command::cargo_bin("rlctl")
-            .unwrap()
+        let out = rlctl()
             .current_dir(dir.path())
             .args([
                 "report",
@@ -266,6 +262,12 @@ fn snapshots_of_every_format() {
             ])
             .output()
             .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{format}: the 1% gate fails, so report exits 1: {}",
+            text(&out.stderr)
+        );
         insta::assert_snapshot!(format!("report_{format}"), text(&out.stdout));
     }
 }

@@ -10,22 +10,19 @@
 //! The engines are Python packages (`duckdb`; `pyspark`, which needs Java;
 //! `chdb`; and `sqlglot` for the dialects no engine here runs). The Python used
 //! is `$RLCTL_PYTHON`, else `~/.cache/rlctl-venv/bin/python` (where `.ci/run`
-//! installs them), else `python3`. Without an engine a test prints `SKIPPED
-//! ...` and passes, unless `RLCTL_REQUIRE_ENGINES` is set (CI).
+//! installs them), else `python3`. Without an engine a test checks nothing,
+//! which `cargo test` reports under its summary; with `RLCTL_REQUIRE_ENGINES`
+//! set (CI) it fails ([`crate::support::require`]).
 
+mod matrix;
 mod raw_log;
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
-fn rlctl() -> Command {
-    let mut cmd = Command::cargo_bin("rlctl").unwrap();
-    cmd.env("NO_COLOR", "1");
-    cmd
-}
+use crate::support::{Engine, require, rlctl};
 
 /// Runs rlctl with `args`, asserting success; returns stdout.
 fn run(args: &[&str]) -> Vec<u8> {
@@ -62,46 +59,6 @@ fn generated_log(dir: &Path, clients: &str, duration: &str, seed: &str) -> PathB
         s(&log),
     ]);
     log
-}
-
-fn python() -> PathBuf {
-    if let Some(p) = std::env::var_os("RLCTL_PYTHON") {
-        return PathBuf::from(p);
-    }
-    let venv = std::env::var_os("HOME")
-        .map(|h| PathBuf::from(h).join(".cache/rlctl-venv/bin/python"))
-        .filter(|p| p.is_file());
-    venv.unwrap_or_else(|| PathBuf::from("python3"))
-}
-
-/// The Python that has `module`, or None after a SKIPPED notice (a panic in CI).
-fn engine(module: &str, needs_java: bool) -> Option<PathBuf> {
-    let py = python();
-    let has_module = Process::new(&py)
-        .args(["-c", &format!("import {module}")])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    let has_java = !needs_java
-        || Process::new("java")
-            .arg("-version")
-            .output()
-            .is_ok_and(|o| o.status.success());
-    if has_module && has_java {
-        return Some(py);
-    }
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("this test")
-        .to_owned();
-    let missing = if has_module { "java" } else { module };
-    let hint = "bash .ci/run installs it in a venv under ~/.cache/rlctl-venv; or set RLCTL_PYTHON";
-    if std::env::var_os("RLCTL_REQUIRE_ENGINES").is_some() {
-        panic!("{test}: {missing} is not installed and RLCTL_REQUIRE_ENGINES is set ({hint})");
-    }
-    let notice = format!("SKIPPED {test}: {missing} not installed ({hint})");
-    println!("{notice}");
-    eprintln!("{notice}");
-    None
 }
 
 /// Prints the queries of `rlctl sql` as JSON into `dir/name.json` and runs them
@@ -258,7 +215,7 @@ fn a_missing_result_table_is_a_usage_error() {
 
 #[test]
 fn duckdb_over_converted_events_gives_the_same_report() {
-    let Some(py) = engine("duckdb", false) else {
+    let Some(py) = require(Engine::DuckDb) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -326,7 +283,7 @@ fn duckdb_over_converted_events_gives_the_same_report() {
 
 #[test]
 fn spark_gives_the_same_report() {
-    let Some(py) = engine("pyspark", true) else {
+    let Some(py) = require(Engine::Spark) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -362,7 +319,7 @@ fn spark_gives_the_same_report() {
 
 #[test]
 fn a_key_sample_estimates_the_full_replay_within_its_intervals() {
-    let Some(py) = engine("duckdb", false) else {
+    let Some(py) = require(Engine::DuckDb) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

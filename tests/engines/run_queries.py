@@ -12,6 +12,9 @@ Used by tests/cli/scale.rs; runnable by hand too:
 columns ts (TIMESTAMP), ip, method, target, status, parsed with the engine's
 own regular expressions (DuckDB only: a lake table as the user would have it;
 a request line of `-` has no method, as in rlctl's parser).
+--job QUERIES=OUT (repeatable, instead of --queries and --out) runs several
+query files in one engine session, each saving into its own OUT: one Spark
+start-up for many queries.
 --from-dialect trino|bigquery (DuckDB only) first translates the queries from
 that dialect with sqlglot, whose parser for the dialect must accept them: the
 check available here for engines that do not run on one machine. --engine
@@ -137,20 +140,27 @@ def pairs(values):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--engine", choices=["duckdb", "spark", "clickhouse"], required=True)
-    parser.add_argument("--queries", required=True)
-    parser.add_argument("--out", required=True)
+    parser.add_argument("--queries")
+    parser.add_argument("--out")
+    parser.add_argument("--job", action="append", default=[])
     parser.add_argument("--view", action="append")
     parser.add_argument("--raw-log", action="append")
     parser.add_argument("--csv", action="store_true")
     parser.add_argument("--from-dialect")
     args = parser.parse_args()
-    with open(args.queries) as f:
-        queries = json.load(f)["queries"]
-    if args.from_dialect:
-        if args.engine != "duckdb":
-            sys.exit("--from-dialect is for DuckDB only")
-        queries = [translated(q, args.from_dialect) for q in queries]
-    os.makedirs(args.out, exist_ok=True)
+    if bool(args.queries) != bool(args.out) or bool(args.queries) == bool(args.job):
+        sys.exit("give --queries and --out, or one or more --job QUERIES=OUT")
+    jobs = [(args.queries, args.out)] if args.queries else [j.split("=", 1) for j in args.job]
+    if args.from_dialect and args.engine != "duckdb":
+        sys.exit("--from-dialect is for DuckDB only")
+    runs = []
+    for queries_file, out in jobs:
+        with open(queries_file) as f:
+            queries = json.load(f)["queries"]
+        if args.from_dialect:
+            queries = [translated(q, args.from_dialect) for q in queries]
+        os.makedirs(out, exist_ok=True)
+        runs.append((queries, out))
     engine = {"duckdb": duckdb_engine, "spark": spark_engine, "clickhouse": clickhouse_engine}[
         args.engine
     ]
@@ -158,10 +168,11 @@ def main():
     run, stop = engine(pairs(args.view), pairs(args.raw_log), args.csv)
     print(f"{args.engine}: started in {time.time() - started:.1f} s")
     try:
-        for q in queries:
-            t = time.time()
-            rows = run(q["name"], q["sql"], args.out)
-            print(f"{args.engine}: {q['name']}: {rows} rows in {time.time() - t:.2f} s")
+        for queries, out in runs:
+            for q in queries:
+                t = time.time()
+                rows = run(q["name"], q["sql"], out)
+                print(f"{args.engine}: {out}: {q['name']}: {rows} rows in {time.time() - t:.2f} s")
     finally:
         stop()
 

@@ -33,6 +33,10 @@ pub struct ReportJson<'a> {
     pub policy: PolicyJson<'a>,
     /// The policy's limits under each algorithm, all rules together.
     pub side_by_side: &'a [ScenarioResult],
+    /// The policy as each `--gateway` enforces it, all rules together (absent
+    /// without `--gateway`; the documented models are named "... (model)").
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub gateways: &'a [ScenarioResult],
     /// The traffic analysis, as `rlctl analyze --format json` writes it.
     pub analysis: AnalyzeJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -62,6 +66,7 @@ pub fn json<'a>(
             overall: &run.policy,
         },
         side_by_side: &run.side_by_side,
+        gateways: &run.gateways,
         analysis: analyze_view::json(&run.analysis, &settings.plan.analysis),
         generated_at: stamp,
     }
@@ -196,6 +201,9 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     }
     doc.table(t);
     doc.chart(charts::rejects_over_time(run));
+    if !run.gateways.is_empty() {
+        gateway_section(&mut doc, run);
+    }
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
     let analysis = analyze_view::document(&run.analysis, &settings.plan.analysis);
@@ -211,4 +219,38 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
         settings.plan.top,
     );
     doc
+}
+
+/// "The policy as your gateway enforces it": each `--gateway` next to the
+/// policy, the models labelled.
+fn gateway_section(doc: &mut Document, run: &ReportRun) {
+    doc.heading("The policy as your gateway enforces it");
+    doc.paragraph(
+        "The policy replayed as each gateway enforces the configuration `rlctl export` writes for it: its window alignment, time resolution, arithmetic, and whether it counts rejected requests (docs/gateways.md). Scenarios marked (model) follow the vendor's approximate documentation and are not exact.".to_string(),
+    );
+    let mut t = Table::new(&[
+        "gateway",
+        "requests>",
+        "rejected>",
+        "vs policy>",
+        "reject rate>",
+        "clients hit>",
+    ]);
+    let policy = run.policy.totals.rejected as i64;
+    for s in &run.gateways {
+        let x = &s.totals;
+        t.row(vec![
+            s.scenario.clone(),
+            x.requests.to_string(),
+            x.rejected.to_string(),
+            format!("{:+}", x.rejected as i64 - policy),
+            format!("{:.2}%", x.reject_rate * 100.0),
+            format!(
+                "{} ({:.2}%)",
+                x.clients_rejected,
+                x.clients_rejected_share * 100.0
+            ),
+        ]);
+    }
+    doc.table(t);
 }

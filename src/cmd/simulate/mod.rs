@@ -112,6 +112,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
             (load()?, scenarios, format!("policy {origin}"))
         }
     };
+    let scenarios = with_gateways(scenarios, &settings.gateways)?;
     if ingested.table.is_empty() {
         let r = &ingested.report;
         anyhow::bail!(
@@ -132,6 +133,26 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         replayed,
         sampling,
     })
+}
+
+/// The planned scenario as each `--gateway` enforces it (after the policy's
+/// own with `--gateway all`); the scenarios unchanged without `--gateway`.
+fn with_gateways(
+    scenarios: Vec<Scenario>,
+    gateways: &[crate::simulate::gateway::Gateway],
+) -> anyhow::Result<Vec<Scenario>> {
+    if gateways.is_empty() {
+        return Ok(scenarios);
+    }
+    let mut out = Vec::new();
+    for base in scenarios {
+        let replayed_as = crate::scenario::gateway::scenarios(&base, gateways)?;
+        if gateways.len() > 1 {
+            out.push(base);
+        }
+        out.extend(replayed_as);
+    }
+    Ok(out)
 }
 
 /// What replaying scenarios over a table produced.

@@ -35,6 +35,13 @@ impl SqlDialect for ClickHouse {
         "CAST(NULL AS Nullable(String))".into()
     }
 
+    /// Only a Nullable type holds a NULL: a plain `CAST(NULL AS Int64)` is an
+    /// error ("Cannot convert NULL to a non-nullable type", ClickHouse issues
+    /// 28114 and 64503) or, in newer versions, 0 (issue 99607).
+    fn null_int(&self) -> String {
+        "CAST(NULL AS Nullable(Int64))".into()
+    }
+
     fn timestamp_ms(&self, expr: &str) -> String {
         format!("toUnixTimestamp64Milli(toDateTime64({expr}, 3))")
     }

@@ -50,6 +50,11 @@ pub trait SqlDialect {
         format!("CAST(NULL AS {})", self.text_type())
     }
 
+    /// A NULL of the 64-bit integer type.
+    fn null_int(&self) -> String {
+        self.to_int("NULL")
+    }
+
     /// Milliseconds since the epoch of a time expression in `unit`. Fractional
     /// seconds are rounded to the millisecond.
     fn epoch_ms(&self, expr: &str, unit: TimeUnit) -> String {

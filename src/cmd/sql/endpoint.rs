@@ -77,17 +77,21 @@ pub fn normalised_path(d: &dyn SqlDialect, path: &str) -> String {
 
 /// The endpoint of a request with `method` (None: endpoints are paths alone)
 /// and `path` (as [`route_path`] gives it).
+///
+/// The method check and the routes are the WHEN arms of a CASE whose ELSE is
+/// the automatic endpoint. With neither a method nor a route there is no arm,
+/// and the automatic endpoint stands alone: SQL has no `CASE ELSE ... END`.
 pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, routes: &[Route]) -> String {
-    let mut out = String::from("CASE");
+    let mut arms = String::new();
     if let Some(m) = method {
-        out.push_str(&format!(
+        arms.push_str(&format!(
             "\n      WHEN NOT {} THEN {}",
             d.matches(m, r"^[A-Z_-]{1,20}\z"),
             d.string(INVALID_REQUEST)
         ));
     }
     for route in routes {
-        out.push_str(&format!(
+        arms.push_str(&format!(
             "\n      WHEN {} THEN {}",
             d.matches(path, &route.pattern),
             d.string(&route.name)
@@ -98,6 +102,8 @@ pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, routes: &[
         Some(m) => format!("{m} || ' ' || {normalised}"),
         None => normalised,
     };
-    out.push_str(&format!("\n      ELSE {auto}\n    END"));
-    out
+    if arms.is_empty() {
+        return auto;
+    }
+    format!("CASE{arms}\n      ELSE {auto}\n    END")
 }

@@ -22,9 +22,7 @@ use serde::Serialize;
 
 use crate::Outcome;
 use crate::cli::{SqlArgs, SqlFormat};
-use crate::ingest::IngestError;
-use crate::ingest::endpoint::RouteRule;
-use crate::units::Window;
+use crate::options::{self, OptionsError};
 use endpoint::Route;
 use query::{Builder, Query, SAMPLE_BUCKETS, Source};
 
@@ -48,30 +46,18 @@ pub struct QueryJson<'a> {
 }
 
 /// Checks the flags and builds the queries: (queries, sample rate if sampling).
-pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), IngestError> {
-    let usage = IngestError::Usage;
-    let window: Window = args
-        .window
-        .parse()
-        .map_err(|e: crate::units::UnitError| usage(format!("--window: {e}")))?;
-    let routes = args
-        .route
-        .iter()
-        .map(|text| {
-            RouteRule::parse(text).map(|rule| Route {
-                pattern: rule.pattern.as_str().to_string(),
-                name: rule.name,
-            })
+pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError> {
+    let usage = OptionsError::Usage;
+    let settings = options::sql_settings(args)?;
+    let window = args.window.window;
+    let routes = settings
+        .routes
+        .into_iter()
+        .map(|rule| Route {
+            pattern: rule.pattern.as_str().to_string(),
+            name: rule.name,
         })
-        .collect::<Result<Vec<_>, _>>()?;
-    if args.endpoint.is_some() && !routes.is_empty() {
-        return Err(usage(
-            "--route applies to --path; an --endpoint column is used as it is".into(),
-        ));
-    }
-    if args.endpoints == 0 {
-        return Err(usage("--endpoints must be at least 1".into()));
-    }
+        .collect();
     let source = Source {
         table: args.table.clone(),
         time: args.time.clone(),
@@ -91,12 +77,11 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), IngestError>
         window,
         detail_endpoints: args.endpoints,
     };
-    match &args.sample_keys {
+    match settings.sample_keys {
         None if args.combined => Ok((vec![builder.combined()], None)),
         None => Ok((builder.analysis(), None)),
-        Some(text) => {
-            let rate = crate::options::parse_share("--sample-keys", text)
-                .map_err(|e| usage(e.to_string()))?;
+        Some(rate) => {
+            let text = args.sample_keys.as_deref().unwrap_or_default();
             let buckets = (rate * f64::from(SAMPLE_BUCKETS)).round();
             if buckets < 1.0 || (buckets / f64::from(SAMPLE_BUCKETS) - rate).abs() > 1e-12 {
                 return Err(usage(format!(
@@ -142,7 +127,7 @@ pub fn sql_text(args: &SqlArgs, queries: &[Query], rate: Option<f64>) -> String 
              --   rlctl analyze --from-sql-result FILE\n\n",
             d.name(),
             args.table,
-            args.window,
+            args.window.window,
             args.endpoints
         )),
         None => out.push_str(&format!(
@@ -153,7 +138,7 @@ pub fn sql_text(args: &SqlArgs, queries: &[Query], rate: Option<f64>) -> String 
             queries.len(),
             d.name(),
             args.table,
-            args.window,
+            args.window.window,
             args.endpoints
         )),
     }
@@ -174,7 +159,7 @@ pub fn run(args: SqlArgs) -> anyhow::Result<Outcome> {
     let text = match args.format {
         SqlFormat::Sql => sql_text(&args, &queries, rate),
         SqlFormat::Json => {
-            let window: Window = args.window.parse()?;
+            let window = args.window.window;
             let json = SqlJson {
                 dialect: dialect::dialect(args.dialect).name(),
                 window_s: window.secs(),

@@ -196,7 +196,7 @@ tev AS (SELECT * FROM ev WHERE endpoint IN (SELECT endpoint FROM top_endpoints))
                     .map(|c| match (has.contains(c), TEXT_COLUMNS.contains(c)) {
                         (true, _) => format!("part.{c} AS {c}"),
                         (false, true) => format!("{} AS {c}", d.null_text()),
-                        (false, false) => format!("{} AS {c}", d.to_int("NULL")),
+                        (false, false) => format!("{} AS {c}", d.null_int()),
                     })
                     .collect();
                 format!(

@@ -92,15 +92,24 @@ fn routes_need_a_path_and_a_valid_regex() {
         ]))
         .is_err()
     );
+    // `--window` is typed: clap rejects a window of the wrong shape.
     assert!(
-        queries(&args(&[
+        crate::cli::Cli::try_parse_from([
+            "rlctl",
+            "sql",
+            "--table",
+            "events",
+            "--time",
+            "ts_ms",
+            "--client",
+            "client",
             "--dialect",
             "duckdb",
             "--path",
             "p",
             "--window",
-            "7x"
-        ]))
+            "7x",
+        ])
         .is_err()
     );
     let (qs, _) = queries(&args(&[
@@ -135,3 +144,5 @@ fn json_format_names_the_files() {
     let text = sql_text(&a, &qs, rate);
     assert!(text.contains("-- result: endpoint_clients -> save as endpoint_clients.parquet"));
 }
+
+mod matrix;

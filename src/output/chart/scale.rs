@@ -4,6 +4,7 @@
 //! Nothing here draws.
 
 use crate::output::document::Scale;
+use crate::text::time::civil_from_days;
 
 /// How many ticks an axis aims for.
 const TARGET_TICKS: f64 = 6.0;
@@ -262,19 +263,6 @@ pub fn time_label(epoch_seconds: f64, step: f64, span: f64) -> String {
     } else {
         format!("{h:02}:{m:02}")
     }
-}
-
-/// (year, month, day) of a day count since 1970-01-01 (Howard Hinnant's algorithm).
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
 }
 
 #[cfg(test)]

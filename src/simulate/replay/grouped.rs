@@ -184,6 +184,8 @@ fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], out: &mut Columns, at: usize
             if let Some(delays) = &mut out.delay_ms {
                 delays[at + j] = delay;
             }
+        } else {
+            alg.rejected(&mut state, t);
         }
     }
 }

@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use super::{assert_clear_failure, rlctl, text};
+use crate::support::{Engine, require, rlctl_path};
 
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
@@ -44,7 +45,7 @@ fn a_bad_input_anywhere_in_the_list_stops_with_no_partial_result() {
 fn stdin_closed_early_or_cut_mid_line() {
     // A writer that closes at once, and a standard input that is not even open
     // (`<&-`): an empty log or a clear error, never a panic.
-    let bin = assert_cmd::cargo::cargo_bin("rlctl");
+    let bin = rlctl_path();
     for redirect in ["</dev/null", "<&-"] {
         let out = std::process::Command::new("bash")
             .args([
@@ -112,22 +113,25 @@ fn writing_into_a_missing_directory_is_a_clear_error() {
     assert!(!dir.path().join("no").exists());
 }
 
-/// A 1 MiB tmpfs, unmounted on drop; `None` (and a notice) when this process
-/// cannot mount one (not root, or no mount permission in a container).
+/// A 1 MiB tmpfs, unmounted on drop; `None` when this process cannot mount
+/// one (not root, or no mount permission in a container): a skip reported by
+/// [`require`], a failure when `RLCTL_REQUIRE_ENGINES` is set.
 struct TinyDisk {
     dir: tempfile::TempDir,
 }
 
 impl TinyDisk {
     fn mount() -> Option<TinyDisk> {
+        let mount = require(Engine::Tmpfs)?;
         let dir = tempfile::tempdir().unwrap();
-        let mounted = std::process::Command::new("mount")
+        let out = std::process::Command::new(mount)
             .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
             .arg(dir.path())
             .output()
-            .is_ok_and(|o| o.status.success());
-        if !mounted {
-            eprintln!("SKIPPED full-disk test: cannot mount a tmpfs (needs root)");
+            .unwrap();
+        if !out.status.success() {
+            let why = format!("mount -t tmpfs failed: {}", text(&out.stderr).trim());
+            crate::support::engines::skip(Engine::Tmpfs, &why);
             return None;
         }
         Some(TinyDisk { dir })
@@ -244,7 +248,7 @@ fn a_full_disk_leaves_the_previous_outputs_intact() {
     // The report on stdout, redirected to the full disk: an error, not a panic.
     let script = format!(
         "'{}' analyze -q --format json '{}' > '{}'",
-        assert_cmd::cargo::cargo_bin("rlctl").display(),
+        rlctl_path().display(),
         new_log.display(),
         disk.path().join("stdout.json").display()
     );

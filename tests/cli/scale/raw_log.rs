@@ -9,7 +9,7 @@
 use super::*;
 
 /// Route rules of the raw-log round trips.
-const ROUTES: [&str; 4] = [
+pub(super) const ROUTES: [&str; 4] = [
     "--route",
     "^/api/search=search",
     "--route",
@@ -17,10 +17,10 @@ const ROUTES: [&str; 4] = [
 ];
 
 /// Window and endpoint count of the raw-log round trips.
-const SHAPE: [&str; 4] = ["--window", "10s", "--endpoints", "100"];
+pub(super) const SHAPE: [&str; 4] = ["--window", "10s", "--endpoints", "100"];
 
 /// A generated log in `dir` with the [`TRICKY`] requests appended, and its analysis.
-fn tricky_log(dir: &Path) -> (PathBuf, Value) {
+pub(super) fn tricky_log(dir: &Path) -> (PathBuf, Value) {
     let log = generated_log(dir, "60", "5m", "9");
     let mut text = std::fs::read_to_string(&log).unwrap();
     text.push_str(TRICKY);
@@ -78,7 +78,7 @@ const TRICKY: &str = r#"10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /blob/dea
 
 #[test]
 fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
-    let Some(py) = engine("duckdb", false) else {
+    let Some(py) = require(Engine::DuckDb) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -116,7 +116,7 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
 
 #[test]
 fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
-    let (Some(py), Some(_)) = (engine("duckdb", false), engine("sqlglot", false)) else {
+    let (Some(py), Some(_)) = (require(Engine::DuckDb), require(Engine::Sqlglot)) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -141,7 +141,7 @@ fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
 /// time in milliseconds and as a DateTime64.
 #[test]
 fn clickhouse_normalises_and_routes_like_rlctl() {
-    let Some(py) = engine("chdb", false) else {
+    let Some(py) = require(Engine::ClickHouse) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();

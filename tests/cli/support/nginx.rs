@@ -6,8 +6,8 @@
 //! `nginx -t` on an `http {}` snippet. [`http_get`] and [`send_schedule`] send
 //! plain HTTP/1.1 requests from chosen loopback source addresses, so nginx sees
 //! several distinct clients. When nginx is not installed, both constructors
-//! print a `SKIPPED` notice and return `None`, unless `RLCTL_REQUIRE_ENGINES`
-//! is set (as `.ci/run` does in CI), in which case they panic.
+//! return `None` through [`super::require`] (which reports the skip, or
+//! panics when `RLCTL_REQUIRE_ENGINES` is set, as `.ci/run` does in CI).
 //!
 //! This module only runs nginx; it never decides what a limiter should do.
 
@@ -48,10 +48,10 @@ impl Nginx {
     /// The body may use these placeholders: `{{port}}` (the free port to
     /// listen on, with `127.0.0.1`), `{{dir}}` (the temporary directory) and
     /// `{{access_log}}` (the file [`Nginx::read_access_log`] reads). Returns
-    /// `None` after printing a `SKIPPED` notice when nginx is not installed;
+    /// `None` when nginx is not installed (see [`super::require`]);
     /// panics with nginx's error log when it does not start.
     pub fn start(config_body: &str) -> Option<Nginx> {
-        let binary = find_nginx()?;
+        let binary = super::require(super::Engine::Nginx)?;
         let mut failures = Vec::new();
         for _ in 0..PORT_ATTEMPTS {
             match Self::start_on(&binary, config_body, free_port()) {
@@ -67,13 +67,13 @@ impl Nginx {
 
     /// Runs `nginx -t` on a minimal configuration whose `http {}` block holds
     /// `snippet`: `Ok` when nginx accepts it, `Err` with nginx's message when
-    /// not. Returns `None` (after a `SKIPPED` notice) when nginx is missing.
+    /// not. Returns `None` when nginx is missing (see [`super::require`]).
     ///
     /// `nginx -t` binds the `listen` addresses, so a `server` in the snippet
     /// should listen on `127.0.0.1:{{port}}` (the placeholders of
     /// [`Nginx::start`] apply).
     pub fn check_config(snippet: &str) -> Option<Result<(), String>> {
-        let binary = find_nginx()?;
+        let binary = super::require(super::Engine::Nginx)?;
         let dir = temp_dir();
         let snippet = fill_placeholders(snippet, dir.path(), free_port());
         let conf = dir.path().join("nginx.conf");
@@ -255,33 +255,6 @@ fn parse_status(response: &[u8]) -> Option<u16> {
         .next()
         .filter(|version| version.starts_with("HTTP/1."))?;
     words.next()?.parse().ok()
-}
-
-/// The nginx binary, or `None` after a `SKIPPED` notice (a panic when
-/// `RLCTL_REQUIRE_ENGINES` is set).
-fn find_nginx() -> Option<PathBuf> {
-    let system = PathBuf::from("/usr/sbin/nginx");
-    let on_path = std::env::var_os("PATH")
-        .into_iter()
-        .flat_map(|path| std::env::split_paths(&path).collect::<Vec<_>>())
-        .map(|dir| dir.join("nginx"));
-    if let Some(found) = std::iter::once(system).chain(on_path).find(|p| p.is_file()) {
-        return Some(found);
-    }
-    let test = thread::current()
-        .name()
-        .filter(|name| *name != "main")
-        .unwrap_or("this test")
-        .to_owned();
-    let hint = "apt-get install nginx; .ci/run installs it";
-    if std::env::var_os("RLCTL_REQUIRE_ENGINES").is_some() {
-        panic!("{test}: nginx is not installed and RLCTL_REQUIRE_ENGINES is set ({hint})");
-    }
-    let notice = format!("SKIPPED {test}: nginx is not installed ({hint})");
-    // Captured output only shows with --nocapture, so say it on both streams.
-    println!("{notice}");
-    eprintln!("{notice}");
-    None
 }
 
 /// A port that was free a moment ago (nginx may still lose a race for it;

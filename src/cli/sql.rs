@@ -1,21 +1,8 @@
-//! Flags of `rlctl convert` and `rlctl sql` (logs bigger than one machine).
-
-use std::path::PathBuf;
+//! Flags of `rlctl sql`.
 
 use clap::{Args, ValueEnum};
 
-use super::IngestArgs;
-
-/// `rlctl convert`.
-#[derive(Debug, Clone, Args)]
-pub struct ConvertArgs {
-    #[command(flatten)]
-    pub ingest: IngestArgs,
-
-    /// The table to write: Parquet (`.parquet`) or CSV (`.csv`), by extension.
-    #[arg(long, short, value_name = "FILE", help_heading = "Output")]
-    pub output: PathBuf,
-}
+use super::WindowArg;
 
 /// SQL dialects `rlctl sql` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -109,14 +96,8 @@ pub struct SqlArgs {
     #[arg(long, value_name = "SQL", help_heading = "Table")]
     pub filter: Option<String>,
 
-    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
-    #[arg(
-        long,
-        value_name = "DURATION",
-        default_value = "1m",
-        help_heading = "Analysis"
-    )]
-    pub window: String,
+    #[command(flatten)]
+    pub window: WindowArg,
 
     /// How many endpoints (by requests) get per-client detail in the results.
     #[arg(

@@ -1,0 +1,69 @@
+//! Flags several commands share, each declared once as a small clap group that
+//! a command flattens where the flag sits in its help. Values arrive typed:
+//! `--window` is a [`Window`] (clap rejects `7x` with the unit's message),
+//! `--multiplier` a positive number.
+//!
+//! The wording below is `rlctl analyze`'s; a command that words a flag for its
+//! own use (`simulate --window` is the recommendation's) overrides the help
+//! text, heading or default with `mut_arg` on its own struct, never the type or
+//! the parser.
+
+use clap::Args;
+
+use crate::units::Window;
+
+/// `--window`.
+#[derive(Debug, Clone, Args)]
+pub struct WindowArg {
+    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "1m",
+        help_heading = "Analysis"
+    )]
+    pub window: Window,
+}
+
+/// `--multiplier`.
+#[derive(Debug, Clone, Args)]
+pub struct MultiplierArg {
+    /// Recommended limit = MULTIPLIER x per-window p99.9 (3 to 5 is sensible).
+    #[arg(
+        long,
+        value_name = "X",
+        default_value_t = 4.0,
+        value_parser = positive_multiplier,
+        help_heading = "Analysis"
+    )]
+    pub multiplier: f64,
+}
+
+/// `--exclude`.
+#[derive(Debug, Clone, Args)]
+pub struct ExcludeArg {
+    /// Leave this client out of the basis of the recommendation (repeatable).
+    #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
+    pub exclude: Vec<String>,
+}
+
+/// `--top`.
+#[derive(Debug, Clone, Args)]
+pub struct TopArg {
+    /// How many top clients to list.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 20,
+        help_heading = "Analysis"
+    )]
+    pub top: usize,
+}
+
+/// A `--multiplier`: a finite number above 0.
+pub fn positive_multiplier(text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
+        _ => Err("must be a positive number (3 to 5 is usual)".to_string()),
+    }
+}

@@ -1,0 +1,30 @@
+//! Settings of `rlctl convert`: the ingestion and the table to write.
+
+use std::path::PathBuf;
+
+use super::{OptionsError, ingest_settings};
+use crate::cli::ConvertArgs;
+use crate::frames::TableFormat;
+use crate::ingest;
+
+/// Validated settings of `rlctl convert`.
+#[derive(Debug, Clone)]
+pub struct ConvertSettings {
+    pub ingest: ingest::Settings,
+    /// The table to write, and its format (by extension).
+    pub output: PathBuf,
+    pub format: TableFormat,
+    pub quiet: bool,
+}
+
+/// Checks the flags of `rlctl convert`.
+pub fn convert_settings(args: &ConvertArgs) -> Result<ConvertSettings, OptionsError> {
+    let format =
+        TableFormat::of(&args.output).map_err(|e| OptionsError::Usage(format!("--output {e}")))?;
+    Ok(ConvertSettings {
+        ingest: ingest_settings(&args.ingest)?,
+        output: args.output.clone(),
+        format,
+        quiet: args.ingest.quiet,
+    })
+}

@@ -1,0 +1,44 @@
+//! Settings of `rlctl sql`: the checks on its flags that need more than one
+//! flag (routes apply to --path, not to an --endpoint column) or a parse
+//! (routes, the key sample's share). The queries themselves are built by the
+//! command from these and the table's column names.
+
+use super::{OptionsError, parse_share};
+use crate::cli::SqlArgs;
+use crate::ingest::endpoint::RouteRule;
+
+/// Validated settings of `rlctl sql` beyond the raw column names.
+#[derive(Debug, Clone)]
+pub struct SqlSettings {
+    /// `--route REGEX=NAME`, in order.
+    pub routes: Vec<RouteRule>,
+    /// `--sample-keys`: the share of client keys to sample.
+    pub sample_keys: Option<f64>,
+}
+
+/// Checks the flags of `rlctl sql`.
+pub fn sql_settings(args: &SqlArgs) -> Result<SqlSettings, OptionsError> {
+    let usage = OptionsError::Usage;
+    let routes = args
+        .route
+        .iter()
+        .map(|text| RouteRule::parse(text))
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.endpoint.is_some() && !routes.is_empty() {
+        return Err(usage(
+            "--route applies to --path; an --endpoint column is used as it is".into(),
+        ));
+    }
+    if args.endpoints == 0 {
+        return Err(usage("--endpoints must be at least 1".into()));
+    }
+    let sample_keys = args
+        .sample_keys
+        .as_deref()
+        .map(|text| parse_share("--sample-keys", text))
+        .transpose()?;
+    Ok(SqlSettings {
+        routes,
+        sample_keys,
+    })
+}

@@ -1,0 +1,168 @@
+//! `--gateway`: a scenario's rules replayed as a gateway product enforces the
+//! configuration `rlctl export` writes for them ([`crate::simulate::gateway`]).
+//! Each gateway becomes one scenario named after it; the documented models
+//! (AWS WAF, Cloudflare) carry "(model)" in their name, so every output that
+//! shows a scenario labels them.
+
+use super::execute::ScenarioRunner;
+use super::plan::Scenario;
+use crate::events::EventTable;
+use crate::simulate::gateway::check::{Difference, differences};
+use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
+use crate::simulate::{Deployment, Limiter, ReplayError};
+
+/// Why a check cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckError {
+    #[error(transparent)]
+    Gateway(#[from] GatewayError),
+    #[error(transparent)]
+    Replay(#[from] ReplayError),
+}
+
+/// What `rlctl export --target X --check LOG` found: the policy and the
+/// exported configuration replayed over the same requests.
+#[derive(Debug, Clone)]
+pub struct ExportCheck {
+    /// The gateway the configuration is replayed as.
+    pub gateway: Gateway,
+    /// Requests replayed.
+    pub requests: usize,
+    /// Requests the policy rejects.
+    pub policy_rejected: usize,
+    /// Requests the gateway rejects.
+    pub gateway_rejected: usize,
+    /// Every request on which they differ, in the table's order, with the reason.
+    pub differences: Vec<Difference>,
+}
+
+/// What `--gateway` asks for: one gateway, or all of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GatewayChoice {
+    /// This gateway.
+    One(Gateway),
+    /// Every gateway, side by side.
+    All,
+}
+
+impl GatewayChoice {
+    /// The gateways asked for, in the order they are reported.
+    pub fn gateways(self) -> Vec<Gateway> {
+        match self {
+            GatewayChoice::One(g) => vec![g],
+            GatewayChoice::All => Gateway::ALL.to_vec(),
+        }
+    }
+}
+
+impl std::str::FromStr for GatewayChoice {
+    type Err = GatewayError;
+
+    /// `all`, or the name of one gateway.
+    fn from_str(text: &str) -> Result<Self, GatewayError> {
+        match text {
+            "all" => Ok(GatewayChoice::All),
+            name => name.parse().map(GatewayChoice::One),
+        }
+    }
+}
+
+/// The scenario name of a gateway: its name, with "(model)" for the models.
+pub fn label(gateway: Gateway) -> String {
+    match gateway.fidelity() {
+        Fidelity::Exact => gateway.name().to_string(),
+        Fidelity::Model => format!("{} (model)", gateway.name()),
+    }
+}
+
+/// The rules of `base` as each of `gateways` enforces them, one scenario each.
+pub fn scenarios(base: &Scenario, gateways: &[Gateway]) -> Result<Vec<Scenario>, GatewayError> {
+    gateways
+        .iter()
+        .map(|&gateway| {
+            let rules = base
+                .rules
+                .iter()
+                .map(|rule| {
+                    let mut planned = rule.clone();
+                    planned.limiter = gateway.limiter(&rule.spec)?;
+                    Ok(planned)
+                })
+                .collect::<Result<Vec<_>, GatewayError>>()?;
+            Ok(Scenario {
+                name: label(gateway),
+                rules,
+            })
+        })
+        .collect()
+}
+
+/// Replays `base` (the policy's own scenario) over `table` as the policy and
+/// as `gateway` enforces it, and lists where they differ (the reason from a
+/// third replay of the gateway with rejected requests ignored).
+pub fn check(
+    table: &EventTable,
+    base: &Scenario,
+    gateway: Gateway,
+) -> Result<ExportCheck, CheckError> {
+    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), 1);
+    let policy = runner.run(base)?;
+    let as_gateway = scenarios(base, &[gateway])?.remove(0);
+    let counted = runner.run(&as_gateway)?;
+    let mut uncounted = as_gateway.clone();
+    for rule in &mut uncounted.rules {
+        if let Limiter::Gateway(model) = &rule.limiter {
+            rule.limiter = Limiter::Gateway(model.ignoring_rejections());
+        }
+    }
+    let uncounted = runner.run(&uncounted)?;
+    let rejected = |allowed: &[bool]| allowed.iter().filter(|&&a| !a).count();
+    Ok(ExportCheck {
+        gateway,
+        requests: policy.allowed.len(),
+        policy_rejected: rejected(&policy.allowed),
+        gateway_rejected: rejected(&counted.allowed),
+        differences: differences(
+            gateway,
+            &policy.allowed,
+            &counted.allowed,
+            &uncounted.allowed,
+        ),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::key::{KeySet, KeySpec};
+    use crate::policy::Policy;
+    use crate::scenario::{AlgoChoice, AlgoOptions, plan};
+    use crate::simulate::Limiter;
+
+    #[test]
+    fn each_gateway_is_a_scenario_and_models_say_so() {
+        let rules = Policy::parse(
+            "[[rule]]\nname='g'\nlimit='40/1m'\nburst=7\n[[rule]]\nname='s'\nroute='^/s'\nlimit='2/1s'\nalgorithm='fixed-window'",
+            "p",
+        )
+        .unwrap();
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let options = AlgoOptions {
+            algo: AlgoChoice::Default,
+            burst: None,
+            delay: None,
+        };
+        let base = &plan::policy(&options, &keys, &rules).unwrap()[0];
+        let all = scenarios(base, &Gateway::ALL).unwrap();
+        assert_eq!(all.len(), Gateway::ALL.len());
+        assert_eq!(all[1].name, "haproxy");
+        let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
+        assert!(names.contains(&"aws-waf (model)"));
+        assert!(names.contains(&"cloudflare (model)"));
+        for s in &all {
+            assert_eq!(s.rules.len(), 2);
+            assert!(matches!(s.rules[0].limiter, Limiter::Gateway(_)));
+            assert_eq!(s.rules[1].route.as_ref().unwrap().as_str(), "^/s");
+        }
+    }
+}

@@ -1,0 +1,300 @@
+//! `rlctl simulate --gateway` and `rlctl export --check` end to end: scenario
+//! names (models labelled in every output), results independent of the number
+//! of threads, and the reasons `--check` gives.
+
+use crate::support::{json_of_success, rlctl};
+
+const LOG_FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
+
+/// One client: a burst of 30 requests 100 ms apart, then one every 5 s until
+/// 200 s (12 a minute, above the policy's 10); a second client with one
+/// request a minute.
+fn log_text() -> String {
+    let mut lines = Vec::new();
+    let base = 1_767_571_200_000i64; // 2026-01-05T00:00:00Z
+    let line = |t: i64, ip: &str| {
+        format!(
+            "{}.{:03} {ip} \"GET /api/items HTTP/1.1\" 200",
+            t / 1000,
+            t % 1000
+        )
+    };
+    for i in 0..30 {
+        lines.push((base + i * 100, line(base + i * 100, "10.0.0.1")));
+    }
+    for s in (5..=200).step_by(5) {
+        lines.push((base + s * 1000, line(base + s * 1000, "10.0.0.1")));
+    }
+    for m in 0..3 {
+        lines.push((
+            base + m * 60_000 + 500,
+            line(base + m * 60_000 + 500, "10.0.0.2"),
+        ));
+    }
+    lines.sort();
+    lines.into_iter().map(|(_, l)| l + "\n").collect()
+}
+
+const POLICY: &str = "[[rule]]\nname = \"api\"\nlimit = \"10/1m\"\nalgorithm = \"sliding-log\"\n";
+
+fn files() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&log, log_text()).unwrap();
+    std::fs::write(&policy, POLICY).unwrap();
+    (dir, log, policy)
+}
+
+#[test]
+fn gateway_all_runs_the_policy_then_every_gateway_labelling_the_models() {
+    let (_dir, log, policy) = files();
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--gateway", "all"])
+            .args(["--log-format", LOG_FORMAT, "--policy"])
+            .arg(&policy)
+            .arg(&log),
+    );
+    let names: Vec<&str> = json["scenarios"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["scenario"].as_str().unwrap())
+        .collect();
+    assert_eq!(names[0], "policy", "{names:?}");
+    for expected in [
+        "nginx",
+        "haproxy",
+        "haproxy-req-rate",
+        "envoy",
+        "envoy-timer",
+        "envoy-ratelimit",
+        "traefik",
+        "kong",
+        "kong-redis",
+        "aws-waf (model)",
+        "cloudflare (model)",
+        "redis-swc",
+    ] {
+        assert!(
+            names.contains(&expected),
+            "{expected} missing from {names:?}"
+        );
+    }
+    // The table names the models too.
+    let out = rlctl()
+        .args([
+            "simulate",
+            "-q",
+            "--format",
+            "table",
+            "--gateway",
+            "cloudflare",
+        ])
+        .args(["--log-format", LOG_FORMAT, "--policy"])
+        .arg(&policy)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stdout).contains("cloudflare (model)"));
+}
+
+#[test]
+fn gateway_decisions_do_not_depend_on_the_number_of_threads() {
+    let (dir, log, policy) = files();
+    let decisions = |threads: &str| {
+        let csv = dir.path().join(format!("decisions-{threads}.csv"));
+        let out = rlctl()
+            .env("RAYON_NUM_THREADS", threads)
+            .args(["simulate", "-q", "--format", "json", "--gateway", "all"])
+            .args(["--log-format", LOG_FORMAT, "--policy"])
+            .arg(&policy)
+            .arg("--decisions")
+            .arg(&csv)
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(&csv).unwrap()
+    };
+    let one = decisions("1");
+    assert_eq!(one, decisions("3"));
+    assert!(one.contains(",aws-waf (model),"));
+    assert!(one.contains(",false\n") && one.contains(",true\n"));
+}
+
+#[test]
+fn unknown_gateways_and_all_algorithms_are_usage_errors() {
+    let (_dir, log, policy) = files();
+    for (flags, message) in [
+        (vec!["--gateway", "apache"], "unknown gateway"),
+        (vec!["--gateway", "kong", "--algo", "all"], "not all"),
+    ] {
+        let out = rlctl()
+            .args(["simulate", "-q", "--policy"])
+            .arg(&policy)
+            .args(&flags)
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{flags:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(message),
+            "{flags:?}"
+        );
+    }
+}
+
+#[test]
+fn export_check_gives_a_reason_for_every_difference() {
+    let (_dir, log, policy) = files();
+    let out = rlctl()
+        .args(["export", "--target", "aws-waf", "--policy"])
+        .arg(&policy)
+        .arg("--check")
+        .arg(&log)
+        .args(["--log-format", LOG_FORMAT])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    // The burst passes AWS WAF until its check at 10 s (window alignment);
+    // from 70 s on the policy admits again, but AWS WAF counted the blocked
+    // requests and stays blocked (counted rejections).
+    assert!(text.contains("as aws-waf (model) enforces"), "{text}");
+    assert!(text.contains("not an exact replay"), "{text}");
+    let count = |reason: &str| {
+        text.lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{reason}: ")))
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    assert!(count("window alignment") > 0, "{text}");
+    assert!(count("counted rejections") > 0, "{text}");
+    let rows = text
+        .lines()
+        .filter(|l| l.starts_with("2026-01-05T"))
+        .count();
+    assert_eq!(
+        rows,
+        count("window alignment") + count("counted rejections")
+    );
+    assert!(text.contains("10.0.0.1  GET /api/items  allowed  rejected  counted rejections"));
+
+    // The exported HAProxy config differs from a sliding log by its windows only.
+    let out = rlctl()
+        .args(["export", "--target", "haproxy", "--policy"])
+        .arg(&policy)
+        .arg("--check")
+        .arg(&log)
+        .args(["--log-format", LOG_FORMAT])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.contains("counted rejections"), "{text}");
+    assert!(!text.contains("(a model"), "{text}");
+}
+
+#[test]
+fn report_shows_the_policy_as_gateways_enforce_it_when_asked() {
+    let (_dir, log, policy) = files();
+    let report = |extra: &[&str], format: &str| {
+        let out = rlctl()
+            .args(["report", "-q", "--format", format, "--policy"])
+            .arg(&policy)
+            .args(["--log-format", LOG_FORMAT])
+            .args(extra)
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let markdown = report(&["--gateway", "all"], "markdown");
+    assert!(
+        markdown.contains("The policy as your gateway enforces it"),
+        "{markdown}"
+    );
+    assert!(markdown.contains("| aws-waf (model) |"), "{markdown}");
+    assert!(markdown.contains("| haproxy |"), "{markdown}");
+    let json: serde_json::Value =
+        serde_json::from_str(&report(&["--gateway", "kong-redis"], "json")).unwrap();
+    assert_eq!(json["gateways"][0]["scenario"], "kong-redis");
+    // Without --gateway the report is as before: no section, no JSON key.
+    let plain: serde_json::Value = serde_json::from_str(&report(&[], "json")).unwrap();
+    assert!(plain.get("gateways").is_none());
+    assert!(!report(&[], "markdown").contains("as your gateway"));
+}
+
+/// The policy whose `rlctl export --target nginx` is the real nginx's
+/// configuration in `nginx.rs` (5r/s burst 3 on `/api/`, 30r/m on `/slow/`,
+/// `nodelay`): leaky-bucket burst B exports as `burst=B`.
+const NGINX_POLICY: &str = r#"
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "5r/s"
+burst = 3
+algorithm = "leaky-bucket"
+
+[[rule]]
+name = "slow"
+route = "^/slow/"
+limit = "30r/m"
+algorithm = "leaky-bucket"
+"#;
+
+#[test]
+fn nginx_gateway_reproduces_a_real_nginx() {
+    let Some(run) = crate::nginx::run_limit_req_scenario() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(&log, &run.log_text).unwrap();
+    std::fs::write(&policy, NGINX_POLICY).unwrap();
+    // The exported config is the one nginx ran.
+    let exported = rlctl()
+        .args(["export", "--target", "nginx", "--policy"])
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let exported = String::from_utf8(exported.stdout).unwrap();
+    assert!(exported.contains("rate=5r/s;") && exported.contains("burst=3 nodelay;"));
+    assert!(exported.contains("rate=30r/m;"), "{exported}");
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+            .args(["--gateway", "nginx", "--log-format"])
+            .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
+            .arg("--policy")
+            .arg(&policy)
+            .arg(&log),
+    );
+    let c = &json["comparison"][0];
+    println!(
+        "nginx gateway agreement: {} of {}",
+        c["agree"], c["compared"]
+    );
+    assert_eq!(c["scenario"], "nginx");
+    assert_eq!(
+        c["compared"].as_u64(),
+        Some(run.log_text.lines().count() as u64)
+    );
+    assert_eq!(c["agree"], c["compared"], "{c:#}");
+}
