@@ -15,6 +15,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod cmd;
+pub mod discover;
 pub mod events;
 pub mod export;
 pub mod frames;
@@ -23,6 +24,7 @@ pub mod ingest;
 pub mod options;
 pub mod output;
 pub mod policy;
+pub mod profile;
 pub mod recommend;
 pub mod render;
 pub mod report;

@@ -18,16 +18,27 @@
 //! algorithm = "token-bucket"
 //! ```
 //!
-//! A request is checked against every rule that matches it.
+//! A request is checked against every rule that matches it, unless an
+//! exemption matches it first (see [`exempt`]):
+//!
+//! ```toml
+//! [[rule]]
+//! name = "health-check"
+//! route = "^/healthz$"      # a path, a client (`client = "10.0.0.7"`, a value
+//! exempt = true             # of the rule's key), or both; no limit
+//! ```
 
 use std::path::Path;
 
 use regex::Regex;
 use serde::{Deserialize, Serialize};
 
+pub mod exempt;
+
 use crate::ingest::key::KeySpec;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, SpecError};
 use crate::units::{Limit, UnitError};
+pub use exempt::{CheckedPolicy, Exemption};
 
 /// Errors reading a policy.
 #[derive(Debug, thiserror::Error)]
@@ -68,13 +79,21 @@ pub struct Rule {
     /// A regex on the path without its query string (absent: every path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
+    /// Only this value of the key (exempt rules only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
     #[serde(default = "default_key")]
     pub key: String,
+    /// Requests per window; empty only in an exempt rule.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub limit: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub burst: Option<u64>,
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
+    /// The requests it matches are never limited (by any rule).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub exempt: bool,
 }
 
 fn default_key() -> String {
@@ -118,61 +137,109 @@ impl Policy {
         Self::parse(&text, &name)
     }
 
-    /// Parses and checks policy text (`origin` names it in messages).
-    pub fn parse(text: &str, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
-        let policy: Policy = toml::from_str(text).map_err(|e| PolicyError::Toml {
-            path: origin.into(),
-            message: e.message().to_string(),
+    /// Reads and checks a policy file, exemptions included.
+    pub fn load_policy(path: &Path) -> Result<CheckedPolicy, PolicyError> {
+        let name = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| PolicyError::Read {
+            path: name.clone(),
+            source,
         })?;
-        policy.check(origin)
+        Self::parse_policy(&text, &name)
     }
 
-    /// Checks every rule (`origin` names the policy in messages).
+    /// Parses and checks policy text, exemptions included.
+    pub fn parse_policy(text: &str, origin: &str) -> Result<CheckedPolicy, PolicyError> {
+        Self::from_toml(text, origin)?.check_policy(origin)
+    }
+
+    /// Parses and checks policy text (`origin` names it in messages); a
+    /// policy with exempt rules is refused (see [`Policy::parse_policy`]).
+    pub fn parse(text: &str, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
+        Self::from_toml(text, origin)?.check(origin)
+    }
+
+    fn from_toml(text: &str, origin: &str) -> Result<Policy, PolicyError> {
+        toml::from_str(text).map_err(|e| PolicyError::Toml {
+            path: origin.into(),
+            message: e.message().to_string(),
+        })
+    }
+
+    /// Checks every rule (`origin` names the policy in messages); exempt
+    /// rules are refused here, for callers that cannot honour them.
     pub fn check(&self, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
+        let checked = self.check_policy(origin)?;
+        if let Some(e) = checked.exemptions.first() {
+            return Err(PolicyError::Rule {
+                path: origin.into(),
+                rule: e.name.clone(),
+                message: "exempt rules are not supported here".into(),
+            });
+        }
+        Ok(checked.rules)
+    }
+
+    /// Checks every rule, limits and exemptions.
+    pub fn check_policy(&self, origin: &str) -> Result<CheckedPolicy, PolicyError> {
         if self.rules.is_empty() {
             return Err(PolicyError::Empty {
                 path: origin.into(),
             });
         }
         let mut seen = std::collections::HashSet::new();
-        self.rules
+        let mut exemptions = Vec::new();
+        let rules = self
+            .rules
             .iter()
-            .map(|rule| {
+            .filter_map(|rule| {
                 let fail = |message: String| PolicyError::Rule {
                     path: origin.into(),
                     rule: rule.name.clone(),
                     message,
                 };
                 if !seen.insert(rule.name.as_str()) {
-                    return Err(fail("two rules have this name".into()));
+                    return Some(Err(fail("two rules have this name".into())));
                 }
-                let kind: AlgorithmKind = rule
-                    .algorithm
-                    .parse()
-                    .map_err(|e: SpecError| fail(e.to_string()))?;
-                let limit: Limit = rule
-                    .limit
-                    .parse()
-                    .map_err(|e: UnitError| fail(e.to_string()))?;
-                let spec = AlgorithmSpec {
-                    burst: rule.burst.filter(|_| kind.has_burst()),
-                    ..AlgorithmSpec::new(kind, limit)
-                };
-                spec.limiter().map_err(|e| fail(e.to_string()))?;
-                Ok(CheckedRule {
-                    name: rule.name.clone(),
-                    method: rule.method.clone(),
-                    route: rule
-                        .route
-                        .as_deref()
-                        .map(Regex::new)
-                        .transpose()
-                        .map_err(|e| fail(format!("bad route regex: {e}")))?,
-                    key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
-                    spec,
-                })
+                if rule.exempt || rule.client.is_some() {
+                    return match exempt::check(rule, fail) {
+                        Ok(e) => {
+                            exemptions.push(e);
+                            None
+                        }
+                        Err(e) => Some(Err(e)),
+                    };
+                }
+                Some(self.check_rule(rule, fail))
             })
-            .collect()
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(CheckedPolicy { rules, exemptions })
+    }
+
+    fn check_rule(
+        &self,
+        rule: &Rule,
+        fail: impl Fn(String) -> PolicyError,
+    ) -> Result<CheckedRule, PolicyError> {
+        let kind: AlgorithmKind = rule
+            .algorithm
+            .parse()
+            .map_err(|e: SpecError| fail(e.to_string()))?;
+        let limit: Limit = rule
+            .limit
+            .parse()
+            .map_err(|e: UnitError| fail(e.to_string()))?;
+        let spec = AlgorithmSpec {
+            burst: rule.burst.filter(|_| kind.has_burst()),
+            ..AlgorithmSpec::new(kind, limit)
+        };
+        spec.limiter().map_err(|e| fail(e.to_string()))?;
+        Ok(CheckedRule {
+            name: rule.name.clone(),
+            method: rule.method.clone(),
+            route: route_regex(rule, &fail)?,
+            key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
+            spec,
+        })
     }
 
     /// The policy as TOML, after a comment header.
@@ -184,23 +251,25 @@ impl Policy {
     }
 }
 
-/// The method and route regex that select an endpoint named like `GET /api/users/:id`.
+/// The compiled route of a rule.
+fn route_regex(
+    rule: &Rule,
+    fail: &impl Fn(String) -> PolicyError,
+) -> Result<Option<Regex>, PolicyError> {
+    rule.route
+        .as_deref()
+        .map(Regex::new)
+        .transpose()
+        .map_err(|e| fail(format!("bad route regex: {e}")))
+}
+
+/// The method and route regex that select an endpoint named like
+/// `GET /api/users/:id` or `GET /static/app.:hash.js` (its path read as a
+/// template: see [`crate::discover::template`]).
 pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
     let (method, path) = endpoint.split_once(' ')?;
-    if !path.starts_with('/') {
-        return None;
-    }
-    let segments: Vec<String> = path
-        .split('/')
-        .map(|s| {
-            if s == ":id" {
-                "[^/]+".to_string()
-            } else {
-                regex::escape(s)
-            }
-        })
-        .collect();
-    Some((method.to_string(), format!("^{}$", segments.join("/"))))
+    let template = crate::discover::Template::parse(path).ok()?;
+    Some((method.to_string(), template.regex()))
 }
 
 /// File extensions of static assets (scripts, styles, images, fonts).
@@ -292,10 +361,12 @@ algorithm = "leaky-bucket"
                 name: "global".into(),
                 method: None,
                 route: None,
+                client: None,
                 key: "ip".into(),
                 limit: "40/1m".into(),
                 burst: Some(7),
                 algorithm: "gcra".into(),
+                exempt: false,
             }],
         };
         let text = policy.to_toml(&["written by a test".into()]);
@@ -314,6 +385,10 @@ algorithm = "leaky-bucket"
             Some(("GET".into(), r"^/a\.b$".into()))
         );
         assert_eq!(endpoint_match("(invalid request)"), None);
+        assert_eq!(
+            endpoint_match("GET /static/app.:hash.js"),
+            Some(("GET".into(), r"^/static/app\.[A-Za-z0-9]+\.js$".into()))
+        );
         assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
         assert_eq!(rule_name("GET /"), "get-root");
         assert_eq!(rule_name("search"), "search");

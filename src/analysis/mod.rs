@@ -8,15 +8,19 @@
 
 pub mod notes;
 pub mod policy;
+pub mod routes;
 
-use crate::events::EventTable;
+use crate::discover::{self, DiscoverChoice, TemplateSet, TemplateUse};
+use crate::events::{EventTable, Id};
 use crate::ingest::{self, IngestError, IngestReport, Ingested};
-use crate::recommend::{Recommendation, recommend};
+use crate::profile::{self, ClientProfile, ProfileColumns};
+use crate::recommend::{BaselineChoice, Recommendation, recommend_scopes};
 use crate::simulate::AlgorithmKind;
 use crate::stats::{self, Analysis, StatsSettings};
 use crate::units::Millis;
 
 pub use policy::{policy_text, recommended_policy};
+pub use routes::routes_text;
 
 /// What an analysis runs on.
 #[derive(Debug, Clone)]
@@ -29,6 +33,19 @@ pub struct AnalysisSettings {
     pub endpoints: usize,
     /// Algorithm written into the policy.
     pub algorithm: AlgorithmKind,
+    /// Baseline, endpoint discovery and client profiles.
+    pub recommend: RecommendOptions,
+}
+
+/// How the recommendation is formed beyond the figures.
+#[derive(Debug, Clone, Default)]
+pub struct RecommendOptions {
+    pub baseline: BaselineChoice,
+    pub discover: DiscoverChoice,
+    /// Templates read from a routes file (they replace discovery).
+    pub routes: Option<TemplateSet>,
+    /// The extra key columns holding the user agent and the user, when ingested.
+    pub profile_columns: ProfileColumns,
 }
 
 /// Why an analysis has no result.
@@ -60,6 +77,12 @@ pub struct AnalyzeRun {
     pub endpoint_recommendations: Vec<EndpointRecommendation>,
     /// Time of the first and last request.
     pub span: Option<(Millis, Millis)>,
+    /// The endpoint templates applied (discovered or read), if any, and those
+    /// that collapsed more than one path.
+    pub templates: Option<TemplateSet>,
+    pub template_uses: Vec<TemplateUse>,
+    /// Separated, flagged, and otherwise notable clients, with what they are.
+    pub profiles: Vec<ClientProfile>,
 }
 
 /// Ingests and analyzes; the library form of `rlctl analyze`.
@@ -69,22 +92,86 @@ pub fn compute(settings: &AnalysisSettings) -> Result<AnalyzeRun, AnalysisError>
 
 /// Analyzes what was ingested (an error when nothing was).
 pub fn analyze_ingested(
-    ingested: Ingested,
+    mut ingested: Ingested,
     settings: &AnalysisSettings,
 ) -> Result<AnalyzeRun, AnalysisError> {
     if ingested.table.is_empty() {
         return Err(AnalysisError::NoEvents(no_events_message(&ingested.report)));
     }
+    let routed: Vec<String> = settings
+        .ingest
+        .routes
+        .iter()
+        .map(|r| r.name.clone())
+        .collect();
+    let table = &mut ingested.table;
+    let templates = match (&settings.recommend.routes, settings.recommend.discover) {
+        (Some(set), _) => Some(set.clone()),
+        (None, DiscoverChoice::On) => Some(discover::discover(table, &routed)),
+        (None, DiscoverChoice::Off) => None,
+    };
+    let error_endpoints = templates
+        .as_ref()
+        .map(|_| profile::facts::client_error_endpoints(table));
+    let template_uses = templates
+        .as_ref()
+        .map(|set| discover::apply(table, set, &routed))
+        .unwrap_or_default();
     let analysis = stats::analyze(&ingested.table, &settings.stats);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
+    let profiles = profiles(
+        &ingested.table,
+        &analysis,
+        &recommendation,
+        &endpoint_recommendations,
+        settings.recommend.profile_columns,
+        error_endpoints.as_deref(),
+    );
     Ok(AnalyzeRun {
         span: ingested.table.span(),
         ingested,
         analysis,
         recommendation,
         endpoint_recommendations,
+        templates,
+        template_uses,
+        profiles,
     })
+}
+
+/// The profiles of the clients separated or flagged in any scope, and of
+/// notable clients among all.
+fn profiles(
+    table: &EventTable,
+    analysis: &Analysis,
+    overall: &Option<Recommendation>,
+    endpoints: &[EndpointRecommendation],
+    columns: ProfileColumns,
+    error_endpoints: Option<&[u64]>,
+) -> Vec<ClientProfile> {
+    let scopes = overall
+        .iter()
+        .chain(endpoints.iter().map(|e| &e.recommendation));
+    let mut reviewed: Vec<Id> = Vec::new();
+    let mut seen = rustc_hash::FxHashSet::default();
+    for r in scopes {
+        let names = r
+            .baseline
+            .separated
+            .iter()
+            .map(|s| &s.client)
+            .chain(r.flagged.iter().map(|f| &f.client));
+        for name in names {
+            if let Some(id) = table.clients.get(name) {
+                if seen.insert(id) {
+                    reviewed.push(id);
+                }
+            }
+        }
+    }
+    let p99 = overall.as_ref().map_or(0, |r| r.baseline.p99);
+    profile::profile_clients(table, analysis, columns, &reviewed, p99, error_endpoints)
 }
 
 /// The recommendation for all traffic and for each reported endpoint whose
@@ -94,19 +181,18 @@ pub fn recommendations(
     analysis: &Analysis,
     settings: &AnalysisSettings,
 ) -> (Option<Recommendation>, Vec<EndpointRecommendation>) {
-    let window = settings.stats.window;
-    let recommendation = recommend(table, &analysis.overall, window, settings.multiplier);
-    let endpoint_recommendations = analysis
-        .endpoints
-        .iter()
-        .take(settings.endpoints)
-        .filter(|e| !e.stats.per_window.p999_is_thin())
-        .filter_map(|e| {
-            let recommendation = recommend(table, &e.stats, window, settings.multiplier)?;
-            Some(EndpointRecommendation {
-                endpoint: e.endpoint.clone(),
-                recommendation,
-            })
+    let (recommendation, per_endpoint) = recommend_scopes(
+        table,
+        analysis,
+        settings.recommend.baseline,
+        settings.multiplier,
+        settings.endpoints,
+    );
+    let endpoint_recommendations = per_endpoint
+        .into_iter()
+        .map(|(endpoint, recommendation)| EndpointRecommendation {
+            endpoint,
+            recommendation,
         })
         .collect();
     (recommendation, endpoint_recommendations)

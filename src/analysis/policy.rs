@@ -16,10 +16,12 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Opti
         name,
         method,
         route,
+        client: None,
         key: key.clone(),
         limit: r.rate.clone(),
         burst: settings.algorithm.has_burst().then_some(r.burst),
         algorithm: settings.algorithm.to_string(),
+        exempt: false,
     };
     let mut rules = vec![rule("global".into(), None, None, overall)];
     for e in run
@@ -64,5 +66,39 @@ pub fn policy_text(run: &AnalyzeRun, settings: &AnalysisSettings) -> Option<Stri
         ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
-    Some(policy.to_toml(&header))
+    let mut text = policy.to_toml(&header);
+    text.push_str(&suggested_exemptions(
+        run,
+        &settings.ingest.keys.primary.text,
+    ));
+    Some(text)
+}
+
+/// The exemptions the client profiles suggest (periodic probes, heavy steady
+/// clients), as commented-out rules a reviewer can enable.
+pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
+    use crate::profile::Kind;
+    let mut out = String::new();
+    let toml_string = |s: &str| toml::Value::String(s.to_string()).to_string();
+    for p in &run.profiles {
+        let Some(f) = p
+            .findings
+            .iter()
+            .find(|f| matches!(f.kind, Kind::PeriodicProbe | Kind::HeavySteady))
+        else {
+            continue;
+        };
+        if out.is_empty() {
+            out.push_str("\n# Exemptions the client profiles suggest: uncomment after review.\n");
+        }
+        out.push_str(&format!(
+            "\n# {}: {}\n# [[rule]]\n# name = {}\n# key = {}\n# client = {}\n# exempt = true\n",
+            f.kind.label(),
+            f.evidence.replace(['\n', '\r'], " "),
+            toml_string(&format!("exempt-{}", policy::rule_name(&p.client))),
+            toml_string(key),
+            toml_string(&p.client),
+        ));
+    }
+    out
 }

@@ -34,6 +34,36 @@ pub struct AnalyzeArgs {
     )]
     pub endpoints: usize,
 
+    /// Which client-windows the limit rests on: `robust` leaves out clients whose
+    /// traffic is a population of its own (runaway loops, batch jobs) and lists
+    /// them; `all` keeps every client-window (the literal definition).
+    #[arg(
+        long,
+        value_name = "robust|all",
+        default_value = "robust",
+        help_heading = "Analysis"
+    )]
+    pub baseline: String,
+
+    /// Discover endpoint templates from the paths (`/api/orders/:id`,
+    /// `/static/app.:hash.js`); `off` keeps the shape rules only.
+    #[arg(
+        long,
+        value_name = "on|off",
+        default_value = "on",
+        help_heading = "Analysis"
+    )]
+    pub discover: String,
+
+    /// Map paths onto the templates of this routes file (one per line, as
+    /// `--write-routes` writes them) instead of discovering them.
+    #[arg(long, value_name = "FILE", help_heading = "Analysis")]
+    pub routes: Option<PathBuf>,
+
+    /// Write the endpoint templates used (discovered or read) as a routes file.
+    #[arg(long, value_name = "FILE", help_heading = "Output")]
+    pub write_routes: Option<PathBuf>,
+
     /// Algorithm named in the written policy.
     #[arg(
         long,

@@ -35,6 +35,7 @@ pub fn client_parts(rule: &CheckedRule) -> Result<Vec<ClientPart>, ExportError> 
             KeyPart::Ip => Ok(ClientPart::Address),
             KeyPart::Xff => Ok(ClientPart::ForwardedFor),
             KeyPart::User => Ok(ClientPart::User),
+            KeyPart::UserAgent => Ok(ClientPart::Header("User-Agent".into())),
             KeyPart::Field(i) => field_part(&rule.key.fields[*i]).ok_or_else(|| ExportError::Rule {
                 rule: rule.name.clone(),
                 message: format!(

@@ -40,16 +40,18 @@
 pub mod aws_waf;
 pub mod conf;
 pub mod envoy;
+pub mod exempt;
 pub mod haproxy;
 pub mod key;
 pub mod kong;
 pub mod nginx;
+mod nginx_exempt;
 pub mod traefik;
 pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
 
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule};
 use crate::simulate::AlgorithmKind;
 use crate::units::Limit;
 
@@ -101,6 +103,16 @@ pub trait Exporter {
     fn target(&self) -> &'static str;
     /// The configuration for `rules`, ready to paste (comments included).
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError>;
+    /// The configuration for a policy with its exemptions; an exporter that
+    /// cannot express exemptions refuses a policy that has some (the default).
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        exempt::refuse(self.target(), policy)?;
+        self.render(&policy.rules, opts)
+    }
 }
 
 /// The products `rlctl export --target` knows.

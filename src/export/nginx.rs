@@ -16,11 +16,12 @@
 use std::fmt::Write;
 
 use super::conf::{self, Conf};
+use super::nginx_exempt;
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
     method, route,
 };
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 use crate::units::Limit;
 
 /// The nginx exporter.
@@ -141,6 +142,7 @@ fn write_zone(
     rule: &CheckedRule,
     id: &str,
     opts: &ExportOptions,
+    exemptions: bool,
 ) -> Result<bool, ExportError> {
     let shape = Shape::of(rule)?;
     let parts = client_parts(rule)?;
@@ -171,8 +173,15 @@ fn write_zone(
             "  The route is matched against $uri: the decoded, normalised path without its query string (PCRE syntax).".into(),
         );
     }
+    if exemptions {
+        notes.push("  Exempt requests ($rlctl_exempt = 1) leave the key empty.".into());
+    }
     conf.blank().comments(&notes);
-    let mut zone_key = key;
+    let mut zone_key = if exemptions {
+        nginx_exempt::open_key(conf, id, &key)
+    } else {
+        key
+    };
     if let Some(m) = &method {
         let var = format!("$rl_{id}_method");
         let pattern = quote(&format!("~*^{}$", regex::escape(m)));
@@ -211,10 +220,32 @@ impl Exporter for Nginx {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The configuration of `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         let mut zones = Conf::new(INDENT);
         let mut uses_xff = false;
+        if !exemptions.is_empty() {
+            uses_xff |= nginx_exempt::write(&mut zones, exemptions, quote, XFF_VARIABLE)?;
+        }
         for (rule, id) in rules.iter().zip(identifiers(rules)) {
-            uses_xff |= write_zone(&mut zones, rule, &id, opts)?;
+            uses_xff |= write_zone(&mut zones, rule, &id, opts, !exemptions.is_empty())?;
         }
         let first = format!(
             "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",

@@ -115,8 +115,9 @@ impl CombinedParser {
         self
     }
 
-    /// Leaves `$http_x_forwarded_for` empty when `wanted` is false (no client key
-    /// reads it), so lines are not scanned past BYTES unless an extra field needs it.
+    /// Leaves `$http_x_forwarded_for` and the user agent empty when `wanted` is
+    /// false (no client key reads them), so lines are not scanned past BYTES
+    /// unless an extra field needs it.
     pub fn with_xff(mut self, wanted: bool) -> Self {
         self.tail = self.traefik || wanted || self.extra.iter().any(|&f| f > BYTES_FIELD);
         self.bytes = self.tail || self.extra.contains(&BYTES_FIELD);
@@ -334,6 +335,7 @@ impl LineParser for CombinedParser {
         record.path = Cow::Borrowed(path);
         record.status = parse_status(f[7])?;
         record.xff = Cow::Borrowed(f[11]);
+        record.user_agent = Cow::Borrowed(f[10]);
         for (slot, &field) in record.extra.iter_mut().zip(&self.extra) {
             *slot = Cow::Borrowed(match field {
                 5 => method,

@@ -26,6 +26,7 @@ enum Role {
     Client,
     User,
     Xff,
+    UserAgent,
     Method,
     Path,
     Request,
@@ -33,7 +34,7 @@ enum Role {
     LimitReqStatus,
 }
 
-const ROLES: [(Role, &str, &[&str]); 9] = [
+const ROLES: [(Role, &str, &[&str]); 10] = [
     (
         Role::Time,
         "time",
@@ -75,6 +76,17 @@ const ROLES: [(Role, &str, &[&str]); 9] = [
             "x_forwarded_for",
             "request.headers.X-Forwarded-For",
             "request_X-Forwarded-For",
+        ],
+    ),
+    (
+        Role::UserAgent,
+        "user_agent",
+        &[
+            "http_user_agent",
+            "user_agent",
+            "userAgent",
+            "request.headers.User-Agent",
+            "request_User-Agent",
         ],
     ),
     (
@@ -325,6 +337,7 @@ impl JsonParser {
         record.addr = text(Role::Client);
         record.user = text(Role::User);
         record.xff = text(Role::Xff);
+        record.user_agent = text(Role::UserAgent);
         record.limit_req_status = text(Role::LimitReqStatus);
         for (slot, path) in record.extra.iter_mut().zip(&self.extra) {
             *slot = doc.lookup(path).map(|v| doc.text(v)).unwrap_or_default();

@@ -17,6 +17,8 @@ pub enum KeyPart {
     Xff,
     /// `$remote_user`.
     User,
+    /// `$http_user_agent` (not a `--key` part: client profiles read it).
+    UserAgent,
     /// Any parsed field or JSON path; the index into `Record::extra`.
     Field(usize),
 }
@@ -65,6 +67,18 @@ impl KeySpec {
         })
     }
 
+    /// The key of the user agent alone (what client profiles read; `--key`
+    /// does not offer it).
+    pub fn user_agent() -> Self {
+        KeySpec {
+            parts: vec![KeyPart::UserAgent],
+            fields: Vec::new(),
+            cidr4: None,
+            cidr6: None,
+            text: "user_agent".into(),
+        }
+    }
+
     /// Writes the key of `record` into `out`; false when every part is missing.
     pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
         out.clear();
@@ -110,6 +124,7 @@ impl KeySpec {
                     .unwrap_or_default(),
             },
             KeyPart::User => present(&record.user),
+            KeyPart::UserAgent => present(&record.user_agent),
             KeyPart::Field(f) => present(&record.extra[*f]),
         }
     }
@@ -185,6 +200,13 @@ impl KeySet {
         let spec = self.share_fields(spec);
         self.extra.push(spec);
         self.extra.len() - 1
+    }
+
+    /// True when any key reads the user agent.
+    pub fn uses_user_agent(&self) -> bool {
+        std::iter::once(&self.primary)
+            .chain(&self.extra)
+            .any(|spec| spec.parts.contains(&KeyPart::UserAgent))
     }
 
     /// True when any key reads `$http_x_forwarded_for` (`xff`).

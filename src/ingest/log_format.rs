@@ -32,6 +32,7 @@ enum Role {
     Addr,
     User,
     Xff,
+    UserAgent,
     LimitReqStatus,
     /// An ISO 8601 start time (Envoy `%START_TIME%`, written `$start_time`).
     StartIso,
@@ -55,6 +56,7 @@ fn role_of(name: &str) -> Role {
         "remote_addr" | "realip_remote_addr" => Role::Addr,
         "remote_user" => Role::User,
         "http_x_forwarded_for" => Role::Xff,
+        "http_user_agent" => Role::UserAgent,
         "limit_req_status" => Role::LimitReqStatus,
         "request_time" => Role::RequestTime,
         // Not nginx variables: the names the Envoy and Istio sources give
@@ -290,6 +292,7 @@ impl LineParser for LogFormatParser {
                 Role::Addr => record.addr = Cow::Borrowed(value),
                 Role::User => record.user = Cow::Borrowed(value),
                 Role::Xff => record.xff = Cow::Borrowed(value),
+                Role::UserAgent => record.user_agent = Cow::Borrowed(value),
                 Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
                 Role::StartIso => {
                     start = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?)

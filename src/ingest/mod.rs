@@ -170,9 +170,10 @@ pub fn parser_for_input(
 ) -> Result<Box<dyn LineParser>, IngestError> {
     let extra = &settings.keys.fields;
     Ok(match format {
-        FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => {
-            Box::new(combined::CombinedParser::new(extra)?.with_xff(settings.keys.uses_xff()))
-        }
+        FormatChoice::Combined | FormatChoice::Common | FormatChoice::Auto => Box::new(
+            combined::CombinedParser::new(extra)?
+                .with_xff(settings.keys.uses_xff() || settings.keys.uses_user_agent()),
+        ),
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
         FormatChoice::LogFormat(f) => {
             Box::new(log_format::LogFormatParser::new(f, extra)?.with_time_of(settings.time_of))

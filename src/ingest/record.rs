@@ -21,6 +21,8 @@ pub struct Record<'a> {
     pub user: Bytes<'a>,
     /// `$http_x_forwarded_for`.
     pub xff: Bytes<'a>,
+    /// `$http_user_agent`; parsers may leave it empty when no key reads it.
+    pub user_agent: Bytes<'a>,
     pub method: Bytes<'a>,
     /// Request target with any query string (`$request_uri`).
     pub path: Bytes<'a>,
@@ -41,6 +43,7 @@ impl Record<'_> {
             addr: owned(self.addr),
             user: owned(self.user),
             xff: owned(self.xff),
+            user_agent: owned(self.user_agent),
             method: owned(self.method),
             path: owned(self.path),
             status: self.status,

@@ -3,10 +3,13 @@
 use std::path::PathBuf;
 
 use super::{OptionsError, ingest_settings, output_format, use_colour};
-use crate::analysis::AnalysisSettings;
+use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
-use crate::ingest;
+use crate::discover::{TemplateSet, routes_file};
+use crate::ingest::key::KeySpec;
+use crate::ingest::{self, IngestError};
 use crate::output;
+use crate::profile::ProfileColumns;
 use crate::stats::StatsSettings;
 
 /// Validated settings of `rlctl analyze`.
@@ -15,11 +18,24 @@ pub struct AnalyzeSettings {
     /// What the analysis runs on.
     pub analysis: AnalysisSettings,
     pub write_policy: Option<PathBuf>,
+    /// `--write-routes`: where the endpoint templates go.
+    pub write_routes: Option<PathBuf>,
     pub export_counts: Option<PathBuf>,
     pub format: output::Format,
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
+}
+
+/// Reads a routes file (`--routes`).
+pub fn read_routes(path: &std::path::Path) -> Result<TemplateSet, IngestError> {
+    let text = std::fs::read_to_string(path).map_err(|source| IngestError::Open {
+        file: path.display().to_string(),
+        source,
+    })?;
+    let templates = routes_file::parse(&text, &path.display().to_string())
+        .map_err(|e| IngestError::Usage(format!("--routes {e}")))?;
+    Ok(TemplateSet::new(templates))
 }
 
 /// Checks the flags of `rlctl analyze`.
@@ -28,12 +44,34 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         crate::frames::TableFormat::of(path)
             .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
+    let mut ingest = ingest::Settings {
+        paths: false, // nothing in an analysis routes on paths
+        ..ingest_settings(&args.ingest)?
+    };
+    // Client profiles read the user agent and the user of each request.
+    let profile_columns = ProfileColumns {
+        user_agent: Some(ingest.keys.add(KeySpec::user_agent())),
+        user: Some(
+            ingest
+                .keys
+                .add(KeySpec::parse("user", None, None).expect("`user` is a key")),
+        ),
+    };
+    let recommend = RecommendOptions {
+        baseline: args
+            .baseline
+            .parse()
+            .map_err(|e: String| OptionsError::Usage(format!("--baseline: {e}")))?,
+        discover: args
+            .discover
+            .parse()
+            .map_err(|e: String| OptionsError::Usage(format!("--discover: {e}")))?,
+        routes: args.routes.as_deref().map(read_routes).transpose()?,
+        profile_columns,
+    };
     Ok(AnalyzeSettings {
         analysis: AnalysisSettings {
-            ingest: ingest::Settings {
-                paths: false, // nothing in an analysis routes on paths
-                ..ingest_settings(&args.ingest)?
-            },
+            ingest,
             stats: StatsSettings {
                 window: args.window.window,
                 top: args.top.top,
@@ -43,8 +81,10 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
             multiplier: args.multiplier.multiplier,
             endpoints: args.endpoints,
             algorithm: args.algo,
+            recommend,
         },
         write_policy: args.write_policy.clone(),
+        write_routes: args.write_routes.clone(),
         export_counts: args.export_counts.clone(),
         format: output_format(&args.output),
         output: args.output.output.clone(),

@@ -14,7 +14,7 @@ mod watch;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-pub use analyze::{AnalyzeSettings, analyze_settings};
+pub use analyze::{AnalyzeSettings, analyze_settings, read_routes};
 pub use convert::{ConvertSettings, convert_settings};
 pub use export::{ExportSettings, export_settings, gateway_of};
 pub use generate::{GenerateSettings, generate_settings};

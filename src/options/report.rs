@@ -40,15 +40,21 @@ pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
 pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError> {
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
+    let mut exemptions = Vec::new();
     let policy = match &args.policy {
         Some(path) => {
-            let rules = Policy::load(path)?;
-            for rule in &rules {
-                if rule.key.text != ingest.keys.primary.text {
-                    ingest.keys.add(rule.key.clone());
+            let checked = Policy::load_policy(path)?;
+            let keys = checked.rules.iter().map(|r| &r.key);
+            for key in keys.chain(checked.exemptions.iter().map(|e| &e.key)) {
+                if key.text != ingest.keys.primary.text {
+                    ingest.keys.add(key.clone());
                 }
             }
-            Some((path.display().to_string(), rules))
+            if checked.exemptions.iter().any(|e| e.route.is_some()) {
+                ingest.paths = true;
+            }
+            exemptions = checked.exemptions;
+            Some((path.display().to_string(), checked.rules))
         }
         None => None,
     };
@@ -99,8 +105,10 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 multiplier: args.multiplier.multiplier,
                 endpoints: args.top.top,
                 algorithm: AlgorithmKind::TokenBucket,
+                recommend: Default::default(),
             },
             policy,
+            exemptions,
             gates,
             top: args.top.top,
             gateways: args.gateway.map(|g| g.gateways()).unwrap_or_default(),

@@ -8,7 +8,7 @@ use crate::analysis::AnalysisSettings;
 use crate::cli::SimulateArgs;
 use crate::ingest;
 use crate::output;
-use crate::policy::{CheckedRule, Policy};
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
 use crate::scenario::{AlgoChoice, AlgoOptions};
 use crate::simulate::gateway::Gateway;
 use crate::simulate::{AlgorithmKind, Delay, Deployment};
@@ -24,6 +24,8 @@ pub enum LimitSource {
     Policy {
         origin: String,
         rules: Vec<CheckedRule>,
+        /// Its exempt rules: the requests they match are never limited.
+        exemptions: Vec<Exemption>,
     },
     /// The policy `rlctl analyze` recommends for the same log.
     Recommended(Box<AnalysisSettings>),
@@ -77,16 +79,22 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
-        let rules = Policy::load(path)?;
-        ingest.paths = rules.iter().any(|r| r.route.is_some());
-        for rule in &rules {
-            if rule.key.text != ingest.keys.primary.text {
-                ingest.keys.add(rule.key.clone());
+        let CheckedPolicy { rules, exemptions } = Policy::load_policy(path)?;
+        ingest.paths =
+            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
+        let keys = rules
+            .iter()
+            .map(|r| &r.key)
+            .chain(exemptions.iter().map(|e| &e.key));
+        for key in keys {
+            if key.text != ingest.keys.primary.text {
+                ingest.keys.add(key.clone());
             }
         }
         LimitSource::Policy {
             origin: path.display().to_string(),
             rules,
+            exemptions,
         }
     } else {
         LimitSource::Recommended(Box::new(AnalysisSettings {
@@ -103,6 +111,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
                 AlgoChoice::One(kind) => kind,
                 _ => AlgorithmKind::TokenBucket,
             },
+            recommend: Default::default(),
         }))
     };
     let delay = match (args.delay, args.nodelay) {

@@ -4,9 +4,14 @@
 
 use serde::Serialize;
 
+use super::findings::{
+    baseline_blocks, endpoint_separated_blocks, profile_blocks, template_blocks,
+};
 use crate::analysis::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
+use crate::discover::TemplateUse;
 use crate::ingest::IngestReport;
 use crate::output::document::{Document, Table};
+use crate::profile::ClientProfile;
 use crate::recommend::Recommendation;
 use crate::stats::quantiles::Quantiles;
 use crate::stats::{EndpointStats, ScopeStats, StatusSummary, top_clients};
@@ -25,6 +30,10 @@ pub struct AnalyzeJson<'a> {
     pub recommendation: Option<&'a Recommendation>,
     pub endpoint_recommendations: &'a [EndpointRecommendation],
     pub excluded: &'a [String],
+    /// Separated, flagged and notable clients with what they look like.
+    pub profiles: &'a [ClientProfile],
+    /// Endpoint templates that collapsed more than one path.
+    pub templates: &'a [TemplateUse],
 }
 
 /// `input` of the JSON contract.
@@ -105,6 +114,8 @@ pub fn json<'a>(run: &'a AnalyzeRun, settings: &'a AnalysisSettings) -> AnalyzeJ
         recommendation: run.recommendation.as_ref(),
         endpoint_recommendations: &run.endpoint_recommendations,
         excluded: &run.analysis.excluded,
+        profiles: &run.profiles,
+        templates: &run.template_uses,
     }
 }
 
@@ -191,8 +202,11 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
     doc.table(csv);
 
     recommendation_blocks(&mut doc, run);
+    profile_blocks(&mut doc, run);
     top_client_blocks(&mut doc, run, settings);
     endpoint_blocks(&mut doc, run, settings);
+    endpoint_separated_blocks(&mut doc, run);
+    template_blocks(&mut doc, run);
     status_blocks(&mut doc, &a.status);
     doc
 }
@@ -220,6 +234,7 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
         ),
         ("flagged clients", r.flagged_count.to_string()),
     ]);
+    baseline_blocks(doc, r);
     let mut alts = Table::new(&["multiplier>", "limit", "clients over>"]);
     for alt in &r.alternatives {
         alts.row(vec![

@@ -8,4 +8,5 @@
 
 pub mod analysis;
 pub mod decisions;
+pub mod findings;
 pub mod scenarios;

@@ -11,7 +11,7 @@ pub mod gates;
 
 use crate::analysis::{self, AnalysisError, AnalysisSettings, AnalyzeRun};
 use crate::ingest;
-use crate::policy::{CheckedRule, PolicyError};
+use crate::policy::{CheckedRule, Exemption, PolicyError};
 use crate::scenario::{AlgoChoice, AlgoOptions, ScenarioResult, ScenarioRunner, plan};
 use crate::simulate::gateway::{Gateway, GatewayError};
 use crate::simulate::{Deployment, ReplayError, SpecError};
@@ -23,6 +23,8 @@ pub struct ReportPlan {
     pub analysis: AnalysisSettings,
     /// The policy file and its rules; `None` for the recommendation.
     pub policy: Option<(String, Vec<CheckedRule>)>,
+    /// The policy's exempt rules (never limited in the replay).
+    pub exemptions: Vec<Exemption>,
     pub gates: Gates,
     /// How many clients and endpoints the summaries list.
     pub top: usize,
@@ -98,7 +100,9 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
     };
     let keys = &plan.analysis.ingest.keys;
     let table = &analysis.ingested.table;
-    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top);
+    let mask = crate::scenario::exempt_mask(table, &plan.exemptions, keys);
+    let mut runner =
+        ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top).with_exemptions(mask);
     let mut replay = |algo| -> Result<Vec<ScenarioResult>, ReportError> {
         let scenarios = plan::policy(
             &AlgoOptions {

@@ -55,6 +55,8 @@ pub struct ScenarioRunner<'a> {
     /// Per key, method and route: the rule's key column, or `None` when the
     /// rule applies to every request (its column is the key's own).
     columns: HashMap<RuleSelection, Option<Arc<[u32]>>>,
+    /// Per event, whether an exemption matches it (no rule applies to it then).
+    exempt: Option<Arc<[bool]>>,
 }
 
 /// What picks a rule's requests and keys: its key, method and route regex.
@@ -75,7 +77,15 @@ impl<'a> ScenarioRunner<'a> {
             deployment,
             top,
             columns: HashMap::new(),
+            exempt: None,
         }
+    }
+
+    /// Exempts the events `mask` marks from every rule (see [`super::exempt`]).
+    pub fn with_exemptions(mut self, mask: Option<Arc<[bool]>>) -> Self {
+        self.exempt = mask;
+        self.columns.clear();
+        self
     }
 
     /// Replays one scenario.
@@ -90,10 +100,11 @@ impl<'a> ScenarioRunner<'a> {
                     rule.method.clone(),
                     rule.route.as_ref().map(|r| r.as_str().to_owned()),
                 );
+                let exempt = self.exempt.as_deref();
                 let column = self
                     .columns
                     .entry(id)
-                    .or_insert_with(|| key_column(table, rule));
+                    .or_insert_with(|| key_column(table, rule, exempt));
                 column.clone()
             })
             .collect();
@@ -124,9 +135,14 @@ fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
 }
 
 /// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
-/// method or route does not match (or the key has no value); `None` when the
-/// rule applies to every request, so that its column is [`key_ids`].
-fn key_column(table: &EventTable, rule: &PlannedRule) -> Option<Arc<[u32]>> {
+/// method or route does not match, an exemption matches (`exempt`), or the key
+/// has no value; `None` when the rule applies to every request, so that its
+/// column is [`key_ids`].
+fn key_column(
+    table: &EventTable,
+    rule: &PlannedRule,
+    exempt: Option<&[bool]>,
+) -> Option<Arc<[u32]>> {
     let method_ok: Vec<bool> = table
         .methods
         .names()
@@ -141,7 +157,7 @@ fn key_column(table: &EventTable, rule: &PlannedRule) -> Option<Arc<[u32]>> {
         .as_ref()
         .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
     let everywhere = |ok: &[bool]| ok.iter().all(|&ok| ok);
-    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) {
+    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) && exempt.is_none() {
         return None;
     }
     let ids = key_ids(table, rule.key);
@@ -151,7 +167,8 @@ fn key_column(table: &EventTable, rule: &PlannedRule) -> Option<Arc<[u32]>> {
             let route = route_ok
                 .as_ref()
                 .is_none_or(|ok| ok[table.path[i] as usize]);
-            if method_ok[table.method[i] as usize] && route {
+            let exempted = exempt.is_some_and(|mask| mask[i]);
+            if method_ok[table.method[i] as usize] && route && !exempted {
                 ids[i] // NO_KEY is NOT_APPLICABLE
             } else {
                 NOT_APPLICABLE

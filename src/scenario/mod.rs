@@ -14,12 +14,14 @@
 
 pub mod compare;
 pub mod execute;
+pub mod exempt;
 pub mod gateway;
 pub mod plan;
 pub mod sampling;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
+pub use exempt::exempt_mask;
 pub use gateway::GatewayChoice;
 pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
 pub use sampling::{Estimate, Sampling};

@@ -170,7 +170,8 @@ pub fn policy(
         .collect()
 }
 
-fn key_ref(keys: &KeySet, text: &str) -> KeyRef {
+/// The key column a key text names among `keys`.
+pub(crate) fn key_ref(keys: &KeySet, text: &str) -> KeyRef {
     if keys.primary.text == text {
         return KeyRef::Primary;
     }

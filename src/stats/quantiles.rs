@@ -100,6 +100,17 @@ impl CountDistribution {
             .collect()
     }
 
+    /// This distribution without `removed` (a sub-multiset of its samples) and
+    /// with `max` as its largest remaining sample (the caller knows it exactly).
+    pub fn without(&self, removed: &[u64], max: u64) -> CountDistribution {
+        let mut taken = CountDistribution::default();
+        removed.iter().for_each(|&s| taken.record(s));
+        let mut hist = self.hist.clone();
+        hist.subtract(&taken.hist)
+            .expect("removed samples are a sub-multiset of the recorded ones");
+        CountDistribution { hist, max }
+    }
+
     /// How many samples are strictly greater than `limit`.
     pub fn count_above(&self, limit: u64) -> u64 {
         self.hist
@@ -184,6 +195,14 @@ mod tests {
             CountDistribution::default().quantiles(),
             Quantiles::default()
         );
+    }
+
+    #[test]
+    fn removing_samples_gives_the_distribution_of_the_rest() {
+        let all = dist(&[1, 2, 2, 3, 900, 5000, 7]);
+        let rest = all.without(&[900, 5000, 2], 7);
+        assert_eq!(rest.quantiles(), dist(&[1, 2, 3, 7]).quantiles());
+        assert_eq!(rest.samples(), 4);
     }
 
     #[test]

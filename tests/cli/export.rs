@@ -234,6 +234,65 @@ fn real_nginx_enforces_the_converted_burst_method_and_route() {
     );
 }
 
+/// A policy with a path exemption, a client exemption and a combined one.
+const EXEMPTIONS: &str = "[[rule]]\nname='global'\nlimit='3/1m'\nburst=3\n\
+[[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\
+[[rule]]\nname='monitor'\nclient='127.0.0.9'\nexempt=true\n\
+[[rule]]\nname='partner'\nkey='xff'\nclient='10.9.9.9'\nmethod='POST'\nroute='^/hook'\nexempt=true\n";
+
+#[test]
+fn nginx_accepts_exemptions_and_other_targets_refuse_them() {
+    let out = export(EXEMPTIONS, "nginx", &[]);
+    assert!(out.contains("map $rlctl_exempt $rl_global_open"), "{out}");
+    if let Some(Err(message)) = Nginx::check_config(&out) {
+        panic!("nginx -t rejected the export:\n{message}\n{out}");
+    }
+    for target in ["envoy", "traefik", "kong", "haproxy", "aws-waf"] {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = write_policy(dir.path(), EXEMPTIONS);
+        let out = rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&policy)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{target}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("exempt rules are not exported to this target"),
+            "{target}: {err}"
+        );
+    }
+}
+
+#[test]
+fn real_nginx_never_limits_exempt_requests() {
+    let config = format!(
+        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
+        export(EXEMPTIONS, "nginx", &[])
+    );
+    let Some(nginx) = Nginx::start(&config) else {
+        return;
+    };
+    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
+        (0..n)
+            .map(|_| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, client), path).unwrap())
+            .collect()
+    };
+    assert_eq!(
+        statuses(2, "/healthz", 6),
+        [200; 6],
+        "{}",
+        nginx.error_log()
+    );
+    assert_eq!(statuses(9, "/x", 6), [200; 6], "the exempt client");
+    assert_eq!(statuses(2, "/x", 5), [200, 200, 200, 429, 429]);
+    assert_eq!(
+        statuses(2, "/healthz", 2),
+        [200, 200],
+        "still exempt after the limit"
+    );
+}
+
 const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n";
 
 #[test]

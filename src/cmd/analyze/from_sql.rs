@@ -16,6 +16,7 @@ use crate::events::{EventTable, Resolution};
 use crate::frames::sql_result::read_sql_result;
 use crate::ingest::{FileReport, IngestReport, Ingested};
 use crate::options::AnalyzeSettings;
+use crate::recommend::BaselineChoice;
 use crate::stats::histograms::from_histograms;
 use crate::text::escape;
 
@@ -31,6 +32,12 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
     }
     let built = from_histograms(&input)
         .with_context(|| format!("{name}: the result tables do not fit together"))?;
+    if settings.analysis.recommend.baseline != BaselineChoice::All && !settings.quiet {
+        eprintln!(
+            "rlctl: note: an SQL result holds no per-client windows, so the recommendation rests on every client-window (--baseline all), and client profiles need the events"
+        );
+    }
+    settings.analysis.recommend.baseline = BaselineChoice::All;
     let window = built.analysis.window;
     if window != settings.analysis.stats.window && !settings.quiet {
         eprintln!(
@@ -85,5 +92,8 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
         recommendation,
         endpoint_recommendations,
         span: Some((input.summary.first_ts_ms, input.summary.last_ts_ms)),
+        templates: None,
+        template_uses: Vec::new(),
+        profiles: Vec::new(),
     })
 }

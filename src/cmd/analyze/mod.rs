@@ -45,6 +45,11 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
         crate::text::atomic::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write the policy to {}", path.display()))?;
     }
+    if let (Some(path), Some(set)) = (&settings.write_routes, &run.templates) {
+        let text = analysis::routes_text(&run, set);
+        crate::text::atomic::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write the routes to {}", path.display()))?;
+    }
     if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {
         let format = frames::TableFormat::of(path)?;
         let mut frame = frames::counts_frame(

@@ -107,7 +107,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
                 format!("--limit {limit} per {}", keys.primary.text),
             )
         }
-        LimitSource::Policy { origin, rules } => {
+        LimitSource::Policy { origin, rules, .. } => {
             let scenarios = plan::policy(&settings.algos, keys, rules)?;
             (load()?, scenarios, format!("policy {origin}"))
         }
@@ -182,7 +182,13 @@ pub fn replay_scenarios(
         .map(|x| deploy::compress_time(&table.ts, x))
         .transpose()?;
     let ts = scaled_ts.as_deref().unwrap_or(&table.ts);
-    let mut runner = ScenarioRunner::new(table, ts, settings.deployment, settings.top);
+    let exemptions = match &settings.source {
+        LimitSource::Policy { exemptions, .. } => exemptions.as_slice(),
+        _ => &[],
+    };
+    let mask = crate::scenario::exempt_mask(table, exemptions, &settings.ingest.keys);
+    let mut runner =
+        ScenarioRunner::new(table, ts, settings.deployment, settings.top).with_exemptions(mask);
     let results = scenarios
         .iter()
         .map(|s| runner.run(s))

@@ -154,7 +154,18 @@ impl Logs {
 
     /// What `rlctl analyze` says of the log of `combo`, as the query should see it.
     fn expected(&self, combo: Combo) -> Value {
-        let mut args = vec!["analyze", "-q", "--format", "json", s(self.log(combo))];
+        // The literal baseline and the shape rules: what SQL results can give.
+        let mut args = vec![
+            "analyze",
+            "-q",
+            "--format",
+            "json",
+            "--baseline",
+            "all",
+            "--discover",
+            "off",
+            s(self.log(combo)),
+        ];
         args.extend(SHAPE);
         if combo.route {
             args.extend(ROUTES);

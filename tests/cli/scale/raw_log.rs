@@ -25,7 +25,17 @@ pub(super) fn tricky_log(dir: &Path) -> (PathBuf, Value) {
     let mut text = std::fs::read_to_string(&log).unwrap();
     text.push_str(TRICKY);
     std::fs::write(&log, text).unwrap();
-    let analyze = ["analyze", "-q", "--format", "json", s(&log)];
+    let analyze = [
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--baseline",
+        "all",
+        "--discover",
+        "off",
+        s(&log),
+    ];
     let raw = json(&[&analyze[..], &ROUTES[..], &SHAPE[..]].concat());
     (log, raw)
 }

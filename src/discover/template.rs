@@ -1,0 +1,329 @@
+//! Path templates (`/api/orders/:id`, `/static/app.:hash.js`): their syntax,
+//! how a path matches them, and the regex that matches the same paths.
+//!
+//! A template is `/` followed by segments separated by `/`. A segment that is
+//! exactly `:NAME` (NAME: a letter or `_`, then letters, digits or `_`) is a
+//! whole parameter and matches any non-empty segment. A segment holding
+//! `:NAME` among other text is a pattern: each `:NAME` matches one or more
+//! ASCII letters or digits, the rest matches itself. Any other segment is
+//! literal.
+//!
+//! When several templates match a path, the first in precedence order wins:
+//! compared segment by segment, a literal comes before a pattern, patterns
+//! with more literal characters come first (then by text), and a whole
+//! parameter comes last. The SQL and policy regexes are tried in that order.
+
+use std::cmp::Ordering;
+
+/// One part of a pattern segment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Text(String),
+    Param,
+}
+
+/// One segment of a template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Segment {
+    Literal(String),
+    Pattern(String),
+    Whole(String),
+}
+
+impl Segment {
+    fn parse(text: &str) -> Segment {
+        let parts = parts(text);
+        match parts.as_slice() {
+            [Part::Param] => Segment::Whole(text.to_string()),
+            p if p.contains(&Part::Param) => Segment::Pattern(text.to_string()),
+            _ => Segment::Literal(text.to_string()),
+        }
+    }
+
+    /// Whether the path segment `s` matches this template segment.
+    pub fn matches(&self, s: &str) -> bool {
+        match self {
+            Segment::Literal(l) => l == s,
+            Segment::Whole(_) => !s.is_empty(),
+            Segment::Pattern(p) => match_parts(&parts(p), s),
+        }
+    }
+
+    fn text(&self) -> &str {
+        match self {
+            Segment::Literal(t) | Segment::Pattern(t) | Segment::Whole(t) => t,
+        }
+    }
+
+    /// The precedence rank: (class, fewer literal characters first negated, text).
+    fn rank(&self) -> (u8, usize, &str) {
+        match self {
+            Segment::Literal(t) => (0, 0, t),
+            Segment::Pattern(t) => {
+                let literal: usize = parts(t)
+                    .iter()
+                    .map(|p| match p {
+                        Part::Text(x) => x.len(),
+                        Part::Param => 0,
+                    })
+                    .sum();
+                (1, usize::MAX - literal, t)
+            }
+            Segment::Whole(_) => (2, 0, ""),
+        }
+    }
+
+    /// The regex (without anchors) of the path segments this one matches.
+    fn regex(&self) -> String {
+        match self {
+            Segment::Literal(t) => regex::escape(t),
+            Segment::Whole(_) => "[^/]+".into(),
+            Segment::Pattern(t) => parts(t)
+                .iter()
+                .map(|p| match p {
+                    Part::Text(x) => regex::escape(x),
+                    Part::Param => "[A-Za-z0-9]+".into(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Splits a segment into text and `:NAME` parameters.
+fn parts(text: &str) -> Vec<Part> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut literal = String::new();
+    let mut i = 0;
+    while i < b.len() {
+        let starts_name = |j: usize| j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_');
+        if b[i] == b':' && starts_name(i + 1) {
+            let mut j = i + 1;
+            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
+                j += 1;
+            }
+            if !literal.is_empty() {
+                out.push(Part::Text(std::mem::take(&mut literal)));
+            }
+            out.push(Part::Param);
+            i = j;
+        } else {
+            let ch = text[i..].chars().next().expect("i is on a char boundary");
+            literal.push(ch);
+            i += ch.len_utf8();
+        }
+    }
+    if !literal.is_empty() {
+        out.push(Part::Text(literal));
+    }
+    out
+}
+
+/// Whether `s` is the concatenation the parts describe (parameters: 1+ ASCII alphanumerics).
+fn match_parts(parts: &[Part], s: &str) -> bool {
+    match parts.split_first() {
+        None => s.is_empty(),
+        Some((Part::Text(t), rest)) => s
+            .strip_prefix(t.as_str())
+            .is_some_and(|r| match_parts(rest, r)),
+        Some((Part::Param, rest)) => {
+            let run = s.bytes().take_while(u8::is_ascii_alphanumeric).count();
+            (1..=run).rev().any(|n| match_parts(rest, &s[n..]))
+        }
+    }
+}
+
+/// A path template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    pub segments: Vec<Segment>,
+}
+
+impl Template {
+    /// Parses `/a/:id/b` (must start with `/`; no white space, `?` or `#`).
+    pub fn parse(text: &str) -> Result<Template, String> {
+        let Some(rest) = text.strip_prefix('/') else {
+            return Err(format!("`{text}`: a template starts with /"));
+        };
+        if let Some(bad) = text
+            .chars()
+            .find(|c| c.is_whitespace() || matches!(c, '?' | '#'))
+        {
+            return Err(format!(
+                "`{text}`: {bad:?} cannot appear in a path template"
+            ));
+        }
+        Ok(Template {
+            segments: rest.split('/').map(Segment::parse).collect(),
+        })
+    }
+
+    /// Whether the path (no query string) matches.
+    pub fn matches(&self, path: &str) -> bool {
+        let Some(rest) = path.strip_prefix('/') else {
+            return false;
+        };
+        let mut segments = rest.split('/');
+        self.segments
+            .iter()
+            .all(|t| segments.next().is_some_and(|s| t.matches(s)))
+            && segments.next().is_none()
+    }
+
+    /// The anchored regex matching the same paths.
+    pub fn regex(&self) -> String {
+        let body: Vec<String> = self.segments.iter().map(Segment::regex).collect();
+        format!("^/{}$", body.join("/"))
+    }
+
+    /// Precedence order (see the module documentation).
+    pub fn precedence(&self, other: &Template) -> Ordering {
+        for (a, b) in self.segments.iter().zip(&other.segments) {
+            match a.rank().cmp(&b.rank()) {
+                Ordering::Equal => continue,
+                unequal => return unequal,
+            }
+        }
+        self.segments.len().cmp(&other.segments.len())
+    }
+
+    /// True when some segment is a parameter or a pattern.
+    pub fn has_parameters(&self) -> bool {
+        self.segments
+            .iter()
+            .any(|s| !matches!(s, Segment::Literal(_)))
+    }
+}
+
+impl std::fmt::Display for Template {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for s in &self.segments {
+            write!(f, "/{}", s.text())?;
+        }
+        Ok(())
+    }
+}
+
+/// Templates in precedence order, matched first-wins.
+#[derive(Debug, Clone, Default)]
+pub struct TemplateSet {
+    templates: Vec<Template>,
+    /// Per segment count, the indices of the templates with that many segments.
+    by_len: std::collections::BTreeMap<usize, Vec<usize>>,
+}
+
+impl TemplateSet {
+    /// The set of `templates` (duplicates dropped), sorted by precedence.
+    pub fn new(mut templates: Vec<Template>) -> Self {
+        templates.sort_by(|a, b| {
+            a.precedence(b)
+                .then_with(|| a.to_string().cmp(&b.to_string()))
+        });
+        templates.dedup_by(|a, b| a.precedence(b) == Ordering::Equal);
+        let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        for (i, t) in templates.iter().enumerate() {
+            by_len.entry(t.segments.len()).or_default().push(i);
+        }
+        TemplateSet { templates, by_len }
+    }
+
+    /// The templates in precedence order.
+    pub fn templates(&self) -> &[Template] {
+        &self.templates
+    }
+
+    /// The first template matching `path`.
+    pub fn find(&self, path: &str) -> Option<&Template> {
+        let n = path.strip_prefix('/')?.split('/').count();
+        self.by_len
+            .get(&n)?
+            .iter()
+            .map(|&i| &self.templates[i])
+            .find(|t| t.matches(path))
+    }
+
+    /// True when the set is empty.
+    pub fn is_empty(&self) -> bool {
+        self.templates.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> Template {
+        Template::parse(s).unwrap()
+    }
+
+    #[test]
+    fn segments_match_by_kind() {
+        assert!(t("/api/orders/:id").matches("/api/orders/4f9c2a1e"));
+        assert!(!t("/api/orders/:id").matches("/api/orders/"));
+        assert!(!t("/api/orders/:id").matches("/api/orders/1/items"));
+        assert!(t("/static/app.:hash.js").matches("/static/app.206277e0.js"));
+        assert!(!t("/static/app.:hash.js").matches("/static/app..js"));
+        assert!(!t("/static/app.:hash.js").matches("/static/app.a-b.js"));
+        assert!(t("/").matches("/"));
+        assert!(t("/a:").matches("/a:"), "a colon without a name is literal");
+    }
+
+    #[test]
+    fn literals_win_then_longer_patterns() {
+        let set = TemplateSet::new(vec![
+            t("/api/orders/:id"),
+            t("/api/orders/search"),
+            t("/s/:hash.:hash.js"),
+            t("/s/app.:hash.js"),
+        ]);
+        assert_eq!(
+            set.find("/api/orders/search").unwrap().to_string(),
+            "/api/orders/search"
+        );
+        assert_eq!(
+            set.find("/api/orders/x1").unwrap().to_string(),
+            "/api/orders/:id"
+        );
+        assert_eq!(
+            set.find("/s/app.1a2b3c.js").unwrap().to_string(),
+            "/s/app.:hash.js"
+        );
+        assert_eq!(
+            set.find("/s/vendor.1a2b3c.js").unwrap().to_string(),
+            "/s/:hash.:hash.js"
+        );
+        assert!(set.find("/other").is_none());
+    }
+
+    #[test]
+    fn regexes_match_what_templates_match() {
+        for (template, paths) in [
+            (
+                "/api/orders/:id",
+                ["/api/orders/4f9c", "/api/orders/a.b", "/api/orders/x/y"],
+            ),
+            (
+                "/static/app.:hash.js",
+                ["/static/app.1f.js", "/static/app.-.js", "/static/appx1fxjs"],
+            ),
+            ("/a+b/(c)", ["/a+b/(c)", "/aab/c", "/a+b/(c)/"]),
+        ] {
+            let tpl = t(template);
+            let re = regex::Regex::new(&tpl.regex()).unwrap();
+            for p in paths {
+                assert_eq!(tpl.matches(p), re.is_match(p), "{template} {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn bad_templates_say_why() {
+        assert!(
+            Template::parse("api/x")
+                .unwrap_err()
+                .contains("starts with /")
+        );
+        assert!(Template::parse("/a b").is_err());
+        assert!(Template::parse("/a?b").is_err());
+    }
+}

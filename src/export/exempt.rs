@@ -1,0 +1,74 @@
+//! Exemptions in exports: what every exporter shares about them (checking an
+//! exemption's method and route, describing it) and the refusal of the
+//! exporters that cannot express them yet, so that no export silently limits
+//! a request the policy exempts.
+
+use super::{ExportError, comment};
+use crate::policy::{CheckedPolicy, Exemption};
+
+/// Refuses a policy with exemptions for `target`.
+pub fn refuse(target: &'static str, policy: &CheckedPolicy) -> Result<(), ExportError> {
+    match policy.exemptions.first() {
+        None => Ok(()),
+        Some(e) => Err(ExportError::Unsupported {
+            target,
+            rule: e.name.clone(),
+            message: "exempt rules are not exported to this target yet; export a policy without them and exempt these requests in the gateway by hand".into(),
+        }),
+    }
+}
+
+/// The exemption's method in upper case, refused when it is not a method name.
+pub fn method(e: &Exemption) -> Result<Option<String>, ExportError> {
+    let Some(m) = &e.method else {
+        return Ok(None);
+    };
+    let valid = !m.is_empty()
+        && m.len() <= 32
+        && m.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if !valid {
+        return Err(ExportError::Rule {
+            rule: e.name.clone(),
+            message: format!("method {m:?} is not an HTTP method name"),
+        });
+    }
+    Ok(Some(m.to_ascii_uppercase()))
+}
+
+/// The exemption's route regex, refused with control characters (as rules' are).
+pub fn route(e: &Exemption) -> Result<Option<&str>, ExportError> {
+    let Some(r) = &e.route else {
+        return Ok(None);
+    };
+    let text = r.as_str();
+    if text
+        .chars()
+        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(ExportError::Rule {
+            rule: e.name.clone(),
+            message: "the route regex holds a control character or line break; write it as an escape (\\n, \\x00)".into(),
+        });
+    }
+    Ok(Some(text))
+}
+
+/// One line saying what an exemption covers (for a comment).
+pub fn describe(e: &Exemption) -> String {
+    let mut what = Vec::new();
+    if let Some(m) = &e.method {
+        what.push(format!("method {m}"));
+    }
+    if let Some(r) = &e.route {
+        what.push(format!("paths matching {}", r.as_str()));
+    }
+    if let Some(c) = &e.client {
+        what.push(format!("client {c} (key {})", e.key.text));
+    }
+    comment(&format!(
+        "exempt `{}`: {}, never limited",
+        e.name,
+        what.join(", ")
+    ))
+}

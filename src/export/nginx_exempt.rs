@@ -1,0 +1,123 @@
+//! nginx exemptions: a chain of `map`s sets `$rlctl_exempt` to 1 for the
+//! requests an exemption matches, and every rule's key is mapped to the empty
+//! string for them (nginx does not count requests whose key is empty: the
+//! `limit_req_zone` documentation, nginx.org/r/limit_req_zone, "Requests with
+//! an empty key value are not accounted"). Map strings are matched ignoring
+//! case (nginx.org/r/map), so methods use `~*` and clients an anchored,
+//! case-sensitive `~` regex.
+
+use super::conf::Conf;
+use super::exempt;
+use super::{ClientPart, ExportError};
+use crate::export::key::field_part;
+use crate::ingest::key::KeyPart;
+use crate::policy::Exemption;
+
+/// The variable that is 1 for exempt requests.
+pub const EXEMPT_VARIABLE: &str = "$rlctl_exempt";
+
+/// The nginx expression of a key part as text (the form `client` is written in).
+fn text_expr(part: &ClientPart, xff: &str) -> String {
+    match part {
+        ClientPart::Address => "$remote_addr".into(),
+        ClientPart::ForwardedFor => xff.into(),
+        ClientPart::User => "$remote_user".into(),
+        ClientPart::Header(h) => format!("$http_{}", h.to_ascii_lowercase().replace('-', "_")),
+        ClientPart::Cookie(c) => format!("$cookie_{c}"),
+        ClientPart::QueryArg(a) => format!("$arg_{a}"),
+        ClientPart::Variable(v) => format!("${v}"),
+    }
+}
+
+/// The key of an exemption as request attributes.
+fn parts(e: &Exemption) -> Result<Vec<ClientPart>, ExportError> {
+    e.key
+        .parts
+        .iter()
+        .map(|part| match part {
+            KeyPart::Ip => Ok(ClientPart::Address),
+            KeyPart::Xff => Ok(ClientPart::ForwardedFor),
+            KeyPart::User => Ok(ClientPart::User),
+            KeyPart::UserAgent => Ok(ClientPart::Header("User-Agent".into())),
+            KeyPart::Field(i) => field_part(&e.key.fields[*i]).ok_or_else(|| ExportError::Rule {
+                rule: e.name.clone(),
+                message: format!(
+                    "key field `{}` names no request attribute",
+                    e.key.fields[*i]
+                ),
+            }),
+        })
+        .collect()
+}
+
+/// Writes the maps of every exemption; returns whether any uses X-Forwarded-For.
+pub fn write(
+    conf: &mut Conf,
+    exemptions: &[Exemption],
+    quote: impl Fn(&str) -> String,
+    xff: &str,
+) -> Result<bool, ExportError> {
+    let mut uses_xff = false;
+    let mut each = Vec::new();
+    conf.blank().comments(&[
+        "Exemptions: $rlctl_exempt is 1 for the requests below, and every rule's key is".into(),
+        "empty for them, so no limit counts or rejects them.".into(),
+    ]);
+    for (i, e) in exemptions.iter().enumerate() {
+        conf.comment(exempt::describe(e));
+        let mut vars = Vec::new();
+        let mut map = |conf: &mut Conf, source: &str, pattern: String, what: &str| {
+            let var = format!("$rlctl_ex{i}_{what}");
+            conf.block(&format!("map {source} {var}"), |c| {
+                c.line(format!("{} 1;", quote(&pattern)))
+                    .line("default \"\";");
+            });
+            vars.push(var);
+        };
+        if let Some(m) = exempt::method(e)? {
+            map(
+                conf,
+                "$request_method",
+                format!("~*^{}$", regex::escape(&m)),
+                "method",
+            );
+        }
+        if let Some(r) = exempt::route(e)? {
+            map(conf, "$uri", format!("~{r}"), "route");
+        }
+        if let Some(client) = &e.client {
+            let key_parts = parts(e)?;
+            uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
+            let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();
+            let pattern = format!("~^{}$", regex::escape(client));
+            map(conf, &quote(&source.join("+")), pattern, "client");
+        }
+        match vars.as_slice() {
+            [one] => each.push(one.clone()),
+            _ => {
+                let var = format!("$rlctl_ex{i}");
+                let all = "1".repeat(vars.len());
+                conf.block(&format!("map {} {var}", quote(&vars.concat())), |c| {
+                    c.line(format!("{all} 1;")).line("default \"\";");
+                });
+                each.push(var);
+            }
+        }
+    }
+    conf.block(
+        &format!("map {} {EXEMPT_VARIABLE}", quote(&each.concat())),
+        |c| {
+            c.line("\"~.\" 1;").line("default \"\";");
+        },
+    );
+    Ok(uses_xff)
+}
+
+/// Maps a rule's key to empty for exempt requests; returns the new key variable.
+pub fn open_key(conf: &mut Conf, id: &str, key: &str) -> String {
+    let var = format!("$rl_{id}_open");
+    conf.block(&format!("map {EXEMPT_VARIABLE} {var}"), |c| {
+        c.line("1 \"\";").line(format!("default {key};"));
+    });
+    var
+}

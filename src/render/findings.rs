@@ -1,0 +1,148 @@
+//! The parts of the analyze report that say who and what stands out: the
+//! clients separated from the baseline, client profiles, and the endpoint
+//! templates discovered from the paths (every text format renders them from
+//! the one document; JSON carries the same data).
+
+use crate::analysis::AnalyzeRun;
+use crate::output::document::{Document, Table};
+use crate::recommend::{BaselineRule, Recommendation, SeparatedClient};
+
+/// The baseline line of the recommendation, and the separated clients.
+pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
+    let b = &r.baseline;
+    let what = match b.rule {
+        BaselineRule::All => "all client-windows (--baseline all)".to_string(),
+        BaselineRule::FewClients => b
+            .note
+            .clone()
+            .unwrap_or_else(|| "literal definition".into()),
+        BaselineRule::Robust if b.separated_count == 0 => {
+            "robust: no client separated (no population of its own)".into()
+        }
+        BaselineRule::Robust => format!(
+            "robust: {} client(s) separated; p99 {} and p99.9 {} of the other {} client-windows",
+            b.separated_count, b.p99, b.p999, b.samples
+        ),
+    };
+    doc.facts(vec![("baseline", what)]);
+    if b.separated.is_empty() {
+        return;
+    }
+    doc.heading("Separated from the baseline (a population of their own): review");
+    let mut t = Table::new(&["client", "requests>", "peak window>", "flagged", "why"]);
+    for s in &b.separated {
+        t.row(vec![
+            s.client.clone(),
+            s.requests.to_string(),
+            s.peak_window.to_string(),
+            if s.flagged {
+                "yes".into()
+            } else {
+                String::new()
+            },
+            s.explanation.clone(),
+        ]);
+    }
+    doc.table(t);
+}
+
+/// The clients separated from the baselines of endpoints.
+pub fn endpoint_separated_blocks(doc: &mut Document, run: &AnalyzeRun) {
+    let rows: Vec<(&str, &SeparatedClient)> = run
+        .endpoint_recommendations
+        .iter()
+        .flat_map(|e| {
+            e.recommendation
+                .baseline
+                .separated
+                .iter()
+                .map(move |s| (e.endpoint.as_str(), s))
+        })
+        .collect();
+    if rows.is_empty() {
+        return;
+    }
+    doc.heading("Separated from an endpoint's baseline: review");
+    let mut t = Table::new(&["endpoint", "client", "requests>", "flagged", "why"]);
+    for (endpoint, s) in rows {
+        t.row(vec![
+            endpoint.to_string(),
+            s.client.clone(),
+            s.requests.to_string(),
+            if s.flagged {
+                "yes".into()
+            } else {
+                String::new()
+            },
+            s.explanation.clone(),
+        ]);
+    }
+    doc.table(t);
+}
+
+/// Client profiles: every separated or flagged client, and the notable others.
+pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun) {
+    if run.profiles.is_empty() {
+        return;
+    }
+    doc.heading("Client profiles (heuristics: review; nothing is dropped for a label)");
+    let mut t = Table::new(&[
+        "client",
+        "requests>",
+        "reviewed",
+        "profile",
+        "evidence",
+        "suggestion",
+    ]);
+    for p in &run.profiles {
+        let reviewed = if p.reviewed { "yes" } else { "" }.to_string();
+        if p.findings.is_empty() {
+            t.row(vec![
+                p.client.clone(),
+                p.requests.to_string(),
+                reviewed.clone(),
+                "(no profile matched)".into(),
+                String::new(),
+                String::new(),
+            ]);
+        }
+        for f in &p.findings {
+            t.row(vec![
+                p.client.clone(),
+                p.requests.to_string(),
+                reviewed.clone(),
+                f.kind.label().into(),
+                f.evidence.clone(),
+                f.suggestion.clone(),
+            ]);
+        }
+    }
+    doc.table(t);
+}
+
+/// How many discovered templates are listed.
+const TEMPLATES_LISTED: usize = 20;
+
+/// The templates that collapsed several paths.
+pub fn template_blocks(doc: &mut Document, run: &AnalyzeRun) {
+    if run.template_uses.is_empty() {
+        return;
+    }
+    doc.heading("Endpoint templates (paths collapsed by discovery or --routes)");
+    let mut t = Table::new(&["template", "requests>", "distinct paths>", "example"]);
+    for u in run.template_uses.iter().take(TEMPLATES_LISTED) {
+        t.row(vec![
+            u.template.clone(),
+            u.requests.to_string(),
+            u.distinct_paths.to_string(),
+            u.example.clone(),
+        ]);
+    }
+    doc.table(t);
+    if run.template_uses.len() > TEMPLATES_LISTED {
+        doc.paragraph(format!(
+            "... {} templates in all (--write-routes FILE saves them)",
+            run.template_uses.len()
+        ));
+    }
+}

@@ -1,0 +1,61 @@
+//! Exemptions in a replay: which events a policy's exempt rules match. An
+//! exempt event is one no rule applies to, so it is admitted and changes no
+//! limiter's state (the replay's rule for events outside every rule).
+
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use super::plan::{KeyRef, key_ref};
+use crate::events::{EventTable, NO_KEY};
+use crate::ingest::key::KeySet;
+use crate::policy::Exemption;
+
+/// Per event, whether an exemption matches it; `None` without exemptions.
+/// Each exemption's key must be among `keys` (the ingestion's key set).
+pub fn exempt_mask(
+    table: &EventTable,
+    exemptions: &[Exemption],
+    keys: &KeySet,
+) -> Option<Arc<[bool]>> {
+    if exemptions.is_empty() {
+        return None;
+    }
+    let mut mask = vec![false; table.len()];
+    for e in exemptions {
+        let method_ok: Vec<bool> = table
+            .methods
+            .names()
+            .map(|m| {
+                e.method
+                    .as_deref()
+                    .is_none_or(|w| w.eq_ignore_ascii_case(m))
+            })
+            .collect();
+        let route_ok: Option<Vec<bool>> = e
+            .route
+            .as_ref()
+            .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
+        let (ids, names) = match key_ref(keys, &e.key.text) {
+            KeyRef::Primary => (&table.client, &table.clients),
+            KeyRef::Extra(i) => (&table.extra_keys[i].ids, &table.extra_keys[i].names),
+        };
+        // A client that never appears matches nothing.
+        let client = match &e.client {
+            Some(c) => match names.get(c) {
+                Some(id) => Some(id),
+                None => continue,
+            },
+            None => None,
+        };
+        mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
+            let matched = method_ok[table.method[i] as usize]
+                && route_ok
+                    .as_ref()
+                    .is_none_or(|ok| ok[table.path[i] as usize])
+                && client.is_none_or(|c| ids[i] == c && ids[i] != NO_KEY);
+            *exempt |= matched;
+        });
+    }
+    Some(mask.into())
+}
