@@ -10,7 +10,7 @@ use flate2::write::GzEncoder;
 
 use crate::Outcome;
 use crate::cli::GenerateArgs;
-use crate::generate::{self, Config, Format, Generator, Length};
+use crate::generate::{self, Config, Format, Generator, Length, Shapes};
 use crate::output::AtomicFile;
 
 /// Runs `rlctl generate`.
@@ -40,6 +40,12 @@ pub fn config(args: &GenerateArgs) -> anyhow::Result<Config> {
         start: generate::clock::parse_start(&args.start)?,
         format: Format::parse(&args.format)?,
         time_offset: args.time_offset.parse()?,
+        shapes: Shapes {
+            distinct_paths: args.distinct_paths,
+            scanners: args.scanners,
+            shuffle: args.shuffle,
+            servers: args.servers,
+        },
     })
 }
 
