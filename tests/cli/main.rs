@@ -10,5 +10,6 @@ mod html_screenshot;
 mod nginx;
 mod report;
 mod scale;
+mod shapes;
 mod simulate;
 mod support;
