@@ -18,7 +18,11 @@ fn generate(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
         .args(flags)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     path
 }
 
@@ -51,7 +55,10 @@ fn assert_order_free(dir: &Path, shape: &[&'static str]) {
     }
 
     let expected = figures(std::slice::from_ref(&sorted), "1");
-    assert!(expected["endpoints"].as_array().unwrap().len() == 15, "{shape:?}");
+    assert!(
+        expected["endpoints"].as_array().unwrap().len() == 15,
+        "{shape:?}"
+    );
     let inputs: [(&str, Vec<PathBuf>); 5] = [
         ("sorted", vec![sorted]),
         ("shuffled", vec![shuffled]),
@@ -73,7 +80,14 @@ fn figures_on_many_distinct_paths_do_not_depend_on_order_chunks_or_threads() {
     let dir = tempfile::tempdir().unwrap();
     assert_order_free(
         dir.path(),
-        &["--clients", "300", "--distinct-paths", "8000", "--scanners", "2"],
+        &[
+            "--clients",
+            "300",
+            "--distinct-paths",
+            "8000",
+            "--scanners",
+            "2",
+        ],
     );
 }
 

@@ -55,7 +55,7 @@ pub fn analyze_ingested(
     if ingested.table.is_empty() {
         anyhow::bail!("{}", no_events_message(&ingested.report));
     }
-    let analysis = stats::analyze(&ingested.table, &settings.stats);
+    let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
     Ok(AnalyzeRun {
