@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Whole-process benchmark of rlctl against `wc -l`, `gzip -dc` and GoAccess on
-# the same generated inputs, in one run. Prints the median wall time of several
-# runs with its spread, throughput, peak memory and the ratios the performance
-# targets are stated in. The README section "Performance" has the figures.
+# Whole-process benchmark of rlctl against `wc -l`, `gzip -dc`, GoAccess and a
+# DuckDB query on the same generated inputs, in one run. Prints the median wall
+# time of several runs with its spread, throughput, peak memory and the ratios
+# the performance targets are stated in. The README section "Performance" has
+# the figures.
 #
 # Usage: bench/run.sh            (5,000,000 lines, 5 runs each)
 #   LINES=1000000 RUNS=3 bench/run.sh
@@ -17,10 +18,24 @@
 #   cargo build --profile profiling && perf record -g target/profiling/rlctl analyze ...
 #   RLCTL=target/profiling/rlctl bench/run.sh   (to time that binary here)
 #   SKIP_SIMULATE  set to 1 to leave out the simulate rows
+#   SKIP_SHAPES    set to 1 to leave out the shape rows (distinct paths,
+#                  many clients, shuffled and concatenated inputs)
+#   RLCTL_VENV     the virtual environment with DuckDB (default
+#                  ~/.cache/rlctl-venv, the one .ci/run creates)
+#
+# The shapes (all `rlctl generate --lines $LINES --seed 1`, combined):
+#   paths-N        --distinct-paths LINES/5: a million distinct raw paths at 5M
+#                  lines, against --distinct-paths 30 (the same lines otherwise)
+#   clients-N      --clients LINES/5: a million client addresses at 5M lines
+#   shuffled       --shuffle: each minute's lines in random order
+#   servers        --servers 10: ten time-sorted logs concatenated
+#   rotated        the plain log cut into ten time-sorted parts (split -n l/10)
+#                  concatenated out of order
 #
 # GoAccess is the Debian package `goaccess` (apt-get install goaccess); without
-# it its row is skipped with a notice. Inputs are read once before measuring so
-# that every command reads from the page cache.
+# it its row is skipped with a notice, and so is DuckDB's without the venv.
+# Inputs are read once before measuring so that every command reads from the
+# page cache.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -41,11 +56,20 @@ COMBINED="$BENCH_DIR/combined-$LINES.log"
 JSON="$BENCH_DIR/json-$LINES.log"
 CUSTOM_LOG="$BENCH_DIR/custom-$LINES.log"
 GZ="$COMBINED.gz"
+DISTINCT=$((LINES / 5))
+PATHS="$BENCH_DIR/paths-$DISTINCT-$LINES.log"
+PATHS30="$BENCH_DIR/paths-30-$LINES.log"
+CLIENTS="$BENCH_DIR/clients-$DISTINCT-$LINES.log"
+SHUFFLED="$BENCH_DIR/shuffled-$LINES.log"
+SERVERS="$BENCH_DIR/servers-10-$LINES.log"
+ROTATED="$BENCH_DIR/rotated-10-$LINES.log"
+SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED")
+[[ "${SKIP_SHAPES:-}" == 1 ]] && SHAPES=()
 
-generate() { # FILE FORMAT
+generate() { # FILE FORMAT [MORE FLAGS]
     [[ -s "$1" ]] && return
     echo "bench: generating $1" >&2
-    "$RLCTL" generate --lines "$LINES" --seed 1 --format "$2" -o "$1.part"
+    "$RLCTL" generate --lines "$LINES" --seed 1 --format "$2" "${@:3}" -o "$1.part"
     mv "$1.part" "$1"
 }
 generate "$COMBINED" combined
@@ -55,7 +79,33 @@ if [[ ! -s "$GZ" ]]; then
     echo "bench: compressing $GZ (gzip -6)" >&2
     gzip -6 -c "$COMBINED" > "$GZ.part" && mv "$GZ.part" "$GZ"
 fi
-cat "$COMBINED" "$JSON" "$CUSTOM_LOG" "$GZ" > /dev/null # into the page cache
+if [[ ${#SHAPES[@]} -gt 0 ]]; then
+    generate "$PATHS" combined --distinct-paths "$DISTINCT"
+    generate "$PATHS30" combined --distinct-paths 30
+    generate "$CLIENTS" combined --clients "$DISTINCT"
+    generate "$SHUFFLED" combined --shuffle
+    generate "$SERVERS" combined --servers 10
+    if [[ ! -s "$ROTATED" ]]; then
+        echo "bench: cutting $COMBINED into ten parts, concatenated out of order" >&2
+        parts=$(mktemp -d)
+        split -n l/10 -d -a 1 "$COMBINED" "$parts/part."
+        (cd "$parts" && cat part.3 part.7 part.0 part.9 part.5 part.1 part.8 part.2 part.6 part.4) > "$ROTATED.part"
+        rm -rf "$parts"
+        mv "$ROTATED.part" "$ROTATED"
+    fi
+fi
+cat "$COMBINED" "$JSON" "$CUSTOM_LOG" "$GZ" "${SHAPES[@]}" > /dev/null # into the page cache
+
+RLCTL_VENV=${RLCTL_VENV:-$HOME/.cache/rlctl-venv}
+DUCKDB=""
+if "$RLCTL_VENV/bin/python" -c 'import duckdb' 2> /dev/null; then
+    DUCKDB="'$RLCTL_VENV/bin/python' bench/duckdb_window_quantiles.py"
+else
+    echo "bench: no DuckDB in $RLCTL_VENV (.ci/run creates it): its rows are skipped" >&2
+fi
+# Endpoint discovery is measured on and off where this rlctl has it.
+DISCOVER=""
+"$RLCTL" analyze --help | grep -q -- '--discover' && DISCOVER=1
 
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
@@ -92,6 +142,25 @@ else
     echo "bench: goaccess not installed (apt-get install goaccess): its row is skipped" >&2
 fi
 measure combined "$RUNS" "'$RLCTL' analyze -q --format json '$COMBINED'"
+if [[ -n "$DUCKDB" ]]; then
+    measure duckdb "$RUNS" "$DUCKDB '$COMBINED' 60"
+fi
+if [[ ${#SHAPES[@]} -gt 0 ]]; then
+    if [[ -n "$DISCOVER" ]]; then
+        for d in on off; do
+            measure "paths_$d" "$RUNS" "'$RLCTL' analyze -q --discover $d --format json '$PATHS'"
+            measure "paths30_$d" "$RUNS" "'$RLCTL' analyze -q --discover $d --format json '$PATHS30'"
+        done
+    else
+        measure paths_off "$RUNS" "'$RLCTL' analyze -q --format json '$PATHS'"
+        measure paths30_off "$RUNS" "'$RLCTL' analyze -q --format json '$PATHS30'"
+    fi
+    [[ -n "$DUCKDB" ]] && measure duckdb_paths "$RUNS" "$DUCKDB '$PATHS' 60"
+    measure clients "$RUNS" "'$RLCTL' analyze -q --format json '$CLIENTS'"
+    measure shuffled "$RUNS" "'$RLCTL' analyze -q --format json '$SHUFFLED'"
+    measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
+    measure rotated "$RUNS" "'$RLCTL' analyze -q --format json '$ROTATED'"
+fi
 measure json "$RUNS" "'$RLCTL' analyze -q --format json '$JSON'"
 measure custom "$RUNS" "'$RLCTL' analyze -q --format json --log-format '$CUSTOM' '$CUSTOM_LOG'"
 measure gzip "$RUNS" "'$RLCTL' analyze -q --format json '$GZ'"
@@ -123,17 +192,33 @@ ratio() { # NAME_A NAME_B TEXT: "A is X times B" from median times
 speedup() { # NAME_FAST NAME_SLOW TEXT: "X times faster than"
     [[ -s "$TMP/$1" && -s "$TMP/$2" ]] || return 0
     awk -v a="$(cut -d' ' -f1 "$TMP/$1")" -v b="$(cut -d' ' -f1 "$TMP/$2")" -v t="$3" \
-        'BEGIN { if (a > 0) printf "%.0f x faster than %s", b / a, t }'
+        'BEGIN { if (a > 0) printf "%.1f x faster than %s", b / a, t }'
+}
+memory() { # NAME_A NAME_B TEXT: "A's peak is X times B's"
+    [[ -s "$TMP/$1" && -s "$TMP/$2" ]] || return 0
+    awk -v a="$(cut -d' ' -f4 "$TMP/$1")" -v b="$(cut -d' ' -f4 "$TMP/$2")" -v t="$3" \
+        'BEGIN { if (b > 0) printf "%.2f x the memory of %s", a / b, t }'
 }
 row wc "wc -l (combined)" "$COMBINED"
 row gzip_dc "gzip -dc (combined.gz)" "$COMBINED"
 row goaccess "goaccess COMBINED" "$COMBINED"
-row combined "rlctl analyze combined" "$COMBINED" "$(ratio combined wc 'wc -l'); $(speedup combined goaccess GoAccess)"
+row combined "rlctl analyze combined" "$COMBINED" "$(ratio combined wc 'wc -l'); $(speedup combined goaccess GoAccess); $(speedup combined duckdb DuckDB)"
+row duckdb "duckdb per-window quantiles" "$COMBINED"
 row json "rlctl analyze json" "$JSON"
 row custom "rlctl analyze log_format" "$CUSTOM_LOG"
 row gzip "rlctl analyze combined.gz" "$COMBINED" "$(ratio gzip gzip_dc 'gzip -dc')"
 row simulate "rlctl simulate --algo all --limit" "$COMBINED"
-row simulate_recommended "rlctl simulate --algo all" "$COMBINED"
+row simulate_recommended "rlctl simulate --algo all" "$COMBINED" "$(ratio simulate_recommended simulate 'one --limit')"
+for d in off on; do
+    row "paths30_$d" "analyze 30 paths (discover $d)" "$PATHS30"
+    row "paths_$d" "analyze $DISTINCT paths (discover $d)" "$PATHS" "$(ratio "paths_$d" "paths30_$d" '30 paths'); $(memory "paths_$d" "paths30_$d" '30 paths'); $(speedup "paths_$d" duckdb_paths DuckDB)"
+done
+row duckdb_paths "duckdb, $DISTINCT paths" "$PATHS"
+row clients "analyze $DISTINCT clients" "$CLIENTS" "$(ratio clients combined 'the 200-client log')"
+row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combined sorted)"
+row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
+row rotated "analyze 10 parts out of order" "$ROTATED" "$(ratio rotated combined sorted)"
 echo
 echo "input MB is the log text processed (decompressed for the gzip rows: $(size_mb "$GZ") MB on disk);"
 echo "peak MB is the largest maximum RSS over the runs, B/event that divided by the lines."
+echo "The machine may be shared: compare ratios within one run, and read the load average above."

@@ -117,7 +117,7 @@ pub fn analyze_ingested(
         .as_ref()
         .map(|set| discover::apply(table, set, &routed))
         .unwrap_or_default();
-    let analysis = stats::analyze(&ingested.table, &settings.stats);
+    let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
     let profiles = profiles(

@@ -50,6 +50,25 @@ pub struct GenerateArgs {
     )]
     pub time_offset: String,
 
+    /// Add a pool of N high-cardinality raw paths (hashed assets, short hex and
+    /// base62 ids, slugs) that a quarter of ordinary requests ask for; a log of
+    /// 4N lines or more holds all N.
+    #[arg(long, value_name = "N")]
+    pub distinct_paths: Option<u32>,
+
+    /// Add N vulnerability scanners (mostly 404s over many distinct paths).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub scanners: u32,
+
+    /// Shuffle the lines within each minute (seeded).
+    #[arg(long)]
+    pub shuffle: bool,
+
+    /// Deal the requests to K servers and write their time-sorted logs one
+    /// after another, as `cat server-*.log` would.
+    #[arg(long, value_name = "K", default_value_t = 1)]
+    pub servers: u32,
+
     /// Write to FILE instead of stdout (gzip-compressed when it ends in .gz).
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<PathBuf>,

@@ -37,23 +37,51 @@
 //! rate (the sum of every profile's long-run mean rate), so N lines span about
 //! one run and every component keeps its share; generation then continues past
 //! D if needed (runaway episodes recur every D) and stops at exactly N lines.
+//!
+//! # Shapes for benchmarks and heuristics (opt-in, see [`Shapes`])
+//!
+//! Without these flags the output is what it always was. With them:
+//!
+//! - `--distinct-paths N`: a quarter of the requests of steady clients, office
+//!   users and crawlers ask for one of N high-cardinality raw paths (hashed
+//!   assets, short hex ids, base62 ids, slugs; [`distinct`]). The first N such
+//!   requests each ask for a new one, so a log of 4N lines or more (a little
+//!   more with scanners or batch workers in the mix) holds all N.
+//! - `--scanners K`: K more addresses probing many distinct paths, answered
+//!   mostly 404 ([`scanners`]).
+//! - `--shuffle`: each epoch-aligned minute's lines in a seeded random order.
+//! - `--servers K`: the requests dealt to K servers; each server's log is
+//!   time-sorted and they are written one after another ([`order`]). Rotated
+//!   files out of order are a shell recipe: `split -n l/10 -d all.log part.`,
+//!   then `cat part.07 part.02 ...`.
+//!
+//! `--clients` scales to millions: the cost per line is a heap step
+//! (logarithmic in the clients), and addresses stay distinct at any count.
 
 pub mod catalog;
 pub mod clock;
+pub mod distinct;
+pub mod order;
 pub mod profiles;
 pub mod rng;
 pub mod routes;
+pub mod scanners;
 pub mod traffic;
 pub mod writer;
 
+#[cfg(test)]
+mod shape_tests;
 #[cfg(test)]
 mod tests;
 
 use std::io::{self, Write};
 
 use clock::TimeOffset;
+use distinct::PoolAssigner;
+use order::ShuffleMinutes;
 use profiles::{MIN_CLIENTS, Profile};
 use rng::Rng;
+use routes::Route;
 use traffic::{Event, Traffic};
 use writer::{COMBINED, JsonFormat, LineFormat, TemplateFormat};
 
@@ -82,6 +110,10 @@ pub enum GenerateError {
     TooFewClients(u32),
     #[error("--lines must be at least 1")]
     NoLines,
+    #[error("--distinct-paths must be at least 1")]
+    NoDistinctPaths,
+    #[error("--servers must be between 1 and 1000, got {0}")]
+    Servers(u32),
 }
 
 /// The line format to write.
@@ -131,6 +163,32 @@ pub struct Config {
     pub format: Format,
     /// Zone offset printed in `$time_local` and `$time_iso8601`.
     pub time_offset: TimeOffset,
+    /// Opt-in traffic shapes and line orders (none by default).
+    pub shapes: Shapes,
+}
+
+/// Opt-in shapes (module doc); the default adds none and keeps the time order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shapes {
+    /// Size of the high-cardinality path pool (`--distinct-paths`).
+    pub distinct_paths: Option<u32>,
+    /// Scanner addresses added to the cast (`--scanners`).
+    pub scanners: u32,
+    /// Shuffle each minute's lines (`--shuffle`).
+    pub shuffle: bool,
+    /// Servers whose time-sorted logs are concatenated (`--servers`; 1: one log).
+    pub servers: u32,
+}
+
+impl Default for Shapes {
+    fn default() -> Self {
+        Shapes {
+            distinct_paths: None,
+            scanners: 0,
+            shuffle: false,
+            servers: 1,
+        }
+    }
 }
 
 impl Default for Config {
@@ -143,6 +201,7 @@ impl Default for Config {
             start: 1_767_571_200_000,
             format: Format::Combined,
             time_offset: TimeOffset::default(),
+            shapes: Shapes::default(),
         }
     }
 }
@@ -156,6 +215,7 @@ pub struct Generator {
     line_limit: Option<u64>,
     format: Format,
     time_offset: TimeOffset,
+    shapes: Shapes,
 }
 
 /// Bytes gathered before each write to the output.
@@ -168,7 +228,20 @@ impl Generator {
             return Err(GenerateError::TooFewClients(config.clients));
         }
         line_format(&config.format, config.time_offset)?;
-        let profiles = profiles::cast(config.clients, &mut Rng::derive(config.seed, 0));
+        let shapes = config.shapes;
+        if shapes.distinct_paths == Some(0) {
+            return Err(GenerateError::NoDistinctPaths);
+        }
+        if !(1..=1000).contains(&shapes.servers) {
+            return Err(GenerateError::Servers(shapes.servers));
+        }
+        let mut profiles = profiles::cast(config.clients, &mut Rng::derive(config.seed, 0));
+        if shapes.scanners > 0 {
+            let taken = profiles.iter().map(|p| p.addr.as_str()).collect();
+            let rng = &mut Rng::derive(config.seed, SCANNER_STREAM);
+            let scanners = scanners::scanners(shapes.scanners, rng, &taken);
+            profiles.extend(scanners);
+        }
         let (run_secs, line_limit) = match config.length {
             Length::Duration(window) => (u64::from(window.secs()), None),
             Length::Lines(0) => return Err(GenerateError::NoLines),
@@ -185,6 +258,7 @@ impl Generator {
             line_limit,
             format: config.format.clone(),
             time_offset: config.time_offset,
+            shapes,
         })
     }
 
@@ -206,8 +280,48 @@ impl Generator {
             self.start,
             self.run_secs as i64 * 1000,
             self.line_limit.is_some(),
+            self.shapes.distinct_paths.is_some(),
         );
-        traffic.take(self.line_limit.map_or(usize::MAX, |n| n as usize))
+        let mut pool = self.shapes.distinct_paths.map(|n| {
+            (
+                PoolAssigner::new(n, self.seed),
+                Rng::derive(self.seed, POOL_STREAM),
+            )
+        });
+        traffic
+            .take(self.line_limit.map_or(usize::MAX, |n| n as usize))
+            .map(move |mut event| {
+                if let (Route::Distinct(_), Some((assigner, rng))) = (event.route, &mut pool) {
+                    event.route = Route::Distinct(assigner.next_index());
+                    (event.status, event.body_bytes, event.request_time_ms) =
+                        event.route.outcome(rng);
+                }
+                event
+            })
+    }
+
+    /// The requests in the order they are written: time order, unless
+    /// `--servers` or `--shuffle` reorder them ([`order`]). Each server's
+    /// share is picked from a fresh pass over the requests, so memory stays
+    /// that of one pass (one minute's requests with `--shuffle`).
+    pub fn written_events(&self) -> Box<dyn Iterator<Item = Event> + '_> {
+        let (servers, seed) = (self.shapes.servers, self.seed);
+        if servers == 1 && !self.shapes.shuffle {
+            return Box::new(self.events());
+        }
+        Box::new((0..servers).flat_map(move |server| {
+            let mine = self
+                .events()
+                .enumerate()
+                .filter(move |&(i, _)| order::server_of(seed, i as u64, servers) == server)
+                .map(|(_, e)| e);
+            if self.shapes.shuffle {
+                Box::new(ShuffleMinutes::new(mine, seed, u64::from(server)))
+                    as Box<dyn Iterator<Item = Event>>
+            } else {
+                Box::new(mine)
+            }
+        }))
     }
 
     /// Writes every line to `out` in large chunks; returns the line count.
@@ -216,7 +330,7 @@ impl Generator {
             .expect("the format was checked when the generator was built");
         let mut buf = Vec::with_capacity(CHUNK + 4096);
         let mut lines = 0;
-        for event in self.events() {
+        for event in self.written_events() {
             let profile = &self.profiles[event.profile as usize];
             format.write_line(&event, profile, &mut buf);
             lines += 1;
@@ -230,6 +344,11 @@ impl Generator {
         Ok(lines)
     }
 }
+
+/// Random streams of the opt-in shapes, apart from the per-profile ones
+/// (numbered from 1 by profile index) and the cast's (0).
+const SCANNER_STREAM: u64 = 0x7363_616E << 32;
+const POOL_STREAM: u64 = 0x6F75_7463 << 32;
 
 /// The line writer for `format`.
 fn line_format(format: &Format, offset: TimeOffset) -> Result<Box<dyn LineFormat>, GenerateError> {

@@ -7,6 +7,7 @@
 
 use super::catalog::{BLOG_SLUGS, SEARCH_WORDS, STATIC_ASSETS};
 use super::rng::Rng;
+use super::{distinct, scanners};
 
 /// HTTP methods the site receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +61,10 @@ pub enum Route {
     ProductPage(u32),
     /// `GET /blog/{slug}`
     Blog(u8),
+    /// One of the `--distinct-paths` pool (see [`super::distinct`]).
+    Distinct(u32),
+    /// A scanner's probe (see [`super::scanners`]).
+    Probe(u32),
 }
 
 /// Route kinds without parameters: what a client mix weights.
@@ -81,6 +86,7 @@ pub enum RouteKind {
     Search,
     ProductPage,
     Blog,
+    Probe,
 }
 
 /// Numeric ids are drawn from these ranges.
@@ -132,6 +138,7 @@ impl Route {
                 Route::ProductPage(1 + rng.below(u64::from(PRODUCT_IDS)) as u32)
             }
             RouteKind::Blog => Route::Blog(rng.below(BLOG_SLUGS.len() as u64) as u8),
+            RouteKind::Probe => Route::Probe(scanners::draw_probe(rng)),
         }
     }
 
@@ -198,6 +205,8 @@ impl Route {
                 out.extend_from_slice(b"/blog/");
                 out.extend_from_slice(BLOG_SLUGS[usize::from(i)].as_bytes());
             }
+            Route::Distinct(i) => distinct::write_path(i, out),
+            Route::Probe(p) => scanners::write_probe(p, out),
         }
         path_end.unwrap_or(out.len() - begin)
     }
@@ -230,6 +239,12 @@ impl Route {
             Route::Login => &LOGIN,
             Route::Health | Route::Robots | Route::Sitemap => &PLAIN,
             Route::Home | Route::ProductPage(_) | Route::Blog(_) => &PAGE,
+            Route::Distinct(i) => match distinct::Shape::of(i) {
+                distinct::Shape::Asset => &STATIC,
+                distinct::Shape::HexId => &API_READ,
+                distinct::Shape::Base62 | distinct::Shape::Slug => &PAGE,
+            },
+            Route::Probe(_) => &SCAN,
         }
     }
 }
@@ -292,6 +307,14 @@ const PAGE: Family = Family {
     median_ms: 30.0,
     sigma: 0.5,
     median_bytes: 24_000.0,
+};
+
+const SCAN: Family = Family {
+    statuses: [404, 403, 400, 200],
+    weights: [8_500, 800, 300, 400],
+    median_ms: 3.0,
+    sigma: 0.5,
+    median_bytes: 1_200.0,
 };
 
 /// Appends the decimal digits of `n`.

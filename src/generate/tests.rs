@@ -292,7 +292,7 @@ fn lines_mode_writes_exactly_n_and_scales_the_run() {
 fn unbounded_runs_repeat_the_runaway_episode_every_cycle() {
     let profiles = profiles::cast(20, &mut Rng::new(5));
     let cycle = 600_000;
-    let traffic = Traffic::new(&profiles, 5, START, cycle, true);
+    let traffic = Traffic::new(&profiles, 5, START, cycle, true, false);
     let mut cycles_with_loop = FxHashSet::default();
     for e in traffic.take_while(|e| e.ts < START + 3 * cycle) {
         if e.status == 429 {

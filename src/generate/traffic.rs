@@ -12,7 +12,8 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::catalog::REFERERS;
-use super::profiles::Profile;
+use super::distinct;
+use super::profiles::{Kind, Profile};
 use super::rng::Rng;
 use super::routes::{Route, RouteKind};
 use crate::units::Millis;
@@ -190,8 +191,10 @@ impl Stream {
     }
 }
 
-/// What an arrival asks for and how it is answered.
-fn request(profile: &Profile, looping: bool, rng: &mut Rng) -> (Route, u16, u32, u32) {
+/// What an arrival asks for and how it is answered. With `pool`, a share of
+/// the requests of steady clients, office users and crawlers asks for a
+/// `--distinct-paths` pool path (its index is set later, in output order).
+fn request(profile: &Profile, looping: bool, pool: bool, rng: &mut Rng) -> (Route, u16, u32, u32) {
     let looped = match profile.timing {
         Timing::Loop {
             route, throttled, ..
@@ -204,6 +207,12 @@ fn request(profile: &Profile, looping: bool, rng: &mut Rng) -> (Route, u16, u32,
         }
         let (status, bytes, ms) = route.outcome(rng);
         return (route, status, bytes, ms);
+    }
+    let pooled = matches!(profile.kind, Kind::Steady | Kind::Office | Kind::Crawler);
+    if pool && pooled && rng.chance(distinct::POOL_SHARE) {
+        // Index 0 stands for "not assigned yet"; its shape (an asset) is not
+        // the one the index gets, so the outcome is drawn once it is known.
+        return (Route::Distinct(0), 0, 0, 0);
     }
     let pick = rng.weighted(profile.mix.iter().map(|&(_, w)| w));
     let kind: RouteKind = profile.mix[pick].0;
@@ -221,18 +230,21 @@ pub struct Traffic<'a> {
     start: Millis,
     cycle: f64,
     end: f64,
+    pool: bool,
 }
 
 impl<'a> Traffic<'a> {
     /// Requests from `start` for `cycle_ms` milliseconds, or without end when
     /// `unbounded` (loop episodes then recur every cycle). Ties in the same
-    /// millisecond are ordered by profile index.
+    /// millisecond are ordered by profile index. With `pool`, some requests ask
+    /// for a `--distinct-paths` pool path (see [`request`]).
     pub fn new(
         profiles: &'a [Profile],
         seed: u64,
         start: Millis,
         cycle_ms: i64,
         unbounded: bool,
+        pool: bool,
     ) -> Self {
         let mut traffic = Traffic {
             profiles,
@@ -246,6 +258,7 @@ impl<'a> Traffic<'a> {
             } else {
                 cycle_ms as f64
             },
+            pool,
         };
         for i in 0..profiles.len() {
             let index = i as u64 + 1;
@@ -267,7 +280,7 @@ impl<'a> Traffic<'a> {
             return;
         };
         let (route, status, body_bytes, request_time_ms) =
-            request(profile, looping, &mut stream.rng);
+            request(profile, looping, self.pool, &mut stream.rng);
         let referer =
             (profile.browser && stream.rng.chance(0.85)).then(|| *stream.rng.pick(&REFERERS));
         let event = Event {

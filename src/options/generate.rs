@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::cli::GenerateArgs;
-use crate::generate::{self, Config, Format, GenerateError, Length};
+use crate::generate::{self, Config, Format, GenerateError, Length, Shapes};
 
 /// Validated settings of `rlctl generate`.
 #[derive(Debug, Clone)]
@@ -27,6 +27,12 @@ pub fn generate_settings(args: &GenerateArgs) -> Result<GenerateSettings, Genera
             start: generate::clock::parse_start(&args.start)?,
             format: Format::parse(&args.format)?,
             time_offset: args.time_offset.parse()?,
+            shapes: Shapes {
+                distinct_paths: args.distinct_paths,
+                scanners: args.scanners,
+                shuffle: args.shuffle,
+                servers: args.servers,
+            },
         },
         output: args.output.clone(),
     })

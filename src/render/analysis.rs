@@ -332,10 +332,10 @@ fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSett
         ]);
     }
     doc.table(t);
-    if run.analysis.endpoints.len() > settings.endpoints {
+    if run.analysis.endpoint_count > settings.endpoints {
         doc.paragraph(format!(
             "... {} endpoints in all (--endpoints N shows more)",
-            run.analysis.endpoints.len()
+            run.analysis.endpoint_count
         ));
     }
     if shown.iter().any(|e| e.stats.per_window.p999_is_thin()) {

@@ -203,6 +203,7 @@ pub fn from_histograms(input: &HistogramInput) -> Result<HistogramAnalysis, Hist
         analysis: Analysis {
             window,
             overall,
+            endpoint_count: endpoints.len(),
             endpoints,
             status: status_summary(&input.clients),
             excluded: Vec::new(),

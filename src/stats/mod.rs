@@ -8,6 +8,11 @@
 //! - **client_peak_second**: one sample per client, its largest count in any one second.
 //!
 //! Quantiles are nearest-rank ([`quantiles`]).
+//!
+//! Memory follows the lines and the clients, not the distinct endpoints: every
+//! endpoint's requests are counted exactly (they rank the endpoints), but
+//! per-endpoint figures (distributions, per-client peaks) are kept only for the
+//! endpoints that are reported ([`analyze_endpoints`]).
 
 pub mod counting;
 pub mod histograms;
@@ -20,6 +25,7 @@ use serde::Serialize;
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
 use counting::ScopeDistributions;
+use pass::Detail;
 use quantiles::{CountDistribution, Quantiles};
 
 /// What to compute.
@@ -119,8 +125,11 @@ pub struct CountRows {
 pub struct Analysis {
     pub window: Window,
     pub overall: ScopeStats,
-    /// Endpoints by requests, most first.
+    /// Endpoints by requests, most first (ties by name): all of them, or the
+    /// busiest ones that carry figures ([`analyze_endpoints`]).
     pub endpoints: Vec<EndpointStats>,
+    /// How many endpoints have requests (listed in `endpoints` or not).
+    pub endpoint_count: usize,
     pub status: StatusSummary,
     /// Excluded clients that were found in the log.
     pub excluded: Vec<String>,
@@ -129,9 +138,21 @@ pub struct Analysis {
     pub counts: Option<CountRows>,
 }
 
-/// Computes every figure of the time-ordered table (one counting pass, in
-/// parallel over clients: see [`pass`]).
+/// Computes every figure of the time-ordered table, for every endpoint (one
+/// counting pass, in parallel over clients: see [`pass`]).
 pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
+    analyze_endpoints(table, settings, usize::MAX)
+}
+
+/// [`analyze`] with per-endpoint figures for the `endpoints` busiest endpoints
+/// only (by requests, ties by name: the first `endpoints` of [`analyze`]'s
+/// list, with the same figures); the others are counted in `endpoint_count`.
+/// With `keep_counts`, every endpoint is detailed (the export covers them all).
+pub fn analyze_endpoints(
+    table: &EventTable,
+    settings: &StatsSettings,
+    endpoints: usize,
+) -> Analysis {
     let window = settings.window;
     let mut excluded = vec![false; table.clients.len()];
     let (mut found, mut unknown) = (Vec::new(), Vec::new());
@@ -144,15 +165,22 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
             None => unknown.push(name.clone()),
         }
     }
-    let counted = pass::count(table, &excluded, window, settings.keep_counts);
+    let requests = endpoint_requests(table, &excluded);
+    let endpoint_count = requests.iter().filter(|&&n| n > 0).count();
+    let detail = if endpoints >= endpoint_count || settings.keep_counts {
+        Detail::all(table.endpoints.len())
+    } else {
+        Detail::only(busiest(table, &requests, endpoints), table.endpoints.len())
+    };
+    let counted = pass::count(table, &excluded, window, settings.keep_counts, &detail);
     let mut endpoints: Vec<EndpointStats> = counted
         .per_endpoint
         .iter()
         .zip(counted.endpoint_peaks)
-        .enumerate()
-        .filter(|(_, (_, peaks))| !peaks.is_empty())
-        .map(|(e, (tally, peaks))| EndpointStats {
-            endpoint: table.endpoints.name(e as Id).to_string(),
+        .zip(detail.endpoints())
+        .filter(|((_, peaks), _)| !peaks.is_empty())
+        .map(|((tally, peaks), &e)| EndpointStats {
+            endpoint: table.endpoints.name(e).to_string(),
             stats: ScopeStats::new(tally.distributions(), peaks),
         })
         .collect();
@@ -166,11 +194,42 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
         window,
         overall: ScopeStats::new(counted.overall.distributions(), counted.peaks),
         endpoints,
+        endpoint_count,
         status: status_summary(table, counted.status),
         excluded: found,
         excluded_unknown: unknown,
         counts: counted.counts,
     }
+}
+
+/// Requests per endpoint id, leaving out `excluded` clients.
+fn endpoint_requests(table: &EventTable, excluded: &[bool]) -> Vec<u64> {
+    let mut requests = vec![0u64; table.endpoints.len()];
+    let any_excluded = excluded.contains(&true);
+    for (&c, &e) in table.client.iter().zip(&table.endpoint) {
+        if !any_excluded || !excluded[c as usize] {
+            requests[e as usize] += 1;
+        }
+    }
+    requests
+}
+
+/// The `n` endpoints with the most requests (ties by name), in that order.
+fn busiest(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
+    let order = |a: &Id, b: &Id| {
+        requests[*b as usize]
+            .cmp(&requests[*a as usize])
+            .then_with(|| table.endpoints.name(*a).cmp(table.endpoints.name(*b)))
+    };
+    let mut ids: Vec<Id> = (0..requests.len() as Id)
+        .filter(|&e| requests[e as usize] > 0)
+        .collect();
+    if n < ids.len() {
+        ids.select_nth_unstable_by(n, order);
+        ids.truncate(n);
+    }
+    ids.sort_unstable_by(order);
+    ids
 }
 
 fn status_summary(table: &EventTable, by_client: Vec<(Id, u64, u64)>) -> StatusSummary {
@@ -216,5 +275,7 @@ pub fn top_clients<'a>(
         .collect()
 }
 
+#[cfg(test)]
+mod detail_tests;
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,8 @@
 //! (so the columns are streamed, never gathered), with every (client, endpoint)
 //! pair's counts found through a dense table (a hash map when clients ×
 //! endpoints is too large for one), and the parts merged in client order.
+//! Per-endpoint figures are kept for the endpoints of a [`Detail`] only, so
+//! their state grows with the endpoints reported, not with the distinct ones.
 //!
 //! The figures equal those of one sequential pass: every key sees its own
 //! requests in time order, tallies are exact multisets, and the export rows are
@@ -18,13 +20,58 @@ use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
 
+/// Which endpoints get per-endpoint figures.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    /// `slots[e]`: endpoint `e`'s place in `endpoints`, or [`NOT_DETAILED`].
+    slots: Vec<u32>,
+    /// The detailed endpoints.
+    endpoints: Vec<Id>,
+}
+
+/// The slot of an endpoint without per-endpoint figures.
+const NOT_DETAILED: u32 = u32::MAX;
+
+impl Detail {
+    /// Every one of `endpoints` endpoints.
+    pub fn all(endpoints: usize) -> Detail {
+        Detail {
+            slots: (0..endpoints as u32).collect(),
+            endpoints: (0..endpoints as Id).collect(),
+        }
+    }
+
+    /// These of `endpoints` endpoints.
+    pub fn only(detailed: Vec<Id>, endpoints: usize) -> Detail {
+        let mut slots = vec![NOT_DETAILED; endpoints];
+        for (slot, &e) in detailed.iter().enumerate() {
+            slots[e as usize] = slot as u32;
+        }
+        Detail {
+            slots,
+            endpoints: detailed,
+        }
+    }
+
+    /// The detailed endpoints, in slot order.
+    pub fn endpoints(&self) -> &[Id] {
+        &self.endpoints
+    }
+
+    fn slot(&self, endpoint: Id) -> Option<u32> {
+        let slot = self.slots[endpoint as usize];
+        (slot != NOT_DETAILED).then_some(slot)
+    }
+}
+
 /// What the pass counted.
 pub struct Counted {
     pub overall: ScopeTally,
+    /// Per detailed endpoint (in [`Detail::endpoints`] order).
     pub per_endpoint: Vec<ScopeTally>,
     /// Every client with requests, in client-id order.
     pub peaks: Vec<ClientPeak>,
-    /// Per endpoint, its clients in client-id order.
+    /// Per detailed endpoint, its clients in client-id order.
     pub endpoint_peaks: Vec<Vec<ClientPeak>>,
     /// Clients with 429 or 503 answers: (client, 429s, 503s).
     pub status: Vec<(Id, u64, u64)>,
@@ -52,9 +99,17 @@ struct Part {
     counts: Vec<CountRow>,
 }
 
-/// Counts every client not `excluded` (indexed by client id).
-pub fn count(table: &EventTable, excluded: &[bool], window: Window, keep_counts: bool) -> Counted {
-    count_with(table, excluded, window, keep_counts, DENSE_PAIRS)
+/// Counts every client not `excluded` (indexed by client id), with
+/// per-endpoint figures for the endpoints of `detail` (all of them when
+/// `keep_counts`: the export rows cover every endpoint).
+pub fn count(
+    table: &EventTable,
+    excluded: &[bool],
+    window: Window,
+    keep_counts: bool,
+    detail: &Detail,
+) -> Counted {
+    count_with(table, excluded, window, keep_counts, detail, DENSE_PAIRS)
 }
 
 /// [`count`] with dense pair tables of at most `dense_pairs` entries (tests use 0
@@ -64,21 +119,30 @@ pub(super) fn count_with(
     excluded: &[bool],
     window: Window,
     keep_counts: bool,
+    detail: &Detail,
     dense_pairs: usize,
 ) -> Counted {
+    let all;
+    let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
+        all = Detail::all(table.endpoints.len());
+        &all
+    } else {
+        detail
+    };
+    let detailed = detail.endpoints.len();
     let ranges = client_ranges(table, rayon::current_num_threads().max(1));
     let parts: Vec<Part> = ranges
         .into_par_iter()
         .map(|clients| {
-            let index = PairIndex::new(&clients, table.endpoints.len(), dense_pairs);
-            count_clients(table, clients, index, excluded, window, keep_counts)
+            let index = PairIndex::new(&clients, detailed, dense_pairs);
+            count_clients(table, clients, index, excluded, window, keep_counts, detail)
         })
         .collect();
     let mut counted = Counted {
         overall: ScopeTally::default(),
-        per_endpoint: vec![ScopeTally::default(); table.endpoints.len()],
+        per_endpoint: vec![ScopeTally::default(); detailed],
         peaks: Vec::new(),
-        endpoint_peaks: vec![Vec::new(); table.endpoints.len()],
+        endpoint_peaks: vec![Vec::new(); detailed],
         status: Vec::new(),
         counts: None,
     };
@@ -89,8 +153,8 @@ pub(super) fn count_with(
             mine.absorb(theirs);
         }
         counted.peaks.extend(part.peaks);
-        for (e, peak) in part.endpoint_peaks {
-            counted.endpoint_peaks[e as usize].push(peak);
+        for (slot, peak) in part.endpoint_peaks {
+            counted.endpoint_peaks[slot as usize].push(peak);
         }
         counted.status.extend(part.status);
         rows.extend(part.counts);
@@ -125,15 +189,17 @@ fn client_ranges(table: &EventTable, parts: usize) -> Vec<Range<usize>> {
     ranges
 }
 
-/// The running counts of one (client, endpoint) pair.
+/// The running counts of one (client, detailed endpoint) pair.
 struct PairState {
     client: Id,
     endpoint: Id,
+    slot: u32,
     first_row: u32,
     counts: KeyCounts,
 }
 
-/// Where each (client, endpoint) pair of a client range keeps its state.
+/// Where each (client, detailed endpoint) pair of a client range keeps its
+/// state; endpoints are given by their [`Detail`] slot.
 enum PairIndex {
     /// `slots[(client - first) * endpoints + endpoint]`, `u32::MAX` for none yet.
     Dense {
@@ -185,10 +251,11 @@ fn count_clients(
     excluded: &[bool],
     window: Window,
     keep_counts: bool,
+    detail: &Detail,
 ) -> Part {
     let mut part = Part {
         overall: ScopeTally::default(),
-        per_endpoint: vec![ScopeTally::default(); table.endpoints.len()],
+        per_endpoint: vec![ScopeTally::default(); detail.endpoints.len()],
         peaks: Vec::new(),
         endpoint_peaks: Vec::new(),
         status: Vec::new(),
@@ -206,31 +273,35 @@ fn count_clients(
             continue;
         }
         own[c - first].add(t, window, &mut part.overall, &mut ignore);
-        let slot = index.slot(client, e, || {
+        match table.status[row] {
+            429 => statuses[c - first].0 += 1,
+            503 => statuses[c - first].1 += 1,
+            _ => {}
+        }
+        let Some(slot) = detail.slot(e) else {
+            continue;
+        };
+        let pair = index.slot(client, slot, || {
             pairs.push(PairState {
                 client,
                 endpoint: e,
+                slot,
                 first_row: row as u32,
                 counts: KeyCounts::default(),
             });
             (pairs.len() - 1) as u32
         });
         let counts = &mut part.counts;
-        pairs[slot as usize].counts.add(
+        pairs[pair as usize].counts.add(
             t,
             window,
-            &mut part.per_endpoint[e as usize],
+            &mut part.per_endpoint[slot as usize],
             &mut |(w, n)| {
                 if keep_counts {
                     counts.push(row_of(row as u64, client, e, w, n));
                 }
             },
         );
-        match table.status[row] {
-            429 => statuses[c - first].0 += 1,
-            503 => statuses[c - first].1 += 1,
-            _ => {}
-        }
     }
     for (k, counts) in own.iter_mut().enumerate() {
         if counts.requests > 0 {
@@ -243,12 +314,13 @@ fn count_clients(
         let (c, e, first_row) = (pair.client, pair.endpoint, u64::from(pair.first_row));
         let counts = &mut part.counts;
         pair.counts
-            .finish(&mut part.per_endpoint[e as usize], &mut |(w, n)| {
+            .finish(&mut part.per_endpoint[pair.slot as usize], &mut |(w, n)| {
                 if keep_counts {
                     counts.push(row_of(end_order + first_row, c, e, w, n));
                 }
             });
-        part.endpoint_peaks.push((e, peak_of(c, &pair.counts)));
+        part.endpoint_peaks
+            .push((pair.slot, peak_of(c, &pair.counts)));
     }
     for (k, &(s429, s503)) in statuses.iter().enumerate() {
         if s429 + s503 > 0 {

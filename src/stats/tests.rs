@@ -266,7 +266,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, dense_pairs));
+        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs));
         got.status.sort_unstable();
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);

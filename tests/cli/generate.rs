@@ -166,3 +166,34 @@ fn generate_rejects_bad_flags_with_usage_errors() {
         assert!(stderr.contains(message), "{args:?}: {stderr}");
     }
 }
+
+#[test]
+fn generate_shape_flags_are_reproducible_and_opt_in() {
+    let run = |args: &[&str]| {
+        let output = rlctl()
+            .args(["generate", "--lines", "3000", "--clients", "30"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{args:?}");
+        output.stdout
+    };
+    let plain = run(&[]);
+    let shaped: &[&str] = &[
+        "--distinct-paths",
+        "500",
+        "--scanners",
+        "2",
+        "--shuffle",
+        "--servers",
+        "3",
+    ];
+    let first = run(shaped);
+    assert_eq!(first, run(shaped));
+    assert_ne!(first, plain);
+    assert_eq!(first.iter().filter(|&&b| b == b'\n').count(), 3000);
+    for bad in [&["--distinct-paths", "0"][..], &["--servers", "0"]] {
+        let output = rlctl().arg("generate").args(bad).output().unwrap();
+        assert_eq!(output.status.code(), Some(2), "{bad:?}");
+    }
+}

@@ -13,6 +13,7 @@ mod nginx;
 mod redis;
 mod report;
 mod scale;
+mod shapes;
 mod simulate;
 mod support;
 mod watch;

@@ -140,7 +140,7 @@ fn watch_follows_nginx_through_rotations_and_agrees_with_simulate() {
     let rotated = log.with_extension("log.1");
     let copied = log.with_extension("log.2");
     let port = free_port();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("rlctl"))
+    let child = Command::new(crate::support::rlctl_path())
         .arg("watch")
         .arg(&log)
         .arg("--policy")
@@ -245,7 +245,7 @@ fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     let log = dir.path().join("access.log");
     append(&log, LINE.as_bytes());
     let port = free_port();
-    let child = Command::new(assert_cmd::cargo::cargo_bin("rlctl"))
+    let child = Command::new(crate::support::rlctl_path())
         .arg("watch")
         .arg(&log)
         .arg("--policy")
