@@ -38,20 +38,7 @@ pub fn method(e: &Exemption) -> Result<Option<String>, ExportError> {
 
 /// The exemption's route regex, refused with control characters (as rules' are).
 pub fn route(e: &Exemption) -> Result<Option<&str>, ExportError> {
-    let Some(r) = &e.route else {
-        return Ok(None);
-    };
-    let text = r.as_str();
-    if text
-        .chars()
-        .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
-    {
-        return Err(ExportError::Rule {
-            rule: e.name.clone(),
-            message: "the route regex holds a control character or line break; write it as an escape (\\n, \\x00)".into(),
-        });
-    }
-    Ok(Some(text))
+    super::route_text(&e.name, e.route.as_ref())
 }
 
 /// One line saying what an exemption covers (for a comment).

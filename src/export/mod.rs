@@ -270,7 +270,16 @@ pub fn method(rule: &CheckedRule) -> Result<Option<String>, ExportError> {
 /// The rule's route regex, refused when it holds control characters (no path does,
 /// and several formats cannot quote them).
 pub fn route(rule: &CheckedRule) -> Result<Option<&str>, ExportError> {
-    let Some(r) = &rule.route else {
+    route_text(&rule.name, rule.route.as_ref())
+}
+
+/// A rule's or an exemption's route regex as text, refused when it holds control
+/// characters or line breaks.
+pub(crate) fn route_text<'a>(
+    name: &str,
+    route: Option<&'a regex::Regex>,
+) -> Result<Option<&'a str>, ExportError> {
+    let Some(r) = route else {
         return Ok(None);
     };
     let text = r.as_str();
@@ -279,7 +288,7 @@ pub fn route(rule: &CheckedRule) -> Result<Option<&str>, ExportError> {
         .any(|c| c.is_control() || matches!(c, '\u{2028}' | '\u{2029}'))
     {
         return Err(ExportError::Rule {
-            rule: rule.name.clone(),
+            rule: name.to_string(),
             message: "the route regex holds a control character or line break; write it as an escape (\\n, \\x00)".into(),
         });
     }
