@@ -4,7 +4,7 @@
 //! header paths.
 
 use super::ExportError;
-use crate::ingest::key::KeyPart;
+use crate::ingest::key::{KeyPart, KeySpec};
 use crate::policy::CheckedRule;
 
 /// One part of a client key, as the request attribute a product can read.
@@ -28,20 +28,30 @@ pub enum ClientPart {
 
 /// The client key of `rule` as request attributes.
 pub fn client_parts(rule: &CheckedRule) -> Result<Vec<ClientPart>, ExportError> {
-    rule.key
-        .parts
+    key_parts(
+        &rule.name,
+        &rule.key,
+        "request header, cookie, query argument or nginx variable (use e.g. field:http_x_api_key)",
+    )
+}
+
+/// A key as request attributes; a `field:NAME` that names none is an error of
+/// the rule `name`, saying the field `names no {unknown}`.
+pub(crate) fn key_parts(
+    name: &str,
+    key: &KeySpec,
+    unknown: &str,
+) -> Result<Vec<ClientPart>, ExportError> {
+    key.parts
         .iter()
         .map(|part| match part {
             KeyPart::Ip => Ok(ClientPart::Address),
             KeyPart::Xff => Ok(ClientPart::ForwardedFor),
             KeyPart::User => Ok(ClientPart::User),
             KeyPart::UserAgent => Ok(ClientPart::Header("User-Agent".into())),
-            KeyPart::Field(i) => field_part(&rule.key.fields[*i]).ok_or_else(|| ExportError::Rule {
-                rule: rule.name.clone(),
-                message: format!(
-                    "key field `{}` names no request header, cookie, query argument or nginx variable (use e.g. field:http_x_api_key)",
-                    rule.key.fields[*i]
-                ),
+            KeyPart::Field(i) => field_part(&key.fields[*i]).ok_or_else(|| ExportError::Rule {
+                rule: name.to_string(),
+                message: format!("key field `{}` names no {unknown}", key.fields[*i]),
             }),
         })
         .collect()

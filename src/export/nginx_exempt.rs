@@ -9,8 +9,7 @@
 use super::conf::Conf;
 use super::exempt;
 use super::{ClientPart, ExportError};
-use crate::export::key::field_part;
-use crate::ingest::key::KeyPart;
+use crate::export::key::key_parts;
 use crate::policy::Exemption;
 
 /// The variable that is 1 for exempt requests.
@@ -31,23 +30,7 @@ fn text_expr(part: &ClientPart, xff: &str) -> String {
 
 /// The key of an exemption as request attributes.
 fn parts(e: &Exemption) -> Result<Vec<ClientPart>, ExportError> {
-    e.key
-        .parts
-        .iter()
-        .map(|part| match part {
-            KeyPart::Ip => Ok(ClientPart::Address),
-            KeyPart::Xff => Ok(ClientPart::ForwardedFor),
-            KeyPart::User => Ok(ClientPart::User),
-            KeyPart::UserAgent => Ok(ClientPart::Header("User-Agent".into())),
-            KeyPart::Field(i) => field_part(&e.key.fields[*i]).ok_or_else(|| ExportError::Rule {
-                rule: e.name.clone(),
-                message: format!(
-                    "key field `{}` names no request attribute",
-                    e.key.fields[*i]
-                ),
-            }),
-        })
-        .collect()
+    key_parts(&e.name, &e.key, "request attribute")
 }
 
 /// Writes the maps of every exemption; returns whether any uses X-Forwarded-For.
