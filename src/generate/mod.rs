@@ -58,10 +58,12 @@
 //! `--clients` scales to millions: the cost per line is a heap step
 //! (logarithmic in the clients), and addresses stay distinct at any count.
 
+mod addresses;
 pub mod catalog;
 pub mod clock;
 pub mod distinct;
 pub mod order;
+mod outcomes;
 pub mod profiles;
 pub mod rng;
 pub mod routes;

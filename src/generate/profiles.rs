@@ -5,11 +5,9 @@
 //! [`Profile`]s (one per user) sharing its address. The cast is drawn from one
 //! seeded generator in a fixed order, so a seed always gives the same cast.
 
-use rustc_hash::FxHashSet;
-
+use super::addresses::{Addresses, ipv4, ipv6};
 use super::catalog::{
-    API_AGENTS, BATCH_AGENTS, BROWSERS, COMPANIES, CRAWLERS, FIRST, FIRST_OCTETS, LAST,
-    RUNAWAY_AGENTS,
+    API_AGENTS, BATCH_AGENTS, BROWSERS, COMPANIES, CRAWLERS, FIRST, LAST, RUNAWAY_AGENTS,
 };
 use super::rng::Rng;
 use super::routes::{Route, RouteKind};
@@ -209,9 +207,7 @@ pub fn cast(clients: u32, rng: &mut Rng) -> Vec<Profile> {
             idle_rate: 0.002,
         };
         let addr = format!("{fleet}.{}", 10 + i);
-        if let Ok(ip) = addr.parse::<std::net::Ipv4Addr>() {
-            ips.addrs.insert(u32::from(ip));
-        }
+        ips.claim(&addr);
         let mut p = base(
             Kind::Batch,
             addr,
@@ -297,60 +293,10 @@ pub fn cast(clients: u32, rng: &mut Rng) -> Vec<Profile> {
     profiles
 }
 
-/// The IPv4 addresses drawn so far. Each client gets a /24 of its own while
-/// fewer than [`OWN_NETS`] are taken (every cast up to about a million
-/// clients); beyond that, addresses stay distinct but may share a /24, so any
-/// `--clients` can be drawn (the prefixes hold 24 x 2^24 addresses).
-#[derive(Debug, Default)]
-struct Addresses {
-    nets: FxHashSet<u32>,
-    addrs: FxHashSet<u32>,
-    own_nets: usize,
-}
-
-/// How many /24 networks are handed out one per client (3/4 of the 24 x 2^16
-/// /24s of [`FIRST_OCTETS`], so that drawing a free one stays cheap).
-const OWN_NETS: usize = 24 * (1 << 16) * 3 / 4;
-
-fn ipv4(rng: &mut Rng, used: &mut Addresses) -> String {
-    let own_nets = if used.own_nets == 0 {
-        OWN_NETS
-    } else {
-        used.own_nets
-    };
-    loop {
-        let a = *rng.pick(&FIRST_OCTETS);
-        let rest = rng.below(1 << 24) as u32;
-        let ip = (u32::from(a) << 24) | rest;
-        let last = ip & 0xFF;
-        if last == 0 || last == 255 {
-            continue;
-        }
-        let fresh = if used.nets.len() < own_nets {
-            used.nets.insert(ip >> 8)
-        } else {
-            !used.addrs.contains(&ip)
-        };
-        if fresh {
-            used.addrs.insert(ip);
-            let [a, b, c, d] = ip.to_be_bytes();
-            return format!("{a}.{b}.{c}.{d}");
-        }
-    }
-}
-
-fn ipv6(rng: &mut Rng) -> String {
-    let group = |rng: &mut Rng| rng.below(0x1_0000);
-    format!(
-        "2001:db8:{:x}:{:x}::{:x}",
-        group(rng),
-        group(rng),
-        1 + rng.below(0xFFFF)
-    )
-}
-
 #[cfg(test)]
 mod tests {
+    use rustc_hash::FxHashSet;
+
     use super::*;
 
     #[test]
@@ -387,23 +333,6 @@ mod tests {
         assert!(office.iter().all(|p| p.addr == office[0].addr));
         let names: FxHashSet<&str> = office.iter().filter_map(|p| p.user.as_deref()).collect();
         assert_eq!(names.len(), office.len());
-    }
-
-    #[test]
-    fn addresses_stay_distinct_once_the_own_networks_run_out() {
-        let mut used = Addresses {
-            own_nets: 100,
-            ..Addresses::default()
-        };
-        let mut rng = Rng::new(4);
-        let addrs: FxHashSet<String> = (0..5_000).map(|_| ipv4(&mut rng, &mut used)).collect();
-        assert_eq!(addrs.len(), 5_000);
-        assert_eq!(used.nets.len(), 100);
-        let nets: FxHashSet<&str> = addrs
-            .iter()
-            .map(|a| a.rsplit_once('.').unwrap().0)
-            .collect();
-        assert!(nets.len() < 5_000, "some /24s are shared");
     }
 
     #[test]

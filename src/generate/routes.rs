@@ -6,6 +6,7 @@
 //! client kind sees the same server.
 
 use super::catalog::{BLOG_SLUGS, SEARCH_WORDS, STATIC_ASSETS};
+use super::outcomes::{API_LIST, API_READ, API_WRITE, Family, LOGIN, PAGE, PLAIN, SCAN, STATIC};
 use super::rng::Rng;
 use super::{distinct, scanners};
 
@@ -248,74 +249,6 @@ impl Route {
         }
     }
 }
-
-/// How one family of routes is answered.
-struct Family {
-    statuses: [u16; 4],
-    /// Relative weights of `statuses`, per ten thousand.
-    weights: [u32; 4],
-    median_ms: f64,
-    sigma: f64,
-    median_bytes: f64,
-}
-
-const STATIC: Family = Family {
-    statuses: [200, 304, 404, 500],
-    weights: [7_800, 2_000, 195, 5],
-    median_ms: 1.5,
-    sigma: 0.5,
-    median_bytes: 20_000.0,
-};
-const API_READ: Family = Family {
-    statuses: [200, 404, 500, 304],
-    weights: [9_440, 450, 50, 60],
-    median_ms: 14.0,
-    sigma: 0.6,
-    median_bytes: 850.0,
-};
-const API_LIST: Family = Family {
-    statuses: [200, 400, 500, 304],
-    weights: [9_900, 40, 40, 20],
-    median_ms: 65.0,
-    sigma: 0.7,
-    median_bytes: 4_200.0,
-};
-const API_WRITE: Family = Family {
-    statuses: [201, 400, 409, 500],
-    weights: [9_300, 500, 100, 100],
-    median_ms: 45.0,
-    sigma: 0.5,
-    median_bytes: 620.0,
-};
-const LOGIN: Family = Family {
-    statuses: [200, 401, 429, 500],
-    weights: [8_290, 1_700, 0, 10],
-    median_ms: 120.0,
-    sigma: 0.3,
-    median_bytes: 310.0,
-};
-const PLAIN: Family = Family {
-    statuses: [200, 200, 200, 500],
-    weights: [9_995, 0, 0, 5],
-    median_ms: 1.0,
-    sigma: 0.3,
-    median_bytes: 180.0,
-};
-const PAGE: Family = Family {
-    statuses: [200, 304, 404, 301],
-    weights: [9_290, 200, 450, 60],
-    median_ms: 30.0,
-    sigma: 0.5,
-    median_bytes: 24_000.0,
-};
-
-const SCAN: Family = Family {
-    statuses: [404, 403, 400, 200],
-    weights: [8_500, 800, 300, 400],
-    median_ms: 3.0,
-    sigma: 0.5,
-    median_bytes: 1_200.0,
-};
 
 /// Appends the decimal digits of `n`.
 pub fn push_u64(out: &mut Vec<u8>, mut n: u64) {
