@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use super::{OptionsError, ingest_settings, parse_share};
 use crate::cli::{WatchArgs, WatchFormat};
-use crate::policy::Policy;
+use crate::policy::{CheckedPolicy, Policy};
 use crate::watch::follow::DEFAULT_LINGER;
 use crate::watch::session::SessionSettings;
-use crate::watch::shadow::keys_for;
+use crate::watch::shadow::keys_for_policy;
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
@@ -56,8 +56,8 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
     }
     let mut ingest = ingest_settings(&args.ingest)?;
     ingest.progress = None;
-    let rules = Policy::load(&args.policy)?;
-    ingest.keys = keys_for(&rules, ingest.keys);
+    let CheckedPolicy { rules, exemptions } = Policy::load_policy(&args.policy)?;
+    ingest.keys = keys_for_policy(&rules, &exemptions, ingest.keys);
     let (max_delay, interval) = (args.max_delay, args.interval);
     let verdict = match &args.until_clients_hit {
         Some(share) => Some(Verdict::new(
@@ -82,6 +82,8 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
             linger: DEFAULT_LINGER,
             ingest,
             rules,
+            exemptions,
+            gateway: args.gateway,
             verdict,
         },
         session: SessionSettings {

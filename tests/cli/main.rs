@@ -17,3 +17,4 @@ mod shapes;
 mod simulate;
 mod support;
 mod watch;
+mod watch_replay;

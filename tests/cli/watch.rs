@@ -3,18 +3,18 @@
 //! copytruncate; at the end `/metrics` counts equal `rlctl simulate` on the
 //! same lines, rule by rule, and no line is lost.
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::io::Write;
+use std::net::Ipv4Addr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::support::json_of_success;
 use crate::support::nginx::{Nginx, http_get};
 use crate::support::rlctl;
+use crate::support::watch::{Watch, free_port, wait_for};
 
 const FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
 
@@ -42,66 +42,6 @@ route = "^/api/"
 limit = "1/10s"
 algorithm = "fixed-window"
 "#;
-
-/// Kills the watch when the test ends, however it ends.
-struct Watch(Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The samples of `/metrics` as `name{labels}` → value, or `None` when it
-/// does not answer yet.
-fn scrape(port: u16) -> Option<BTreeMap<String, f64>> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .ok()?;
-    let mut text = String::new();
-    stream.read_to_string(&mut text).ok()?;
-    let (_, body) = text.split_once("\r\n\r\n")?;
-    Some(
-        body.lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-            .filter_map(|l| {
-                let (name, value) = l.rsplit_once(' ')?;
-                Some((name.to_string(), value.parse().ok()?))
-            })
-            .collect(),
-    )
-}
-
-/// Waits until `done` holds for a scrape, and returns that scrape.
-fn wait_for(
-    port: u16,
-    what: &str,
-    done: impl Fn(&BTreeMap<String, f64>) -> bool,
-) -> BTreeMap<String, f64> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut last = None;
-    while Instant::now() < deadline {
-        if let Some(m) = scrape(port) {
-            if done(&m) {
-                return m;
-            }
-            last = Some(m);
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-    panic!("timed out waiting for {what}; last scrape: {last:#?}");
-}
 
 /// Sends `n` requests from each of 127.0.0.2..=6, alternating `/api/x` and `/`.
 fn traffic(nginx: &Nginx, n: usize) {

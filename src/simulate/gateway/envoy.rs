@@ -327,7 +327,10 @@ mod tests {
         assert!((now - (now - 1.0 / fill)) * fill < 1.0);
         let alg = Continuous::new(p);
         let t = 1_764_500_000_123;
-        assert_eq!(decisions(&alg, &[t, t, t + 299, t + 300]), expect("y n n y"));
+        assert_eq!(
+            decisions(&alg, &[t, t, t + 299, t + 300]),
+            expect("y n n y")
+        );
     }
 
     #[test]

@@ -115,6 +115,7 @@ fn figures_count_requests_rejections_and_clients() {
     let mut shadow = Shadow::new(&rules, &keys).unwrap();
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],
+        exempt: false,
     };
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {

@@ -31,6 +31,8 @@ pub enum Engine {
     Redis,
     /// Chromium, on PATH (for scripts/screenshot-html.sh).
     Chromium,
+    /// The Prometheus server (Debian package `prometheus`).
+    Prometheus,
     /// The Python with the `duckdb` package; [`require`] returns that Python.
     DuckDb,
     /// The Python with `chdb` (ClickHouse in process).
@@ -53,6 +55,7 @@ impl Engine {
             Engine::Haproxy => "haproxy",
             Engine::Redis => "redis-server",
             Engine::Chromium => "chromium",
+            Engine::Prometheus => "prometheus",
             Engine::DuckDb => "duckdb",
             Engine::ClickHouse => "chdb",
             Engine::Spark => "pyspark",
@@ -65,9 +68,11 @@ impl Engine {
     /// How to get it.
     fn hint(self) -> &'static str {
         match self {
-            Engine::Nginx | Engine::Haproxy | Engine::Redis | Engine::Chromium => {
-                "apt-get install it, or run `bash .ci/run` as root"
-            }
+            Engine::Nginx
+            | Engine::Haproxy
+            | Engine::Redis
+            | Engine::Chromium
+            | Engine::Prometheus => "apt-get install it, or run `bash .ci/run` as root",
             Engine::DuckDb | Engine::ClickHouse | Engine::Spark | Engine::Sqlglot => {
                 "`bash .ci/run` installs the Python engines in ~/.cache/rlctl-venv; or set RLCTL_PYTHON"
             }
@@ -95,6 +100,9 @@ impl Engine {
             }
             Engine::Chromium => {
                 binary(&[], &["chromium", "chromium-browser"]).ok_or_else(not_installed)
+            }
+            Engine::Prometheus => {
+                binary(&["/usr/bin/prometheus"], &["prometheus"]).ok_or_else(not_installed)
             }
             Engine::DuckDb => python_with("duckdb"),
             Engine::ClickHouse => python_with("chdb"),
