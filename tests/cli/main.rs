@@ -10,6 +10,7 @@ mod haproxy;
 mod hardening;
 mod html_screenshot;
 mod nginx;
+mod prometheus;
 mod redis;
 mod report;
 mod scale;
