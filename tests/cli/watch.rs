@@ -255,3 +255,78 @@ fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     assert_eq!(event("replaced"), Some(1.0));
     assert!(watch.0.try_wait().unwrap().is_none());
 }
+
+#[test]
+fn permission_lost_while_following_is_reported_and_recovered() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(setpriv) = crate::support::require(crate::support::Engine::Unprivileged) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.path().join("access.log");
+    append(&log, LINE.as_bytes());
+    let port = free_port();
+    // As root, file modes apply only without CAP_DAC_OVERRIDE/READ_SEARCH.
+    let mut command = if setpriv.as_os_str().is_empty() {
+        Command::new(crate::support::rlctl_path())
+    } else {
+        let mut c = Command::new(&setpriv);
+        c.arg("--bounding-set=-dac_override,-dac_read_search")
+            .arg(crate::support::rlctl_path());
+        c
+    };
+    let child = command
+        .arg("watch")
+        .arg(&log)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["--from-start", "--log-format", "combined"])
+        .args(["--format", "none", "--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut watch = Watch(child);
+    let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    let readable = format!("rlctl_file_readable{{file=\"{}\"}}", log.display());
+    wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
+    let mode = |path: &Path, mode: u32| {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap()
+    };
+
+    // The mode changes under the open file: it is still read.
+    mode(&log, 0o000);
+    append(&log, LINE.as_bytes());
+    wait_for(port, "a line after chmod 000", |m| {
+        m.get(&lines) == Some(&2.0) && m.get(&readable) == Some(&1.0)
+    });
+    // Rotated, and the new file cannot be opened: reported, not fatal; the
+    // rotated-away file is still read to its end.
+    fs::rename(&log, log.with_extension("log.1")).unwrap();
+    append(&log.with_extension("log.1"), LINE.as_bytes());
+    append(&log, format!("{LINE}{LINE}").as_bytes());
+    mode(&log, 0o000);
+    let m = wait_for(port, "the unreadable file reported", |m| {
+        m.get(&readable) == Some(&0.0) && m.get(&lines) == Some(&3.0)
+    });
+    let unreadable = format!(
+        "rlctl_file_events_total{{file=\"{}\",event=\"unreadable\"}}",
+        log.display()
+    );
+    assert_eq!(m.get(&unreadable), Some(&1.0), "{m:#?}");
+    assert!(
+        watch.0.try_wait().unwrap().is_none(),
+        "the watch is still running"
+    );
+    // Permission back: the new file is followed from its start.
+    mode(&log, 0o644);
+    wait_for(port, "the new file followed", |m| {
+        m.get(&lines) == Some(&5.0)
+            && m.get(&readable) == Some(&1.0)
+            && m.get("rlctl_requests_total{rule=\"g\"}") == Some(&5.0)
+    });
+    assert!(watch.0.try_wait().unwrap().is_none());
+}

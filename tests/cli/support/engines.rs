@@ -33,6 +33,10 @@ pub enum Engine {
     Chromium,
     /// The Prometheus server (Debian package `prometheus`).
     Prometheus,
+    /// A way to run a command that file modes apply to: as root, `setpriv`
+    /// dropping the permission overrides (returns `setpriv`); otherwise
+    /// nothing is needed (returns an empty path).
+    Unprivileged,
     /// The Python with the `duckdb` package; [`require`] returns that Python.
     DuckDb,
     /// The Python with `chdb` (ClickHouse in process).
@@ -56,6 +60,7 @@ impl Engine {
             Engine::Redis => "redis-server",
             Engine::Chromium => "chromium",
             Engine::Prometheus => "prometheus",
+            Engine::Unprivileged => "setpriv",
             Engine::DuckDb => "duckdb",
             Engine::ClickHouse => "chdb",
             Engine::Spark => "pyspark",
@@ -77,6 +82,7 @@ impl Engine {
                 "`bash .ci/run` installs the Python engines in ~/.cache/rlctl-venv; or set RLCTL_PYTHON"
             }
             Engine::Tmpfs => "run the tests as root, where mount -t tmpfs is allowed",
+            Engine::Unprivileged => "install util-linux (setpriv), or run the tests as a user",
             Engine::RealData => {
                 "the third-party logs live beside the clone in ../shared/realdata (or set RLCTL_REALDATA)"
             }
@@ -104,6 +110,10 @@ impl Engine {
             Engine::Prometheus => {
                 binary(&["/usr/bin/prometheus"], &["prometheus"]).ok_or_else(not_installed)
             }
+            Engine::Unprivileged if !is_root() => Ok(PathBuf::new()),
+            Engine::Unprivileged => binary(&["/usr/bin/setpriv"], &["setpriv"]).ok_or_else(|| {
+                "setpriv (to drop root's permission overrides) is not installed".into()
+            }),
             Engine::DuckDb => python_with("duckdb"),
             Engine::ClickHouse => python_with("chdb"),
             Engine::Sqlglot => python_with("sqlglot"),
