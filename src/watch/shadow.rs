@@ -25,7 +25,7 @@ use super::top::{TopClient, TopClients};
 use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::policy::{CheckedRule, Exemption};
-use crate::simulate::gateway::{Gateway, GatewayError};
+use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::spec::with_algorithm;
 use crate::simulate::{Algorithm, Limiter, SpecError};
 use crate::units::{Limit, Millis};
@@ -124,6 +124,8 @@ pub struct RuleFigures {
     pub rule: String,
     pub key: String,
     pub limit: String,
+    /// The rule's algorithm, or with `--gateway` the gateway (`kong-redis`,
+    /// `aws-waf (model)`).
     pub algorithm: String,
     /// Requests the rule applied to.
     pub requests: u64,
@@ -147,6 +149,7 @@ pub const TOP_LISTED: usize = 5;
 pub struct Shadow {
     rules: Vec<ShadowRule>,
     exemptions: Exemptions,
+    gateway: Option<Gateway>,
     /// Requests an exemption matched.
     exempt: u64,
     /// The time of the last request decided.
@@ -222,6 +225,7 @@ impl Shadow {
         Ok(Shadow {
             rules,
             exemptions: Exemptions::new(exemptions, keys),
+            gateway,
             exempt: 0,
             now: None,
         })
@@ -349,7 +353,11 @@ impl Shadow {
                 rule: r.rule.name.clone(),
                 key: r.rule.key.text.clone(),
                 limit: r.rule.spec.limit.to_string(),
-                algorithm: r.rule.spec.kind.to_string(),
+                algorithm: match self.gateway {
+                    Some(g) if g.fidelity() == Fidelity::Model => format!("{g} (model)"),
+                    Some(g) => g.to_string(),
+                    None => r.rule.spec.kind.to_string(),
+                },
                 requests: r.requests,
                 would_reject: r.would_reject,
                 states: r.states.len(),
