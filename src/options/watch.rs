@@ -157,6 +157,43 @@ mod tests {
     }
 
     #[test]
+    fn a_gateway_and_exemptions_reach_the_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = dir.path().join("p.toml");
+        std::fs::write(
+            &policy,
+            "[[rule]]\nname='g'\nlimit='10/1m'\n\n[[rule]]\nname='bot'\nkey='user'\nclient='monitor'\nexempt=true\n",
+        )
+        .unwrap();
+        let cli = crate::cli::Cli::try_parse_from([
+            "rlctl",
+            "watch",
+            "a.log",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--gateway",
+            "kong-redis",
+        ])
+        .unwrap();
+        let crate::cli::Command::Watch(args) = cli.command else {
+            unreachable!()
+        };
+        let run = watch_settings(&args).unwrap();
+        assert_eq!(
+            run.watch.gateway,
+            Some(crate::simulate::gateway::Gateway::KongRedis)
+        );
+        assert_eq!(run.watch.rules.len(), 1);
+        assert_eq!(run.watch.exemptions[0].name, "bot");
+        // The exemption's key is extracted beside --key.
+        assert_eq!(run.watch.ingest.keys.extra[0].text, "user");
+        let typed = parse(&["--gateway", "apache"], &policy)
+            .unwrap_err()
+            .to_string();
+        assert!(typed.contains("haproxy-req-rate"), "{typed}");
+    }
+
+    #[test]
     fn bad_flags_say_what_to_type() {
         let err = |extra: &[&str]| settings(extra).unwrap_err().to_string();
         let typed = |extra: &[&str]| {

@@ -130,3 +130,59 @@ fn figures_count_requests_rejections_and_clients() {
     assert_eq!(shadow.sweep(60_000), 1);
     assert_eq!(shadow.figures()[0].hour.windows, 2);
 }
+
+#[test]
+fn exempt_requests_are_admitted_and_counted_by_no_rule() {
+    let policy = Policy::parse_policy(
+        "[[rule]]\nname='r'\nlimit='1/1m'\nalgorithm='fixed-window'\n\n\
+         [[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\n\
+         [[rule]]\nname='office'\nclient='10.0.0.2'\nexempt=true\n",
+        "p.toml",
+    )
+    .unwrap();
+    let keys = keys_for_policy(
+        &policy.rules,
+        &policy.exemptions,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let settings = Settings {
+        inputs: Vec::new(),
+        format: FormatChoice::Auto,
+        json_fields: Vec::new(),
+        keys: keys.clone(),
+        routes: Vec::new(),
+        strict: false,
+        progress: None,
+        paths: true,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
+    };
+    let mut log = Vec::new();
+    // In one minute: 10.0.0.1 asks /healthz twice (exempt) then /a twice
+    // (admitted, rejected); 10.0.0.2 asks /a three times (exempt client).
+    for (ip, path) in [
+        (1, "/healthz"),
+        (1, "/healthz?full=1"),
+        (1, "/a"),
+        (2, "/a"),
+        (1, "/a"),
+        (2, "/a"),
+        (2, "/a"),
+    ] {
+        writeln!(
+            log,
+            "10.0.0.{ip} - - [10/Oct/2025:13:55:36 +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\""
+        )
+        .unwrap();
+    }
+    let mut parser = FileParser::new("a.log");
+    let chunk = parser.parse(&log, &settings).unwrap().unwrap();
+    let mut shadow = Shadow::with_policy(&policy.rules, &policy.exemptions, None, &keys).unwrap();
+    let requests = shadow.requests(&chunk);
+    let exempt: Vec<bool> = requests.iter().map(|(_, r)| r.exempt).collect();
+    assert_eq!(exempt, [true, true, false, true, false, true, true]);
+    let decisions: Vec<bool> = requests.iter().map(|(t, r)| shadow.decide(*t, r)).collect();
+    assert_eq!(decisions, [true, true, true, true, false, true, true]);
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject, shadow.exempt()), (2, 1, 5));
+    assert_eq!(f.hour.clients_seen, 1);
+}
