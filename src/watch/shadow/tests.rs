@@ -6,9 +6,10 @@ use super::*;
 use crate::ingest::key::KeySpec;
 use crate::ingest::{FormatChoice, Settings};
 use crate::policy::Policy;
+use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
 use crate::watch::reorder::Reorder;
-use crate::watch::testing::{POLICY, generated_log, simulated};
+use crate::watch::testing::{POLICY, generated_log, simulated, simulated_as};
 
 fn watched(
     log: &[u8],
@@ -19,6 +20,23 @@ fn watched(
     Vec<(u64, u64)>,
     Vec<bool>,
     crate::watch::parse::FileCounts,
+    usize,
+) {
+    let (counts, decisions, lines, most_states, _) = watched_as(log, rules, keys, batch, None);
+    (counts, decisions, lines, most_states)
+}
+
+fn watched_as(
+    log: &[u8],
+    rules: &[CheckedRule],
+    keys: &KeySet,
+    batch: usize,
+    gateway: Option<Gateway>,
+) -> (
+    Vec<(u64, u64)>,
+    Vec<bool>,
+    crate::watch::parse::FileCounts,
+    usize,
     usize,
 ) {
     let settings = Settings {
@@ -32,7 +50,7 @@ fn watched(
         paths: true,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
-    let mut shadow = Shadow::new(rules, keys).unwrap();
+    let mut shadow = Shadow::with_policy(rules, &[], gateway, keys).unwrap();
     let mut parser = FileParser::new("gen.log");
     let mut reorder = Reorder::new(5000);
     let mut decisions = Vec::new();
@@ -67,7 +85,15 @@ fn watched(
         .iter()
         .map(|f| (f.requests, f.would_reject))
         .collect();
-    (counts, decisions, parser.counts().clone(), most_states)
+    // Two quiet days later every state decides like a new one.
+    let left = shadow.now().map_or(0, |t| shadow.sweep(t + 2 * 86_400_000));
+    (
+        counts,
+        decisions,
+        parser.counts().clone(),
+        most_states,
+        left,
+    )
 }
 
 #[test]
@@ -98,6 +124,26 @@ fn decides_as_simulate_replay_on_a_generated_log() {
         assert!(lines.skipped_total() > 60, "{lines:?}");
         // Idle states were dropped: far fewer kept than keys ever seen.
         assert!(most_states < 4 * 40 + 7, "{most_states}");
+    }
+}
+
+#[test]
+fn decides_as_simulate_replay_with_every_gateway_model_and_drops_idle_states() {
+    let rules = Policy::parse(POLICY, "p.toml").unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let log = generated_log(4000, 5);
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&log).unwrap();
+    for g in Gateway::ALL {
+        let (want_counts, want, _) = simulated_as(file.path(), &rules, &keys, Some(g));
+        let (got_counts, got, _, _, left) = watched_as(&log, &rules, &keys, 512, Some(g));
+        assert_eq!(got_counts, want_counts, "{g}");
+        assert_eq!(got, want, "{g}");
+        assert!(got_counts.iter().any(|&(_, rejected)| rejected > 0), "{g}");
+        assert_eq!(left, 0, "{g}: states kept after two quiet days");
     }
 }
 
