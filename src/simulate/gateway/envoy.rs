@@ -22,7 +22,9 @@
 //! The doubles use the log's epoch milliseconds as seconds where Envoy uses its
 //! monotonic clock: the arithmetic is Envoy's, the rounding of the last bit may
 //! differ. One place where that rounding would decide: a new bucket is taken
-//! as holding exactly `max_tokens` (Envoy's intent: created full), because
+//! as holding exactly `max_tokens` (Envoy's intent: the constructor with
+//! `init_fill` sets `time_in_seconds -= max_tokens_ / fill_rate_`: a full
+//! bucket, on a monotonic clock whose smaller values round far less), because
 //! `(now − (now − max_tokens/fill_rate))·fill_rate` with epoch-sized `now`
 //! rounds on the grid of `now` (2⁻²² s) and can land below `max_tokens`; with
 //! a one-token bucket that alone would reject every new client's first
