@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use super::IngestArgs;
+use crate::simulate::gateway::Gateway;
 use crate::units::Window;
 
 /// What `rlctl watch` writes on stdout.
@@ -28,6 +29,13 @@ pub struct WatchArgs {
     /// The policy to dry-run (TOML, as `rlctl analyze --write-policy` writes it).
     #[arg(long, value_name = "FILE", required = true, help_heading = "Limits")]
     pub policy: PathBuf,
+
+    /// Dry-run each rule as a gateway enforces the config `rlctl export`
+    /// writes (as `rlctl simulate --gateway`): nginx, haproxy,
+    /// haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik, kong,
+    /// kong-redis, aws-waf and cloudflare (documented models), redis-swc.
+    #[arg(long, value_name = "NAME", help_heading = "Limits")]
+    pub gateway: Option<Gateway>,
 
     /// Serve Prometheus metrics at http://ADDR/metrics.
     #[arg(

@@ -7,10 +7,10 @@ use std::time::Duration;
 
 use super::{OptionsError, ingest_settings, parse_share};
 use crate::cli::{WatchArgs, WatchFormat};
-use crate::policy::Policy;
+use crate::policy::{CheckedPolicy, Policy};
 use crate::watch::follow::DEFAULT_LINGER;
 use crate::watch::session::SessionSettings;
-use crate::watch::shadow::keys_for;
+use crate::watch::shadow::keys_for_policy;
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
@@ -56,8 +56,8 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
     }
     let mut ingest = ingest_settings(&args.ingest)?;
     ingest.progress = None;
-    let rules = Policy::load(&args.policy)?;
-    ingest.keys = keys_for(&rules, ingest.keys);
+    let CheckedPolicy { rules, exemptions } = Policy::load_policy(&args.policy)?;
+    ingest.keys = keys_for_policy(&rules, &exemptions, ingest.keys);
     let (max_delay, interval) = (args.max_delay, args.interval);
     let verdict = match &args.until_clients_hit {
         Some(share) => Some(Verdict::new(
@@ -82,6 +82,8 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
             linger: DEFAULT_LINGER,
             ingest,
             rules,
+            exemptions,
+            gateway: args.gateway,
             verdict,
         },
         session: SessionSettings {
@@ -152,6 +154,43 @@ mod tests {
         let verdict = run.watch.verdict.unwrap();
         assert_eq!((verdict.threshold, verdict.hold_ms), (0.01, 3_600_000));
         assert_eq!(run.listen, None);
+    }
+
+    #[test]
+    fn a_gateway_and_exemptions_reach_the_settings() {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = dir.path().join("p.toml");
+        std::fs::write(
+            &policy,
+            "[[rule]]\nname='g'\nlimit='10/1m'\n\n[[rule]]\nname='bot'\nkey='user'\nclient='monitor'\nexempt=true\n",
+        )
+        .unwrap();
+        let cli = crate::cli::Cli::try_parse_from([
+            "rlctl",
+            "watch",
+            "a.log",
+            "--policy",
+            policy.to_str().unwrap(),
+            "--gateway",
+            "kong-redis",
+        ])
+        .unwrap();
+        let crate::cli::Command::Watch(args) = cli.command else {
+            unreachable!()
+        };
+        let run = watch_settings(&args).unwrap();
+        assert_eq!(
+            run.watch.gateway,
+            Some(crate::simulate::gateway::Gateway::KongRedis)
+        );
+        assert_eq!(run.watch.rules.len(), 1);
+        assert_eq!(run.watch.exemptions[0].name, "bot");
+        // The exemption's key is extracted beside --key.
+        assert_eq!(run.watch.ingest.keys.extra[0].text, "user");
+        let typed = parse(&["--gateway", "apache"], &policy)
+            .unwrap_err()
+            .to_string();
+        assert!(typed.contains("haproxy-req-rate"), "{typed}");
     }
 
     #[test]

@@ -122,16 +122,33 @@ pub(crate) mod test_util {
     /// so, and asserts that decisions and delays are the same. Returns how
     /// many times the state was dropped.
     pub fn check_idle_drops<A: Algorithm>(alg: &A, times: &[Millis]) -> usize {
+        check_idle_drops_vetoed(alg, times, &[])
+    }
+
+    /// [`check_idle_drops`] where request `i` is also rejected by another rule
+    /// when `vetoed[i]` (missing entries: not vetoed), so that it goes through
+    /// [`Algorithm::rejected`] even when this one admits it.
+    pub fn check_idle_drops_vetoed<A: Algorithm>(
+        alg: &A,
+        times: &[Millis],
+        vetoed: &[bool],
+    ) -> usize {
         let (mut kept, mut dropped) = (A::State::default(), A::State::default());
         let mut drops = 0;
-        for &t in times {
+        for (i, &t) in times.iter().enumerate() {
             if alg.is_idle(&dropped, t) {
                 dropped = A::State::default();
                 drops += 1;
             }
+            let veto = vetoed.get(i).copied().unwrap_or(false);
             let run = |state: &mut A::State| {
                 let allowed = alg.allows(state, t);
-                (allowed, if allowed { alg.record(state, t) } else { 0 })
+                if allowed && !veto {
+                    (allowed, alg.record(state, t))
+                } else {
+                    alg.rejected(state, t);
+                    (allowed, 0)
+                }
             };
             assert_eq!(run(&mut kept), run(&mut dropped), "at t={t} in {times:?}");
         }

@@ -11,7 +11,7 @@
 //! - a file that shrinks, or whose bytes before the read offset changed
 //!   (copytruncate, then written past the old offset before the next poll), is
 //!   read again from byte 0;
-//! - a line longer than [`MAX_LINE_BYTES`] is discarded as it streams by and
+//! - a line longer than [`MAX_LINE_BYTES`](crate::ingest::lines::MAX_LINE_BYTES) is discarded as it streams by and
 //!   reported with its length, so memory never grows with line length;
 //! - a path that is missing, not a regular file, or unreadable is reported once
 //!   per change of condition and looked at again on the next poll: never an error.
@@ -25,7 +25,7 @@ use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::ingest::lines::MAX_LINE_BYTES;
+use assemble::LineAssembler;
 
 /// The most bytes one poll reads from one file, so that one busy file does not
 /// starve the others; [`Polled::more`] says when more is waiting.
@@ -46,7 +46,7 @@ pub enum Followed {
     /// Whole lines, each ending with `\n` (one is added to the last line of a
     /// file that is finished without one).
     Lines(Vec<u8>),
-    /// One line longer than [`MAX_LINE_BYTES`], of `bytes` bytes, not kept.
+    /// One line longer than [`MAX_LINE_BYTES`](crate::ingest::lines::MAX_LINE_BYTES), of `bytes` bytes, not kept.
     TooLong { bytes: u64 },
     /// Something happened to the file.
     Event(FileEvent),
@@ -87,67 +87,6 @@ enum Condition {
     Missing,
     NotAFile,
     Unreadable(String),
-}
-
-/// Bytes on their way to becoming whole lines.
-#[derive(Debug, Default)]
-struct LineAssembler {
-    partial: Vec<u8>,
-    /// The length so far of a line found too long (its bytes are dropped).
-    overlong: Option<u64>,
-}
-
-impl LineAssembler {
-    fn push(&mut self, mut data: &[u8], out: &mut Vec<Followed>) {
-        while let Some(end) = memchr::memchr(b'\n', data) {
-            self.end_line(&data[..end], out);
-            data = &data[end + 1..];
-        }
-        self.extend(data);
-    }
-
-    fn extend(&mut self, bytes: &[u8]) {
-        if let Some(len) = &mut self.overlong {
-            *len += bytes.len() as u64;
-        } else if self.partial.len() + bytes.len() > MAX_LINE_BYTES {
-            self.overlong = Some((self.partial.len() + bytes.len()) as u64);
-            self.partial = Vec::new();
-        } else {
-            self.partial.extend_from_slice(bytes);
-        }
-    }
-
-    fn end_line(&mut self, tail: &[u8], out: &mut Vec<Followed>) {
-        if self.partial.is_empty() && self.overlong.is_none() && tail.len() <= MAX_LINE_BYTES {
-            push_line(out, tail);
-            return;
-        }
-        self.extend(tail);
-        match self.overlong.take() {
-            Some(bytes) => out.push(Followed::TooLong { bytes }),
-            None => push_line(out, &self.partial),
-        }
-        self.partial.clear();
-    }
-
-    /// Ends the file: a partial last line becomes a line.
-    fn finish(&mut self, out: &mut Vec<Followed>) {
-        if !self.partial.is_empty() || self.overlong.is_some() {
-            self.end_line(&[], out);
-        }
-    }
-}
-
-fn push_line(out: &mut Vec<Followed>, line: &[u8]) {
-    if let Some(Followed::Lines(buf)) = out.last_mut() {
-        buf.extend_from_slice(line);
-        buf.push(b'\n');
-    } else {
-        let mut buf = Vec::with_capacity(line.len() + 1);
-        buf.extend_from_slice(line);
-        buf.push(b'\n');
-        out.push(Followed::Lines(buf));
-    }
 }
 
 /// An open file and how far it was read.
@@ -402,5 +341,6 @@ fn start_of_last_line(file: &File, len: u64) -> u64 {
     }
 }
 
+mod assemble;
 #[cfg(test)]
 mod tests;

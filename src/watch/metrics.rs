@@ -16,7 +16,7 @@
 //!
 //! and, so that a problem while following shows on a dashboard:
 //! `rlctl_lines_parsed_total{file}`, `rlctl_lines_late_total`,
-//! `rlctl_requests_future_total`,
+//! `rlctl_requests_future_total`, `rlctl_requests_exempt_total`,
 //! `rlctl_file_readable{file}`, `rlctl_file_events_total{file,event}`,
 //! `rlctl_limiter_states{rule}`, `rlctl_reorder_pending`.
 //!
@@ -49,6 +49,8 @@ pub struct Snapshot {
     pub files: Vec<FileFigures>,
     /// Skipped lines by reason, all files.
     pub skipped: BTreeMap<String, u64>,
+    /// Requests an exemption matched (admitted, counted by no rule).
+    pub exempt_requests: u64,
     /// Lines later than `--max-delay` (replayed at the last released time).
     pub late_lines: u64,
     /// Requests not replayed: their timestamp was over an hour ahead of the wall clock.
@@ -204,6 +206,12 @@ pub fn render(s: &Snapshot) -> String {
     for (reason, n) in &s.skipped {
         e.sample("rlctl_lines_skipped_total", &[("reason", reason)], n);
     }
+    e.header(
+        "rlctl_requests_exempt_total",
+        "counter",
+        "Requests an exempt rule matched: admitted, counted by no rule.",
+    );
+    e.sample("rlctl_requests_exempt_total", &[], s.exempt_requests);
     e.header(
         "rlctl_lines_late_total",
         "counter",

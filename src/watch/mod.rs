@@ -13,6 +13,7 @@
 
 pub mod clock;
 pub mod distinct;
+pub mod exempt;
 pub mod follow;
 pub mod http;
 pub mod metrics;

@@ -7,7 +7,10 @@
 //! is it recorded in each rule's state (a rejected one goes through
 //! [`Algorithm::rejected`], which only gateway models use); each rule's own
 //! verdict is what it counts as would-reject (a request two rules reject
-//! counts for both).
+//! counts for both). With `--gateway`, each rule decides as that gateway's
+//! model (`simulate::gateway`), as `rlctl simulate --gateway` does. A request
+//! an exemption matches ([`super::exempt`]) is admitted, counted by no rule and
+//! changes no state, as in `rlctl simulate`.
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
 //! like the empty one ([`Algorithm::is_idle`]), which changes no decision, and
@@ -16,12 +19,13 @@
 use std::collections::HashMap;
 
 use super::distinct::key_hash;
+use super::exempt::{Exemptions, key_column, key_value};
 use super::rolling::{HourFigures, Rolling};
 use super::top::{TopClient, TopClients};
-use crate::events::NO_KEY;
 use crate::ingest::chunk::ChunkResult;
-use crate::ingest::key::KeySet;
-use crate::policy::CheckedRule;
+use crate::ingest::key::{KeySet, KeySpec};
+use crate::policy::{CheckedRule, Exemption};
+use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::spec::with_algorithm;
 use crate::simulate::{Algorithm, Limiter, SpecError};
 use crate::units::{Limit, Millis};
@@ -31,6 +35,21 @@ use crate::units::{Limit, Millis};
 pub struct Request {
     /// Per rule: the key the request counts under, `None` where the rule does not apply.
     pub keys: Vec<Option<Box<str>>>,
+    /// An exemption matches it: admitted, counted by no rule.
+    pub exempt: bool,
+}
+
+/// A rule the dry run cannot replay.
+#[derive(Debug, thiserror::Error)]
+pub enum ShadowError {
+    #[error(transparent)]
+    Spec(#[from] SpecError),
+    #[error("rule {rule}: {source}")]
+    Gateway {
+        rule: String,
+        #[source]
+        source: GatewayError,
+    },
 }
 
 /// The states of one rule's keys, whatever the algorithm.
@@ -105,6 +124,8 @@ pub struct RuleFigures {
     pub rule: String,
     pub key: String,
     pub limit: String,
+    /// The rule's algorithm, or with `--gateway` the gateway (`kong-redis`,
+    /// `aws-waf (model)`).
     pub algorithm: String,
     /// Requests the rule applied to.
     pub requests: u64,
@@ -127,6 +148,10 @@ pub const TOP_LISTED: usize = 5;
 #[derive(Debug)]
 pub struct Shadow {
     rules: Vec<ShadowRule>,
+    exemptions: Exemptions,
+    gateway: Option<Gateway>,
+    /// Requests an exemption matched.
+    exempt: u64,
     /// The time of the last request decided.
     now: Option<Millis>,
 }
@@ -134,10 +159,20 @@ pub struct Shadow {
 /// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
 /// every rule key that differs from it (as `rlctl simulate --policy` does).
 pub fn keys_for(rules: &[CheckedRule], primary: KeySet) -> KeySet {
+    keys_for_policy(rules, &[], primary)
+}
+
+/// [`keys_for`] with the keys of the policy's exemptions too.
+pub fn keys_for_policy(rules: &[CheckedRule], exemptions: &[Exemption], primary: KeySet) -> KeySet {
     let mut keys = primary;
-    for rule in rules {
-        if rule.key.text != keys.primary.text {
-            keys.add(rule.key.clone());
+    let wanted: Vec<&KeySpec> = rules
+        .iter()
+        .map(|r| &r.key)
+        .chain(exemptions.iter().map(|e| &e.key))
+        .collect();
+    for key in wanted {
+        if key.text != keys.primary.text {
+            keys.add(key.clone());
         }
     }
     keys
@@ -146,23 +181,36 @@ pub fn keys_for(rules: &[CheckedRule], primary: KeySet) -> KeySet {
 impl Shadow {
     /// The rules of a policy, with `keys` (from [`keys_for`]) telling which
     /// column of a parsed chunk holds each rule's key.
-    pub fn new(rules: &[CheckedRule], keys: &KeySet) -> Result<Self, SpecError> {
+    pub fn new(rules: &[CheckedRule], keys: &KeySet) -> Result<Self, ShadowError> {
+        Shadow::with_policy(rules, &[], None, keys)
+    }
+
+    /// The rules with their algorithms (or, with `gateway`, as that gateway's
+    /// model enforces each), and the exemptions, with `keys` from
+    /// [`keys_for_policy`].
+    pub fn with_policy(
+        rules: &[CheckedRule],
+        exemptions: &[Exemption],
+        gateway: Option<Gateway>,
+        keys: &KeySet,
+    ) -> Result<Self, ShadowError> {
         let rules = rules
             .iter()
             .map(|rule| {
-                let limiter: Limiter = rule.spec.limiter()?;
+                let limiter: Limiter = match gateway {
+                    Some(g) => g
+                        .limiter(&rule.spec)
+                        .map_err(|source| ShadowError::Gateway {
+                            rule: rule.name.clone(),
+                            source,
+                        })?,
+                    None => rule.spec.limiter()?,
+                };
                 let states = with_algorithm!(&limiter, alg => Box::new(Keyed {
                     alg: alg.clone(),
                     states: HashMap::new(),
                 }) as Box<dyn KeyedStates>);
-                let key_column = if rule.key.text == keys.primary.text {
-                    0
-                } else {
-                    keys.extra
-                        .iter()
-                        .position(|k| k.text == rule.key.text)
-                        .map_or(0, |i| i + 1)
-                };
+                let key_column = key_column(keys, &rule.key.text);
                 Ok(ShadowRule {
                     rule: rule.clone(),
                     key_column,
@@ -173,8 +221,14 @@ impl Shadow {
                     would_reject: 0,
                 })
             })
-            .collect::<Result<Vec<_>, SpecError>>()?;
-        Ok(Shadow { rules, now: None })
+            .collect::<Result<Vec<_>, ShadowError>>()?;
+        Ok(Shadow {
+            rules,
+            exemptions: Exemptions::new(exemptions, keys),
+            gateway,
+            exempt: 0,
+            now: None,
+        })
     }
 
     /// The requests of a parsed chunk, with their times, in line order.
@@ -206,6 +260,7 @@ impl Shadow {
                     .map(|re| chunk.paths.names().map(|p| re.is_match(p)).collect())
             })
             .collect();
+        let exempt = self.exemptions.mask(chunk);
         chunk
             .events
             .iter()
@@ -222,20 +277,11 @@ impl Shadow {
                         if !(method_ok[r][event.method as usize] && route) {
                             return None;
                         }
-                        let name = match rule.key_column {
-                            0 => chunk.clients.name(event.client),
-                            c => {
-                                let column = &chunk.extra_keys[c - 1];
-                                match column.ids[row] {
-                                    NO_KEY => return None,
-                                    id => column.names.name(id),
-                                }
-                            }
-                        };
-                        Some(name.into())
+                        key_value(chunk, rule.key_column, row).map(Into::into)
                     })
                     .collect();
-                (event.ts, Request { keys })
+                let exempt = exempt.as_ref().is_some_and(|mask| mask[row]);
+                (event.ts, Request { keys, exempt })
             })
             .collect()
     }
@@ -244,6 +290,10 @@ impl Shadow {
     /// every rule that applies admits it.
     pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
         self.now = Some(t);
+        if request.exempt {
+            self.exempt += 1;
+            return true;
+        }
         let mut allowed = true;
         for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
             let Some(key) = key else { continue };
@@ -280,6 +330,11 @@ impl Shadow {
             .sum()
     }
 
+    /// Requests an exemption matched (admitted, counted by no rule).
+    pub fn exempt(&self) -> u64 {
+        self.exempt
+    }
+
     /// The time of the last request decided.
     pub fn now(&self) -> Option<Millis> {
         self.now
@@ -298,7 +353,11 @@ impl Shadow {
                 rule: r.rule.name.clone(),
                 key: r.rule.key.text.clone(),
                 limit: r.rule.spec.limit.to_string(),
-                algorithm: r.rule.spec.kind.to_string(),
+                algorithm: match self.gateway {
+                    Some(g) if g.fidelity() == Fidelity::Model => format!("{g} (model)"),
+                    Some(g) => g.to_string(),
+                    None => r.rule.spec.kind.to_string(),
+                },
                 requests: r.requests,
                 would_reject: r.would_reject,
                 states: r.states.len(),

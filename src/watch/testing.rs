@@ -6,6 +6,7 @@ use std::io::Write;
 use crate::ingest::key::KeySet;
 use crate::ingest::{FormatChoice, IngestReport, Settings, ingest};
 use crate::policy::CheckedRule;
+use crate::simulate::gateway::Gateway;
 use crate::simulate::{NOT_APPLICABLE, Rule, replay};
 
 pub const POLICY: &str = r#"
@@ -103,6 +104,16 @@ pub fn simulated(
     rules: &[CheckedRule],
     keys: &KeySet,
 ) -> (Vec<(u64, u64)>, Vec<bool>, IngestReport) {
+    simulated_as(path, rules, keys, None)
+}
+
+/// [`simulated`] with each rule replayed as `gateway`'s model when given.
+pub fn simulated_as(
+    path: &std::path::Path,
+    rules: &[CheckedRule],
+    keys: &KeySet,
+    gateway: Option<Gateway>,
+) -> (Vec<(u64, u64)>, Vec<bool>, IngestReport) {
     let settings = Settings {
         inputs: vec![path.to_path_buf()],
         format: FormatChoice::Auto,
@@ -147,7 +158,10 @@ pub fn simulated(
         .iter()
         .zip(&columns)
         .map(|(rule, (keys, key_count))| Rule {
-            limiter: rule.spec.limiter().unwrap(),
+            limiter: match gateway {
+                Some(g) => g.limiter(&rule.spec).unwrap(),
+                None => rule.spec.limiter().unwrap(),
+            },
             keys,
             key_count: *key_count,
         })

@@ -23,8 +23,8 @@ pub fn frame(s: &Snapshot) -> String {
     let lag = s.lag_seconds.map_or("-".into(), |l| format!("{l:.1} s"));
     let _ = writeln!(
         out,
-        "rlctl watch (dry run)   newest log time {newest}   lag {lag}   pending {}   late {}\n",
-        s.pending, s.late_lines
+        "rlctl watch (dry run)   newest log time {newest}   lag {lag}   pending {}   late {}   exempt {}\n",
+        s.pending, s.late_lines, s.exempt_requests
     );
     let _ = writeln!(
         out,

@@ -11,11 +11,11 @@ use super::follow::{FileEvent, Followed, Follower};
 use super::metrics::{FileFigures, Snapshot};
 use super::parse::FileParser;
 use super::reorder::Reorder;
-use super::shadow::{Request, RuleFigures, Shadow};
+use super::shadow::{Request, RuleFigures, Shadow, ShadowError};
 use super::verdict::{Judgement, Verdict};
 use crate::ingest::{self, IngestError};
-use crate::policy::CheckedRule;
-use crate::simulate::SpecError;
+use crate::policy::{CheckedRule, Exemption};
+use crate::simulate::gateway::Gateway;
 use crate::units::Millis;
 
 /// How much log time passes between two sweeps of idle state.
@@ -39,8 +39,13 @@ pub struct WatchSettings {
     pub linger: Duration,
     /// Format, keys (with every rule's key, see [`super::shadow::keys_for`]) and routes.
     pub ingest: ingest::Settings,
-    /// The policy.
+    /// The policy's limit rules.
     pub rules: Vec<CheckedRule>,
+    /// The policy's exemptions (their keys among `ingest.keys`, see
+    /// [`super::shadow::keys_for_policy`]).
+    pub exemptions: Vec<Exemption>,
+    /// `--gateway`: replay each rule as this gateway enforces it.
+    pub gateway: Option<Gateway>,
     /// `--until-clients-hit` / `--for`, judged every minute of log time.
     pub verdict: Option<Verdict>,
 }
@@ -51,7 +56,7 @@ pub enum WatchError {
     #[error(transparent)]
     Ingest(#[from] IngestError),
     #[error(transparent)]
-    Spec(#[from] SpecError),
+    Shadow(#[from] ShadowError),
 }
 
 /// What one step did.
@@ -108,7 +113,12 @@ pub fn event_name(event: &FileEvent) -> &'static str {
 impl Watcher {
     /// A watch of `settings.files` with `settings.rules` in shadow.
     pub fn new(settings: WatchSettings) -> Result<Watcher, WatchError> {
-        let shadow = Shadow::new(&settings.rules, &settings.ingest.keys)?;
+        let shadow = Shadow::with_policy(
+            &settings.rules,
+            &settings.exemptions,
+            settings.gateway,
+            &settings.ingest.keys,
+        )?;
         if let ingest::FormatChoice::LogFormat(_) | ingest::FormatChoice::Json =
             settings.ingest.format
         {
@@ -303,6 +313,7 @@ impl Watcher {
             rules: self.shadow.figures(),
             files,
             skipped,
+            exempt_requests: self.shadow.exempt(),
             late_lines: self.reorder.late(),
             future_requests: self.future,
             pending: self.reorder.len(),

@@ -3,18 +3,18 @@
 //! copytruncate; at the end `/metrics` counts equal `rlctl simulate` on the
 //! same lines, rule by rule, and no line is lost.
 
-use std::collections::BTreeMap;
 use std::fs;
-use std::io::{Read, Write};
-use std::net::{Ipv4Addr, TcpListener, TcpStream};
+use std::io::Write;
+use std::net::Ipv4Addr;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use crate::support::json_of_success;
 use crate::support::nginx::{Nginx, http_get};
 use crate::support::rlctl;
+use crate::support::watch::{Watch, free_port, wait_for};
 
 const FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
 
@@ -42,66 +42,6 @@ route = "^/api/"
 limit = "1/10s"
 algorithm = "fixed-window"
 "#;
-
-/// Kills the watch when the test ends, however it ends.
-struct Watch(Child);
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// The samples of `/metrics` as `name{labels}` → value, or `None` when it
-/// does not answer yet.
-fn scrape(port: u16) -> Option<BTreeMap<String, f64>> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    stream.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    stream
-        .write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-        .ok()?;
-    let mut text = String::new();
-    stream.read_to_string(&mut text).ok()?;
-    let (_, body) = text.split_once("\r\n\r\n")?;
-    Some(
-        body.lines()
-            .filter(|l| !l.starts_with('#') && !l.is_empty())
-            .filter_map(|l| {
-                let (name, value) = l.rsplit_once(' ')?;
-                Some((name.to_string(), value.parse().ok()?))
-            })
-            .collect(),
-    )
-}
-
-/// Waits until `done` holds for a scrape, and returns that scrape.
-fn wait_for(
-    port: u16,
-    what: &str,
-    done: impl Fn(&BTreeMap<String, f64>) -> bool,
-) -> BTreeMap<String, f64> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let mut last = None;
-    while Instant::now() < deadline {
-        if let Some(m) = scrape(port) {
-            if done(&m) {
-                return m;
-            }
-            last = Some(m);
-        }
-        thread::sleep(Duration::from_millis(100));
-    }
-    panic!("timed out waiting for {what}; last scrape: {last:#?}");
-}
 
 /// Sends `n` requests from each of 127.0.0.2..=6, alternating `/api/x` and `/`.
 fn traffic(nginx: &Nginx, n: usize) {
@@ -313,5 +253,80 @@ fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     };
     assert_eq!(event("not_a_file"), Some(1.0));
     assert_eq!(event("replaced"), Some(1.0));
+    assert!(watch.0.try_wait().unwrap().is_none());
+}
+
+#[test]
+fn permission_lost_while_following_is_reported_and_recovered() {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(setpriv) = crate::support::require(crate::support::Engine::Unprivileged) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.path().join("access.log");
+    append(&log, LINE.as_bytes());
+    let port = free_port();
+    // As root, file modes apply only without CAP_DAC_OVERRIDE/READ_SEARCH.
+    let mut command = if setpriv.as_os_str().is_empty() {
+        Command::new(crate::support::rlctl_path())
+    } else {
+        let mut c = Command::new(&setpriv);
+        c.arg("--bounding-set=-dac_override,-dac_read_search")
+            .arg(crate::support::rlctl_path());
+        c
+    };
+    let child = command
+        .arg("watch")
+        .arg(&log)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["--from-start", "--log-format", "combined"])
+        .args(["--format", "none", "--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut watch = Watch(child);
+    let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    let readable = format!("rlctl_file_readable{{file=\"{}\"}}", log.display());
+    wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
+    let mode = |path: &Path, mode: u32| {
+        fs::set_permissions(path, fs::Permissions::from_mode(mode)).unwrap()
+    };
+
+    // The mode changes under the open file: it is still read.
+    mode(&log, 0o000);
+    append(&log, LINE.as_bytes());
+    wait_for(port, "a line after chmod 000", |m| {
+        m.get(&lines) == Some(&2.0) && m.get(&readable) == Some(&1.0)
+    });
+    // Rotated, and the new file cannot be opened: reported, not fatal; the
+    // rotated-away file is still read to its end.
+    fs::rename(&log, log.with_extension("log.1")).unwrap();
+    append(&log.with_extension("log.1"), LINE.as_bytes());
+    append(&log, format!("{LINE}{LINE}").as_bytes());
+    mode(&log, 0o000);
+    let m = wait_for(port, "the unreadable file reported", |m| {
+        m.get(&readable) == Some(&0.0) && m.get(&lines) == Some(&3.0)
+    });
+    let unreadable = format!(
+        "rlctl_file_events_total{{file=\"{}\",event=\"unreadable\"}}",
+        log.display()
+    );
+    assert_eq!(m.get(&unreadable), Some(&1.0), "{m:#?}");
+    assert!(
+        watch.0.try_wait().unwrap().is_none(),
+        "the watch is still running"
+    );
+    // Permission back: the new file is followed from its start.
+    mode(&log, 0o644);
+    wait_for(port, "the new file followed", |m| {
+        m.get(&lines) == Some(&5.0)
+            && m.get(&readable) == Some(&1.0)
+            && m.get("rlctl_requests_total{rule=\"g\"}") == Some(&5.0)
+    });
     assert!(watch.0.try_wait().unwrap().is_none());
 }

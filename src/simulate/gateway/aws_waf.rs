@@ -109,6 +109,16 @@ impl Algorithm for RateBased {
         self.count(state, t);
     }
 
+    /// Once every stored request is outside the window of the last check at
+    /// `t`, no later check counts it and the next count drops it.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        let check = t.div_euclid(CHECK_MS) * CHECK_MS;
+        state
+            .times
+            .back()
+            .is_none_or(|&last| last <= check - self.window_ms)
+    }
+
     /// The limit: what the rule means to admit at once. Until its next check
     /// the model admits any number (the detection lag), which the burst
     /// convention states.

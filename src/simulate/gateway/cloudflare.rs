@@ -101,6 +101,16 @@ impl Algorithm for RateLimit {
         self.count(state, t);
     }
 
+    /// Once the block (if any) has ended and every stored request is out of
+    /// the period, later requests see no block and an empty period.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        state.blocked_until.is_none_or(|end| end <= t)
+            && state
+                .times
+                .back()
+                .is_none_or(|&last| last <= t - self.period_ms)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.requests
     }

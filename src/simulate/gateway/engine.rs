@@ -86,6 +86,16 @@ macro_rules! engines {
                 }
             }
 
+            /// A fresh state is idle; an engine state is when its engine says so.
+            fn is_idle(&self, state: &State, t: Millis) -> bool {
+                match (&self.engine, state) {
+                    (_, State::Fresh) => true,
+                    $((Engine::$variant(alg), State::$variant(s)) => alg.is_idle(s, t),)*
+                    // A foreign state is replaced by the engine's empty one on first use.
+                    _ => true,
+                }
+            }
+
             fn instant_capacity(&self) -> u64 {
                 match &self.engine {
                     $(Engine::$variant(alg) => alg.instant_capacity()),*

@@ -111,6 +111,11 @@ impl Algorithm for FixedWindow {
         self.increment(state, t);
     }
 
+    /// Once `t` is past the counter's window, every later one counts from 0.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        self.count(state, t).1 == 0
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.requests_per_unit
     }

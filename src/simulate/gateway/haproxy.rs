@@ -169,6 +169,13 @@ impl Algorithm for FreqCtr {
         }
     }
 
+    /// More than two periods after `curr_tick` the counter reads 0 and the
+    /// next increment restarts it at `{t, 1, 0}`, as from all zero (at exactly
+    /// two periods the flapping correction may still read `curr`).
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        !state.seen || t - state.curr_tick > 2 * self.period
+    }
+
     fn instant_capacity(&self) -> u64 {
         if self.counts_every_request {
             self.threshold
@@ -198,7 +205,7 @@ mod tests {
     use crate::export::{ExportOptions, Exporter, haproxy::Haproxy};
     use crate::policy::Policy;
     use crate::simulate::AlgorithmKind;
-    use crate::simulate::test_util::{decisions, expect};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect};
 
     fn ctr(period_s: i64, threshold: u64) -> FreqCtr {
         FreqCtr {
@@ -261,6 +268,28 @@ mod tests {
         let alg = ctr(10, 0);
         let times = [0, 1, 5000, 9000, 10_000, 10_001, 20_001];
         assert_eq!(decisions(&alg, &times), expect("y nnn n n y"));
+    }
+
+    #[test]
+    fn an_entry_is_idle_only_after_two_whole_periods() {
+        // One request at 0 (curr_tick 0, curr 1), period 10 s. At exactly
+        // 20 s the read still gives 1 (remain = 0: past = curr, flapping
+        // correction), where a new entry reads 0; from 20.001 s it reads 0
+        // and the next increment restarts the entry as a new one.
+        let alg = ctr(10, 5);
+        let mut state = State::default();
+        assert!(alg.is_idle(&state, 0));
+        alg.decide(&mut state, 0);
+        assert_eq!(alg.read(&state, 20_000), 1);
+        assert!(!alg.is_idle(&state, 20_000));
+        assert!(alg.is_idle(&state, 20_001));
+        let times = [0, 0, 5, 20_000, 20_000, 40_001, 40_002, 90_000];
+        assert!(check_idle_drops(&alg, &times) >= 3);
+        let tracked = FreqCtr {
+            counts_every_request: true,
+            ..ctr(1, 1)
+        };
+        assert!(check_idle_drops(&tracked, &[0, 0, 0, 1_000, 2_000, 2_001, 9_000]) >= 2);
     }
 
     #[test]

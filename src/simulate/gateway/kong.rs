@@ -140,6 +140,12 @@ impl Algorithm for Windows {
         }
     }
 
+    /// Once every period's stored start is past (usage 0 everywhere), later
+    /// periods only start later: the counters read as a new client's.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        self.usage(state, t).iter().all(|&(_, usage)| usage == 0)
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.limits.iter().map(|&(_, n)| n).min().unwrap_or(0)
     }

@@ -10,7 +10,7 @@ use proptest::prelude::*;
 use super::{Gateway, aws_waf, cloudflare, envoy, envoy_ratelimit, haproxy, kong, nginx};
 use super::{redis_swc, traefik};
 use crate::simulate::replay::replay_in_time_order;
-use crate::simulate::test_util::decisions;
+use crate::simulate::test_util::{check_idle_drops_vetoed, decisions};
 use crate::simulate::{Algorithm, AlgorithmKind, AlgorithmSpec, Rule, replay};
 use crate::units::{Limit, Millis, Window};
 
@@ -209,6 +209,39 @@ proptest! {
                 }
             };
             prop_assert_eq!(got[i], expected, "request {} at {}", i, t);
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Dropping a key's state whenever the model calls it idle changes no
+    /// decision and no delay, whoever rejects a request (this rule or another
+    /// one), with and without counted rejections; and after two quiet days
+    /// every model's state is idle again (so a long-running watch stays bounded).
+    #[test]
+    fn idle_states_decide_like_new_ones(
+        kind in 0usize..6,
+        requests in 1u64..40,
+        secs in prop::sample::select(vec![1u32, 2, 3, 10, 60, 300, 3_600]),
+        burst in prop::option::of(1u64..30),
+        start in start(),
+        gaps in gaps(),
+        vetoes in prop::collection::vec(prop::bool::weighted(0.1), 400),
+    ) {
+        let spec = spec(kind, requests, secs, burst);
+        let first = times(start, &gaps);
+        let resume = first[first.len() - 1] + 2 * 86_400_000;
+        let ts: Vec<Millis> = first.iter().copied().chain(times(resume, &gaps)).collect();
+        let vetoed = vetoes.repeat(2);
+        for g in Gateway::ALL {
+            let model = g.model(&spec).unwrap();
+            for model in [model.clone(), model.ignoring_rejections()] {
+                let drops = check_idle_drops_vetoed(&model, &ts, &vetoed);
+                // The empty state at the start, and the one after the quiet days.
+                prop_assert!(drops >= 2, "{} dropped {} times", g, drops);
+            }
         }
     }
 }

@@ -90,6 +90,14 @@ impl Algorithm for RedisSwc {
         0
     }
 
+    /// Once both counters read at `t` are 0, they stay 0 until the next
+    /// increment, and the estimate is computed from the same inputs as a new
+    /// key's (so the doubles are the same bits).
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        let (_, prev, cur) = self.counters(state, t.div_euclid(1000));
+        prev == 0 && cur == 0
+    }
+
     fn instant_capacity(&self) -> u64 {
         self.limit
     }

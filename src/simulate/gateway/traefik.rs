@@ -186,6 +186,12 @@ impl Algorithm for Bucket {
         }
     }
 
+    /// Once the TTL map's entry has expired, the next request (and every
+    /// later one) gets a new, full bucket, as an unseen source does.
+    fn is_idle(&self, state: &State, t: Millis) -> bool {
+        !state.seen || state.expiry_s <= t.div_euclid(1000)
+    }
+
     fn instant_capacity(&self) -> u64 {
         // The burst, plus the requests whose wait stays within the max delay.
         let waiting = (self.max_delay_ns as f64 / 1e9 * self.rate) as u64;

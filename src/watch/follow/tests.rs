@@ -6,6 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use super::*;
+use crate::ingest::lines::MAX_LINE_BYTES;
 
 const LINGER: Duration = Duration::from_secs(5);
 

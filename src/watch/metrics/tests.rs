@@ -37,6 +37,7 @@ fn snapshot() -> Snapshot {
             events: [("replaced".to_string(), 1)].into_iter().collect(),
         }],
         skipped: [("blank line".to_string(), 3)].into_iter().collect(),
+        exempt_requests: 0,
         late_lines: 0,
         future_requests: 0,
         pending: 4,

@@ -34,6 +34,8 @@ fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules,
+        exemptions: Vec::new(),
+        gateway: None,
         verdict,
     })
     .unwrap()

@@ -6,9 +6,10 @@ use super::*;
 use crate::ingest::key::KeySpec;
 use crate::ingest::{FormatChoice, Settings};
 use crate::policy::Policy;
+use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
 use crate::watch::reorder::Reorder;
-use crate::watch::testing::{POLICY, generated_log, simulated};
+use crate::watch::testing::{POLICY, generated_log, simulated, simulated_as};
 
 fn watched(
     log: &[u8],
@@ -19,6 +20,23 @@ fn watched(
     Vec<(u64, u64)>,
     Vec<bool>,
     crate::watch::parse::FileCounts,
+    usize,
+) {
+    let (counts, decisions, lines, most_states, _) = watched_as(log, rules, keys, batch, None);
+    (counts, decisions, lines, most_states)
+}
+
+fn watched_as(
+    log: &[u8],
+    rules: &[CheckedRule],
+    keys: &KeySet,
+    batch: usize,
+    gateway: Option<Gateway>,
+) -> (
+    Vec<(u64, u64)>,
+    Vec<bool>,
+    crate::watch::parse::FileCounts,
+    usize,
     usize,
 ) {
     let settings = Settings {
@@ -32,7 +50,7 @@ fn watched(
         paths: true,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
-    let mut shadow = Shadow::new(rules, keys).unwrap();
+    let mut shadow = Shadow::with_policy(rules, &[], gateway, keys).unwrap();
     let mut parser = FileParser::new("gen.log");
     let mut reorder = Reorder::new(5000);
     let mut decisions = Vec::new();
@@ -67,7 +85,15 @@ fn watched(
         .iter()
         .map(|f| (f.requests, f.would_reject))
         .collect();
-    (counts, decisions, parser.counts().clone(), most_states)
+    // Two quiet days later every state decides like a new one.
+    let left = shadow.now().map_or(0, |t| shadow.sweep(t + 2 * 86_400_000));
+    (
+        counts,
+        decisions,
+        parser.counts().clone(),
+        most_states,
+        left,
+    )
 }
 
 #[test]
@@ -102,6 +128,26 @@ fn decides_as_simulate_replay_on_a_generated_log() {
 }
 
 #[test]
+fn decides_as_simulate_replay_with_every_gateway_model_and_drops_idle_states() {
+    let rules = Policy::parse(POLICY, "p.toml").unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let log = generated_log(4000, 5);
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&log).unwrap();
+    for g in Gateway::ALL {
+        let (want_counts, want, _) = simulated_as(file.path(), &rules, &keys, Some(g));
+        let (got_counts, got, _, _, left) = watched_as(&log, &rules, &keys, 512, Some(g));
+        assert_eq!(got_counts, want_counts, "{g}");
+        assert_eq!(got, want, "{g}");
+        assert!(got_counts.iter().any(|&(_, rejected)| rejected > 0), "{g}");
+        assert_eq!(left, 0, "{g}: states kept after two quiet days");
+    }
+}
+
+#[test]
 fn figures_count_requests_rejections_and_clients() {
     let rules = Policy::parse(
         "[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n",
@@ -115,6 +161,7 @@ fn figures_count_requests_rejections_and_clients() {
     let mut shadow = Shadow::new(&rules, &keys).unwrap();
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],
+        exempt: false,
     };
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
@@ -128,4 +175,60 @@ fn figures_count_requests_rejections_and_clients() {
     shadow.decide(60_000, &request("c"));
     assert_eq!(shadow.sweep(60_000), 1);
     assert_eq!(shadow.figures()[0].hour.windows, 2);
+}
+
+#[test]
+fn exempt_requests_are_admitted_and_counted_by_no_rule() {
+    let policy = Policy::parse_policy(
+        "[[rule]]\nname='r'\nlimit='1/1m'\nalgorithm='fixed-window'\n\n\
+         [[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\n\
+         [[rule]]\nname='office'\nclient='10.0.0.2'\nexempt=true\n",
+        "p.toml",
+    )
+    .unwrap();
+    let keys = keys_for_policy(
+        &policy.rules,
+        &policy.exemptions,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let settings = Settings {
+        inputs: Vec::new(),
+        format: FormatChoice::Auto,
+        json_fields: Vec::new(),
+        keys: keys.clone(),
+        routes: Vec::new(),
+        strict: false,
+        progress: None,
+        paths: true,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
+    };
+    let mut log = Vec::new();
+    // In one minute: 10.0.0.1 asks /healthz twice (exempt) then /a twice
+    // (admitted, rejected); 10.0.0.2 asks /a three times (exempt client).
+    for (ip, path) in [
+        (1, "/healthz"),
+        (1, "/healthz?full=1"),
+        (1, "/a"),
+        (2, "/a"),
+        (1, "/a"),
+        (2, "/a"),
+        (2, "/a"),
+    ] {
+        writeln!(
+            log,
+            "10.0.0.{ip} - - [10/Oct/2025:13:55:36 +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\""
+        )
+        .unwrap();
+    }
+    let mut parser = FileParser::new("a.log");
+    let chunk = parser.parse(&log, &settings).unwrap().unwrap();
+    let mut shadow = Shadow::with_policy(&policy.rules, &policy.exemptions, None, &keys).unwrap();
+    let requests = shadow.requests(&chunk);
+    let exempt: Vec<bool> = requests.iter().map(|(_, r)| r.exempt).collect();
+    assert_eq!(exempt, [true, true, false, true, false, true, true]);
+    let decisions: Vec<bool> = requests.iter().map(|(t, r)| shadow.decide(*t, r)).collect();
+    assert_eq!(decisions, [true, true, true, true, false, true, true]);
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject, shadow.exempt()), (2, 1, 5));
+    assert_eq!(f.hour.clients_seen, 1);
 }

@@ -64,6 +64,8 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules: rules.clone(),
+        exemptions: Vec::new(),
+        gateway: None,
         verdict: None,
     };
     let mut watcher = Watcher::new(settings).unwrap();
@@ -171,6 +173,8 @@ fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_lat
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules,
+        exemptions: Vec::new(),
+        gateway: None,
         verdict: None,
     })
     .unwrap();

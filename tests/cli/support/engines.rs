@@ -31,6 +31,12 @@ pub enum Engine {
     Redis,
     /// Chromium, on PATH (for scripts/screenshot-html.sh).
     Chromium,
+    /// The Prometheus server (Debian package `prometheus`).
+    Prometheus,
+    /// A way to run a command that file modes apply to: as root, `setpriv`
+    /// dropping the permission overrides (returns `setpriv`); otherwise
+    /// nothing is needed (returns an empty path).
+    Unprivileged,
     /// The Python with the `duckdb` package; [`require`] returns that Python.
     DuckDb,
     /// The Python with `chdb` (ClickHouse in process).
@@ -53,6 +59,8 @@ impl Engine {
             Engine::Haproxy => "haproxy",
             Engine::Redis => "redis-server",
             Engine::Chromium => "chromium",
+            Engine::Prometheus => "prometheus",
+            Engine::Unprivileged => "setpriv",
             Engine::DuckDb => "duckdb",
             Engine::ClickHouse => "chdb",
             Engine::Spark => "pyspark",
@@ -65,13 +73,16 @@ impl Engine {
     /// How to get it.
     fn hint(self) -> &'static str {
         match self {
-            Engine::Nginx | Engine::Haproxy | Engine::Redis | Engine::Chromium => {
-                "apt-get install it, or run `bash .ci/run` as root"
-            }
+            Engine::Nginx
+            | Engine::Haproxy
+            | Engine::Redis
+            | Engine::Chromium
+            | Engine::Prometheus => "apt-get install it, or run `bash .ci/run` as root",
             Engine::DuckDb | Engine::ClickHouse | Engine::Spark | Engine::Sqlglot => {
                 "`bash .ci/run` installs the Python engines in ~/.cache/rlctl-venv; or set RLCTL_PYTHON"
             }
             Engine::Tmpfs => "run the tests as root, where mount -t tmpfs is allowed",
+            Engine::Unprivileged => "install util-linux (setpriv), or run the tests as a user",
             Engine::RealData => {
                 "the third-party logs live beside the clone in ../shared/realdata (or set RLCTL_REALDATA)"
             }
@@ -96,6 +107,13 @@ impl Engine {
             Engine::Chromium => {
                 binary(&[], &["chromium", "chromium-browser"]).ok_or_else(not_installed)
             }
+            Engine::Prometheus => {
+                binary(&["/usr/bin/prometheus"], &["prometheus"]).ok_or_else(not_installed)
+            }
+            Engine::Unprivileged if !is_root() => Ok(PathBuf::new()),
+            Engine::Unprivileged => binary(&["/usr/bin/setpriv"], &["setpriv"]).ok_or_else(|| {
+                "setpriv (to drop root's permission overrides) is not installed".into()
+            }),
             Engine::DuckDb => python_with("duckdb"),
             Engine::ClickHouse => python_with("chdb"),
             Engine::Sqlglot => python_with("sqlglot"),

@@ -16,6 +16,7 @@ pub mod engines;
 pub mod haproxy;
 pub mod nginx;
 pub mod redis;
+pub mod watch;
 
 use std::path::PathBuf;
 

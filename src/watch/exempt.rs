@@ -1,0 +1,90 @@
+//! Exemptions in the dry run: which requests of a parsed chunk a policy's
+//! `exempt = true` rules match, with `rlctl simulate`'s semantics
+//! (`scenario::exempt`): an exemption matches a request when its method (if
+//! given) and route (if given, on the path as ingested) match and, when it
+//! names a client, the request's value of the exemption's key is that client.
+//! An exempt request is admitted, counted by no rule and changes no state.
+
+use crate::events::NO_KEY;
+use crate::ingest::chunk::ChunkResult;
+use crate::ingest::key::KeySet;
+use crate::policy::Exemption;
+
+/// The column of a parsed chunk that holds `key`: 0 for the primary key,
+/// i + 1 for extra key i (0 when absent, which [`super::shadow::keys_for`]
+/// prevents).
+pub fn key_column(keys: &KeySet, key: &str) -> usize {
+    if key == keys.primary.text {
+        return 0;
+    }
+    keys.extra
+        .iter()
+        .position(|k| k.text == key)
+        .map_or(0, |i| i + 1)
+}
+
+/// A chunk's value of the key in `column` for event `row` (`None`: no value).
+pub fn key_value(chunk: &ChunkResult, column: usize, row: usize) -> Option<&str> {
+    match column {
+        0 => Some(chunk.clients.name(chunk.events[row].client)),
+        c => {
+            let column = &chunk.extra_keys[c - 1];
+            match column.ids[row] {
+                NO_KEY => None,
+                id => Some(column.names.name(id)),
+            }
+        }
+    }
+}
+
+/// A policy's exemptions, each with the chunk column of its key.
+#[derive(Debug, Clone, Default)]
+pub struct Exemptions {
+    list: Vec<(Exemption, usize)>,
+}
+
+impl Exemptions {
+    /// The exemptions, with `keys` (from [`super::shadow::keys_for`]) telling
+    /// which column holds each one's key.
+    pub fn new(exemptions: &[Exemption], keys: &KeySet) -> Exemptions {
+        Exemptions {
+            list: exemptions
+                .iter()
+                .map(|e| (e.clone(), key_column(keys, &e.key.text)))
+                .collect(),
+        }
+    }
+
+    /// Per event of `chunk`, whether an exemption matches it (`None`: there
+    /// are no exemptions).
+    pub fn mask(&self, chunk: &ChunkResult) -> Option<Vec<bool>> {
+        if self.list.is_empty() {
+            return None;
+        }
+        let mut mask = vec![false; chunk.events.len()];
+        for (e, column) in &self.list {
+            // Methods and paths are tested once per distinct name of the chunk.
+            let method_ok: Vec<bool> = chunk
+                .methods
+                .names()
+                .map(|m| {
+                    e.method
+                        .as_deref()
+                        .is_none_or(|w| w.eq_ignore_ascii_case(m))
+                })
+                .collect();
+            let route_ok: Option<Vec<bool>> = e
+                .route
+                .as_ref()
+                .map(|re| chunk.paths.names().map(|p| re.is_match(p)).collect());
+            for (row, event) in chunk.events.iter().enumerate() {
+                mask[row] |= method_ok[event.method as usize]
+                    && route_ok.as_ref().is_none_or(|ok| ok[event.path as usize])
+                    && e.client
+                        .as_deref()
+                        .is_none_or(|want| key_value(chunk, *column, row) == Some(want));
+            }
+        }
+        Some(mask)
+    }
+}

@@ -1,0 +1,169 @@
+//! `rlctl watch` decides as `rlctl simulate` on the same lines: with
+//! `--gateway` for several gateway models, and with a policy's exemptions.
+//! Each case replays a generated log with `--from-start` and compares
+//! `/metrics` with `simulate --format json`, rule by rule.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use crate::support::watch::{free_port, start, wait_for};
+use crate::support::{json_of_success, rlctl};
+
+const POLICY: &str = r#"
+[[rule]]
+name = "global"
+limit = "30/1m"
+burst = 10
+algorithm = "token-bucket"
+
+[[rule]]
+name = "api"
+route = "^/api/"
+limit = "5/10s"
+algorithm = "fixed-window"
+
+[[rule]]
+name = "pages"
+method = "GET"
+limit = "100/1h"
+algorithm = "sliding-counter"
+"#;
+
+const EXEMPTIONS: &str = r#"
+[[rule]]
+name = "assets"
+route = "^/static/"
+exempt = true
+
+[[rule]]
+name = "busiest"
+client = "86.234.175.112"
+exempt = true
+"#;
+
+/// A generated log of `lines` lines (30 clients, some of them runaway).
+fn generated(dir: &Path, lines: usize) -> std::path::PathBuf {
+    let log = dir.join("access.log");
+    rlctl()
+        .args(["generate", "--lines", &lines.to_string(), "--clients", "30"])
+        .args(["--seed", "7", "-o"])
+        .arg(&log)
+        .assert()
+        .success();
+    log
+}
+
+/// Watches `log` from its start until every line is decided; returns the
+/// final scrape.
+fn watched(log: &Path, policy: &Path, extra: &[&str], lines: f64) -> BTreeMap<String, f64> {
+    let port = free_port();
+    let mut flags = vec!["--from-start", "--max-delay", "1s"];
+    flags.extend(extra);
+    let _watch = start(log, policy, &flags, port);
+    let file_key = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    wait_for(port, "every line decided", |m| {
+        // "global" applies to every request an exemption does not take.
+        let decided = m
+            .get("rlctl_requests_total{rule=\"global\"}")
+            .copied()
+            .unwrap_or(0.0)
+            + m.get("rlctl_requests_exempt_total").copied().unwrap_or(0.0);
+        m.get(&file_key) == Some(&lines)
+            && m.get("rlctl_reorder_pending") == Some(&0.0)
+            && decided == lines
+    })
+}
+
+/// Asserts that each rule's requests and would-rejects equal simulate's;
+/// returns the rejections of all rules.
+fn assert_same(m: &BTreeMap<String, f64>, simulated: &serde_json::Value, what: &str) -> f64 {
+    let results = simulated["results"].as_array().unwrap();
+    assert_eq!(results.len(), 3, "{what}");
+    let mut rejected = 0.0;
+    for r in results {
+        let rule = r["rule"].as_str().unwrap();
+        let requests = m[&format!("rlctl_requests_total{{rule=\"{rule}\"}}")];
+        let would_reject = m[&format!("rlctl_would_reject_total{{rule=\"{rule}\"}}")];
+        assert_eq!(
+            requests,
+            r["requests"].as_f64().unwrap(),
+            "{what}: {rule} requests"
+        );
+        assert_eq!(
+            would_reject,
+            r["rejected"].as_f64().unwrap(),
+            "{what}: {rule} rejected"
+        );
+        rejected += would_reject;
+    }
+    rejected
+}
+
+#[test]
+fn watch_with_a_gateway_counts_as_simulate_with_that_gateway() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generated(dir.path(), 3000);
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, POLICY).unwrap();
+    // Counted rejections (haproxy-req-rate, envoy-ratelimit, kong-redis,
+    // aws-waf, cloudflare), doubles (envoy, traefik, redis-swc), delays
+    // (nginx, traefik), and the two documented models.
+    let gateways = [
+        "nginx",
+        "haproxy-req-rate",
+        "envoy",
+        "envoy-timer",
+        "envoy-ratelimit",
+        "traefik",
+        "kong-redis",
+        "aws-waf",
+        "cloudflare",
+        "redis-swc",
+    ];
+    for gateway in gateways {
+        let m = watched(&log, &policy, &["--gateway", gateway], 3000.0);
+        let simulated = json_of_success(
+            rlctl()
+                .arg("simulate")
+                .arg(&log)
+                .arg("--policy")
+                .arg(&policy)
+                .args(["--gateway", gateway, "--format", "json"]),
+        );
+        // The documented models are labelled "aws-waf (model)".
+        let scenario = simulated["results"][0]["scenario"].as_str().unwrap();
+        assert!(scenario.starts_with(gateway), "{scenario}");
+        let rejected = assert_same(&m, &simulated, gateway);
+        assert!(
+            rejected > 0.0,
+            "{gateway}: the policy should reject something"
+        );
+    }
+}
+
+#[test]
+fn watch_honours_exemptions_as_simulate_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generated(dir.path(), 3000);
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, format!("{POLICY}{EXEMPTIONS}")).unwrap();
+    for extra in [&[][..], &["--gateway", "haproxy-req-rate"][..]] {
+        let m = watched(&log, &policy, extra, 3000.0);
+        let mut simulate = rlctl();
+        simulate
+            .arg("simulate")
+            .arg(&log)
+            .arg("--policy")
+            .arg(&policy)
+            .args(extra)
+            .args(["--format", "json"]);
+        let simulated = json_of_success(&mut simulate);
+        let rejected = assert_same(&m, &simulated, &format!("{extra:?}"));
+        assert!(rejected > 0.0);
+        // Both exemptions took requests, which no rule counted.
+        let exempt = m["rlctl_requests_exempt_total"];
+        assert!(exempt > 0.0);
+        assert_eq!(m["rlctl_requests_total{rule=\"global\"}"] + exempt, 3000.0);
+    }
+}
