@@ -206,6 +206,50 @@ fn export_check_gives_a_reason_for_every_difference() {
 }
 
 #[test]
+fn export_check_replays_exemptions_admitted_and_uncounted() {
+    let (dir, log, _) = files();
+    let check = |policy_text: &str| -> String {
+        let policy = dir.path().join("exempt.toml");
+        std::fs::write(&policy, policy_text).unwrap();
+        let out = rlctl()
+            .args(["export", "--target", "nginx", "--policy"])
+            .arg(&policy)
+            .arg("--check")
+            .arg(&log)
+            .args(["--log-format", LOG_FORMAT])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // Without the exemption the policy rejects some of 10.0.0.1's requests.
+    let plain = check(POLICY);
+    assert!(!plain.contains("policy rejects 0,"), "{plain}");
+    let exempt =
+        format!("{POLICY}[[rule]]\nname = \"busy\"\nclient = \"10.0.0.1\"\nexempt = true\n");
+    let text = check(&exempt);
+    assert!(
+        text.contains("policy rejects 0, nginx rejects 0; they differ on 0 requests"),
+        "{text}"
+    );
+    // An exemption for another method and route changes nothing.
+    let other = format!(
+        "{POLICY}[[rule]]\nname = \"hook\"\nmethod = \"POST\"\nroute = \"^/api/items$\"\nexempt = true\n"
+    );
+    let text = check(&other);
+    let first = |t: &str| t.lines().nth(1).unwrap_or_default().to_string();
+    assert_eq!(first(&text), first(&plain), "{text}");
+    // A route exemption admits every request on it.
+    let route =
+        format!("{POLICY}[[rule]]\nname = \"items\"\nroute = \"^/api/items$\"\nexempt = true\n");
+    assert!(check(&route).contains("policy rejects 0, nginx rejects 0"));
+}
+
+#[test]
 fn report_shows_the_policy_as_gateways_enforce_it_when_asked() {
     let (_dir, log, policy) = files();
     let report = |extra: &[&str], format: &str| {
