@@ -6,6 +6,7 @@
 use rustc_hash::FxHashSet;
 
 use crate::events::{EventTable, Id, NO_KEY};
+use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
 
 /// Which extra key columns of the table hold the user agent and the user.
@@ -13,6 +14,19 @@ use crate::stats::Analysis;
 pub struct ProfileColumns {
     pub user_agent: Option<usize>,
     pub user: Option<usize>,
+}
+
+impl ProfileColumns {
+    /// Asks the ingestion for the user agent and the user of each request (as
+    /// extra keys of `keys`, read where the log format has them); returns
+    /// their columns. `analyze` and `report` both call it, so their profiles
+    /// rest on the same facts.
+    pub fn request(keys: &mut KeySet) -> ProfileColumns {
+        ProfileColumns {
+            user_agent: Some(keys.add(KeySpec::user_agent())),
+            user: Some(keys.add(KeySpec::parse("user", None, None).expect("`user` is a key"))),
+        }
+    }
 }
 
 /// What one pass learnt about one client.
