@@ -42,6 +42,7 @@ pub mod conf;
 pub mod envoy;
 pub mod exempt;
 pub mod haproxy;
+mod haproxy_exempt;
 pub mod key;
 pub mod kong;
 pub mod nginx;

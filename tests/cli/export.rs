@@ -241,27 +241,44 @@ const EXEMPTIONS: &str = "[[rule]]\nname='global'\nlimit='3/1m'\nburst=3\n\
 [[rule]]\nname='partner'\nkey='xff'\nclient='10.9.9.9'\nmethod='POST'\nroute='^/hook'\nexempt=true\n";
 
 #[test]
-fn nginx_accepts_exemptions_and_other_targets_refuse_them() {
+fn nginx_accepts_exemptions() {
     let out = export(EXEMPTIONS, "nginx", &[]);
     assert!(out.contains("map $rlctl_exempt $rl_global_open"), "{out}");
     if let Some(Err(message)) = Nginx::check_config(&out) {
         panic!("nginx -t rejected the export:\n{message}\n{out}");
     }
-    for target in ["envoy", "traefik", "kong", "haproxy", "aws-waf"] {
-        let dir = tempfile::tempdir().unwrap();
-        let policy = write_policy(dir.path(), EXEMPTIONS);
-        let out = rlctl()
-            .args(["export", "--target", target, "--policy"])
-            .arg(&policy)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{target}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("exempt rules are not exported to this target"),
-            "{target}: {err}"
-        );
-    }
+}
+
+#[test]
+fn haproxy_accepts_exemptions() {
+    let out = export(EXEMPTIONS, "haproxy", &[]);
+    assert!(
+        out.contains("acl rlctl_exempt var(txn.rlctl_exempt) -m bool"),
+        "{out}"
+    );
+    assert!(out.contains("http-request set-var(txn.rlctl_exempt) bool(true) if { method POST } { path -m reg '^/hook' } { var(txn.rlctl_xff) -m ip 10.9.9.9 }"), "{out}");
+    haproxy_check(&out);
+}
+
+/// `haproxy -c` accepts `config` (skipped when haproxy is not installed).
+fn haproxy_check(config: &str) {
+    let Some(binary) = require(Engine::Haproxy) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("haproxy.cfg");
+    std::fs::write(&cfg, format!("{HAPROXY_HEAD}{config}")).unwrap();
+    let out = Process::new(&binary)
+        .arg("-c")
+        .arg("-f")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "haproxy -c: {}\n{config}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -297,32 +314,12 @@ const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\ndefaults\n
 
 #[test]
 fn haproxy_accepts_the_export() {
-    let Some(binary) = require(Engine::Haproxy) else {
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
     for (policy, extra) in [
         (TWO_RULES, &[][..]),
         (TWO_RULES, &["--dry-run"][..]),
         (HOSTILE, &[][..]),
     ] {
-        let cfg = dir.path().join("haproxy.cfg");
-        std::fs::write(
-            &cfg,
-            format!("{HAPROXY_HEAD}{}", export(policy, "haproxy", extra)),
-        )
-        .unwrap();
-        let out = Process::new(&binary)
-            .arg("-c")
-            .arg("-f")
-            .arg(&cfg)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "haproxy -c: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        haproxy_check(&export(policy, "haproxy", extra));
     }
 }
 
@@ -336,18 +333,15 @@ impl Drop for RunningHaproxy {
     }
 }
 
-#[test]
-fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
-    let Some(binary) = require(Engine::Haproxy) else {
-        return;
-    };
+/// HAProxy running the export of `policy` (answering 200 to what passes), or
+/// `None` when haproxy is not installed.
+fn start_haproxy(policy: &str) -> Option<(RunningHaproxy, SocketAddr, tempfile::TempDir)> {
+    let binary = require(Engine::Haproxy)?;
     let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    // 3/1m with 2 at once: no burst in HAProxy, so deny above 2 + 3 - 1 = 4.
-    let policy = "[[rule]]\nname='g'\nlimit='3/1m'\nburst=2\n";
     let frontend =
         export(policy, "haproxy", &[]).replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
     let dir = tempfile::tempdir().unwrap();
@@ -361,7 +355,7 @@ fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let _running = RunningHaproxy(child);
+    let running = RunningHaproxy(child);
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let deadline = Instant::now() + Duration::from_secs(10);
     while TcpStream::connect(addr).is_err() {
@@ -371,10 +365,47 @@ fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    Some((running, addr, dir))
+}
+
+#[test]
+fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
+    // 3/1m with 2 at once: no burst in HAProxy, so deny above 2 + 3 - 1 = 4.
+    let Some((_running, addr, _dir)) = start_haproxy("[[rule]]\nname='g'\nlimit='3/1m'\nburst=2\n")
+    else {
+        return;
+    };
     let statuses: Vec<u16> = (0..7)
         .map(|_| http_get(addr, Ipv4Addr::new(127, 0, 0, 2), "/x").unwrap())
         .collect();
     assert_eq!(statuses, [200, 200, 200, 200, 200, 429, 429]);
+}
+
+#[test]
+fn real_haproxy_never_limits_exempt_requests() {
+    // global: 3/1m burst 3, so HAProxy denies once 3 + 3 - 1 = 5 are exceeded:
+    // six pass. Eight exempt requests first would use them up if counted.
+    let Some((_running, addr, _dir)) = start_haproxy(EXEMPTIONS) else {
+        return;
+    };
+    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
+        (0..n)
+            .map(|_| http_get(addr, Ipv4Addr::new(127, 0, 0, client), path).unwrap())
+            .collect()
+    };
+    assert_eq!(statuses(2, "/healthz", 8), [200; 8], "the exempt path");
+    assert_eq!(statuses(9, "/x", 8), [200; 8], "the exempt client");
+    assert_eq!(
+        statuses(2, "/x", 8),
+        [200, 200, 200, 200, 200, 200, 429, 429],
+        "exempt requests were not counted"
+    );
+    assert_eq!(
+        statuses(2, "/healthz", 2),
+        [200, 200],
+        "still exempt after the limit"
+    );
+    assert_eq!(statuses(3, "/healthz?x=1", 2), [200, 200], "query ignored");
 }
 
 #[test]
