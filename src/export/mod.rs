@@ -48,6 +48,7 @@ pub mod kong;
 pub mod nginx;
 mod nginx_exempt;
 pub mod traefik;
+mod traefik_exempt;
 pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
@@ -353,12 +354,17 @@ pub fn comment_block(prefix: &str, lines: &[String]) -> String {
 /// One identifier per rule, from its name: lowercase ASCII letters, digits and
 /// `_`, unique (a suffix tells apart names that differ only in other characters).
 pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
+    name_identifiers(rules.iter().map(|r| r.name.as_str()))
+}
+
+/// One identifier per name, as [`identifiers`] makes them for rules (exemptions
+/// use it with their own names).
+pub fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    rules
-        .iter()
-        .map(|rule| {
-            let mut base: String = rule
-                .name
+    names
+        .into_iter()
+        .map(|name| {
+            let mut base: String = name
                 .chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() {
