@@ -45,6 +45,7 @@ pub mod haproxy;
 mod haproxy_exempt;
 pub mod key;
 pub mod kong;
+mod kong_exempt;
 pub mod nginx;
 mod nginx_exempt;
 pub mod traefik;
