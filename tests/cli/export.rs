@@ -281,6 +281,85 @@ fn haproxy_check(config: &str) {
     );
 }
 
+/// The rules of [`TWO_RULES`] with exemptions every target can express: a
+/// path, and a client keyed on a header with a method and a route.
+fn portable_exemptions() -> String {
+    format!(
+        "{TWO_RULES}\n[[rule]]\nname = \"health\"\nroute = \"^/healthz$\"\nexempt = true\n\n\
+         [[rule]]\nname = \"partner\"\nkey = \"field:http_x_api_key\"\nclient = \"k-42\"\nmethod = \"POST\"\nroute = \"^/hook\"\nexempt = true\n"
+    )
+}
+
+#[test]
+fn every_target_snapshot_with_exemptions() {
+    for target in TARGETS {
+        let out = export(&portable_exemptions(), target, &[]);
+        insta::assert_snapshot!(format!("export_exempt_{target}"), out);
+    }
+}
+
+#[test]
+fn exemptions_parse_in_every_format_and_pass_the_products_checks() {
+    let policy = portable_exemptions();
+    let envoy = yaml(&export(&policy, "envoy", &[]));
+    let routes = &envoy["virtual_hosts"][0]["routes"];
+    assert_eq!(routes[0]["name"].as_str(), Some("rl-exempt-health"));
+    let off = &routes[0]["typed_per_filter_config"]["envoy.filters.http.local_ratelimit"];
+    assert!(off["token_bucket"].is_mapping() && off["filter_enabled"].is_null());
+    assert_eq!(
+        routes[1]["match"]["headers"][1]["string_match"]["exact"].as_str(),
+        Some("k-42")
+    );
+    let traefik = yaml(&export(&policy, "traefik", &[]));
+    let router = &traefik["http"]["routers"]["rl-exempt-partner"];
+    assert_eq!(
+        router["rule"].as_str(),
+        Some("Method(`POST`) && PathRegexp(`^/hook`) && Header(`x-api-key`, `k-42`)")
+    );
+    assert!(router["middlewares"].is_null());
+    let kong = yaml(&export(&policy, "kong", &[]));
+    let route = &kong["services"][0]["routes"][1];
+    assert_eq!(route["headers"]["x-api-key"][0].as_str(), Some("k-42"));
+    assert_eq!(
+        route["plugins"][0]["config"]["second"].as_u64(),
+        Some(1_000_000_000)
+    );
+    let waf: serde_json::Value = serde_json::from_str(&export(&policy, "aws-waf", &[])).unwrap();
+    for rule in waf["Rules"].as_array().unwrap() {
+        let scope = &rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"];
+        assert!(scope.to_string().contains("\"NotStatement\""), "{scope}");
+    }
+    haproxy_check(&export(&policy, "haproxy", &[]));
+    if let Some(Err(message)) = Nginx::check_config(&export(&policy, "nginx", &[])) {
+        panic!("nginx -t rejected the export:\n{message}");
+    }
+}
+
+#[test]
+fn address_clients_are_exempted_where_the_product_sees_the_address_and_refused_elsewhere() {
+    for target in ["nginx", "haproxy", "traefik", "aws-waf"] {
+        assert!(
+            export(EXEMPTIONS, target, &[]).contains("monitor"),
+            "{target}"
+        );
+    }
+    for (target, why) in [
+        ("envoy", "an Envoy route cannot match the client's address"),
+        ("kong", "Kong's HTTP routes cannot match the client address"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let policy = write_policy(dir.path(), EXEMPTIONS);
+        rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&policy)
+            .assert()
+            .code(2)
+            .stderr(contains(format!(
+                "{target} cannot express rule `monitor`: {why}"
+            )));
+    }
+}
+
 #[test]
 fn real_nginx_never_limits_exempt_requests() {
     let config = format!(
