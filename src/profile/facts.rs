@@ -1,5 +1,5 @@
 //! The facts about each client that the profiles read, gathered in one pass
-//! over the time-ordered table (plus the per-endpoint peaks the analysis
+//! over the time-ordered table (plus the per-client totals the analysis
 //! already holds). Pair sets (client × user agent, client × user, client ×
 //! endpoint answered 4xx) hold only the pairs that occur.
 
@@ -64,13 +64,18 @@ pub fn gather(
     for p in &analysis.overall.peaks {
         facts[p.client as usize].requests = p.requests;
     }
-    for e in &analysis.endpoints {
-        let Some(id) = table.endpoints.get(&e.endpoint) else {
-            continue;
-        };
-        for p in &e.stats.peaks {
-            facts[p.client as usize].endpoints.push((id, p.requests));
+    // Requests per client and endpoint, counted from the table: the analysis
+    // keeps per-endpoint detail only for the endpoints it reports, and a
+    // client's busiest endpoint (a probe's /health) may not be among them.
+    let mut per_endpoint: rustc_hash::FxHashMap<(Id, Id), u64> = Default::default();
+    for row in 0..table.len() {
+        let c = table.client[row];
+        if facts[c as usize].requests > 0 {
+            *per_endpoint.entry((c, table.endpoint[row])).or_insert(0) += 1;
         }
+    }
+    for ((c, e), n) in per_endpoint {
+        facts[c as usize].endpoints.push((e, n));
     }
     let mut top = vec![NO_KEY; facts.len()];
     for (c, f) in facts.iter_mut().enumerate() {
