@@ -65,9 +65,12 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
             }
         }
     }
+    // Without a route, the regex path `~/` (every path): Kong tries regex
+    // paths before prefix paths (Kong/kong#4121), so a prefix `/` would lose
+    // to every rule's regex route.
     let path = exempt::route(e)?
         .map(regex_path)
-        .unwrap_or_else(|| "/".into());
+        .unwrap_or_else(|| "~/".into());
     let mut config = Map::new();
     config
         .set("second", plain(UNREACHABLE))
@@ -126,6 +129,8 @@ mod tests {
 
     #[test]
     fn exemption_routes_carry_a_plugin_that_never_limits() {
+        let any_path = render("key='field:http_x_api_key'\nclient='k1'").unwrap();
+        assert!(any_path.contains("    paths: [\"~/\"]\n"), "{any_path}");
         let out =
             render("route='^/h$'\nmethod='get'\nkey='field:http_x_api_key'\nclient='k1'").unwrap();
         assert!(
