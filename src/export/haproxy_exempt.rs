@@ -102,7 +102,7 @@ pub fn write(
         if let Some(r) = exempt::route(e)? {
             conditions.push(format!("{{ path -m reg {} }}", quote(r)));
         }
-        if let Some(client) = &e.client {
+        if let Some(client) = exempt::client(e)? {
             uses_xff |= e.key.parts.contains(&crate::ingest::key::KeyPart::Xff);
             conditions.push(client_condition(e, i, client, &part_expr, &mut lines)?);
         }

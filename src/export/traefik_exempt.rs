@@ -79,19 +79,9 @@ fn rule_of(e: &Exemption) -> Result<(String, Vec<String>), ExportError> {
     if let Some(r) = exempt::route(e)? {
         all.push(format!("PathRegexp({})", rule_literal(r)));
     }
-    if let Some(client) = &e.client {
+    if let Some(client) = exempt::client(e)? {
         let parts = key_parts(&e.name, &e.key, "request attribute")?;
-        let values: Vec<&str> = if parts.len() == 1 {
-            vec![client.as_str()]
-        } else {
-            client.split('+').collect()
-        };
-        if values.len() != parts.len() {
-            return Err(unsupported(format!(
-                "client {client:?} does not split into one value per part of key {} (parts joined by +)",
-                e.key.text
-            )));
-        }
+        let values = exempt::client_values(e, client, parts.len(), "traefik")?;
         for (part, value) in parts.iter().zip(values) {
             all.push(client_matcher(part, value, &e.key.text).map_err(unsupported)?);
             if *part == ClientPart::ForwardedFor {

@@ -182,6 +182,23 @@ fn hostile_names_and_routes_stay_inside_comments_and_strings() {
 }
 
 #[test]
+fn exempt_clients_with_line_breaks_are_refused_by_every_target() {
+    let policy = "[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='evil'\nkey='field:http_x_api_key'\nclient=\"k\\n}\\nfrontend x\"\nexempt=true\n";
+    for target in TARGETS {
+        let dir = tempfile::tempdir().unwrap();
+        let path = write_policy(dir.path(), policy);
+        rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(contains(
+                "rule `evil`: the client holds a control character or line break",
+            ));
+    }
+}
+
+#[test]
 fn nginx_accepts_the_export_plain_dry_run_and_hostile() {
     for (policy, extra) in [
         (TWO_RULES, &[][..]),

@@ -136,19 +136,9 @@ fn exemption(e: &Exemption, i: usize, out: &mut Exempted) -> Result<ScopeDown, E
             text_transformations: transform("NONE"),
         });
     }
-    if let Some(client) = &e.client {
+    if let Some(client) = exempt::client(e)? {
         let parts = key_parts(&e.name, &e.key, "request attribute")?;
-        let values: Vec<&str> = if parts.len() == 1 {
-            vec![client.as_str()]
-        } else {
-            client.split('+').collect()
-        };
-        if values.len() != parts.len() {
-            return Err(unsupported(format!(
-                "client {client:?} does not split into one value per part of key {} (parts joined by +)",
-                e.key.text
-            )));
-        }
+        let values = exempt::client_values(e, client, parts.len(), "aws-waf")?;
         for (p, (part, value)) in parts.iter().zip(values).enumerate() {
             all.push(client_part(e, (i, p), part, value, out).map_err(unsupported)?);
         }

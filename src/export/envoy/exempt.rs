@@ -94,19 +94,9 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
     if let Some(m) = exempt::method(e)? {
         headers.push(method_matcher(&m));
     }
-    if let Some(client) = &e.client {
+    if let Some(client) = exempt::client(e)? {
         let parts = key_parts(&e.name, &e.key, "request attribute")?;
-        let values: Vec<&str> = if parts.len() == 1 {
-            vec![client.as_str()]
-        } else {
-            client.split('+').collect()
-        };
-        if values.len() != parts.len() {
-            return Err(unsupported(format!(
-                "client {client:?} does not split into one value per part of key {} (parts joined by +)",
-                e.key.text
-            )));
-        }
+        let values = exempt::client_values(e, client, parts.len(), "envoy")?;
         for (part, value) in parts.iter().zip(values) {
             match client_match(part, value).map_err(unsupported)? {
                 ClientMatch::Header(h) => headers.push(h),
