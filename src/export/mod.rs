@@ -404,4 +404,6 @@ pub fn quoted(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod exempt_proptests;
+#[cfg(test)]
 mod tests;
