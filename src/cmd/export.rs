@@ -2,7 +2,8 @@
 //! ([`crate::export`]) and writes the configuration to stdout or a file; with
 //! `--check LOG`, replays the logs with the policy and as the product enforces
 //! that configuration ([`crate::scenario::gateway::check`]) and lists where
-//! they differ instead.
+//! they differ instead. Exempt requests are admitted and never counted in both
+//! replays, as in `rlctl simulate`.
 
 use std::fmt::Write as _;
 
@@ -38,17 +39,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     let text = match settings.check {
         None => text,
         Some(mut ingest_settings) => {
-            if let Some(e) = policy.exemptions.first() {
-                anyhow::bail!(
-                    "--check does not replay exempt rules yet (rule `{}`); check a policy without them",
-                    e.name
-                );
-            }
-            // Every rule's key and route must be read from the log.
-            ingest_settings.paths = rules.iter().any(|r| r.route.is_some());
-            for rule in rules {
-                if rule.key.text != ingest_settings.keys.primary.text {
-                    ingest_settings.keys.add(rule.key.clone());
+            // Every rule's and exemption's key and route must be read from the log.
+            ingest_settings.paths = rules.iter().any(|r| r.route.is_some())
+                || policy.exemptions.iter().any(|e| e.route.is_some());
+            let keys = rules.iter().map(|r| &r.key);
+            for key in keys.chain(policy.exemptions.iter().map(|e| &e.key)) {
+                if key.text != ingest_settings.keys.primary.text {
+                    ingest_settings.keys.add(key.clone());
                 }
             }
             let ingested = ingest::ingest(&ingest_settings)?;
@@ -69,7 +66,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 rules,
             )?
             .remove(0);
-            let found = check(&ingested.table, &base, gateway)?;
+            // Exempt requests are admitted and never counted, by the policy and
+            // by the gateway alike (the export exempts the same requests).
+            let exempt = crate::scenario::exempt_mask(
+                &ingested.table,
+                &policy.exemptions,
+                &ingest_settings.keys,
+            );
+            let found = check(&ingested.table, &base, gateway, exempt)?;
             report(&found, &ingested.table, rules)
         }
     };

@@ -8,7 +8,8 @@
 //! 60, 120, 300 or 600 seconds and has no burst. The window closest to W is
 //! used, and the Limit is the most the rule can admit in any span of that
 //! length ([`Shape::most_in_span`]), at least AWS's minimum of 10, so AWS
-//! never blocks a request the policy admits.
+//! never blocks a request the policy admits. Exemptions narrow every rule's
+//! scope-down statement (see [`exempt`]).
 
 use serde::Serialize;
 
@@ -16,7 +17,9 @@ use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, dashed, describe,
     header_advice, identifiers, method, route,
 };
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
+
+mod exempt;
 
 /// The AWS WAF exporter.
 pub struct AwsWaf;
@@ -48,17 +51,20 @@ pub fn limit(shape: &Shape, window: u64) -> u64 {
 // keys keep the sorted order this export has always had (AWS reads any order).
 
 /// `{}`: an object with no fields (`{"IP": {}}`, `{"Count": {}}`).
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 struct Empty {}
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct Document {
+    /// The IP sets the exemptions reference, to create first (`CreateIPSet`).
+    #[serde(rename = "IPSets", skip_serializing_if = "Vec::is_empty")]
+    ip_sets: Vec<exempt::IpSet>,
     notes: Vec<String>,
     rules: Vec<WafRule>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct WafRule {
     action: Action,
@@ -68,26 +74,26 @@ struct WafRule {
     visibility_config: VisibilityConfig,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all_fields = "PascalCase")]
 enum Action {
     Block { custom_response: CustomResponse },
     Count(Empty),
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct CustomResponse {
     response_code: u16,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct Statement {
     rate_based_statement: RateBasedStatement,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct RateBasedStatement {
     aggregate_key_type: &'static str,
@@ -102,7 +108,7 @@ struct RateBasedStatement {
 }
 
 /// One part of a custom aggregation key.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 enum CustomKey {
     #[serde(rename = "IP")]
     Ip(Empty),
@@ -113,14 +119,14 @@ enum CustomKey {
     QueryArgument(Named),
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct Named {
     name: String,
     text_transformations: Vec<Transformation>,
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct Transformation {
     priority: u32,
@@ -135,7 +141,7 @@ fn transform(kind: &'static str) -> Vec<Transformation> {
     }]
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct ForwardedIpConfig {
     fallback_behavior: &'static str,
@@ -143,11 +149,25 @@ struct ForwardedIpConfig {
 }
 
 /// The requests a rule counts: its method, its route, or both.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all_fields = "PascalCase")]
 enum ScopeDown {
     #[serde(rename = "AndStatement")]
     And { statements: Vec<ScopeDown> },
+    #[serde(rename = "OrStatement")]
+    Or { statements: Vec<ScopeDown> },
+    #[serde(rename = "NotStatement")]
+    Not { statement: Box<ScopeDown> },
+    #[serde(rename = "IPSetReferenceStatement")]
+    IpSetReference {
+        #[serde(rename = "ARN")]
+        arn: String,
+        #[serde(
+            rename = "IPSetForwardedIPConfig",
+            skip_serializing_if = "Option::is_none"
+        )]
+        ip_set_forwarded_ip_config: Option<exempt::IpSetForwardedIpConfig>,
+    },
     #[serde(rename = "ByteMatchStatement")]
     ByteMatch {
         field_to_match: Field,
@@ -163,13 +183,16 @@ enum ScopeDown {
     },
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 enum Field {
+    Cookies(exempt::CookiesField),
     Method(Empty),
+    SingleHeader(exempt::NamedField),
+    SingleQueryArgument(exempt::NamedField),
     UriPath(Empty),
 }
 
-#[derive(Debug, Serialize)]
+#[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "PascalCase")]
 struct VisibilityConfig {
     cloud_watch_metrics_enabled: bool,
@@ -194,11 +217,12 @@ fn custom_key(part: &ClientPart) -> Option<CustomKey> {
     })
 }
 
-/// One policy rule as a rate-based rule at `priority`, with its notes.
+/// One policy rule as a rate-based rule at `priority`, with its notes; its
+/// scope-down statement leaves out the requests `exempted` matches.
 fn waf_rule(
     rule: &CheckedRule,
     id: &str,
-    priority: usize,
+    (priority, exempted): (usize, Option<&ScopeDown>),
     opts: &ExportOptions,
     notes: &mut Vec<String>,
 ) -> Result<WafRule, ExportError> {
@@ -281,6 +305,7 @@ fn waf_rule(
             text_transformations: transform("NONE"),
         });
     }
+    scope.extend(exempted.cloned());
     let scope_down_statement = match scope.len() {
         0 | 1 => scope.pop(),
         _ => Some(ScopeDown::And { statements: scope }),
@@ -321,6 +346,25 @@ impl Exporter for AwsWaf {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The document for `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
         let mut notes = vec![
             format!("rlctl export --target aws-waf: {} rate-based rules. JSON holds no comments: these notes sit beside Rules; give AWS only the Rules (jq .Rules).", rules.len()),
@@ -331,11 +375,15 @@ impl Exporter for AwsWaf {
         if opts.dry_run {
             notes.push("Dry run: the rules Count instead of Block; see the CloudWatch metrics and sampled requests.".into());
         }
+        let exempted = exempt::exempted(exemptions)?;
+        notes.extend(exempted.notes);
         let mut waf_rules = Vec::new();
         for (priority, (rule, id)) in rules.iter().zip(&ids).enumerate() {
-            waf_rules.push(waf_rule(rule, id, priority, opts, &mut notes)?);
+            let at = (priority, exempted.statement.as_ref());
+            waf_rules.push(waf_rule(rule, id, at, opts, &mut notes)?);
         }
         let doc = Document {
+            ip_sets: exempted.ip_sets,
             notes,
             rules: waf_rules,
         };

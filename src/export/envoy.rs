@@ -14,12 +14,16 @@
 //! more, else k tokens, with intervals rounded down to 50 ms multiples (never
 //! slower than the policy) and k − 1 extra tokens of capacity so a refill in
 //! steps never falls behind a continuous one. Local limits are per Envoy instance.
+//!
+//! Exemptions are routes before all others that turn the filter off
+//! ([`exempt`]).
 
+mod exempt;
 mod rule;
 
 use super::yaml::{Map, Seq, Value, flow, plain, string};
 use super::{ExportError, ExportOptions, Exporter, comment_block, conf, identifiers};
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 use crate::units::Limit;
 use rule::{RuleConfig, bucket_value, rule_config};
 
@@ -185,6 +189,25 @@ impl Exporter for Envoy {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The configuration of `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         let configs = rules
             .iter()
             .zip(identifiers(rules))
@@ -215,6 +238,9 @@ impl Exporter for Envoy {
             .set("typed_per_filter_config", per_filter);
         let mut vhost_limits = Seq::new();
         let mut routes = Seq::new();
+        for route in exempt::routes(exemptions)? {
+            routes.push(route);
+        }
         for config in &configs {
             match &config.route {
                 None => vhost_limits.push(config.rate_limit.clone()),

@@ -41,6 +41,53 @@ pub fn route(e: &Exemption) -> Result<Option<&str>, ExportError> {
     super::route_text(&e.name, e.route.as_ref())
 }
 
+/// The exemption's client, refused when it holds a control character or a
+/// line break (no request attribute a gateway matches does, and several
+/// configuration formats cannot quote them).
+pub fn client(e: &Exemption) -> Result<Option<&str>, ExportError> {
+    let Some(c) = e.client.as_deref() else {
+        return Ok(None);
+    };
+    if c.chars()
+        .any(|ch| ch.is_control() || matches!(ch, '\u{2028}' | '\u{2029}'))
+    {
+        return Err(ExportError::Rule {
+            rule: e.name.clone(),
+            message:
+                "the client holds a control character or line break, which no gateway can match"
+                    .into(),
+        });
+    }
+    Ok(Some(c))
+}
+
+/// The exemption's client as one value per part of its key of `parts` parts
+/// (a key of several parts joins its values with `+`); `target` names the
+/// product that needs them apart.
+pub fn client_values<'a>(
+    e: &Exemption,
+    client: &'a str,
+    parts: usize,
+    target: &'static str,
+) -> Result<Vec<&'a str>, ExportError> {
+    let values: Vec<&str> = if parts == 1 {
+        vec![client]
+    } else {
+        client.split('+').collect()
+    };
+    if values.len() != parts {
+        return Err(ExportError::Unsupported {
+            target,
+            rule: e.name.clone(),
+            message: format!(
+                "client {client:?} does not split into one value per part of key {} (parts joined by +)",
+                e.key.text
+            ),
+        });
+    }
+    Ok(values)
+}
+
 /// One line saying what an exemption covers (for a comment).
 pub fn describe(e: &Exemption) -> String {
     let mut what = Vec::new();

@@ -14,11 +14,12 @@
 //! stricter than the policy, at the price of admitting up to C + L − 1 per W.
 
 use super::conf::{self, Conf};
+use super::haproxy_exempt::{self, UNLESS_EXEMPT};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
     method, route,
 };
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 
 /// The HAProxy exporter.
 pub struct Haproxy;
@@ -43,7 +44,7 @@ pub fn quote(text: &str) -> String {
 }
 
 /// The sample expression of one key part.
-fn part_expr(part: &ClientPart) -> Option<String> {
+pub(super) fn part_expr(part: &ClientPart) -> Option<String> {
     Some(match part {
         ClientPart::Address => "src".into(),
         ClientPart::ForwardedFor => "var(txn.rlctl_xff)".into(),
@@ -113,15 +114,15 @@ struct Frontend {
     counts: Conf,
 }
 
-/// Table number `sc`: its backend section and the frontend line tracking it.
+/// Table number `sc`: its backend section and the frontend line tracking it
+/// (`guard`: the condition that keeps exempt requests out, or empty).
 fn write_table(
     backends: &mut Conf,
     frontend: &mut Frontend,
-    sc: usize,
-    table: &Table,
-    name: &str,
+    (sc, table, name): (usize, &Table, &str),
     rules: &[CheckedRule],
     opts: &ExportOptions,
+    guard: &str,
 ) {
     let addresses = table.parts.len() == 1
         && matches!(
@@ -161,12 +162,13 @@ fn write_table(
             .line(format!("http-request set-var({var}) {expr}"));
         key.push_str(&format!(",concat(+,{var})"));
     }
-    frontend
-        .tracks
-        .line(format!("http-request track-sc{sc} {key} table {name}"));
+    frontend.tracks.line(format!(
+        "http-request track-sc{sc} {key} table {name}{guard}"
+    ));
 }
 
-/// Rule `rule` with counter `gpc` of table `sc`: its deny and its count.
+/// Rule `rule` with counter `gpc` of table `sc`: its deny and its count
+/// (`guard`: the condition that keeps exempt requests out, or empty).
 fn write_rule(
     frontend: &mut Frontend,
     (sc, gpc, window): (usize, usize, u32),
@@ -174,6 +176,7 @@ fn write_rule(
     shape: &Shape,
     id: &str,
     opts: &ExportOptions,
+    guard: &str,
 ) -> Result<(), ExportError> {
     let mut cond = String::new();
     if let Some(m) = method(rule)? {
@@ -190,16 +193,16 @@ fn write_rule(
             shape.capacity_note, shape.capacity, rule.spec.limit.requests,
         ),
     ]);
-    let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}");
+    let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}{guard}");
     frontend.denies.line(if opts.dry_run {
         format!("http-request set-var(txn.rlctl_over_limit) str({id}) if {test}")
     } else {
         format!("http-request deny deny_status 429 if {test}")
     });
-    let when = if cond.is_empty() {
+    let when = if cond.is_empty() && guard.is_empty() {
         String::new()
     } else {
-        format!(" if{cond}")
+        format!(" if{cond}{guard}")
     };
     frontend
         .counts
@@ -213,16 +216,62 @@ impl Exporter for Haproxy {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The configuration of `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         let ids = identifiers(rules);
         let (tables, shapes) = tables(rules)?;
         let mut backends = Conf::new(INDENT);
         let mut frontend = Frontend::default();
+        let (exempt_lines, exempt_xff) = if exemptions.is_empty() {
+            (Conf::new(INDENT), false)
+        } else {
+            haproxy_exempt::write(exemptions, part_expr)?
+        };
+        let guard = if exemptions.is_empty() {
+            String::new()
+        } else {
+            format!(" if {UNLESS_EXEMPT}")
+        };
         for (sc, table) in tables.iter().enumerate() {
             let name = format!("rl_{}", ids[table.rules[0]]);
-            write_table(&mut backends, &mut frontend, sc, table, &name, rules, opts);
+            let table_args = (sc, table, name.as_str());
+            write_table(
+                &mut backends,
+                &mut frontend,
+                table_args,
+                rules,
+                opts,
+                &guard,
+            );
+            let and_guard = guard.replace(" if ", " ");
             for (gpc, &i) in table.rules.iter().enumerate() {
                 let at = (sc, gpc, table.window);
-                write_rule(&mut frontend, at, &rules[i], &shapes[i], &ids[i], opts)?;
+                write_rule(
+                    &mut frontend,
+                    at,
+                    &rules[i],
+                    &shapes[i],
+                    &ids[i],
+                    opts,
+                    &and_guard,
+                )?;
             }
         }
         let first = format!(
@@ -243,9 +292,10 @@ impl Exporter for Haproxy {
             &["Response headers describing each rule (http-response set-header NAME VALUE):"],
             rules,
         );
-        let uses_xff = tables
-            .iter()
-            .any(|t| t.parts.contains(&ClientPart::ForwardedFor));
+        let uses_xff = exempt_xff
+            || tables
+                .iter()
+                .any(|t| t.parts.contains(&ClientPart::ForwardedFor));
         let mut out = Conf::new(INDENT);
         out.comments(&head).append(&backends).blank();
         out.line("frontend rlctl  # merge these lines into your HTTP frontend")
@@ -260,7 +310,7 @@ impl Exporter for Haproxy {
                     .line("http-request set-var(txn.rlctl_xff) src")
                     .line("http-request set-var(txn.rlctl_xff) req.hdr_ip(x-forwarded-for,1) if { req.hdr(x-forwarded-for) -m found }");
                 }
-                c.append(&frontend.tracks);
+                c.append(&exempt_lines).append(&frontend.tracks);
                 if opts.dry_run {
                     c.comments(&[
                         "Dry run: nothing is denied; log %[var(txn.rlctl_over_limit)] to see which rule".into(),

@@ -10,16 +10,18 @@
 //! Kong runs one rate-limiting plugin per request (the most specific), and
 //! counts per route: a rule with a route or method gets a route whose plugin
 //! takes, per period, the smallest limit of every rule that applies there with
-//! the same key; rules for every request become a global plugin.
+//! the same key; rules for every request become a global plugin. Each
+//! exemption is a route whose own plugin never limits ([`super::kong_exempt`]).
 
 use std::collections::BTreeMap;
 
+use super::kong_exempt;
 use super::yaml::{Map, Seq, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
     dashed, describe, identifiers, method, route,
 };
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 
 /// The Kong exporter.
 pub struct Kong;
@@ -223,6 +225,25 @@ impl Exporter for Kong {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The declarative configuration of `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         if opts.dry_run {
             return Err(ExportError::Target {
                 target: "kong",
@@ -235,6 +256,9 @@ impl Exporter for Kong {
         let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
         let mut global = Seq::new();
         let mut routes = Seq::new();
+        for route in kong_exempt::routes(exemptions)? {
+            routes.push(route);
+        }
         for (i, rule) in each.iter().enumerate() {
             if rule.method.is_none() && rule.route.is_none() {
                 global.comments(&rule.notes).push(plugin(

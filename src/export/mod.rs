@@ -42,11 +42,14 @@ pub mod conf;
 pub mod envoy;
 pub mod exempt;
 pub mod haproxy;
+mod haproxy_exempt;
 pub mod key;
 pub mod kong;
+mod kong_exempt;
 pub mod nginx;
 mod nginx_exempt;
 pub mod traefik;
+mod traefik_exempt;
 pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
@@ -352,12 +355,17 @@ pub fn comment_block(prefix: &str, lines: &[String]) -> String {
 /// One identifier per rule, from its name: lowercase ASCII letters, digits and
 /// `_`, unique (a suffix tells apart names that differ only in other characters).
 pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
+    name_identifiers(rules.iter().map(|r| r.name.as_str()))
+}
+
+/// One identifier per name, as [`identifiers`] makes them for rules (exemptions
+/// use it with their own names).
+pub fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
     let mut seen = std::collections::HashSet::new();
-    rules
-        .iter()
-        .map(|rule| {
-            let mut base: String = rule
-                .name
+    names
+        .into_iter()
+        .map(|name| {
+            let mut base: String = name
                 .chars()
                 .map(|c| {
                     if c.is_ascii_alphanumeric() {
@@ -395,5 +403,7 @@ pub fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string always serializes")
 }
 
+#[cfg(test)]
+mod exempt_proptests;
 #[cfg(test)]
 mod tests;

@@ -68,7 +68,7 @@ pub fn write(
         if let Some(r) = exempt::route(e)? {
             map(conf, "$uri", format!("~{r}"), "route");
         }
-        if let Some(client) = &e.client {
+        if let Some(client) = exempt::client(e)? {
             let key_parts = parts(e)?;
             uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
             let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();

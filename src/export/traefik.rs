@@ -5,14 +5,17 @@
 //! bucket size), so L/W and C carry over exactly. It keys on one source only
 //! (an IP strategy or one request header), so combined keys are refused, and
 //! it has no dry-run mode. Traefik picks one router per request: each router
-//! lists every middleware of the rules that apply to its requests.
+//! lists every middleware of the rules that apply to its requests. Each
+//! exemption is a router of higher priority without them
+//! ([`super::traefik_exempt`]).
 
+use super::traefik_exempt;
 use super::yaml::{Map, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
     dashed, describe, identifiers, method, route,
 };
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 use crate::units::Window;
 
 /// The Traefik exporter.
@@ -185,6 +188,25 @@ impl Exporter for Traefik {
     }
 
     fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        render(rules, &[], opts)
+    }
+
+    fn render_policy(
+        &self,
+        policy: &CheckedPolicy,
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError> {
+        render(&policy.rules, &policy.exemptions, opts)
+    }
+}
+
+/// The dynamic configuration of `rules` with `exemptions`.
+fn render(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    opts: &ExportOptions,
+) -> Result<String, ExportError> {
+    {
         if opts.dry_run {
             return Err(ExportError::Target {
                 target: "traefik",
@@ -204,6 +226,18 @@ impl Exporter for Traefik {
                 .set(format!("rl-{id}"), settings);
         }
         let mut routers_map = Map::new();
+        for router in traefik_exempt::routers(exemptions)? {
+            let mut settings = Map::new();
+            settings
+                .set("rule", string(router.rule))
+                .set("priority", plain(router.priority))
+                .note("above every rate-limited router")
+                .set("service", plain("backend"))
+                .note("your service; no rateLimit middleware");
+            routers_map
+                .comments(&router.notes)
+                .set(router.name, settings);
+        }
         for router in routers(rules, &ids, &scopes) {
             let mut settings = Map::new();
             settings

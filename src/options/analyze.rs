@@ -6,7 +6,6 @@ use super::{OptionsError, ingest_settings, output_format, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
 use crate::discover::{TemplateSet, routes_file};
-use crate::ingest::key::KeySpec;
 use crate::ingest::{self, IngestError};
 use crate::output;
 use crate::profile::ProfileColumns;
@@ -49,14 +48,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         ..ingest_settings(&args.ingest)?
     };
     // Client profiles read the user agent and the user of each request.
-    let profile_columns = ProfileColumns {
-        user_agent: Some(ingest.keys.add(KeySpec::user_agent())),
-        user: Some(
-            ingest
-                .keys
-                .add(KeySpec::parse("user", None, None).expect("`user` is a key")),
-        ),
-    };
+    let profile_columns = ProfileColumns::request(&mut ingest.keys);
     let recommend = RecommendOptions {
         baseline: args
             .baseline

@@ -4,9 +4,10 @@
 use std::path::PathBuf;
 
 use super::{OptionsError, ingest_settings};
-use crate::analysis::AnalysisSettings;
+use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
+use crate::profile::ProfileColumns;
 use crate::report::{Gates, ReportPlan};
 use crate::simulate::AlgorithmKind;
 use crate::stats::StatsSettings;
@@ -58,6 +59,9 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
         }
         None => None,
     };
+    // Client profiles read the user agent and the user of each request, as in
+    // `rlctl analyze`, so the report lists the same profiles.
+    let profile_columns = ProfileColumns::request(&mut ingest.keys);
     let gates = Gates {
         max_reject_rate: args
             .max_reject_rate
@@ -105,7 +109,10 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 multiplier: args.multiplier.multiplier,
                 endpoints: args.top.top,
                 algorithm: AlgorithmKind::TokenBucket,
-                recommend: Default::default(),
+                recommend: RecommendOptions {
+                    profile_columns,
+                    ..Default::default()
+                },
             },
             policy,
             exemptions,

@@ -2,11 +2,28 @@
 //! their own (verify them by reverse DNS; a user agent is easy to fake).
 //!
 //! Threshold: at least [`MIN_SHARE`] of the client's requests carry a user
-//! agent containing one of [`CRAWLERS`] (case-insensitive). The list holds the
-//! tokens the operators document for their crawlers (Google: "Googlebot",
-//! developers.google.com/search/docs/crawling-indexing/overview-google-crawlers;
-//! Bing: "bingbot", bing.com/webmasters/help/which-crawlers-does-bing-use;
-//! and the same for the others).
+//! agent containing one of [`CRAWLERS`] (case-insensitive).
+//!
+//! Each token is the name the crawler gives itself in its user agent. The
+//! operator's own page naming the token was found for these (checked in
+//! November 2026):
+//!
+//! | token | operator page |
+//! | --- | --- |
+//! | googlebot | developers.google.com/search/docs/crawling-indexing/overview-google-crawlers |
+//! | bingbot | www.bing.com/webmasters/help/which-crawlers-does-bing-use-8c184ec0 |
+//! | applebot | support.apple.com/en-us/HT204683 |
+//! | yandexbot | yandex.com/support/webmaster/en/robot-workings/user-agent |
+//! | ahrefsbot | ahrefs.com/robot |
+//! | ccbot | commoncrawl.org/faq |
+//! | petalbot | aspiegel.com/petalbot |
+//! | mj12bot | mj12bot.com |
+//!
+//! For the other tokens no operator page was confirmed, so none is cited:
+//! they are the names in the user agents these crawlers send (DuckDuckBot,
+//! Baiduspider, SemrushBot, facebookexternalhit, Twitterbot, LinkedInBot,
+//! GPTBot, ClaudeBot, Amazonbot, DotBot, Bytespider, Yahoo! Slurp), as
+//! third-party crawler directories list them.
 
 use super::{Finding, Kind, Profile, Subject};
 

@@ -1,11 +1,12 @@
 //! The facts about each client that the profiles read, gathered in one pass
-//! over the time-ordered table (plus the per-endpoint peaks the analysis
+//! over the time-ordered table (plus the per-client totals the analysis
 //! already holds). Pair sets (client × user agent, client × user, client ×
 //! endpoint answered 4xx) hold only the pairs that occur.
 
 use rustc_hash::FxHashSet;
 
 use crate::events::{EventTable, Id, NO_KEY};
+use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
 
 /// Which extra key columns of the table hold the user agent and the user.
@@ -13,6 +14,19 @@ use crate::stats::Analysis;
 pub struct ProfileColumns {
     pub user_agent: Option<usize>,
     pub user: Option<usize>,
+}
+
+impl ProfileColumns {
+    /// Asks the ingestion for the user agent and the user of each request (as
+    /// extra keys of `keys`, read where the log format has them); returns
+    /// their columns. `analyze` and `report` both call it, so their profiles
+    /// rest on the same facts.
+    pub fn request(keys: &mut KeySet) -> ProfileColumns {
+        ProfileColumns {
+            user_agent: Some(keys.add(KeySpec::user_agent())),
+            user: Some(keys.add(KeySpec::parse("user", None, None).expect("`user` is a key"))),
+        }
+    }
 }
 
 /// What one pass learnt about one client.
@@ -50,13 +64,18 @@ pub fn gather(
     for p in &analysis.overall.peaks {
         facts[p.client as usize].requests = p.requests;
     }
-    for e in &analysis.endpoints {
-        let Some(id) = table.endpoints.get(&e.endpoint) else {
-            continue;
-        };
-        for p in &e.stats.peaks {
-            facts[p.client as usize].endpoints.push((id, p.requests));
+    // Requests per client and endpoint, counted from the table: the analysis
+    // keeps per-endpoint detail only for the endpoints it reports, and a
+    // client's busiest endpoint (a probe's /health) may not be among them.
+    let mut per_endpoint: rustc_hash::FxHashMap<(Id, Id), u64> = Default::default();
+    for row in 0..table.len() {
+        let c = table.client[row];
+        if facts[c as usize].requests > 0 {
+            *per_endpoint.entry((c, table.endpoint[row])).or_insert(0) += 1;
         }
+    }
+    for ((c, e), n) in per_endpoint {
+        facts[c as usize].endpoints.push((e, n));
     }
     let mut top = vec![NO_KEY; facts.len()];
     for (c, f) in facts.iter_mut().enumerate() {

@@ -4,6 +4,8 @@
 //! (AWS WAF, Cloudflare) carry "(model)" in their name, so every output that
 //! shows a scenario labels them.
 
+use std::sync::Arc;
+
 use super::execute::ScenarioRunner;
 use super::plan::Scenario;
 use crate::events::EventTable;
@@ -99,13 +101,17 @@ pub fn scenarios(base: &Scenario, gateways: &[Gateway]) -> Result<Vec<Scenario>,
 
 /// Replays `base` (the policy's own scenario) over `table` as the policy and
 /// as `gateway` enforces it, and lists where they differ (the reason from a
-/// third replay of the gateway with rejected requests ignored).
+/// third replay of the gateway with rejected requests ignored). The events
+/// `exempt` marks (see [`super::exempt_mask`]) are admitted and never counted
+/// in every replay.
 pub fn check(
     table: &EventTable,
     base: &Scenario,
     gateway: Gateway,
+    exempt: Option<Arc<[bool]>>,
 ) -> Result<ExportCheck, CheckError> {
-    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), 1);
+    let mut runner =
+        ScenarioRunner::new(table, &table.ts, Deployment::single(), 1).with_exemptions(exempt);
     let policy = runner.run(base)?;
     let as_gateway = scenarios(base, &[gateway])?.remove(0);
     let counted = runner.run(&as_gateway)?;

@@ -383,3 +383,51 @@ fn realdata_out_of_order_apache_log_matches_an_independent_count() {
         Some(counts.len() as u64)
     );
 }
+
+#[test]
+fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
+    // The bundled fixture has an ELB health check on GET /health every 10 s;
+    // /health is not among the five endpoints reported, which must not hide
+    // the probe (its profile reads the client's own busiest endpoint).
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
+    let out = rlctl()
+        .args([
+            "analyze",
+            "-q",
+            "--endpoints",
+            "5",
+            "--format",
+            "json",
+            "--write-policy",
+        ])
+        .arg(&policy)
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&policy).unwrap();
+    assert!(
+        text.contains("# Exemptions the client profiles suggest: uncomment after review.\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("# [[rule]]\n# name = \"exempt-10-0-190-222\"\n# key = \"ip\"\n# client = \"10.0.190.222\"\n# exempt = true\n"),
+        "{text}"
+    );
+    // Commented out: the policy as written has no exemption.
+    let checked = rlctl::policy::Policy::parse_policy(&text, "policy.toml").unwrap();
+    assert!(checked.exemptions.is_empty());
+    // Uncommented, it is a valid exemption.
+    let enabled = text.replace("# [[rule]]\n# name = \"exempt-10-0-190-222\"\n# key = \"ip\"\n# client = \"10.0.190.222\"\n# exempt = true\n", "[[rule]]\nname = \"exempt-10-0-190-222\"\nkey = \"ip\"\nclient = \"10.0.190.222\"\nexempt = true\n");
+    let checked = rlctl::policy::Policy::parse_policy(&enabled, "policy.toml").unwrap();
+    assert_eq!(
+        checked.exemptions[0].client.as_deref(),
+        Some("10.0.190.222")
+    );
+}

@@ -2,6 +2,7 @@
 //! policy, outputs that parse (YAML, JSON) or pass the product's own check
 //! (`nginx -t`, `haproxy -c`), real nginx and HAProxy enforcing an export, and
 //! hostile rule names and routes that must not break out of comments or strings.
+//! Exemptions are tested in [`super::export_exempt`].
 
 use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
@@ -14,7 +15,7 @@ use crate::support::nginx::{Nginx, http_get};
 use crate::support::{Engine, require, rlctl};
 
 /// A global rule and an endpoint rule with a method and a route.
-const TWO_RULES: &str = r#"
+pub(crate) const TWO_RULES: &str = r#"
 [[rule]]
 name = "global"
 key = "ip"
@@ -44,16 +45,16 @@ algorithm = "leaky-bucket"
 burst = 3
 "#;
 
-const TARGETS: [&str; 6] = ["nginx", "envoy", "traefik", "kong", "haproxy", "aws-waf"];
+pub(crate) const TARGETS: [&str; 6] = ["nginx", "envoy", "traefik", "kong", "haproxy", "aws-waf"];
 
-fn write_policy(dir: &Path, text: &str) -> PathBuf {
+pub(crate) fn write_policy(dir: &Path, text: &str) -> PathBuf {
     let path = dir.join("policy.toml");
     std::fs::write(&path, text).unwrap();
     path
 }
 
 /// `rlctl export --policy <text> --target <target> <extra...>`: stdout on success.
-fn export(text: &str, target: &str, extra: &[&str]) -> String {
+pub(crate) fn export(text: &str, target: &str, extra: &[&str]) -> String {
     let dir = tempfile::tempdir().unwrap();
     let policy = write_policy(dir.path(), text);
     let out = rlctl()
@@ -70,7 +71,7 @@ fn export(text: &str, target: &str, extra: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn yaml(text: &str) -> serde_norway::Value {
+pub(crate) fn yaml(text: &str) -> serde_norway::Value {
     serde_norway::from_str(text).unwrap_or_else(|e| panic!("not YAML ({e}):\n{text}"))
 }
 
@@ -234,100 +235,42 @@ fn real_nginx_enforces_the_converted_burst_method_and_route() {
     );
 }
 
-/// A policy with a path exemption, a client exemption and a combined one.
-const EXEMPTIONS: &str = "[[rule]]\nname='global'\nlimit='3/1m'\nburst=3\n\
-[[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\
-[[rule]]\nname='monitor'\nclient='127.0.0.9'\nexempt=true\n\
-[[rule]]\nname='partner'\nkey='xff'\nclient='10.9.9.9'\nmethod='POST'\nroute='^/hook'\nexempt=true\n";
-
-#[test]
-fn nginx_accepts_exemptions_and_other_targets_refuse_them() {
-    let out = export(EXEMPTIONS, "nginx", &[]);
-    assert!(out.contains("map $rlctl_exempt $rl_global_open"), "{out}");
-    if let Some(Err(message)) = Nginx::check_config(&out) {
-        panic!("nginx -t rejected the export:\n{message}\n{out}");
-    }
-    for target in ["envoy", "traefik", "kong", "haproxy", "aws-waf"] {
-        let dir = tempfile::tempdir().unwrap();
-        let policy = write_policy(dir.path(), EXEMPTIONS);
-        let out = rlctl()
-            .args(["export", "--target", target, "--policy"])
-            .arg(&policy)
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(2), "{target}");
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            err.contains("exempt rules are not exported to this target"),
-            "{target}: {err}"
-        );
-    }
-}
-
-#[test]
-fn real_nginx_never_limits_exempt_requests() {
-    let config = format!(
-        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
-        export(EXEMPTIONS, "nginx", &[])
-    );
-    let Some(nginx) = Nginx::start(&config) else {
-        return;
-    };
-    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
-        (0..n)
-            .map(|_| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, client), path).unwrap())
-            .collect()
-    };
-    assert_eq!(
-        statuses(2, "/healthz", 6),
-        [200; 6],
-        "{}",
-        nginx.error_log()
-    );
-    assert_eq!(statuses(9, "/x", 6), [200; 6], "the exempt client");
-    assert_eq!(statuses(2, "/x", 5), [200, 200, 200, 429, 429]);
-    assert_eq!(
-        statuses(2, "/healthz", 2),
-        [200, 200],
-        "still exempt after the limit"
-    );
-}
-
-const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n";
-
-#[test]
-fn haproxy_accepts_the_export() {
+/// `haproxy -c` accepts `config` (skipped when haproxy is not installed).
+pub(crate) fn haproxy_check(config: &str) {
     let Some(binary) = require(Engine::Haproxy) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("haproxy.cfg");
+    std::fs::write(&cfg, format!("{HAPROXY_HEAD}{config}")).unwrap();
+    let out = Process::new(&binary)
+        .arg("-c")
+        .arg("-f")
+        .arg(&cfg)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "haproxy -c: {}\n{config}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+pub(crate) const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 5s\n    timeout server 5s\n    timeout connect 5s\n";
+
+#[test]
+fn haproxy_accepts_the_export() {
     for (policy, extra) in [
         (TWO_RULES, &[][..]),
         (TWO_RULES, &["--dry-run"][..]),
         (HOSTILE, &[][..]),
     ] {
-        let cfg = dir.path().join("haproxy.cfg");
-        std::fs::write(
-            &cfg,
-            format!("{HAPROXY_HEAD}{}", export(policy, "haproxy", extra)),
-        )
-        .unwrap();
-        let out = Process::new(&binary)
-            .arg("-c")
-            .arg("-f")
-            .arg(&cfg)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "haproxy -c: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        haproxy_check(&export(policy, "haproxy", extra));
     }
 }
 
 /// A running haproxy, killed when dropped.
-struct RunningHaproxy(Child);
+pub(crate) struct RunningHaproxy(Child);
 
 impl Drop for RunningHaproxy {
     fn drop(&mut self) {
@@ -336,18 +279,17 @@ impl Drop for RunningHaproxy {
     }
 }
 
-#[test]
-fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
-    let Some(binary) = require(Engine::Haproxy) else {
-        return;
-    };
+/// HAProxy running the export of `policy` (answering 200 to what passes), or
+/// `None` when haproxy is not installed.
+pub(crate) fn start_haproxy(
+    policy: &str,
+) -> Option<(RunningHaproxy, SocketAddr, tempfile::TempDir)> {
+    let binary = require(Engine::Haproxy)?;
     let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
         .unwrap()
         .local_addr()
         .unwrap()
         .port();
-    // 3/1m with 2 at once: no burst in HAProxy, so deny above 2 + 3 - 1 = 4.
-    let policy = "[[rule]]\nname='g'\nlimit='3/1m'\nburst=2\n";
     let frontend =
         export(policy, "haproxy", &[]).replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
     let dir = tempfile::tempdir().unwrap();
@@ -361,7 +303,7 @@ fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let _running = RunningHaproxy(child);
+    let running = RunningHaproxy(child);
     let addr = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
     let deadline = Instant::now() + Duration::from_secs(10);
     while TcpStream::connect(addr).is_err() {
@@ -371,6 +313,16 @@ fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
         );
         std::thread::sleep(Duration::from_millis(10));
     }
+    Some((running, addr, dir))
+}
+
+#[test]
+fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
+    // 3/1m with 2 at once: no burst in HAProxy, so deny above 2 + 3 - 1 = 4.
+    let Some((_running, addr, _dir)) = start_haproxy("[[rule]]\nname='g'\nlimit='3/1m'\nburst=2\n")
+    else {
+        return;
+    };
     let statuses: Vec<u16> = (0..7)
         .map(|_| http_get(addr, Ipv4Addr::new(127, 0, 0, 2), "/x").unwrap())
         .collect();

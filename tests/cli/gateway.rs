@@ -206,6 +206,62 @@ fn export_check_gives_a_reason_for_every_difference() {
 }
 
 #[test]
+fn export_check_replays_exemptions_admitted_and_uncounted() {
+    let (dir, log, _) = files();
+    let check = |target: &str, policy_text: &str| -> String {
+        let policy = dir.path().join("exempt.toml");
+        std::fs::write(&policy, policy_text).unwrap();
+        let out = rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&policy)
+            .arg("--check")
+            .arg(&log)
+            .args(["--log-format", LOG_FORMAT])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let exempt =
+        format!("{POLICY}[[rule]]\nname = \"busy\"\nclient = \"10.0.0.1\"\nexempt = true\n");
+    let other = format!(
+        "{POLICY}[[rule]]\nname = \"hook\"\nmethod = \"POST\"\nroute = \"^/api/items$\"\nexempt = true\n"
+    );
+    let route =
+        format!("{POLICY}[[rule]]\nname = \"items\"\nroute = \"^/api/items$\"\nexempt = true\n");
+    for (target, label) in [
+        ("nginx", "nginx"),
+        ("haproxy", "haproxy"),
+        ("aws-waf", "aws-waf (model)"),
+    ] {
+        // Without the exemption the policy rejects some of 10.0.0.1's requests.
+        let plain = check(target, POLICY);
+        assert!(!plain.contains("policy rejects 0,"), "{plain}");
+        let text = check(target, &exempt);
+        assert!(
+            text.contains(&format!(
+                "policy rejects 0, {label} rejects 0; they differ on 0 requests"
+            )),
+            "{text}"
+        );
+        // An exemption for another method and route changes nothing.
+        let text = check(target, &other);
+        let first = |t: &str| t.lines().nth(1).unwrap_or_default().to_string();
+        assert_eq!(first(&text), first(&plain), "{text}");
+        // A route exemption admits every request on it.
+        let text = check(target, &route);
+        assert!(
+            text.contains(&format!("policy rejects 0, {label} rejects 0")),
+            "{text}"
+        );
+    }
+}
+
+#[test]
 fn report_shows_the_policy_as_gateways_enforce_it_when_asked() {
     let (_dir, log, policy) = files();
     let report = |extra: &[&str], format: &str| {

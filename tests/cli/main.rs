@@ -4,6 +4,7 @@
 mod analyze;
 mod cases;
 mod export;
+mod export_exempt;
 mod gateway;
 mod generate;
 mod haproxy;

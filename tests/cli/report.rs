@@ -275,3 +275,32 @@ fn snapshots_of_every_format() {
         insta::assert_snapshot!(format!("report_{format}"), text(&out.stdout));
     }
 }
+
+#[test]
+fn report_profiles_equal_analyzes_on_the_bundled_fixture() {
+    // The combined fixture has user agents: crawlers can only be profiled by
+    // reading them.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
+    let json = |command: &str| -> serde_json::Value {
+        let out = rlctl()
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args([command, "-q", "--format", "json"])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", text(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let analyze = json("analyze");
+    let report = json("report");
+    let profiles = &analyze["profiles"];
+    let kinds: Vec<&str> = profiles
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|p| p["findings"].as_array().unwrap())
+        .filter_map(|f| f["kind"].as_str())
+        .collect();
+    assert!(kinds.contains(&"crawler"), "{kinds:?}");
+    assert_eq!(&report["analysis"]["profiles"], profiles);
+}

@@ -53,3 +53,66 @@ fn keys_become_aggregation_settings() {
     assert_eq!(st["CustomKeys"][1]["Header"]["Name"], "x-api-key");
     assert_eq!(st["ForwardedIPConfig"]["HeaderName"], "X-Forwarded-For");
 }
+
+#[test]
+fn exemptions_narrow_every_rules_scope_down() {
+    let policy = crate::policy::Policy::parse_policy(
+        "[[rule]]\nname='g'\nlimit='40/1m'\n[[rule]]\nname='s'\nmethod='GET'\nroute='^/s$'\nlimit='20/1m'\n\
+         [[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\
+         [[rule]]\nname='monitor'\nclient='10.0.0.7'\nexempt=true\n\
+         [[rule]]\nname='partner'\nkey='field:http_x_api_key'\nclient='k1'\nmethod='POST'\nexempt=true\n",
+        "p",
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(
+        &AwsWaf
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap(),
+    )
+    .unwrap();
+    let scope =
+        |i: usize| &out["Rules"][i]["Statement"]["RateBasedStatement"]["ScopeDownStatement"];
+    let any = &scope(0)["NotStatement"]["Statement"]["OrStatement"]["Statements"];
+    assert_eq!(any[0]["RegexMatchStatement"]["RegexString"], "^/healthz$");
+    let arn = any[1]["IPSetReferenceStatement"]["ARN"].as_str().unwrap();
+    assert_eq!(
+        arn,
+        "REPLACE-WITH-THE-ARN-OF-IP-SET-rlctl-exempt-1-0-monitor"
+    );
+    assert_eq!(out["IPSets"][0]["Addresses"][0], "10.0.0.7/32");
+    assert_eq!(out["IPSets"][0]["Name"], "rlctl-exempt-1-0-monitor");
+    let partner = &any[2]["AndStatement"]["Statements"];
+    assert_eq!(partner[0]["ByteMatchStatement"]["SearchString"], "post");
+    assert_eq!(
+        partner[1]["ByteMatchStatement"]["FieldToMatch"]["SingleHeader"]["Name"],
+        "x-api-key"
+    );
+    assert_eq!(partner[1]["ByteMatchStatement"]["SearchString"], "k1");
+    // The routed rule keeps its own scope and adds the same NotStatement.
+    let own = &scope(1)["AndStatement"]["Statements"];
+    assert_eq!(own[1]["RegexMatchStatement"]["RegexString"], "^/s$");
+    assert_eq!(own[2], scope(0).clone());
+}
+
+#[test]
+fn exemptions_waf_cannot_match_are_refused_by_name() {
+    let err = |exemption: &str| {
+        let policy = crate::policy::Policy::parse_policy(
+            &format!(
+                "[[rule]]\nname='g'\nlimit='40/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
+            ),
+            "p",
+        )
+        .unwrap();
+        AwsWaf
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap_err()
+            .to_string()
+    };
+    assert!(
+        err("key='user'\nclient='svc'")
+            .contains("aws-waf cannot express rule `e`: AWS WAF sees the Authorization header")
+    );
+    assert!(err("client='office'").contains("is not an IP address"));
+    assert!(err("key='ip+field:http_x_k'\nclient='1.2.3.4'").contains("one value per part"));
+}

@@ -30,7 +30,7 @@ fn header_action(header: &str) -> (Value, String) {
 }
 
 /// `{name: ":method", string_match: {exact: "GET"}}`.
-fn method_matcher(method: &str) -> Value {
+pub(super) fn method_matcher(method: &str) -> Value {
     flow([
         ("name", string(":method")),
         ("string_match", flow([("exact", string(method))])),
