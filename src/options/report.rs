@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings};
-use crate::analysis::AnalysisSettings;
+use super::{OptionsError, ingest_settings, routes_settings};
+use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
 use crate::report::{Gates, ReportPlan};
@@ -105,7 +105,10 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 multiplier: args.multiplier.multiplier,
                 endpoints: args.top.top,
                 algorithm: AlgorithmKind::TokenBucket,
-                recommend: Default::default(),
+                recommend: RecommendOptions {
+                    routes: routes_settings(&args.routes)?,
+                    ..Default::default()
+                },
             },
             policy,
             exemptions,

@@ -15,6 +15,7 @@ pub mod duckdb;
 pub mod endpoint;
 pub mod query;
 pub mod spark;
+pub mod templates;
 pub mod trino;
 
 use anyhow::Context;
@@ -68,6 +69,10 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError
         method: args.method.clone(),
         status: args.status.clone(),
         routes,
+        templates: settings
+            .templates
+            .map(|set| set.templates().to_vec())
+            .unwrap_or_default(),
         filter: args.filter.clone(),
     };
     let d = dialect::dialect(args.dialect);

@@ -2,7 +2,8 @@
 //!
 //! Every query starts from the same three CTEs: `src` reads the user's table
 //! (time in ms, client key as text, method, target, status), `req` derives the
-//! paths, `ev` the endpoint and the epoch-aligned window and second of each
+//! paths (with `--routes`, a fourth, `normed`, adds the normalised path the
+//! templates are tried on), `ev` the endpoint and the epoch-aligned window and second of each
 //! request. Each query then returns one small table whose name and columns are
 //! those of [`crate::frames::sql_result::RESULT_TABLES`]:
 //!
@@ -18,8 +19,9 @@
 //! The sample query instead selects the events of a hash sample of clients.
 
 use super::dialect::SqlDialect;
-use super::endpoint::{self, Route};
+use super::endpoint::{self, Naming, Route};
 use crate::cli::TimeUnit;
+use crate::discover::Template;
 use crate::frames::sql_result::{RESULT_TABLES, TEXT_COLUMNS};
 use crate::units::Window;
 
@@ -37,6 +39,8 @@ pub struct Source {
     pub method: Option<String>,
     pub status: Option<String>,
     pub routes: Vec<Route>,
+    /// The templates of `--routes FILE`, in precedence order.
+    pub templates: Vec<Template>,
     pub filter: Option<String>,
 }
 
@@ -83,8 +87,26 @@ impl Builder<'_> {
             Some(_) => "given_endpoint".to_string(),
             None => {
                 let method = s.method.as_ref().map(|_| "method");
-                endpoint::endpoint(d, method, "route_path", &s.routes)
+                let naming = Naming {
+                    routes: &s.routes,
+                    templates: &s.templates,
+                };
+                endpoint::endpoint(d, method, "route_path", naming)
             }
+        };
+        // With templates, the normalised path is a column their tests share
+        // (computed from route_path in a CTE of its own).
+        let (norm_cte, from_req) = if s.templates.is_empty() || s.endpoint.is_some() {
+            (String::new(), "req")
+        } else {
+            (
+                format!(
+                    ",\nnormed AS (\n  SELECT req.*, {} AS {}\n  FROM req\n)",
+                    endpoint::normalised_path(d, "route_path"),
+                    endpoint::NORM_PATH
+                ),
+                "normed",
+            )
         };
         format!(
             "WITH src AS (
@@ -103,13 +125,13 @@ req AS (
     {route_path} AS route_path
   FROM src
   WHERE ts_ms IS NOT NULL AND client IS NOT NULL AND client <> '' AND client <> '-'
-),
+){norm_cte},
 ev AS (
   SELECT ts_ms, client, method, path, status,
     {endpoint_expr} AS endpoint,
     {w} AS w,
     {sec} AS sec
-  FROM req
+  FROM {from_req}
 )",
             ts = d.epoch_ms(&s.time, s.time_unit),
             client = d.to_text(&s.client),
