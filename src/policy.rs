@@ -18,6 +18,19 @@
 //! algorithm = "token-bucket"
 //! ```
 //!
+//! A rule may name its paths by an endpoint template instead of a regex, and
+//! the policy the routes file the templates come from (see [`routes`]):
+//!
+//! ```toml
+//! routes = "routes.txt"      # optional; relative to the policy file
+//!
+//! [[rule]]
+//! name = "get-api-orders-id"
+//! method = "GET"
+//! template = "/api/orders/:id"   # instead of `route`
+//! limit = "20/1m"
+//! ```
+//!
 //! A request is checked against every rule that matches it, unless an
 //! exemption matches it first (see [`exempt`]):
 //!
@@ -34,6 +47,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 pub mod exempt;
+pub mod routes;
 
 use crate::ingest::key::KeySpec;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, SpecError};
@@ -58,12 +72,18 @@ pub enum PolicyError {
     },
     #[error("policy {path} has no [[rule]]")]
     Empty { path: String },
+    #[error("policy {path}: routes {message}")]
+    Routes { path: String, message: String },
 }
 
 /// A policy file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    /// The routes file the rules' templates come from, relative to the policy
+    /// file: `simulate` and `report` name endpoints by it (as `--routes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<String>,
     #[serde(rename = "rule", default)]
     pub rules: Vec<Rule>,
 }
@@ -79,6 +99,10 @@ pub struct Rule {
     /// A regex on the path without its query string (absent: every path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
+    /// An endpoint template (`/api/orders/:id`) instead of `route`: the paths
+    /// its regex matches (see [`crate::discover::template`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
     /// Only this value of the key (exempt rules only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
@@ -134,7 +158,9 @@ impl Policy {
             path: name.clone(),
             source,
         })?;
-        Self::parse(&text, &name)
+        let rules = Self::parse(&text, &name)?;
+        routes::load(&Self::from_toml(&text, &name)?, path)?;
+        Ok(rules)
     }
 
     /// Reads and checks a policy file, exemptions included.
@@ -144,7 +170,9 @@ impl Policy {
             path: name.clone(),
             source,
         })?;
-        Self::parse_policy(&text, &name)
+        let mut checked = Self::parse_policy(&text, &name)?;
+        checked.routes = routes::load(&Self::from_toml(&text, &name)?, path)?;
+        Ok(checked)
     }
 
     /// Parses and checks policy text, exemptions included.
@@ -212,7 +240,11 @@ impl Policy {
                 Some(self.check_rule(rule, fail))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(CheckedPolicy { rules, exemptions })
+        Ok(CheckedPolicy {
+            rules,
+            exemptions,
+            routes: None,
+        })
     }
 
     fn check_rule(
@@ -251,13 +283,21 @@ impl Policy {
     }
 }
 
-/// The compiled route of a rule.
+/// The compiled route of a rule: its `route` regex, or its `template`'s.
 fn route_regex(
     rule: &Rule,
     fail: &impl Fn(String) -> PolicyError,
 ) -> Result<Option<Regex>, PolicyError> {
-    rule.route
-        .as_deref()
+    let text = match (&rule.route, &rule.template) {
+        (Some(_), Some(_)) => {
+            return Err(fail(
+                "give a route (a regex) or a template, not both".into(),
+            ));
+        }
+        (None, Some(t)) => Some(routes::template_regex(t).map_err(fail)?),
+        (route, None) => route.clone(),
+    };
+    text.as_deref()
         .map(Regex::new)
         .transpose()
         .map_err(|e| fail(format!("bad route regex: {e}")))
@@ -357,10 +397,12 @@ algorithm = "leaky-bucket"
     #[test]
     fn round_trips_through_toml() {
         let policy = Policy {
+            routes: None,
             rules: vec![Rule {
                 name: "global".into(),
                 method: None,
                 route: None,
+                template: None,
                 client: None,
                 key: "ip".into(),
                 limit: "40/1m".into(),

@@ -41,6 +41,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
     let mut exemptions = Vec::new();
+    let mut routes = routes_settings(&args.routes)?;
     let policy = match &args.policy {
         Some(path) => {
             let checked = Policy::load_policy(path)?;
@@ -54,6 +55,10 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 ingest.paths = true;
             }
             exemptions = checked.exemptions;
+            // The policy's routes file names endpoints unless --routes names another.
+            if routes.is_none() {
+                routes = checked.routes;
+            }
             Some((path.display().to_string(), checked.rules))
         }
         None => None,
@@ -106,7 +111,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 endpoints: args.top.top,
                 algorithm: AlgorithmKind::TokenBucket,
                 recommend: RecommendOptions {
-                    routes: routes_settings(&args.routes)?,
+                    routes,
                     ..Default::default()
                 },
             },

@@ -63,7 +63,7 @@ pub struct SimulateSettings {
 pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, OptionsError> {
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
-    let routes = routes_settings(&args.routes)?;
+    let mut routes = routes_settings(&args.routes)?;
     let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
     let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
     if !gateways.is_empty() {
@@ -84,7 +84,15 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
-        let CheckedPolicy { rules, exemptions } = Policy::load_policy(path)?;
+        let CheckedPolicy {
+            rules,
+            exemptions,
+            routes: policy_routes,
+        } = Policy::load_policy(path)?;
+        // The policy's routes file names endpoints unless --routes names another.
+        if routes.is_none() {
+            routes = policy_routes;
+        }
         ingest.paths =
             rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
         let keys = rules

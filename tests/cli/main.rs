@@ -12,6 +12,7 @@ mod html_screenshot;
 mod nginx;
 mod redis;
 mod report;
+mod routes;
 mod scale;
 mod shapes;
 mod simulate;

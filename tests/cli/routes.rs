@@ -1,0 +1,153 @@
+//! One routes file, the same endpoint names in every command: `rlctl analyze
+//! --write-routes` saves the templates it discovered, and `--routes FILE`
+//! names endpoints by them in analyze, report, simulate and convert (and, in
+//! tests/cli/scale, in the SQL of rlctl sql); applying them to an event table
+//! that was already named by them changes nothing.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use crate::support::{json_of_success, rlctl};
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A generated log with many parameterised paths, and the routes analyze
+/// discovered in it.
+fn log_and_routes(dir: &Path) -> (PathBuf, PathBuf) {
+    let log = dir.join("access.log");
+    let routes = dir.join("routes.txt");
+    rlctl()
+        .args(["generate", "--clients", "60", "--duration", "5m"])
+        .args(["--distinct-paths", "300", "--seed", "9", "-o", s(&log)])
+        .assert()
+        .success();
+    rlctl()
+        .args(["analyze", "-q", "--format", "json", s(&log)])
+        .args(["--write-routes", s(&routes)])
+        .assert()
+        .success();
+    (log, routes)
+}
+
+/// The `endpoint` column of a CSV file with a header.
+fn endpoint_column(csv: &Path) -> Vec<String> {
+    let mut reader = csv::Reader::from_path(csv).unwrap();
+    let column = reader
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "endpoint")
+        .unwrap();
+    reader
+        .records()
+        .map(|r| r.unwrap()[column].to_string())
+        .collect()
+}
+
+fn names(report: &serde_json::Value) -> BTreeSet<String> {
+    report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["endpoint"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn one_routes_file_names_endpoints_alike_in_every_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let (log, routes) = log_and_routes(d);
+    let with_routes = ["--routes", s(&routes)];
+    let analyzed = json_of_success(
+        rlctl()
+            .args(["analyze", "-q", "--format", "json", "--endpoints", "100000"])
+            .args(with_routes)
+            .arg(&log),
+    );
+    let endpoints = names(&analyzed);
+    assert!(endpoints.contains("GET /api/orders/:id"), "{endpoints:?}");
+    assert_eq!(
+        analyzed["overall"]["endpoints"].as_u64(),
+        Some(endpoints.len() as u64)
+    );
+    let reported = json_of_success(
+        rlctl()
+            .args(["report", "--format", "json", "--top", "100000"])
+            .args(with_routes)
+            .arg(&log),
+    );
+    assert_eq!(names(&reported["analysis"]), endpoints);
+
+    // convert and simulate: the same name for every request, row for row.
+    let events = d.join("events.csv");
+    rlctl()
+        .args(["convert", "-q", "-o", s(&events)])
+        .args(with_routes)
+        .arg(&log)
+        .assert()
+        .success();
+    let converted = endpoint_column(&events);
+    let decisions = d.join("decisions.csv");
+    rlctl()
+        .args(["simulate", "-q", "--limit", "60/1m", "--algo", "gcra"])
+        .args(["--format", "json", "--decisions", s(&decisions)])
+        .args(with_routes)
+        .arg(&log)
+        .assert()
+        .success();
+    let simulated = endpoint_column(&decisions);
+    assert_eq!(converted.len(), simulated.len());
+    assert_eq!(converted, simulated);
+    let distinct: BTreeSet<String> = converted.iter().cloned().collect();
+    assert_eq!(distinct, endpoints);
+
+    // The recommended policy's simulation names them alike too.
+    let recommended = d.join("recommended.csv");
+    rlctl()
+        .args(["simulate", "-q", "--algo", "gcra", "--format", "json"])
+        .args(["--decisions", s(&recommended)])
+        .args(with_routes)
+        .arg(&log)
+        .assert()
+        .success();
+    assert_eq!(endpoint_column(&recommended), simulated);
+
+    // The routes again over events they already named: nothing changes.
+    let again = d.join("again.csv");
+    rlctl()
+        .args(["simulate", "-q", "--limit", "60/1m", "--algo", "gcra"])
+        .args(["--format", "json", "--decisions", s(&again)])
+        .args(["--events", s(&events)])
+        .args(with_routes)
+        .assert()
+        .success();
+    assert_eq!(endpoint_column(&again), simulated);
+}
+
+#[test]
+fn a_bad_routes_file_names_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let routes = dir.path().join("routes.txt");
+    std::fs::write(&routes, "/ok\nnot-a-path\n").unwrap();
+    let log = dir.path().join("a.log");
+    std::fs::write(&log, "1.2.3.4 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"\n").unwrap();
+    for command in ["analyze", "simulate", "convert", "report"] {
+        let mut cmd = rlctl();
+        cmd.args([command, "--routes", s(&routes), s(&log)]);
+        if command == "convert" {
+            cmd.args(["-o", s(&dir.path().join("e.csv"))]);
+        }
+        cmd.assert()
+            .code(2)
+            .stderr(predicates::str::contains("routes.txt:2: "));
+    }
+    rlctl()
+        .args(["sql", "--dialect", "duckdb", "--table", "t", "--time", "ts"])
+        .args(["--client", "ip", "--path", "p", "--routes", s(&routes)])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("routes.txt:2: "));
+}
