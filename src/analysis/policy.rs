@@ -47,6 +47,9 @@ fn recommended(
         .filter(|e| !policy::is_static_asset(&e.endpoint))
     {
         let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
+        if routed.is_some_and(|r| r.host.is_some()) {
+            continue; // a rule has no host to be limited to
+        }
         let (method, route) = match routed {
             Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
             None => match policy::endpoint_match(&e.endpoint) {

@@ -84,16 +84,24 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
     } else {
         FormatChoice::Json
     };
+    let mut keys = KeySet::new(KeySpec::parse(&args.key, args.cidr4, args.cidr6)?);
+    let mut routes: Vec<RouteRule> = args
+        .route
+        .iter()
+        .map(|r| RouteRule::parse(r))
+        .collect::<Result<_, _>>()?;
+    if routes.iter().any(|r| r.host.is_some()) {
+        let field = keys.field_index(&args.host_field);
+        for host in routes.iter_mut().filter_map(|r| r.host.as_mut()) {
+            host.field = field;
+        }
+    }
     Ok(ingest::Settings {
         inputs: args.files.clone(),
         format,
         json_fields,
-        keys: KeySet::new(KeySpec::parse(&args.key, args.cidr4, args.cidr6)?),
-        routes: args
-            .route
-            .iter()
-            .map(|r| RouteRule::parse(r))
-            .collect::<Result<_, _>>()?,
+        keys,
+        routes,
         strict: args.strict,
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),

@@ -199,3 +199,93 @@ fn a_written_policy_names_its_routes_file_and_reads_back_everywhere() {
         .code(2)
         .stderr(predicates::str::contains("routes.txt"));
 }
+
+/// Apache `vhost_combined` lines for two virtual hosts with the same paths.
+const TWO_HOSTS: &str = r#"www.example.com:443 192.0.2.1 - - [05/Jan/2026:00:00:00 +0000] "GET /v1/orders HTTP/1.1" 200 10 "-" "a"
+api.example.com:443 192.0.2.1 - - [05/Jan/2026:00:00:01 +0000] "GET /v1/orders HTTP/1.1" 200 10 "-" "a"
+API.Example.com:8443 192.0.2.2 - - [05/Jan/2026:00:00:02 +0000] "POST /v1/orders/7 HTTP/1.1" 201 10 "-" "a"
+api.example.com:443 192.0.2.2 - - [05/Jan/2026:00:00:03 +0000] "GET /health HTTP/1.1" 200 2 "-" "a"
+www.example.com:443 192.0.2.3 - - [05/Jan/2026:00:00:04 +0000] "GET /v1/orders HTTP/1.1" 200 10 "-" "a"
+"#;
+
+fn requests_by_endpoint(report: &serde_json::Value) -> Vec<(String, u64)> {
+    let mut out: Vec<(String, u64)> = report["endpoints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e["endpoint"].as_str().unwrap().to_string(),
+                e["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_route_limited_to_a_virtual_host_names_only_its_requests() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("other_vhosts_access.log");
+    std::fs::write(&log, TWO_HOSTS).unwrap();
+    let rule = ["--route", "@api.example.com ^/v1/=api-v1"];
+    let report = json_of_success(
+        rlctl()
+            .args(["analyze", "-q", "--format", "json"])
+            .args(rule)
+            .arg(&log),
+    );
+    assert_eq!(
+        requests_by_endpoint(&report),
+        [
+            ("GET /health".to_string(), 1),
+            ("GET /v1/orders".to_string(), 2),
+            ("api-v1".to_string(), 2),
+        ]
+    );
+    // convert names each request alike, row for row.
+    let events = dir.path().join("events.csv");
+    rlctl()
+        .args(["convert", "-q", "-o", s(&events)])
+        .args(rule)
+        .arg(&log)
+        .assert()
+        .success();
+    assert_eq!(
+        endpoint_column(&events),
+        ["GET /v1/orders", "api-v1", "api-v1", "GET /health", "GET /v1/orders"]
+    );
+    // rlctl sql has no host column: it says so.
+    rlctl()
+        .args(["sql", "--dialect", "duckdb", "--table", "t", "--time", "ts"])
+        .args(["--client", "ip", "--path", "p"])
+        .args(rule)
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no host column"));
+}
+
+#[test]
+fn the_host_field_names_where_other_sources_keep_the_host() {
+    let sources = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/sources/");
+    // Hand-counted: Caddy's four requests are for example.com; the ALB's six
+    // for www.example.com, one of them without a request line (`- - -`).
+    let cases: [(&str, &str, &[(&str, u64)]); 2] = [
+        ("caddy.log", "request.host", &[("apex", 4)]),
+        ("alb.log", "domain_name", &[("- -", 1), ("www", 5)]),
+    ];
+    for (file, field, expected) in cases {
+        let report = json_of_success(
+            rlctl()
+                .args(["analyze", "-q", "--format", "json", "--discover", "off"])
+                .args(["--host-field", field])
+                .args(["--route", "@www.example.com ^/=www"])
+                .args(["--route", "@example.com ^/=apex"])
+                .arg(format!("{sources}{file}")),
+        );
+        let expected: Vec<(String, u64)> =
+            expected.iter().map(|(e, n)| (e.to_string(), *n)).collect();
+        assert_eq!(requests_by_endpoint(&report), expected, "{file}");
+    }
+}
