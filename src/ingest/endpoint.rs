@@ -64,9 +64,10 @@ impl RouteRule {
 
     /// Whether the rule applies to a request for virtual host `host` with this path.
     pub fn matches(&self, host: &str, path: &str) -> bool {
-        self.host.as_ref().is_none_or(|h| {
-            super::key::without_port(host.trim()).eq_ignore_ascii_case(&h.host)
-        }) && self.pattern.is_match(path)
+        self.host
+            .as_ref()
+            .is_none_or(|h| super::key::without_port(host.trim()).eq_ignore_ascii_case(&h.host))
+            && self.pattern.is_match(path)
     }
 
     /// Parses `REGEX=NAME` (`text`: the whole flag, for messages).
@@ -315,7 +316,10 @@ mod tests {
         assert!(RouteRule::parse("@host").is_err());
         assert!(RouteRule::parse("@host ^/a").is_err());
         let spaced = RouteRule::parse("@h:80   ^/a=b").unwrap();
-        assert_eq!((spaced.host.unwrap().host.as_str(), spaced.pattern.as_str()), ("h", "^/a"));
+        assert_eq!(
+            (spaced.host.unwrap().host.as_str(), spaced.pattern.as_str()),
+            ("h", "^/a")
+        );
     }
 
     proptest::proptest! {

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
-use crate::discover::TemplateSet;
 use crate::cli::SimulateArgs;
+use crate::discover::TemplateSet;
 use crate::ingest;
 use crate::output;
 use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};

@@ -123,7 +123,10 @@ exempt = true
                 .unwrap_err()
                 .to_string()
         };
-        assert!(err("[[rule]]\nname='a'\nexempt=true").contains("needs a route (or template), a client"));
+        assert!(
+            err("[[rule]]\nname='a'\nexempt=true")
+                .contains("needs a route (or template), a client")
+        );
         assert!(err("[[rule]]\nname='a'\nclient='x'").contains("add exempt = true"));
         assert!(
             err("[[rule]]\nname='a'\nroute='^/h'\nexempt=true\nlimit='1/s'").contains("no limit")

@@ -39,10 +39,10 @@ pub fn load(policy: &Policy, policy_path: &Path) -> Result<Option<TemplateSet>, 
         message,
     };
     let file = resolve(policy_path, name);
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| fail(format!("{}: {e}", file.display())))?;
-    let templates = routes_file::parse(&text, &file.display().to_string())
-        .map_err(|e| fail(e.to_string()))?;
+    let text =
+        std::fs::read_to_string(&file).map_err(|e| fail(format!("{}: {e}", file.display())))?;
+    let templates =
+        routes_file::parse(&text, &file.display().to_string()).map_err(|e| fail(e.to_string()))?;
     let set = TemplateSet::new(templates);
     for rule in &policy.rules {
         let Some(Ok(wanted)) = rule.template.as_deref().map(Template::parse) else {
@@ -56,7 +56,10 @@ pub fn load(policy: &Policy, policy_path: &Path) -> Result<Option<TemplateSet>, 
             return Err(PolicyError::Rule {
                 path: origin.clone(),
                 rule: rule.name.clone(),
-                message: format!("template {wanted} is not in the routes file {}", file.display()),
+                message: format!(
+                    "template {wanted} is not in the routes file {}",
+                    file.display()
+                ),
             });
         }
     }
@@ -127,14 +130,20 @@ exempt = true
         assert_eq!(p.routes.as_ref().unwrap().templates().len(), 3);
         let orders = &p.rules[1];
         assert!(orders.matches("GET", "/api/orders/4f9c2a1e?x=1"));
-        assert!(orders.matches("GET", "/api/orders/search"), "every path its regex matches");
+        assert!(
+            orders.matches("GET", "/api/orders/search"),
+            "every path its regex matches"
+        );
         assert!(!orders.matches("GET", "/api/orders/1/items"));
         assert!(!orders.matches("POST", "/api/orders/1"));
         let assets = &p.exemptions[0];
         assert!(assets.matches("GET", "/static/app.206277e0.js", None));
         assert!(!assets.matches("GET", "/static/app.a-b.js", None));
         // `load` (no exemptions) checks the routes file too.
-        let limits_only = POLICY.split("\n[[rule]]\nname = \"assets\"").next().unwrap();
+        let limits_only = POLICY
+            .split("\n[[rule]]\nname = \"assets\"")
+            .next()
+            .unwrap();
         let path = write(dir.path(), limits_only, "/api/orders/:id\n");
         assert_eq!(Policy::load(&path).unwrap().len(), 2);
         let path = write(dir.path(), limits_only, "/api/users/:id\n");
@@ -162,12 +171,12 @@ exempt = true
     fn a_rule_takes_a_route_or_a_template() {
         let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
         assert!(
-            err("[[rule]]\nname='a'\nlimit='1/s'\nroute='^/a'\ntemplate='/a'")
-                .contains("not both")
+            err("[[rule]]\nname='a'\nlimit='1/s'\nroute='^/a'\ntemplate='/a'").contains("not both")
         );
         assert!(err("[[rule]]\nname='a'\nlimit='1/s'\ntemplate='a/:id'").contains("bad template"));
         // Without a routes file the template alone decides.
-        let rules = Policy::parse("[[rule]]\nname='a'\nlimit='1/s'\ntemplate='/a/:id'", "p").unwrap();
+        let rules =
+            Policy::parse("[[rule]]\nname='a'\nlimit='1/s'\ntemplate='/a/:id'", "p").unwrap();
         assert!(rules[0].matches("GET", "/a/x"));
     }
 
@@ -175,7 +184,10 @@ exempt = true
     fn written_references_are_relative_when_beside_or_under_the_policy() {
         let dir = tempfile::tempdir().unwrap();
         let d = dir.path();
-        assert_eq!(routes_reference(&d.join("p.toml"), &d.join("r.txt")), "r.txt");
+        assert_eq!(
+            routes_reference(&d.join("p.toml"), &d.join("r.txt")),
+            "r.txt"
+        );
         assert_eq!(
             routes_reference(&d.join("p.toml"), &d.join("sub/r.txt")),
             "sub/r.txt"

@@ -129,7 +129,11 @@ fn a_bad_routes_file_names_its_line() {
     let routes = dir.path().join("routes.txt");
     std::fs::write(&routes, "/ok\nnot-a-path\n").unwrap();
     let log = dir.path().join("a.log");
-    std::fs::write(&log, "1.2.3.4 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"\n").unwrap();
+    std::fs::write(
+        &log,
+        "1.2.3.4 - - [05/Jan/2026:00:00:00 +0000] \"GET / HTTP/1.1\" 200 1 \"-\" \"-\"\n",
+    )
+    .unwrap();
     for command in ["analyze", "simulate", "convert", "report"] {
         let mut cmd = rlctl();
         cmd.args([command, "--routes", s(&routes), s(&log)]);
@@ -152,7 +156,10 @@ fn a_bad_routes_file_names_its_line() {
 fn a_written_policy_names_its_routes_file_and_reads_back_everywhere() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let log = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/access.log.gz"));
+    let log = PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/access.log.gz"
+    ));
     let sub = d.join("out");
     std::fs::create_dir(&sub).unwrap();
     let policy = sub.join("policy.toml");
@@ -254,7 +261,13 @@ fn a_route_limited_to_a_virtual_host_names_only_its_requests() {
         .success();
     assert_eq!(
         endpoint_column(&events),
-        ["GET /v1/orders", "api-v1", "api-v1", "GET /health", "GET /v1/orders"]
+        [
+            "GET /v1/orders",
+            "api-v1",
+            "api-v1",
+            "GET /health",
+            "GET /v1/orders"
+        ]
     );
     // rlctl sql has no host column: it says so.
     rlctl()
@@ -271,7 +284,8 @@ fn the_host_field_names_where_other_sources_keep_the_host() {
     let sources = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/sources/");
     // Hand-counted: Caddy's four requests are for example.com; the ALB's six
     // for www.example.com, one of them without a request line (`- - -`).
-    let cases: [(&str, &str, &[(&str, u64)]); 2] = [
+    type Case<'a> = (&'a str, &'a str, &'a [(&'a str, u64)]);
+    let cases: [Case; 2] = [
         ("caddy.log", "request.host", &[("apex", 4)]),
         ("alb.log", "domain_name", &[("- -", 1), ("www", 5)]),
     ];

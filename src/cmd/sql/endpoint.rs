@@ -99,7 +99,12 @@ pub const NORM_PATH: &str = "norm_path";
 /// The method check and the routes are the WHEN arms of a CASE whose ELSE is
 /// the automatic endpoint. With neither a method nor a route there is no arm,
 /// and the automatic endpoint stands alone: SQL has no `CASE ELSE ... END`.
-pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, naming: Naming<'_>) -> String {
+pub fn endpoint(
+    d: &dyn SqlDialect,
+    method: Option<&str>,
+    path: &str,
+    naming: Naming<'_>,
+) -> String {
     let Naming { routes, templates } = naming;
     let mut arms = String::new();
     if let Some(m) = method {

@@ -48,9 +48,7 @@ impl Combo {
                 sample: bits & 32 != 0,
                 templates: bits & 64 != 0,
             })
-            .filter(|c| {
-                !((c.route || c.templates) && c.endpoint || c.combined && c.sample)
-            })
+            .filter(|c| !((c.route || c.templates) && c.endpoint || c.combined && c.sample))
             .collect()
     }
 
