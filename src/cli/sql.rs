@@ -92,8 +92,14 @@ pub struct SqlArgs {
 
     /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins),
     /// as `rlctl analyze --route`; the regex is passed to the engine as it is.
+    /// `@HOST REGEX=NAME` rules need --host.
     #[arg(long, value_name = "REGEX=NAME", help_heading = "Table")]
     pub route: Vec<String>,
+
+    /// Column holding the virtual host that `--route '@HOST ...'` rules read
+    /// (as `rlctl analyze --host-field`; compared without case and port).
+    #[arg(long, value_name = "COL", help_heading = "Table")]
+    pub host: Option<String>,
 
     #[command(flatten)]
     pub routes: RoutesArg,

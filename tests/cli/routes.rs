@@ -269,14 +269,14 @@ fn a_route_limited_to_a_virtual_host_names_only_its_requests() {
             "GET /v1/orders"
         ]
     );
-    // rlctl sql has no host column: it says so.
+    // rlctl sql needs the column holding the host (tests/cli/scale runs it).
     rlctl()
         .args(["sql", "--dialect", "duckdb", "--table", "t", "--time", "ts"])
         .args(["--client", "ip", "--path", "p"])
         .args(rule)
         .assert()
         .code(2)
-        .stderr(predicates::str::contains("no host column"));
+        .stderr(predicates::str::contains("give --host COL"));
 }
 
 #[test]

@@ -8,11 +8,11 @@
 //!   string or fragment (`http://host` alone is `/`);
 //! - `--route REGEX=NAME` rules are tried on that path in order (the regex is
 //!   handed to the engine as it is: Java syntax for Spark and Trino, RE2 for
-//!   the others);
+//!   the others); a rule written `@HOST REGEX=NAME` also needs the `host`
+//!   column (`--host COL`, trimmed, without its port, lower case) to be HOST;
 //! - else `METHOD /path` with id-like segments as `:id`: all digits; a UUID; 16
 //!   or more hex digits with a digit; 20 or more of `A-Za-z0-9-_=~` with a
-//!   digit, a lower-case and an upper-case letter.
-//!
+//!   digit, a lower-case and an upper-case letter;
 //! - with `--routes FILE`, that endpoint's normalised path mapped onto the
 //!   file's templates ([`super::templates`]); the normalised path is then a
 //!   column of its own (`norm_path`), read by every template's test.
@@ -25,11 +25,30 @@ use super::templates;
 use crate::discover::Template;
 use crate::ingest::endpoint::INVALID_REQUEST;
 
-/// A `--route` rule as text: the regex and the endpoint name.
+/// A `--route` rule as text: the regex, the endpoint name, and the virtual
+/// host it is limited to (lower case, no port).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub pattern: String,
     pub name: String,
+    pub host: Option<String>,
+}
+
+/// The column holding the virtual host (lower case, without a port).
+pub const HOST: &str = "host";
+
+/// The virtual host of `expr` as `ingest::key::without_port` reads it, lower
+/// case: `[v6]:port` and `[v6]` → `v6`; `name:port` (one colon, digits
+/// after it) → `name`; anything else as it is; all trimmed.
+pub fn host_without_port(d: &dyn SqlDialect, expr: &str) -> String {
+    let h = format!("TRIM({expr})");
+    format!(
+        "LOWER(CASE WHEN {bracketed} THEN {inner} WHEN {with_port} THEN {name} ELSE {h} END)",
+        bracketed = d.matches(&h, r"^\[[^\]]*\]"),
+        inner = d.group1(&h, r"^\[([^\]]*)\]"),
+        with_port = d.matches(&h, r"^[^:]+:[0-9]+\z"),
+        name = d.group1(&h, "^([^:]+):"),
+    )
 }
 
 /// The target without its query string or fragment: what policy routes match
@@ -115,8 +134,12 @@ pub fn endpoint(
         ));
     }
     for route in routes {
+        let host = match &route.host {
+            Some(h) => format!("{HOST} = {} AND ", d.string(h)),
+            None => String::new(),
+        };
         arms.push_str(&format!(
-            "\n      WHEN {} THEN {}",
+            "\n      WHEN {host}{} THEN {}",
             d.matches(path, &route.pattern),
             d.string(&route.name)
         ));

@@ -57,6 +57,7 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError
         .map(|rule| Route {
             pattern: rule.pattern.as_str().to_string(),
             name: rule.name,
+            host: rule.host.map(|h| h.host),
         })
         .collect();
     let source = Source {
@@ -68,6 +69,7 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError
         endpoint: args.endpoint.clone(),
         method: args.method.clone(),
         status: args.status.clone(),
+        host: args.host.clone(),
         routes,
         templates: settings
             .templates

@@ -38,6 +38,8 @@ pub struct Source {
     pub endpoint: Option<String>,
     pub method: Option<String>,
     pub status: Option<String>,
+    /// Column holding the virtual host (read by `@HOST` routes).
+    pub host: Option<String>,
     pub routes: Vec<Route>,
     /// The templates of `--routes FILE`, in precedence order.
     pub templates: Vec<Template>,
@@ -94,6 +96,18 @@ impl Builder<'_> {
                 endpoint::endpoint(d, method, "route_path", naming)
             }
         };
+        // With a host column (for `@HOST` routes), the host as routes compare it.
+        let (host_col, host_pass) = match &s.host {
+            Some(c) if s.endpoint.is_none() => (
+                format!(
+                    ",\n    {} AS {}",
+                    endpoint::host_without_port(d, &format!("COALESCE({}, '')", d.to_text(c))),
+                    endpoint::HOST
+                ),
+                format!(" {},", endpoint::HOST),
+            ),
+            _ => (String::new(), String::new()),
+        };
         // With templates, the normalised path is a column their tests share
         // (computed from route_path in a CTE of its own).
         let (norm_cte, from_req) = if s.templates.is_empty() || s.endpoint.is_some() {
@@ -116,11 +130,11 @@ impl Builder<'_> {
     {method} AS method,
     {target} AS target,
     {endpoint_col} AS given_endpoint,
-    {status} AS status
+    {status} AS status{host_col}
   FROM {table}{filter}
 ),
 req AS (
-  SELECT ts_ms, client, method, status, given_endpoint,
+  SELECT ts_ms, client, method, status, given_endpoint,{host_pass}
     {path} AS path,
     {route_path} AS route_path
   FROM src
@@ -134,6 +148,8 @@ ev AS (
   FROM {from_req}
 )",
             ts = d.epoch_ms(&s.time, s.time_unit),
+            host_col = host_col,
+            host_pass = host_pass,
             client = d.to_text(&s.client),
             method = text_or_empty(&s.method),
             target = text_or_empty(&s.path),

@@ -182,5 +182,26 @@ fn a_routes_file_adds_the_normalised_path_and_a_case_of_templates() {
         queries(&args(&a)).unwrap_err().to_string()
     };
     assert!(refused(&["--endpoint", "e"]).contains("--routes applies to --path"));
-    assert!(refused(&["--path", "p", "--route", "@h ^/=x"]).contains("no host column"));
+    assert!(refused(&["--path", "p", "--route", "@h ^/=x"]).contains("give --host COL"));
+    let (qs, _) = queries(&args(&[
+        "--dialect",
+        "duckdb",
+        "--path",
+        "p",
+        "--host",
+        "vh",
+        "--route",
+        "@H:8080 ^/=x",
+    ]))
+    .unwrap();
+    assert!(
+        qs[0]
+            .sql
+            .contains("WHEN host = 'h' AND regexp_matches(route_path, '^/') THEN 'x'")
+    );
+    assert!(
+        qs[0]
+            .sql
+            .contains("ELSE TRIM(COALESCE(CAST(vh AS VARCHAR), '')) END) AS host")
+    );
 }

@@ -327,3 +327,71 @@ fn trino_and_bigquery_name_endpoints_by_the_routes_file_through_duckdb() {
         assert_same_figures(&raw, &from_sql_result(&result, &SHAPE));
     }
 }
+
+/// The tricky log as Apache `vhost_combined`: each line gets one of three
+/// virtual hosts (two spellings of one, with other ports).
+fn vhost_log(dir: &Path) -> PathBuf {
+    let (log, _) = tricky_log(dir);
+    let hosts = [
+        "api.example.com:443",
+        "www.example.com:80",
+        "API.Example.com:8443",
+    ];
+    let text: String = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .enumerate()
+        .map(|(i, line)| format!("{} {line}\n", hosts[i % hosts.len()]))
+        .collect();
+    let path = dir.join("other_vhosts_access.log");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn duckdb_routes_by_virtual_host_like_rlctl() {
+    let Some(py) = require(Engine::DuckDb) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let log = vhost_log(d);
+    let rules = [
+        "--route",
+        "@api.example.com ^/api/=api",
+        "--route",
+        "@www.example.com:80 ^/static/=www-static",
+    ];
+    let routes = routes_file(d);
+    let analyze = [
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--baseline",
+        "all",
+        s(&log),
+        "--routes",
+        s(&routes),
+    ];
+    let raw = json(&[&analyze[..], &rules[..], &SHAPE[..]].concat());
+    let names = endpoints(&raw);
+    for expected in [
+        "api",
+        "www-static",
+        "GET /api/search",
+        "GET /static/img/:file",
+    ] {
+        assert!(names.contains(&expected), "{expected} in {names:?}");
+    }
+    let mut sql = raw_log_sql("duckdb");
+    sql.extend(["--host", "vhost", "--routes", s(&routes)]);
+    let result = run_engine(
+        &py,
+        d,
+        "vhost",
+        &[&sql[..], &rules[..], &SHAPE[..]].concat(),
+        &["--raw-vhost-log", &format!("raw_log={}", s(&log))],
+    );
+    assert_same_figures(&raw, &from_sql_result(&result, &SHAPE));
+}
