@@ -349,7 +349,7 @@ fn vhost_log(dir: &Path) -> PathBuf {
 }
 
 #[test]
-fn duckdb_routes_by_virtual_host_like_rlctl() {
+fn duckdb_trino_and_bigquery_route_by_virtual_host_like_rlctl() {
     let Some(py) = require(Engine::DuckDb) else {
         return;
     };
@@ -384,14 +384,26 @@ fn duckdb_routes_by_virtual_host_like_rlctl() {
     ] {
         assert!(names.contains(&expected), "{expected} in {names:?}");
     }
-    let mut sql = raw_log_sql("duckdb");
-    sql.extend(["--host", "vhost", "--routes", s(&routes)]);
-    let result = run_engine(
-        &py,
-        d,
-        "vhost",
-        &[&sql[..], &rules[..], &SHAPE[..]].concat(),
-        &["--raw-vhost-log", &format!("raw_log={}", s(&log))],
-    );
-    assert_same_figures(&raw, &from_sql_result(&result, &SHAPE));
+    let view = format!("raw_log={}", s(&log));
+    // DuckDB itself, then Trino and BigQuery through sqlglot when it is here.
+    let translated = require(Engine::Sqlglot).is_some();
+    for dialect in ["duckdb", "trino", "bigquery"] {
+        if dialect != "duckdb" && !translated {
+            continue;
+        }
+        let mut sql = raw_log_sql(dialect);
+        sql.extend(["--host", "vhost", "--routes", s(&routes)]);
+        let mut extra = vec!["--raw-vhost-log", &view];
+        if dialect != "duckdb" {
+            extra.extend(["--from-dialect", dialect]);
+        }
+        let result = run_engine(
+            &py,
+            d,
+            &format!("vhost-{dialect}"),
+            &[&sql[..], &rules[..], &SHAPE[..]].concat(),
+            &extra,
+        );
+        assert_same_figures(&raw, &from_sql_result(&result, &SHAPE));
+    }
 }
