@@ -18,6 +18,19 @@
 //! algorithm = "token-bucket"
 //! ```
 //!
+//! A rule may name its paths by an endpoint template instead of a regex, and
+//! the policy the routes file the templates come from (see [`routes`]):
+//!
+//! ```toml
+//! routes = "routes.txt"      # optional; relative to the policy file
+//!
+//! [[rule]]
+//! name = "get-api-orders-id"
+//! method = "GET"
+//! template = "/api/orders/:id"   # instead of `route`
+//! limit = "20/1m"
+//! ```
+//!
 //! A request is checked against every rule that matches it, unless an
 //! exemption matches it first (see [`exempt`]):
 //!
@@ -34,6 +47,7 @@ use regex::Regex;
 use serde::{Deserialize, Serialize};
 
 pub mod exempt;
+pub mod routes;
 
 use crate::ingest::key::KeySpec;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, SpecError};
@@ -58,12 +72,18 @@ pub enum PolicyError {
     },
     #[error("policy {path} has no [[rule]]")]
     Empty { path: String },
+    #[error("policy {path}: routes {message}")]
+    Routes { path: String, message: String },
 }
 
 /// A policy file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Policy {
+    /// The routes file the rules' templates come from, relative to the policy
+    /// file: `simulate` and `report` name endpoints by it (as `--routes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routes: Option<String>,
     #[serde(rename = "rule", default)]
     pub rules: Vec<Rule>,
 }
@@ -79,6 +99,10 @@ pub struct Rule {
     /// A regex on the path without its query string (absent: every path).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
+    /// An endpoint template (`/api/orders/:id`) instead of `route`: the paths
+    /// its regex matches (see [`crate::discover::template`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub template: Option<String>,
     /// Only this value of the key (exempt rules only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub client: Option<String>,
@@ -134,7 +158,9 @@ impl Policy {
             path: name.clone(),
             source,
         })?;
-        Self::parse(&text, &name)
+        let rules = Self::parse(&text, &name)?;
+        routes::load(&Self::from_toml(&text, &name)?, path)?;
+        Ok(rules)
     }
 
     /// Reads and checks a policy file, exemptions included.
@@ -144,7 +170,9 @@ impl Policy {
             path: name.clone(),
             source,
         })?;
-        Self::parse_policy(&text, &name)
+        let mut checked = Self::parse_policy(&text, &name)?;
+        checked.routes = routes::load(&Self::from_toml(&text, &name)?, path)?;
+        Ok(checked)
     }
 
     /// Parses and checks policy text, exemptions included.
@@ -212,7 +240,11 @@ impl Policy {
                 Some(self.check_rule(rule, fail))
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(CheckedPolicy { rules, exemptions })
+        Ok(CheckedPolicy {
+            rules,
+            exemptions,
+            routes: None,
+        })
     }
 
     fn check_rule(
@@ -251,13 +283,21 @@ impl Policy {
     }
 }
 
-/// The compiled route of a rule.
+/// The compiled route of a rule: its `route` regex, or its `template`'s.
 fn route_regex(
     rule: &Rule,
     fail: &impl Fn(String) -> PolicyError,
 ) -> Result<Option<Regex>, PolicyError> {
-    rule.route
-        .as_deref()
+    let text = match (&rule.route, &rule.template) {
+        (Some(_), Some(_)) => {
+            return Err(fail(
+                "give a route (a regex) or a template, not both".into(),
+            ));
+        }
+        (None, Some(t)) => Some(routes::template_regex(t).map_err(fail)?),
+        (route, None) => route.clone(),
+    };
+    text.as_deref()
         .map(Regex::new)
         .transpose()
         .map_err(|e| fail(format!("bad route regex: {e}")))
@@ -307,93 +347,4 @@ pub fn rule_name(endpoint: &str) -> String {
 mod proptests;
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const TEXT: &str = r#"
-[[rule]]
-name = "global"
-limit = "40/1m"
-burst = 7
-
-[[rule]]
-name = "search"
-method = "GET"
-route = "^/api/search$"
-key = "ip+user"
-limit = "10r/s"
-algorithm = "leaky-bucket"
-"#;
-
-    #[test]
-    fn parses_defaults_and_matches() {
-        let rules = Policy::parse(TEXT, "p.toml").unwrap();
-        assert_eq!(rules[0].spec.kind, AlgorithmKind::TokenBucket);
-        assert_eq!(rules[0].spec.burst, Some(7));
-        assert_eq!(rules[0].key.text, "ip");
-        let limit = rules[1].spec.limit;
-        assert_eq!((limit.requests, limit.window.secs()), (10, 1));
-        assert!(rules[1].matches("GET", "/api/search?q=1"));
-        assert!(!rules[1].matches("POST", "/api/search"));
-        assert!(rules[0].matches("DELETE", "/anything"));
-    }
-
-    #[test]
-    fn errors_name_the_rule_and_the_problem() {
-        let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
-        assert!(err("[[rule]]\nname='a'\nlimit='x'").contains("rule `a`: invalid limit"));
-        assert!(
-            err("[[rule]]\nname='a'\nlimit='1/s'\nalgorithm='magic'").contains("unknown algorithm")
-        );
-        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nroute='('").contains("bad route regex"));
-        assert!(
-            err("[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='a'\nlimit='1/s'")
-                .contains("two rules")
-        );
-        assert!(err("").contains("no [[rule]]"));
-        assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nbogus=1").contains("not valid TOML"));
-    }
-
-    #[test]
-    fn round_trips_through_toml() {
-        let policy = Policy {
-            rules: vec![Rule {
-                name: "global".into(),
-                method: None,
-                route: None,
-                client: None,
-                key: "ip".into(),
-                limit: "40/1m".into(),
-                burst: Some(7),
-                algorithm: "gcra".into(),
-                exempt: false,
-            }],
-        };
-        let text = policy.to_toml(&["written by a test".into()]);
-        assert!(text.starts_with("# written by a test\n"));
-        assert_eq!(toml::from_str::<Policy>(&text).unwrap(), policy);
-    }
-
-    #[test]
-    fn endpoints_become_rules() {
-        assert_eq!(
-            endpoint_match("GET /api/users/:id"),
-            Some(("GET".into(), "^/api/users/[^/]+$".into()))
-        );
-        assert_eq!(
-            endpoint_match("GET /a.b"),
-            Some(("GET".into(), r"^/a\.b$".into()))
-        );
-        assert_eq!(endpoint_match("(invalid request)"), None);
-        assert_eq!(
-            endpoint_match("GET /static/app.:hash.js"),
-            Some(("GET".into(), r"^/static/app\.[A-Za-z0-9]+\.js$".into()))
-        );
-        assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
-        assert_eq!(rule_name("GET /"), "get-root");
-        assert_eq!(rule_name("search"), "search");
-        assert!(is_static_asset("GET /static/js/app.91be04d2.js"));
-        assert!(!is_static_asset("GET /api/users/:id"));
-        assert!(!is_static_asset("GET /static/manifest.json"));
-    }
-}
+mod tests;

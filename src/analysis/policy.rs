@@ -1,8 +1,14 @@
 //! The recommended policy: a global rule and one rule per endpoint with a
 //! recommendation of its own, as a [`Policy`] or as the TOML that
 //! `rlctl analyze --write-policy` writes. Writing the file is the caller's.
+//!
+//! Given how the policy names the routes file of the run (`--routes` or
+//! `--write-routes`), the TOML names it too, and the rule of an endpoint
+//! named by one of its templates says `template = "/api/orders/:id"`
+//! rather than that template's regex.
 
 use super::{AnalysisSettings, AnalyzeRun};
+use crate::discover::{self, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
 use crate::text::time::format_rfc3339;
@@ -10,12 +16,23 @@ use crate::text::time::format_rfc3339;
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
 /// has its own recommendation (static files aside: they rarely want a limit of their own).
 pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Option<Policy> {
+    recommended(run, settings, None)
+}
+
+/// [`recommended_policy`], naming the routes file as `routes` says when given.
+fn recommended(
+    run: &AnalyzeRun,
+    settings: &AnalysisSettings,
+    routes: Option<&str>,
+) -> Option<Policy> {
     let overall = run.recommendation.as_ref()?;
     let key = settings.ingest.keys.primary.text.clone();
-    let rule = |name: String, method, route, r: &Recommendation| Rule {
+    let templates = run.templates.as_ref().filter(|_| routes.is_some());
+    let rule = |name: String, method, (route, template), r: &Recommendation| Rule {
         name,
         method,
         route,
+        template,
         client: None,
         key: key.clone(),
         limit: r.rate.clone(),
@@ -23,17 +40,23 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Opti
         algorithm: settings.algorithm.to_string(),
         exempt: false,
     };
-    let mut rules = vec![rule("global".into(), None, None, overall)];
+    let mut rules = vec![rule("global".into(), None, (None, None), overall)];
     for e in run
         .endpoint_recommendations
         .iter()
         .filter(|e| !policy::is_static_asset(&e.endpoint))
     {
         let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
+        if routed.is_some_and(|r| r.host.is_some()) {
+            continue; // a rule has no host to be limited to
+        }
         let (method, route) = match routed {
-            Some(r) => (None, Some(r.pattern.as_str().to_string())),
+            Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
             None => match policy::endpoint_match(&e.endpoint) {
-                Some((m, r)) => (Some(m), Some(r)),
+                Some((m, r)) => match templates.and_then(|set| listed(set, &e.endpoint)) {
+                    Some(template) => (Some(m), (None, Some(template))),
+                    None => (Some(m), (Some(r), None)),
+                },
                 None => continue,
             },
         };
@@ -44,12 +67,30 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Opti
             &e.recommendation,
         ));
     }
-    Some(Policy { rules })
+    Some(Policy {
+        routes: routes.map(str::to_string),
+        rules,
+    })
 }
 
-/// The recommended policy as TOML with a header saying what it rests on.
-pub fn policy_text(run: &AnalyzeRun, settings: &AnalysisSettings) -> Option<String> {
-    let policy = recommended_policy(run, settings)?;
+/// The template of `set` that the path of `endpoint` (`GET /api/orders/:id`) is.
+fn listed(set: &TemplateSet, endpoint: &str) -> Option<String> {
+    let (_, path) = discover::method_and_path(endpoint)?;
+    let wanted = Template::parse(path).ok()?;
+    set.templates()
+        .iter()
+        .any(|t| t.precedence(&wanted) == std::cmp::Ordering::Equal)
+        .then(|| path.to_string())
+}
+
+/// The recommended policy as TOML with a header saying what it rests on;
+/// `routes`: how it names the routes file of the run, if any.
+pub fn policy_text(
+    run: &AnalyzeRun,
+    settings: &AnalysisSettings,
+    routes: Option<&str>,
+) -> Option<String> {
+    let policy = recommended(run, settings, routes)?;
     let span = run
         .span
         .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ExcludeArg, IngestArgs, MultiplierArg, OutputArgs, TopArg, WindowArg};
+use super::{ExcludeArg, IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg};
 use crate::simulate::AlgorithmKind;
 
 /// `rlctl analyze`.
@@ -55,10 +55,8 @@ pub struct AnalyzeArgs {
     )]
     pub discover: String,
 
-    /// Map paths onto the templates of this routes file (one per line, as
-    /// `--write-routes` writes them) instead of discovering them.
-    #[arg(long, value_name = "FILE", help_heading = "Analysis")]
-    pub routes: Option<PathBuf>,
+    #[command(flatten)]
+    pub routes: RoutesArg,
 
     /// Write the endpoint templates used (discovered or read) as a routes file.
     #[arg(long, value_name = "FILE", help_heading = "Output")]

@@ -8,6 +8,8 @@
 //! text, heading or default with `mut_arg` on its own struct, never the type or
 //! the parser.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
 use crate::units::Window;
@@ -58,6 +60,17 @@ pub struct TopArg {
         help_heading = "Analysis"
     )]
     pub top: usize,
+}
+
+/// `--routes`.
+#[derive(Debug, Clone, Args)]
+pub struct RoutesArg {
+    /// Name endpoints by the path templates of this routes file (one per line,
+    /// as `rlctl analyze --write-routes` writes them; `analyze` then discovers
+    /// none): a path gets the same endpoint in analyze, simulate, report,
+    /// convert and sql. `--route` rules still win.
+    #[arg(long, value_name = "FILE", help_heading = "Analysis")]
+    pub routes: Option<PathBuf>,
 }
 
 /// A `--multiplier`: a finite number above 0.

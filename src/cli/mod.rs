@@ -20,7 +20,7 @@ mod watch;
 pub use analyze::AnalyzeArgs;
 pub use convert::ConvertArgs;
 pub use export::{ExportArgs, ExportTarget};
-pub use flags::{ExcludeArg, MultiplierArg, TopArg, WindowArg, positive_multiplier};
+pub use flags::{ExcludeArg, MultiplierArg, RoutesArg, TopArg, WindowArg, positive_multiplier};
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use simulate::SimulateArgs;
@@ -103,9 +103,17 @@ pub struct IngestArgs {
     pub cidr6: Option<u8>,
 
     /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins;
-    /// applied before the automatic :id normalisation).
+    /// applied before the automatic :id normalisation). `@HOST REGEX=NAME`
+    /// applies only to requests for virtual host HOST (see --host-field).
     #[arg(long, value_name = "REGEX=NAME")]
     pub route: Vec<String>,
+
+    /// The field holding the virtual host that `--route '@HOST ...'` rules
+    /// read: `vhost` of Apache vhost_combined, or any field as `--key
+    /// field:NAME` names it (`domain_name` for ALB, `cs(Host)` for W3C,
+    /// `authority` for Envoy, `request.host` for Caddy JSON).
+    #[arg(long, value_name = "NAME", default_value = "vhost")]
+    pub host_field: String,
 
     /// Stamp each request with when it arrived, where the log format tells it
     /// (a start time, or the end time minus the duration), or with the time as

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{ExcludeArg, IngestArgs, MultiplierArg, TopArg, WindowArg};
+use super::{ExcludeArg, IngestArgs, MultiplierArg, RoutesArg, TopArg, WindowArg};
 use crate::scenario::GatewayChoice;
 
 /// Formats of `rlctl report`.
@@ -29,6 +29,9 @@ pub enum ReportFormat {
 pub struct ReportArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
+
+    #[command(flatten)]
+    pub routes: RoutesArg,
 
     /// Rules from a TOML policy [default: the recommendation for this log].
     #[arg(

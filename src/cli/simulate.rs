@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{IngestArgs, MultiplierArg, OutputArgs, TopArg, WindowArg};
+use super::{IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg};
 use crate::scenario::{AlgoChoice, GatewayChoice};
 use crate::simulate::Balance;
 use crate::units::Limit;
@@ -19,6 +19,9 @@ use crate::units::Limit;
 pub struct SimulateArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
+
+    #[command(flatten)]
+    pub routes: RoutesArg,
 
     /// Algorithm: fixed-window, sliding-log, sliding-counter, token-bucket,
     /// leaky-bucket, gcra, or all (side by side) [default: all, or the policy's].

@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::WindowArg;
+use super::{RoutesArg, WindowArg};
 
 /// SQL dialects `rlctl sql` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -41,6 +41,9 @@ pub enum SqlFormat {
 
 /// `rlctl sql`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("routes", |a| a.help_heading("Table")),
+)]
 pub struct SqlArgs {
     /// The SQL dialect of the engine that runs the queries.
     #[arg(long, value_enum)]
@@ -89,8 +92,17 @@ pub struct SqlArgs {
 
     /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins),
     /// as `rlctl analyze --route`; the regex is passed to the engine as it is.
+    /// `@HOST REGEX=NAME` rules need --host.
     #[arg(long, value_name = "REGEX=NAME", help_heading = "Table")]
     pub route: Vec<String>,
+
+    /// Column holding the virtual host that `--route '@HOST ...'` rules read
+    /// (as `rlctl analyze --host-field`; compared without case and port).
+    #[arg(long, value_name = "COL", help_heading = "Table")]
+    pub host: Option<String>,
+
+    #[command(flatten)]
+    pub routes: RoutesArg,
 
     /// Only rows matching this SQL condition (e.g. a partition filter).
     #[arg(long, value_name = "SQL", help_heading = "Table")]

@@ -1,5 +1,5 @@
 //! `rlctl convert`: read access logs with the same parsing, keys and endpoint
-//! normalisation as `rlctl analyze`, and write the events as one Parquet (or
+//! normalisation as `rlctl analyze` (with `--routes`, its templates), and write the events as one Parquet (or
 //! CSV) table, to load into a data lake or replay with `simulate --events`.
 //! The columns are those of [`crate::frames::events`].
 
@@ -8,6 +8,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::analysis::notes::notes;
 use crate::cli::ConvertArgs;
+use crate::discover;
 use crate::frames::{self, events};
 use crate::ingest;
 use crate::options;
@@ -16,7 +17,10 @@ use crate::text::escape;
 /// Runs `rlctl convert`.
 pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
     let settings = options::convert_settings(&args)?;
-    let ingested = ingest::ingest(&settings.ingest)?;
+    let mut ingested = ingest::ingest(&settings.ingest)?;
+    if let Some(templates) = &settings.routes {
+        discover::apply_routes(&mut ingested.table, templates, &settings.ingest.routes);
+    }
     if !settings.quiet {
         for line in notes(&ingested.report, None) {
             eprintln!("{line}");

@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::events::{EventTable, Id, Interner};
+use crate::ingest::endpoint::RouteRule;
 pub use template::{Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
@@ -55,8 +56,9 @@ pub struct TemplateUse {
     pub example: String,
 }
 
-/// Splits an endpoint name into method and path, when it has that shape.
-fn method_and_path(name: &str) -> Option<(&str, &str)> {
+/// Splits an endpoint name into method and path, when it has that shape
+/// (the endpoints templates apply to).
+pub fn method_and_path(name: &str) -> Option<(&str, &str)> {
     let (method, path) = name.split_once(' ')?;
     let is_method = !method.is_empty()
         && method
@@ -123,6 +125,17 @@ fn collect(node: &trie::Node, prefix: &mut Vec<String>, out: &mut Vec<Template>)
         collect(&param.node, prefix, out);
         prefix.pop();
     }
+}
+
+/// Maps the table's endpoints onto the templates of a routes file, as every
+/// command does with `--routes` (endpoints the `rules` named are left as they are).
+pub fn apply_routes(
+    table: &mut EventTable,
+    templates: &TemplateSet,
+    rules: &[RouteRule],
+) -> Vec<TemplateUse> {
+    let routed: Vec<String> = rules.iter().map(|r| r.name.clone()).collect();
+    apply(table, templates, &routed)
 }
 
 /// Maps the table's endpoints onto `templates` (`METHOD template`), leaving

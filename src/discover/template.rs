@@ -12,6 +12,14 @@
 //! compared segment by segment, a literal comes before a pattern, patterns
 //! with more literal characters come first (then by text), and a whole
 //! parameter comes last. The SQL and policy regexes are tried in that order.
+//!
+//! A path that is the text of a template in a set also maps to that template
+//! ([`TemplateSet::find`]): `/static/app.:hash.js` does not match its own
+//! pattern (`:hash` is not letters and digits), yet an endpoint already
+//! named by a template must keep its name when the same routes are applied
+//! again (`rlctl simulate --events` over a table `rlctl convert --routes`
+//! wrote). No template before it in precedence can match that text, so this
+//! never changes which template an ordinary path gets.
 
 use std::cmp::Ordering;
 
@@ -172,8 +180,14 @@ impl Template {
 
     /// The anchored regex matching the same paths.
     pub fn regex(&self) -> String {
+        self.anchored_regex("$")
+    }
+
+    /// The regex matching the same paths, from `^` to `end` (`$`, or `\z`
+    /// where `$` would also match before a final line break).
+    pub fn anchored_regex(&self, end: &str) -> String {
         let body: Vec<String> = self.segments.iter().map(Segment::regex).collect();
-        format!("^/{}$", body.join("/"))
+        format!("^/{}{end}", body.join("/"))
     }
 
     /// Precedence order (see the module documentation).
@@ -185,6 +199,26 @@ impl Template {
             }
         }
         self.segments.len().cmp(&other.segments.len())
+    }
+
+    /// Whether `path` is the text of this template (`/api/orders/:id`).
+    pub fn is_text(&self, path: &str) -> bool {
+        let Some(rest) = path.strip_prefix('/') else {
+            return false;
+        };
+        let mut segments = rest.split('/');
+        self.segments
+            .iter()
+            .all(|t| segments.next() == Some(t.text()))
+            && segments.next().is_none()
+    }
+
+    /// True when a segment is a pattern (`app.:hash.js`): the only kind that
+    /// does not match its own text.
+    pub fn has_patterns(&self) -> bool {
+        self.segments
+            .iter()
+            .any(|s| matches!(s, Segment::Pattern(_)))
     }
 
     /// True when some segment is a parameter or a pattern.
@@ -232,14 +266,17 @@ impl TemplateSet {
         &self.templates
     }
 
-    /// The first template matching `path`.
+    /// The template whose text `path` is, else the first template matching `path`.
     pub fn find(&self, path: &str) -> Option<&Template> {
         let n = path.strip_prefix('/')?.split('/').count();
-        self.by_len
-            .get(&n)?
-            .iter()
-            .map(|&i| &self.templates[i])
-            .find(|t| t.matches(path))
+        let candidates = self.by_len.get(&n)?;
+        let mut of_length = candidates.iter().map(|&i| &self.templates[i]);
+        if path.contains(':') {
+            if let Some(t) = of_length.clone().find(|t| t.is_text(path)) {
+                return Some(t);
+            }
+        }
+        of_length.find(|t| t.matches(path))
     }
 
     /// True when the set is empty.
@@ -293,6 +330,37 @@ mod tests {
             "/s/:hash.:hash.js"
         );
         assert!(set.find("/other").is_none());
+    }
+
+    #[test]
+    fn a_template_text_keeps_its_template() {
+        let set = TemplateSet::new(vec![t("/s/app.:hash.js"), t("/s/:file"), t("/a/:id")]);
+        let found = |p: &str| set.find(p).map(|t| t.to_string());
+        assert_eq!(found("/s/app.:hash.js").as_deref(), Some("/s/app.:hash.js"));
+        assert_eq!(found("/s/app.1f2e.js").as_deref(), Some("/s/app.:hash.js"));
+        assert_eq!(found("/s/app.:x.js").as_deref(), Some("/s/:file"));
+        assert_eq!(found("/a/:id").as_deref(), Some("/a/:id"));
+        assert_eq!(found("/a/:other").as_deref(), Some("/a/:id"));
+    }
+
+    proptest::proptest! {
+        /// Mapping a path onto its template, then the template's text again,
+        /// gives the same template (what re-applying routes relies on).
+        #[test]
+        fn finding_is_idempotent(
+            templates in proptest::collection::vec("(/(:[a-z]{1,2}|[ab.]{0,2}(:[a-z]{1,2})?[.b]{0,2})){1,3}", 0..6),
+            path in "(/(:[a-z]{1,2}|[ab1.:]{0,4})){1,3}",
+        ) {
+            let set = TemplateSet::new(templates.iter().map(|s| t(s)).collect());
+            if let Some(first) = set.find(&path) {
+                let again = set.find(&first.to_string()).map(|x| x.to_string());
+                proptest::prop_assert_eq!(again, Some(first.to_string()));
+                // Nothing before the found template in precedence matches the path.
+                for earlier in set.templates().iter().take_while(|x| *x != first) {
+                    proptest::prop_assert!(!earlier.matches(&path), "{} before {}", earlier, first);
+                }
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,7 @@ fn exemption() -> impl Strategy<Value = Rule> {
         burst: None,
         algorithm: "token-bucket".into(),
         exempt: true,
+        template: None,
     })
 }
 
@@ -69,8 +70,9 @@ proptest! {
             burst: Some(7),
             algorithm: "token-bucket".into(),
             exempt: false,
+            template: None,
         };
-        let Ok(policy) = (Policy { rules: vec![global, e.clone()] }).check_policy("p") else {
+        let Ok(policy) = (Policy { rules: vec![global, e.clone()], routes: None }).check_policy("p") else {
             return Ok(());
         };
         for target in TARGETS {

@@ -164,8 +164,15 @@ fn parse_line<'a>(
         out.skip(this_line, SkipReason::NoClient);
         return;
     };
+    // The virtual host, read only when a route is limited to one.
+    let host = ctx
+        .routes
+        .iter()
+        .find_map(|r| r.host.as_ref())
+        .map_or(&b""[..], |h| &record.extra[h.field]);
     let request = requests.ids(
         &record.method,
+        host,
         &record.path,
         ctx.routes,
         RequestInterners {

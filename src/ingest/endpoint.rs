@@ -2,7 +2,10 @@
 //! `/api/users/42` count as one endpoint, `GET /api/users/:id`.
 //!
 //! User rules (`--route 'REGEX=NAME'`, first match wins) are tried on the path
-//! (query string removed) before the automatic rules. The automatic rules drop the
+//! (query string removed) before the automatic rules. A rule written
+//! `@HOST REGEX=NAME` applies only to requests for that virtual host: the
+//! field `--host-field` names (`vhost` of Apache `vhost_combined` unless told
+//! otherwise), compared without case and without a `:port`. The automatic rules drop the
 //! query string and fragment and replace id-like segments with `:id`: all digits;
 //! a UUID; 16 or more hex digits with at least one digit; 20 or more base64url
 //! characters with a digit, a lower-case and an upper-case letter.
@@ -18,12 +21,58 @@ use super::IngestError;
 pub struct RouteRule {
     pub pattern: Regex,
     pub name: String,
+    /// `@HOST`: only requests for this virtual host.
+    pub host: Option<HostMatch>,
+}
+
+/// The virtual host a rule is limited to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostMatch {
+    /// The host, lower-case, without a port.
+    pub host: String,
+    /// The index of the host field among the fields the parser captures
+    /// (`KeySet::fields`); set by the options layer.
+    pub field: usize,
 }
 
 impl RouteRule {
-    /// Parses `REGEX=NAME` (the last `=` separates them, so the regex may contain `=`).
+    /// Parses `REGEX=NAME` (the last `=` separates them, so the regex may
+    /// contain `=`), or `@HOST REGEX=NAME` for one virtual host.
     pub fn parse(text: &str) -> Result<Self, IngestError> {
-        let (pattern, name) = text
+        let (host, rule) = match text.strip_prefix('@') {
+            Some(rest) => {
+                let (host, rule) = rest
+                    .split_once(char::is_whitespace)
+                    .filter(|(h, _)| !h.is_empty())
+                    .ok_or_else(|| {
+                        IngestError::Usage(format!(
+                            "--route `{text}`: expected @HOST REGEX=NAME, e.g. '@api.example.com ^/v1/=api-v1'"
+                        ))
+                    })?;
+                let host = HostMatch {
+                    host: super::key::without_port(host).to_ascii_lowercase(),
+                    field: 0,
+                };
+                (Some(host), rule.trim_start())
+            }
+            None => (None, text),
+        };
+        let mut parsed = Self::parse_rule(rule, text)?;
+        parsed.host = host;
+        Ok(parsed)
+    }
+
+    /// Whether the rule applies to a request for virtual host `host` with this path.
+    pub fn matches(&self, host: &str, path: &str) -> bool {
+        self.host
+            .as_ref()
+            .is_none_or(|h| super::key::without_port(host.trim()).eq_ignore_ascii_case(&h.host))
+            && self.pattern.is_match(path)
+    }
+
+    /// Parses `REGEX=NAME` (`text`: the whole flag, for messages).
+    fn parse_rule(rule: &str, text: &str) -> Result<Self, IngestError> {
+        let (pattern, name) = rule
             .rsplit_once('=')
             .filter(|(p, n)| !p.is_empty() && !n.trim().is_empty())
             .ok_or_else(|| {
@@ -36,6 +85,7 @@ impl RouteRule {
         Ok(RouteRule {
             pattern,
             name: name.trim().to_string(),
+            host: None,
         })
     }
 }
@@ -45,11 +95,18 @@ pub const INVALID_REQUEST: &str = "(invalid request)";
 
 /// Writes the endpoint of `method` + `target` into `out`.
 pub fn endpoint(method: &[u8], target: &[u8], routes: &[RouteRule], out: &mut String) {
-    endpoint_of_text(method, &lossy(target), routes, out);
+    endpoint_of_text(method, "", &lossy(target), routes, out);
 }
 
-/// [`endpoint`] of a target already turned into text (invalid UTF-8 replaced).
-pub fn endpoint_of_text(method: &[u8], target: &str, routes: &[RouteRule], out: &mut String) {
+/// [`endpoint`] of a target already turned into text (invalid UTF-8
+/// replaced), for virtual `host` (read by rules limited to a host).
+pub fn endpoint_of_text(
+    method: &[u8],
+    host: &str,
+    target: &str,
+    routes: &[RouteRule],
+    out: &mut String,
+) {
     out.clear();
     let valid_method = !method.is_empty()
         && method.len() <= 20
@@ -61,7 +118,7 @@ pub fn endpoint_of_text(method: &[u8], target: &str, routes: &[RouteRule], out: 
         return;
     }
     let path = without_query(strip_origin(target));
-    if let Some(rule) = routes.iter().find(|r| r.pattern.is_match(path)) {
+    if let Some(rule) = routes.iter().find(|r| r.matches(host, path)) {
         out.push_str(&rule.name);
         return;
     }
@@ -236,6 +293,65 @@ mod tests {
         assert_eq!(ep("GET", "/x=y", &routes), "z");
         assert!(RouteRule::parse("noequals").is_err());
         assert!(RouteRule::parse("(=name").is_err());
+    }
+
+    #[test]
+    fn a_rule_for_one_host_names_only_its_requests() {
+        let rules: Vec<RouteRule> = ["@API.example.com ^/v1/=api-v1", "^/v1/orders=orders"]
+            .iter()
+            .map(|r| RouteRule::parse(r).unwrap())
+            .collect();
+        let ep = |host: &str, target: &str| {
+            let mut out = String::new();
+            endpoint_of_text(b"GET", host, target, &rules, &mut out);
+            out
+        };
+        assert_eq!(rules[0].host.as_ref().unwrap().host, "api.example.com");
+        assert_eq!(ep("api.example.com", "/v1/orders"), "api-v1");
+        assert_eq!(ep("Api.Example.COM:8443", "/v1/x?y"), "api-v1");
+        assert_eq!(ep("www.example.com", "/v1/orders"), "orders");
+        assert_eq!(ep("", "/v1/x"), "GET /v1/x");
+        assert_eq!(ep("api.example.com.evil", "/v1/x"), "GET /v1/x");
+        assert!(RouteRule::parse("@ ^/a=a").is_err());
+        assert!(RouteRule::parse("@host").is_err());
+        assert!(RouteRule::parse("@host ^/a").is_err());
+        let spaced = RouteRule::parse("@h:80   ^/a=b").unwrap();
+        assert_eq!(
+            (spaced.host.unwrap().host.as_str(), spaced.pattern.as_str()),
+            ("h", "^/a")
+        );
+    }
+
+    proptest::proptest! {
+        /// `@HOST REGEX=NAME` is `REGEX=NAME` limited to HOST: the same
+        /// pattern and name, and it applies to that host (any case, any port) only.
+        #[test]
+        fn host_rules_are_plain_rules_limited_to_a_host(
+            host in "[a-zA-Z0-9.-]{1,12}",
+            port in proptest::option::of(1u16..),
+            other in "[a-z0-9.-]{0,12}",
+            path in "/[a-z0-9/]{0,8}",
+        ) {
+            let plain = RouteRule::parse("^/=n").unwrap();
+            let text = match port {
+                Some(p) => format!("@{host}:{p} ^/=n"),
+                None => format!("@{host} ^/=n"),
+            };
+            let rule = RouteRule::parse(&text).unwrap();
+            proptest::prop_assert_eq!(rule.pattern.as_str(), plain.pattern.as_str());
+            proptest::prop_assert_eq!(&rule.name, &plain.name);
+            proptest::prop_assert!(rule.matches(&host.to_ascii_uppercase(), &path));
+            let same = other.eq_ignore_ascii_case(&host);
+            proptest::prop_assert_eq!(rule.matches(&other, &path), same);
+        }
+
+        #[test]
+        fn any_route_text_parses_or_says_why(text in "[@ a-z^/=:.()\\[\\]*+?-]{0,24}") {
+            if let Ok(rule) = RouteRule::parse(&text) {
+                proptest::prop_assert!(!rule.name.is_empty());
+                proptest::prop_assert_eq!(rule.host.is_some(), text.starts_with('@'));
+            }
+        }
     }
 
     #[test]

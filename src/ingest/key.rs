@@ -202,6 +202,18 @@ impl KeySet {
         self.extra.len() - 1
     }
 
+    /// The index of field `name` among the fields the parser captures, added
+    /// when no key reads it yet (the virtual host that routes read).
+    pub fn field_index(&mut self, name: &str) -> usize {
+        match self.fields.iter().position(|f| f == name) {
+            Some(i) => i,
+            None => {
+                self.fields.push(name.to_string());
+                self.fields.len() - 1
+            }
+        }
+    }
+
     /// True when any key reads the user agent.
     pub fn uses_user_agent(&self) -> bool {
         std::iter::once(&self.primary)

@@ -1,8 +1,9 @@
-//! A per-chunk cache from a request (method and target) to its endpoint, path
-//! and method ids, so that a target seen before in the chunk is neither
-//! normalised nor interned again. Keyed by [`target_key`] (the target without
-//! its query string), so `/search?q=a` and `/search?q=b` share one entry. Memory
-//! is bounded by the chunk the cache serves: it is dropped with it.
+//! A per-chunk cache from a request (method, target, and the virtual host
+//! when a `--route` rule is limited to one) to its endpoint, path and method
+//! ids, so that a target seen before in the chunk is neither normalised nor
+//! interned again. Keyed by [`target_key`] (the target without its query
+//! string), so `/search?q=a` and `/search?q=b` share one entry. Memory is
+//! bounded by the chunk the cache serves: it is dropped with it.
 
 use std::hash::Hasher;
 
@@ -35,6 +36,7 @@ pub struct RequestInterners<'a> {
 struct Entry {
     start: usize,
     method_len: usize,
+    host_len: usize,
     target_len: usize,
     ids: RequestIds,
 }
@@ -44,27 +46,31 @@ struct Entry {
 pub struct RequestCache {
     table: HashTable<u32>,
     entries: Vec<Entry>,
-    /// Method and target key of every entry, one after another.
+    /// Method, host and target key of every entry, one after another.
     bytes: Vec<u8>,
     /// Scratch for the endpoint name.
     endpoint_name: String,
 }
 
 impl Entry {
-    /// The method and target key of this entry.
-    fn key<'b>(&self, bytes: &'b [u8]) -> (&'b [u8], &'b [u8]) {
+    /// The method, host and target key of this entry.
+    fn key<'b>(&self, bytes: &'b [u8]) -> (&'b [u8], &'b [u8], &'b [u8]) {
         let method_end = self.start + self.method_len;
+        let host_end = method_end + self.host_len;
         (
             &bytes[self.start..method_end],
-            &bytes[method_end..method_end + self.target_len],
+            &bytes[method_end..host_end],
+            &bytes[host_end..host_end + self.target_len],
         )
     }
 }
 
-fn hash_request(method: &[u8], target: &[u8]) -> u64 {
+fn hash_request(method: &[u8], host: &[u8], target: &[u8]) -> u64 {
     let mut hasher = FxHasher::default();
     hasher.write(method);
     hasher.write_usize(method.len());
+    hasher.write(host);
+    hasher.write_usize(host.len());
     hasher.write(target);
     hasher.finish()
 }
@@ -80,16 +86,18 @@ impl RequestCache {
         }
     }
 
-    /// The ids of `method` + `target`, from the cache or resolved and interned.
+    /// The ids of `method` + `target` (for virtual `host`, empty unless a
+    /// route is limited to a host), from the cache or resolved and interned.
     pub fn ids(
         &mut self,
         method: &[u8],
+        host: &[u8],
         target: &[u8],
         routes: &[RouteRule],
         names: RequestInterners<'_>,
     ) -> RequestIds {
         let target = target_key(target);
-        let hash = hash_request(method, target);
+        let hash = hash_request(method, host, target);
         let RequestCache {
             table,
             entries,
@@ -97,23 +105,25 @@ impl RequestCache {
             endpoint_name,
         } = self;
         if let Some(&i) = table.find(hash, |&i| {
-            entries[i as usize].key(bytes) == (method, target)
+            entries[i as usize].key(bytes) == (method, host, target)
         }) {
             return entries[i as usize].ids;
         }
-        let ids = resolve(method, target, routes, names, endpoint_name);
+        let ids = resolve(method, host, target, routes, names, endpoint_name);
         let index = u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
         entries.push(Entry {
             start: bytes.len(),
             method_len: method.len(),
+            host_len: host.len(),
             target_len: target.len(),
             ids,
         });
         bytes.extend_from_slice(method);
+        bytes.extend_from_slice(host);
         bytes.extend_from_slice(target);
         table.insert_unique(hash, index, |&i| {
-            let (m, t) = entries[i as usize].key(bytes);
-            hash_request(m, t)
+            let (m, h, t) = entries[i as usize].key(bytes);
+            hash_request(m, h, t)
         });
         ids
     }
@@ -123,13 +133,14 @@ impl RequestCache {
 /// the endpoint, the path without its query, and the method.
 pub fn resolve(
     method: &[u8],
+    host: &[u8],
     target: &[u8],
     routes: &[RouteRule],
     names: RequestInterners<'_>,
     endpoint_name: &mut String,
 ) -> RequestIds {
     let target = lossy(target);
-    endpoint_of_text(method, &target, routes, endpoint_name);
+    endpoint_of_text(method, &lossy(host), &target, routes, endpoint_name);
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
         path: names
@@ -151,6 +162,7 @@ mod tests {
         let mut ids = |method: &[u8], target: &[u8]| {
             cache.ids(
                 method,
+                b"",
                 target,
                 &[],
                 RequestInterners {

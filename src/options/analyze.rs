@@ -2,11 +2,10 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings, output_format, use_colour};
+use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
-use crate::discover::{TemplateSet, routes_file};
-use crate::ingest::{self, IngestError};
+use crate::ingest;
 use crate::output;
 use crate::profile::ProfileColumns;
 use crate::stats::StatsSettings;
@@ -24,17 +23,6 @@ pub struct AnalyzeSettings {
     pub output: Option<PathBuf>,
     pub colour: bool,
     pub quiet: bool,
-}
-
-/// Reads a routes file (`--routes`).
-pub fn read_routes(path: &std::path::Path) -> Result<TemplateSet, IngestError> {
-    let text = std::fs::read_to_string(path).map_err(|source| IngestError::Open {
-        file: path.display().to_string(),
-        source,
-    })?;
-    let templates = routes_file::parse(&text, &path.display().to_string())
-        .map_err(|e| IngestError::Usage(format!("--routes {e}")))?;
-    Ok(TemplateSet::new(templates))
 }
 
 /// Checks the flags of `rlctl analyze`.
@@ -58,7 +46,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
             .discover
             .parse()
             .map_err(|e: String| OptionsError::Usage(format!("--discover: {e}")))?,
-        routes: args.routes.as_deref().map(read_routes).transpose()?,
+        routes: routes_settings(&args.routes)?,
         profile_columns,
     };
     Ok(AnalyzeSettings {

@@ -2,8 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings};
+use super::{OptionsError, ingest_settings, routes_settings};
 use crate::cli::ConvertArgs;
+use crate::discover::TemplateSet;
 use crate::frames::TableFormat;
 use crate::ingest;
 
@@ -11,6 +12,8 @@ use crate::ingest;
 #[derive(Debug, Clone)]
 pub struct ConvertSettings {
     pub ingest: ingest::Settings,
+    /// `--routes`: the templates endpoints are named by.
+    pub routes: Option<TemplateSet>,
     /// The table to write, and its format (by extension).
     pub output: PathBuf,
     pub format: TableFormat,
@@ -23,6 +26,7 @@ pub fn convert_settings(args: &ConvertArgs) -> Result<ConvertSettings, OptionsEr
         TableFormat::of(&args.output).map_err(|e| OptionsError::Usage(format!("--output {e}")))?;
     Ok(ConvertSettings {
         ingest: ingest_settings(&args.ingest)?,
+        routes: routes_settings(&args.routes)?,
         output: args.output.clone(),
         format,
         quiet: args.ingest.quiet,

@@ -60,6 +60,7 @@ pub fn export_settings(args: &ExportArgs) -> Result<ExportSettings, IngestError>
             cidr4: None,
             cidr6: None,
             route: Vec::new(),
+            host_field: "vhost".into(),
             time_of: Default::default(),
             strict: false,
             quiet: true,

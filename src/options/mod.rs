@@ -14,7 +14,7 @@ mod watch;
 use std::io::IsTerminal;
 use std::sync::Arc;
 
-pub use analyze::{AnalyzeSettings, analyze_settings, read_routes};
+pub use analyze::{AnalyzeSettings, analyze_settings};
 pub use convert::{ConvertSettings, convert_settings};
 pub use export::{ExportSettings, export_settings, gateway_of};
 pub use generate::{GenerateSettings, generate_settings};
@@ -23,7 +23,8 @@ pub use simulate::{LimitSource, SimulateSettings, simulate_settings};
 pub use sql::{SqlSettings, sql_settings};
 pub use watch::{WatchOutput, WatchRun, watch_settings};
 
-use crate::cli::{IngestArgs, OutputArgs, OutputFormat};
+use crate::cli::{IngestArgs, OutputArgs, OutputFormat, RoutesArg};
+use crate::discover::{TemplateSet, routes_file};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
@@ -83,22 +84,46 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
     } else {
         FormatChoice::Json
     };
+    let mut keys = KeySet::new(KeySpec::parse(&args.key, args.cidr4, args.cidr6)?);
+    let mut routes: Vec<RouteRule> = args
+        .route
+        .iter()
+        .map(|r| RouteRule::parse(r))
+        .collect::<Result<_, _>>()?;
+    if routes.iter().any(|r| r.host.is_some()) {
+        let field = keys.field_index(&args.host_field);
+        for host in routes.iter_mut().filter_map(|r| r.host.as_mut()) {
+            host.field = field;
+        }
+    }
     Ok(ingest::Settings {
         inputs: args.files.clone(),
         format,
         json_fields,
-        keys: KeySet::new(KeySpec::parse(&args.key, args.cidr4, args.cidr6)?),
-        routes: args
-            .route
-            .iter()
-            .map(|r| RouteRule::parse(r))
-            .collect::<Result<_, _>>()?,
+        keys,
+        routes,
         strict: args.strict,
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
         paths: true,
         time_of: args.time_of,
     })
+}
+
+/// Reads a routes file.
+pub fn read_routes(path: &std::path::Path) -> Result<TemplateSet, IngestError> {
+    let text = std::fs::read_to_string(path).map_err(|source| IngestError::Open {
+        file: path.display().to_string(),
+        source,
+    })?;
+    let templates = routes_file::parse(&text, &path.display().to_string())
+        .map_err(|e| IngestError::Usage(format!("--routes {e}")))?;
+    Ok(TemplateSet::new(templates))
+}
+
+/// The templates of `--routes FILE`, if given.
+pub fn routes_settings(arg: &RoutesArg) -> Result<Option<TemplateSet>, IngestError> {
+    arg.routes.as_deref().map(read_routes).transpose()
 }
 
 /// `--log-format` text to a format choice: a known name, else a literal `log_format`.

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings};
+use super::{OptionsError, ingest_settings, routes_settings};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
@@ -42,6 +42,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
     let mut exemptions = Vec::new();
+    let mut routes = routes_settings(&args.routes)?;
     let policy = match &args.policy {
         Some(path) => {
             let checked = Policy::load_policy(path)?;
@@ -55,6 +56,10 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 ingest.paths = true;
             }
             exemptions = checked.exemptions;
+            // The policy's routes file names endpoints unless --routes names another.
+            if routes.is_none() {
+                routes = checked.routes;
+            }
             Some((path.display().to_string(), checked.rules))
         }
         None => None,
@@ -111,6 +116,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 algorithm: AlgorithmKind::TokenBucket,
                 recommend: RecommendOptions {
                     profile_columns,
+                    routes,
                     ..Default::default()
                 },
             },

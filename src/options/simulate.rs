@@ -3,9 +3,10 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings, output_format, use_colour};
-use crate::analysis::AnalysisSettings;
+use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
+use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::SimulateArgs;
+use crate::discover::TemplateSet;
 use crate::ingest;
 use crate::output;
 use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
@@ -35,6 +36,9 @@ pub enum LimitSource {
 #[derive(Debug, Clone)]
 pub struct SimulateSettings {
     pub ingest: ingest::Settings,
+    /// `--routes`: the templates endpoints are named by (with the
+    /// recommendation, the analysis applies them; else the replay does).
+    pub routes: Option<TemplateSet>,
     pub source: LimitSource,
     pub algos: AlgoOptions,
     /// `--gateway`: the gateways to replay the rules as (empty: none); with
@@ -59,6 +63,7 @@ pub struct SimulateSettings {
 pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, OptionsError> {
     let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
+    let mut routes = routes_settings(&args.routes)?;
     let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
     let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
     if !gateways.is_empty() {
@@ -79,7 +84,15 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
-        let CheckedPolicy { rules, exemptions } = Policy::load_policy(path)?;
+        let CheckedPolicy {
+            rules,
+            exemptions,
+            routes: policy_routes,
+        } = Policy::load_policy(path)?;
+        // The policy's routes file names endpoints unless --routes names another.
+        if routes.is_none() {
+            routes = policy_routes;
+        }
         ingest.paths =
             rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
         let keys = rules
@@ -111,7 +124,10 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
                 AlgoChoice::One(kind) => kind,
                 _ => AlgorithmKind::TokenBucket,
             },
-            recommend: Default::default(),
+            recommend: RecommendOptions {
+                routes: routes.clone(),
+                ..Default::default()
+            },
         }))
     };
     let delay = match (args.delay, args.nodelay) {
@@ -140,6 +156,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     check_events(args, &source, key_sample_rate)?;
     Ok(SimulateSettings {
         ingest,
+        routes,
         source,
         algos: AlgoOptions {
             algo,

@@ -56,7 +56,10 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
     }
     let mut ingest = ingest_settings(&args.ingest)?;
     ingest.progress = None;
-    let CheckedPolicy { rules, exemptions } = Policy::load_policy(&args.policy)?;
+    // Template rules are compiled to route regexes; watch names no endpoints.
+    let CheckedPolicy {
+        rules, exemptions, ..
+    } = Policy::load_policy(&args.policy)?;
     ingest.keys = keys_for_policy(&rules, &exemptions, ingest.keys);
     let (max_delay, interval) = (args.max_delay, args.interval);
     let verdict = match &args.until_clients_hit {

@@ -1,5 +1,5 @@
-//! Exemptions: policy rules with `exempt = true` that select a path (`route`,
-//! optionally `method`), a client (`client`: one value of the rule's `key`),
+//! Exemptions: policy rules with `exempt = true` that select a path (`route`
+//! or `template`, optionally `method`), a client (`client`: one value of the rule's `key`),
 //! or both. A request an exemption matches is never limited: no rule counts
 //! it and no limiter's state changes. Exemptions take no limit, burst or
 //! algorithm.
@@ -14,6 +14,9 @@ use crate::ingest::key::KeySpec;
 pub struct CheckedPolicy {
     pub rules: Vec<CheckedRule>,
     pub exemptions: Vec<Exemption>,
+    /// The templates of the policy's `routes` file (read by
+    /// [`super::Policy::load_policy`]; `None` from text alone).
+    pub routes: Option<crate::discover::TemplateSet>,
 }
 
 /// One checked exemption.
@@ -56,9 +59,9 @@ pub(super) fn check(
     if !rule.limit.is_empty() || rule.burst.is_some() {
         return Err(fail("an exempt rule takes no limit or burst".into()));
     }
-    if rule.route.is_none() && rule.client.is_none() {
+    if rule.route.is_none() && rule.template.is_none() && rule.client.is_none() {
         return Err(fail(
-            "an exempt rule needs a route, a client or both (it would exempt every request)".into(),
+            "an exempt rule needs a route (or template), a client or both (it would exempt every request)".into(),
         ));
     }
     Ok(Exemption {
@@ -120,7 +123,10 @@ exempt = true
                 .unwrap_err()
                 .to_string()
         };
-        assert!(err("[[rule]]\nname='a'\nexempt=true").contains("needs a route, a client"));
+        assert!(
+            err("[[rule]]\nname='a'\nexempt=true")
+                .contains("needs a route (or template), a client")
+        );
         assert!(err("[[rule]]\nname='a'\nclient='x'").contains("add exempt = true"));
         assert!(
             err("[[rule]]\nname='a'\nroute='^/h'\nexempt=true\nlimit='1/s'").contains("no limit")

@@ -36,6 +36,10 @@ fn rule_text() -> impl Strategy<Value = String> {
         Just("route = \"^/api/(\"\n".to_string()),
         Just("route = \"^/login$\"\n".to_string()),
         Just("route = \"(a*)*b{1000}\"\n".to_string()),
+        Just("template = \"/api/orders/:id\"\n".to_string()),
+        Just("template = \"api/:id\"\n".to_string()),
+        Just("route = \"^/a\"\ntemplate = \"/a\"\n".to_string()),
+        "[/a-z:.?# ()+*-]{0,12}".prop_map(|t| format!("template = \"{t}\"\n")),
     ];
     let key = prop_oneof![
         Just("ip"),
@@ -73,10 +77,20 @@ proptest! {
             return Ok(());
         };
         prop_assert!(!checked.is_empty());
-        for rule in &checked {
-            prop_assert!(rule.spec.limiter().is_ok());
-        }
         let raw: Policy = toml::from_str(&text).unwrap();
+        for (rule, written) in checked.iter().zip(&raw.rules) {
+            prop_assert!(rule.spec.limiter().is_ok());
+            // A template is its regex: the template's own text matches it
+            // unless a pattern segment (`app.:hash.js`) is in it.
+            if let Some(t) = &written.template {
+                let template = crate::discover::Template::parse(t).unwrap();
+                let route = rule.route.as_ref().unwrap();
+                prop_assert_eq!(route.as_str(), template.regex());
+                if !template.has_patterns() {
+                    prop_assert!(route.is_match(&template.to_string()));
+                }
+            }
+        }
         let reread = Policy::parse(&raw.to_toml(&["round trip".into()]), "again.toml").unwrap();
         prop_assert_eq!(reread.len(), checked.len());
         for (a, b) in reread.iter().zip(&checked) {

@@ -14,6 +14,7 @@ mod nginx;
 mod prometheus;
 mod redis;
 mod report;
+mod routes;
 mod scale;
 mod shapes;
 mod simulate;

@@ -9,9 +9,11 @@ Used by tests/cli/scale.rs; runnable by hand too:
 
 --view NAME=FILE.parquet makes the Parquet file a view called NAME;
 --raw-log NAME=FILE makes a combined-format access log a view NAME with the
-columns ts (TIMESTAMP), ip, method, target, status, parsed with the engine's
+columns ts (TIMESTAMP), vhost (empty), ip, method, target, status, parsed with the engine's
 own regular expressions (DuckDB only: a lake table as the user would have it;
-a request line of `-` has no method, as in rlctl's parser).
+a request line of `-` has no method, as in rlctl's parser). --raw-vhost-log
+NAME=FILE does the same for Apache vhost_combined lines, with `vhost` the
+virtual host without its port.
 --job QUERIES=OUT (repeatable, instead of --queries and --out) runs several
 query files in one engine session, each saving into its own OUT: one Spark
 start-up for many queries.
@@ -38,18 +40,22 @@ def duckdb_engine(views, raw_logs, csv):
     con = duckdb.connect()
     for name, path in views:
         con.execute(f"CREATE VIEW {name} AS SELECT * FROM read_parquet('{path}')")
-    for name, path in raw_logs:
-        # %h %l %u [%t] "%r" %>s %b ...: the fields rlctl's combined parser reads.
-        pattern = r'^(\S+) \S+ \S+ \[([^\]]+)\] "(\S*) ?(\S*)[^"]*" (\d{3})'
+    for name, path, vhost in raw_logs:
+        # %h %l %u [%t] "%r" %>s %b ...: the fields rlctl's combined parser reads;
+        # with --raw-vhost-log, Apache vhost_combined's `%v:%p ` before them.
+        lead = r"(\S+):[0-9]+ " if vhost else "()"
+        pattern = lead + r'(\S+) \S+ \S+ \[([^\]]+)\] "(\S*) ?(\S*)[^"]*" (\d{3})'
+        pattern = "^" + pattern
         con.execute(
             f"""CREATE VIEW {name} AS
-            SELECT strptime(regexp_extract(line, '{pattern}', 2), '%d/%b/%Y:%H:%M:%S %z') AS ts,
-                   regexp_extract(line, '{pattern}', 1) AS ip,
-                   CASE WHEN regexp_extract(line, '{pattern}', 3) = '-'
-                         AND regexp_extract(line, '{pattern}', 4) = '' THEN ''
-                        ELSE regexp_extract(line, '{pattern}', 3) END AS method,
-                   regexp_extract(line, '{pattern}', 4) AS target,
-                   CAST(regexp_extract(line, '{pattern}', 5) AS INTEGER) AS status
+            SELECT strptime(regexp_extract(line, '{pattern}', 3), '%d/%b/%Y:%H:%M:%S %z') AS ts,
+                   regexp_extract(line, '{pattern}', 1) AS vhost,
+                   regexp_extract(line, '{pattern}', 2) AS ip,
+                   CASE WHEN regexp_extract(line, '{pattern}', 4) = '-'
+                         AND regexp_extract(line, '{pattern}', 5) = '' THEN ''
+                        ELSE regexp_extract(line, '{pattern}', 4) END AS method,
+                   regexp_extract(line, '{pattern}', 5) AS target,
+                   CAST(regexp_extract(line, '{pattern}', 6) AS INTEGER) AS status
             FROM read_csv('{path}', columns = {{'line': 'VARCHAR'}}, delim = '\\x01',
                           quote = '', escape = '', header = false, auto_detect = false)"""
         )
@@ -145,6 +151,7 @@ def main():
     parser.add_argument("--job", action="append", default=[])
     parser.add_argument("--view", action="append")
     parser.add_argument("--raw-log", action="append")
+    parser.add_argument("--raw-vhost-log", action="append")
     parser.add_argument("--csv", action="store_true")
     parser.add_argument("--from-dialect")
     args = parser.parse_args()
@@ -165,7 +172,9 @@ def main():
         args.engine
     ]
     started = time.time()
-    run, stop = engine(pairs(args.view), pairs(args.raw_log), args.csv)
+    raw_logs = [(n, p, False) for n, p in pairs(args.raw_log)]
+    raw_logs += [(n, p, True) for n, p in pairs(args.raw_vhost_log)]
+    run, stop = engine(pairs(args.view), raw_logs, args.csv)
     print(f"{args.engine}: started in {time.time() - started:.1f} s")
     try:
         for queries, out in runs:

@@ -13,6 +13,7 @@ use crate::cli::AnalyzeArgs;
 use crate::frames;
 use crate::options;
 use crate::output;
+use crate::policy::routes;
 use crate::render;
 
 /// Runs `rlctl analyze`.
@@ -39,16 +40,23 @@ pub fn run(args: AnalyzeArgs) -> anyhow::Result<Outcome> {
                 .map_or("stdout".into(), |p| p.display().to_string())
         )
     })?;
-    if let Some(path) = &settings.write_policy {
-        let text = analysis::policy_text(&run, &settings.analysis)
-            .context("no traffic to base a policy on")?;
-        crate::text::atomic::write_atomic(path, text.as_bytes())
-            .with_context(|| format!("cannot write the policy to {}", path.display()))?;
-    }
     if let (Some(path), Some(set)) = (&settings.write_routes, &run.templates) {
         let text = analysis::routes_text(&run, set);
         crate::text::atomic::write_atomic(path, text.as_bytes())
             .with_context(|| format!("cannot write the routes to {}", path.display()))?;
+    }
+    if let Some(path) = &settings.write_policy {
+        // The policy names the routes file the run wrote or read, if any.
+        let routes_file = settings
+            .write_routes
+            .as_ref()
+            .filter(|_| run.templates.is_some())
+            .or(args.routes.routes.as_ref());
+        let reference = routes_file.map(|r| routes::routes_reference(path, r));
+        let text = analysis::policy_text(&run, &settings.analysis, reference.as_deref())
+            .context("no traffic to base a policy on")?;
+        crate::text::atomic::write_atomic(path, text.as_bytes())
+            .with_context(|| format!("cannot write the policy to {}", path.display()))?;
     }
     if let (Some(path), Some(rows)) = (&settings.export_counts, &run.analysis.counts) {
         let format = frames::TableFormat::of(path)?;

@@ -10,6 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::analysis::{self, notes::notes};
 use crate::cli::SimulateArgs;
+use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
@@ -77,9 +78,14 @@ pub fn events_ingested(path: &std::path::Path) -> anyhow::Result<(Ingested, Vec<
 pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     let keys = &settings.ingest.keys;
     let mut certain = Vec::new();
+    // With the recommendation, the analysis names endpoints by the routes.
+    let recommended = matches!(settings.source, LimitSource::Recommended(_));
     let mut load = || -> anyhow::Result<Ingested> {
-        let (ingested, whole) = read_input(settings)?;
+        let (mut ingested, whole) = read_input(settings)?;
         certain = whole;
+        if let Some(templates) = settings.routes.as_ref().filter(|_| !recommended) {
+            discover::apply_routes(&mut ingested.table, templates, &settings.ingest.routes);
+        }
         Ok(ingested)
     };
     let (ingested, scenarios, source) = match &settings.source {

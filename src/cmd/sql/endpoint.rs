@@ -8,22 +8,47 @@
 //!   string or fragment (`http://host` alone is `/`);
 //! - `--route REGEX=NAME` rules are tried on that path in order (the regex is
 //!   handed to the engine as it is: Java syntax for Spark and Trino, RE2 for
-//!   the others);
+//!   the others); a rule written `@HOST REGEX=NAME` also needs the `host`
+//!   column (`--host COL`, trimmed, without its port, lower case) to be HOST;
 //! - else `METHOD /path` with id-like segments as `:id`: all digits; a UUID; 16
 //!   or more hex digits with a digit; 20 or more of `A-Za-z0-9-_=~` with a
-//!   digit, a lower-case and an upper-case letter.
+//!   digit, a lower-case and an upper-case letter;
+//! - with `--routes FILE`, that endpoint's normalised path mapped onto the
+//!   file's templates ([`super::templates`]); the normalised path is then a
+//!   column of its own (`norm_path`), read by every template's test.
 //!
 //! Patterns end in `\z` (end of text) rather than `$`, which Java also lets match
 //! before a final line break.
 
 use super::dialect::SqlDialect;
+use super::templates;
+use crate::discover::Template;
 use crate::ingest::endpoint::INVALID_REQUEST;
 
-/// A `--route` rule as text: the regex and the endpoint name.
+/// A `--route` rule as text: the regex, the endpoint name, and the virtual
+/// host it is limited to (lower case, no port).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
     pub pattern: String,
     pub name: String,
+    pub host: Option<String>,
+}
+
+/// The column holding the virtual host (lower case, without a port).
+pub const HOST: &str = "host";
+
+/// The virtual host of `expr` as `ingest::key::without_port` reads it, lower
+/// case: `[v6]:port` and `[v6]` → `v6`; `name:port` (one colon, digits
+/// after it) → `name`; anything else as it is; all trimmed.
+pub fn host_without_port(d: &dyn SqlDialect, expr: &str) -> String {
+    let h = format!("TRIM({expr})");
+    format!(
+        "LOWER(CASE WHEN {bracketed} THEN {inner} WHEN {with_port} THEN {name} ELSE {h} END)",
+        bracketed = d.matches(&h, r"^\[[^\]]*\]"),
+        inner = d.group1(&h, r"^\[([^\]]*)\]"),
+        with_port = d.matches(&h, r"^[^:]+:[0-9]+\z"),
+        name = d.group1(&h, "^([^:]+):"),
+    )
 }
 
 /// The target without its query string or fragment: what policy routes match
@@ -75,13 +100,31 @@ pub fn normalised_path(d: &dyn SqlDialect, path: &str) -> String {
     )
 }
 
+/// How the endpoint is named: the `--route` rules and the `--routes` templates.
+#[derive(Debug, Clone, Copy)]
+pub struct Naming<'a> {
+    pub routes: &'a [Route],
+    /// In precedence order; when there are any, the normalised path is the
+    /// column `norm_path` (see [`normalised_path`]).
+    pub templates: &'a [Template],
+}
+
+/// The column holding the normalised path when templates are applied.
+pub const NORM_PATH: &str = "norm_path";
+
 /// The endpoint of a request with `method` (None: endpoints are paths alone)
 /// and `path` (as [`route_path`] gives it).
 ///
 /// The method check and the routes are the WHEN arms of a CASE whose ELSE is
 /// the automatic endpoint. With neither a method nor a route there is no arm,
 /// and the automatic endpoint stands alone: SQL has no `CASE ELSE ... END`.
-pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, routes: &[Route]) -> String {
+pub fn endpoint(
+    d: &dyn SqlDialect,
+    method: Option<&str>,
+    path: &str,
+    naming: Naming<'_>,
+) -> String {
+    let Naming { routes, templates } = naming;
     let mut arms = String::new();
     if let Some(m) = method {
         arms.push_str(&format!(
@@ -91,16 +134,36 @@ pub fn endpoint(d: &dyn SqlDialect, method: Option<&str>, path: &str, routes: &[
         ));
     }
     for route in routes {
+        let host = match &route.host {
+            Some(h) => format!("{HOST} = {} AND ", d.string(h)),
+            None => String::new(),
+        };
         arms.push_str(&format!(
-            "\n      WHEN {} THEN {}",
+            "\n      WHEN {host}{} THEN {}",
             d.matches(path, &route.pattern),
             d.string(&route.name)
         ));
     }
-    let normalised = normalised_path(d, path);
+    let normalised = if templates.is_empty() {
+        normalised_path(d, path)
+    } else {
+        NORM_PATH.to_string()
+    };
+    if let (Some(m), false) = (method, templates.is_empty()) {
+        let names = templates::routed_endpoints(routes.iter().map(|r| r.name.as_str()));
+        if !names.is_empty() {
+            let list: Vec<String> = names.iter().map(|n| d.string(n)).collect();
+            arms.push_str(&format!(
+                "
+      WHEN {m} || ' ' || {normalised} IN ({}) THEN {m} || ' ' || {normalised}",
+                list.join(", ")
+            ));
+        }
+    }
+    let named = templates::templated(d, &normalised, templates);
     let auto = match method {
-        Some(m) => format!("{m} || ' ' || {normalised}"),
-        None => normalised,
+        Some(m) => format!("{m} || ' ' || {named}"),
+        None => named,
     };
     if arms.is_empty() {
         return auto;

@@ -15,6 +15,7 @@ pub mod duckdb;
 pub mod endpoint;
 pub mod query;
 pub mod spark;
+pub mod templates;
 pub mod trino;
 
 use anyhow::Context;
@@ -56,6 +57,7 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError
         .map(|rule| Route {
             pattern: rule.pattern.as_str().to_string(),
             name: rule.name,
+            host: rule.host.map(|h| h.host),
         })
         .collect();
     let source = Source {
@@ -67,7 +69,12 @@ pub fn queries(args: &SqlArgs) -> Result<(Vec<Query>, Option<f64>), OptionsError
         endpoint: args.endpoint.clone(),
         method: args.method.clone(),
         status: args.status.clone(),
+        host: args.host.clone(),
         routes,
+        templates: settings
+            .templates
+            .map(|set| set.templates().to_vec())
+            .unwrap_or_default(),
         filter: args.filter.clone(),
     };
     let d = dialect::dialect(args.dialect);

@@ -2,7 +2,8 @@
 //!
 //! Every query starts from the same three CTEs: `src` reads the user's table
 //! (time in ms, client key as text, method, target, status), `req` derives the
-//! paths, `ev` the endpoint and the epoch-aligned window and second of each
+//! paths (with `--routes`, a fourth, `normed`, adds the normalised path the
+//! templates are tried on), `ev` the endpoint and the epoch-aligned window and second of each
 //! request. Each query then returns one small table whose name and columns are
 //! those of [`crate::frames::sql_result::RESULT_TABLES`]:
 //!
@@ -18,8 +19,9 @@
 //! The sample query instead selects the events of a hash sample of clients.
 
 use super::dialect::SqlDialect;
-use super::endpoint::{self, Route};
+use super::endpoint::{self, Naming, Route};
 use crate::cli::TimeUnit;
+use crate::discover::Template;
 use crate::frames::sql_result::{RESULT_TABLES, TEXT_COLUMNS};
 use crate::units::Window;
 
@@ -36,7 +38,11 @@ pub struct Source {
     pub endpoint: Option<String>,
     pub method: Option<String>,
     pub status: Option<String>,
+    /// Column holding the virtual host (read by `@HOST` routes).
+    pub host: Option<String>,
     pub routes: Vec<Route>,
+    /// The templates of `--routes FILE`, in precedence order.
+    pub templates: Vec<Template>,
     pub filter: Option<String>,
 }
 
@@ -83,8 +89,38 @@ impl Builder<'_> {
             Some(_) => "given_endpoint".to_string(),
             None => {
                 let method = s.method.as_ref().map(|_| "method");
-                endpoint::endpoint(d, method, "route_path", &s.routes)
+                let naming = Naming {
+                    routes: &s.routes,
+                    templates: &s.templates,
+                };
+                endpoint::endpoint(d, method, "route_path", naming)
             }
+        };
+        // With a host column (for `@HOST` routes), the host as routes compare it.
+        let (host_col, host_pass) = match &s.host {
+            Some(c) if s.endpoint.is_none() => (
+                format!(
+                    ",\n    {} AS {}",
+                    endpoint::host_without_port(d, &format!("COALESCE({}, '')", d.to_text(c))),
+                    endpoint::HOST
+                ),
+                format!(" {},", endpoint::HOST),
+            ),
+            _ => (String::new(), String::new()),
+        };
+        // With templates, the normalised path is a column their tests share
+        // (computed from route_path in a CTE of its own).
+        let (norm_cte, from_req) = if s.templates.is_empty() || s.endpoint.is_some() {
+            (String::new(), "req")
+        } else {
+            (
+                format!(
+                    ",\nnormed AS (\n  SELECT req.*, {} AS {}\n  FROM req\n)",
+                    endpoint::normalised_path(d, "route_path"),
+                    endpoint::NORM_PATH
+                ),
+                "normed",
+            )
         };
         format!(
             "WITH src AS (
@@ -94,24 +130,26 @@ impl Builder<'_> {
     {method} AS method,
     {target} AS target,
     {endpoint_col} AS given_endpoint,
-    {status} AS status
+    {status} AS status{host_col}
   FROM {table}{filter}
 ),
 req AS (
-  SELECT ts_ms, client, method, status, given_endpoint,
+  SELECT ts_ms, client, method, status, given_endpoint,{host_pass}
     {path} AS path,
     {route_path} AS route_path
   FROM src
   WHERE ts_ms IS NOT NULL AND client IS NOT NULL AND client <> '' AND client <> '-'
-),
+){norm_cte},
 ev AS (
   SELECT ts_ms, client, method, path, status,
     {endpoint_expr} AS endpoint,
     {w} AS w,
     {sec} AS sec
-  FROM req
+  FROM {from_req}
 )",
             ts = d.epoch_ms(&s.time, s.time_unit),
+            host_col = host_col,
+            host_pass = host_pass,
             client = d.to_text(&s.client),
             method = text_or_empty(&s.method),
             target = text_or_empty(&s.path),

@@ -146,3 +146,62 @@ fn json_format_names_the_files() {
 }
 
 mod matrix;
+
+#[test]
+fn a_routes_file_adds_the_normalised_path_and_a_case_of_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let routes = dir.path().join("routes.txt");
+    std::fs::write(&routes, "/a/:id\n/s/app.:hash.js\n").unwrap();
+    let file = routes.to_str().unwrap();
+    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+        let (qs, _) = queries(&args(&[
+            "--dialect",
+            dialect,
+            "--path",
+            "p",
+            "--method",
+            "m",
+            "--routes",
+            file,
+        ]))
+        .unwrap();
+        for q in &qs {
+            assert!(
+                q.sql.contains("\nnormed AS (\n  SELECT req.*, "),
+                "{dialect}"
+            );
+            assert!(q.sql.contains("  FROM normed\n)"), "{dialect}");
+            let pattern = q.sql.find("THEN '/s/app.:hash.js'").unwrap();
+            let whole = q.sql.find("THEN '/a/:id'").unwrap();
+            assert!(pattern > whole, "{dialect}: /a/:id sorts first");
+        }
+    }
+    let refused = |extra: &[&str]| {
+        let mut a = vec!["--dialect", "duckdb", "--routes", file];
+        a.extend(extra);
+        queries(&args(&a)).unwrap_err().to_string()
+    };
+    assert!(refused(&["--endpoint", "e"]).contains("--routes applies to --path"));
+    assert!(refused(&["--path", "p", "--route", "@h ^/=x"]).contains("give --host COL"));
+    let (qs, _) = queries(&args(&[
+        "--dialect",
+        "duckdb",
+        "--path",
+        "p",
+        "--host",
+        "vh",
+        "--route",
+        "@H:8080 ^/=x",
+    ]))
+    .unwrap();
+    assert!(
+        qs[0]
+            .sql
+            .contains("WHEN host = 'h' AND regexp_matches(route_path, '^/') THEN 'x'")
+    );
+    assert!(
+        qs[0]
+            .sql
+            .contains("ELSE TRIM(COALESCE(CAST(vh AS VARCHAR), '')) END) AS host")
+    );
+}

@@ -1,11 +1,13 @@
 //! Every combination of `rlctl sql`'s optional columns (`--method`,
-//! `--route`, `--status`, `--endpoint`, `--combined`, `--sample-keys`) run on
+//! `--route`, `--status`, `--endpoint`, `--combined`, `--sample-keys`,
+//! `--routes FILE`) run on
 //! the real engines over converted events: DuckDB and ClickHouse run all of
 //! them; Trino and BigQuery (parsed by sqlglot, run by DuckDB) every
 //! one-query form but the sample, whose hash functions DuckDB does not have;
-//! Spark, slow to start, seven in one session. Each result must give `rlctl
-//! analyze`'s figures over the log the events came from, and a sample of every
-//! key must replay like that log in `rlctl simulate`.
+//! Spark, slow to start, nine in one session. Each result must give `rlctl
+//! analyze`'s figures over the log the events came from (with `--routes`, the
+//! same routes file given to both), and a sample of every key must replay
+//! like that log in `rlctl simulate`.
 //!
 //! Which log: with both `--method` and `--status`, the tricky log of
 //! [`super::raw_log`] (every normalisation rule, several methods, invalid
@@ -16,7 +18,7 @@
 //! their `GET ` prefix (which keeps their order: `(`, `/`, `G` and the route
 //! names sort alike either way).
 
-use super::raw_log::{ROUTES, SHAPE, tricky_log};
+use super::raw_log::{ROUTES, SHAPE, routes_file, tricky_log};
 use super::*;
 
 /// One set of `rlctl sql`'s optional flags.
@@ -28,13 +30,15 @@ struct Combo {
     endpoint: bool,
     combined: bool,
     sample: bool,
+    /// `--routes FILE` (to rlctl sql and to rlctl analyze).
+    templates: bool,
 }
 
 impl Combo {
-    /// Every combination `rlctl sql` accepts (`--route` and `--endpoint`
-    /// exclude each other; so do `--combined` and `--sample-keys`).
+    /// Every combination `rlctl sql` accepts (`--route` and `--routes`
+    /// exclude `--endpoint`; `--combined` and `--sample-keys` each other).
     fn all() -> Vec<Combo> {
-        (0..64u32)
+        (0..128u32)
             .map(|bits| Combo {
                 method: bits & 1 != 0,
                 route: bits & 2 != 0,
@@ -42,8 +46,9 @@ impl Combo {
                 endpoint: bits & 8 != 0,
                 combined: bits & 16 != 0,
                 sample: bits & 32 != 0,
+                templates: bits & 64 != 0,
             })
-            .filter(|c| !(c.route && c.endpoint || c.combined && c.sample))
+            .filter(|c| !((c.route || c.templates) && c.endpoint || c.combined && c.sample))
             .collect()
     }
 
@@ -56,6 +61,7 @@ impl Combo {
             (self.endpoint, "e"),
             (self.combined, "c"),
             (self.sample, "k"),
+            (self.templates, "t"),
         ];
         let name: String = flags.iter().filter(|f| f.0).map(|f| f.1).collect();
         if name.is_empty() { "none".into() } else { name }
@@ -66,8 +72,9 @@ impl Combo {
         self.method && self.status
     }
 
-    /// The `rlctl sql` arguments after `sql --format json`.
-    fn sql_args(self, dialect: &str) -> Vec<&str> {
+    /// The `rlctl sql` arguments after `sql --format json` (`routes`: the
+    /// routes file).
+    fn sql_args<'a>(self, dialect: &'a str, routes: &'a str) -> Vec<&'a str> {
         let table = if self.tricky() {
             "events_tricky"
         } else {
@@ -99,6 +106,9 @@ impl Combo {
         if self.route {
             args.extend(ROUTES);
         }
+        if self.templates {
+            args.extend(["--routes", routes]);
+        }
         if self.combined {
             args.push("--combined");
         }
@@ -115,6 +125,8 @@ struct Logs {
     dir: tempfile::TempDir,
     tricky: PathBuf,
     plain: PathBuf,
+    /// The routes file of [`super::raw_log::TEMPLATES`].
+    routes: PathBuf,
     /// `--view NAME=FILE` values for run_queries.py.
     views: Vec<String>,
 }
@@ -137,6 +149,7 @@ impl Logs {
             views.push(format!("{name}={}", s(&events)));
         }
         Logs {
+            routes: routes_file(d),
             dir,
             tricky,
             plain,
@@ -154,7 +167,8 @@ impl Logs {
 
     /// What `rlctl analyze` says of the log of `combo`, as the query should see it.
     fn expected(&self, combo: Combo) -> Value {
-        // The literal baseline and the shape rules: what SQL results can give.
+        // The literal baseline, and the shape rules or the routes file: what
+        // SQL results can give.
         let mut args = vec![
             "analyze",
             "-q",
@@ -162,10 +176,13 @@ impl Logs {
             "json",
             "--baseline",
             "all",
-            "--discover",
-            "off",
             s(self.log(combo)),
         ];
+        if combo.templates {
+            args.extend(["--routes", s(&self.routes)]);
+        } else {
+            args.extend(["--discover", "off"]);
+        }
         args.extend(SHAPE);
         if combo.route {
             args.extend(ROUTES);
@@ -199,7 +216,11 @@ impl Logs {
         for &combo in combos {
             let name = format!("{dialect}-{}", combo.name());
             let queries = d.join(format!("{name}.json"));
-            let args = [&["sql", "--format", "json"][..], &combo.sql_args(dialect)].concat();
+            let args = [
+                &["sql", "--format", "json"][..],
+                &combo.sql_args(dialect, s(&self.routes)),
+            ]
+            .concat();
             std::fs::write(&queries, run(&args)).unwrap();
             cmd.arg("--job")
                 .arg(format!("{}={}", s(&queries), s(&d.join(&name))));
@@ -319,7 +340,7 @@ fn the_plain_log_is_the_same_requests_with_get_and_200() {
     strip_get(&mut report);
     assert_eq!(report["endpoints"][0]["endpoint"], "/a/:id");
     assert_eq!(report["endpoints"][1]["endpoint"], "search");
-    assert_eq!(Combo::all().len(), 36);
+    assert_eq!(Combo::all().len(), 36 + 24);
 }
 
 #[test]
@@ -357,8 +378,9 @@ fn trino_and_bigquery_run_every_one_query_combination_through_sqlglot() {
 }
 
 /// Spark starts slowly: one session, the combined query with and without a
-/// method (and a status), each with no route, a route or an endpoint column;
-/// and a sample with none of them.
+/// method (and a status), each with no route, a route or an endpoint column,
+/// and with a method and the routes file, with and without a route; and a
+/// sample with none of them.
 #[test]
 fn spark_runs_the_combinations_in_one_session() {
     let Some(py) = require(Engine::Spark) else {
@@ -367,10 +389,11 @@ fn spark_runs_the_combinations_in_one_session() {
     let combos: Vec<Combo> = Combo::all()
         .into_iter()
         .filter(|c| {
-            let bare = !(c.method || c.route || c.status || c.endpoint);
-            (c.combined && c.method == c.status) || (c.sample && bare)
+            let bare = !(c.method || c.route || c.status || c.endpoint || c.templates);
+            let combined = c.combined && c.method == c.status;
+            (combined && (!c.templates || c.method)) || (c.sample && bare)
         })
         .collect();
-    assert_eq!(combos.len(), 7);
+    assert_eq!(combos.len(), 9);
     Logs::new().run_and_check(&py, "spark", "spark", &combos, &[]);
 }

@@ -1,0 +1,93 @@
+//! Policy parsing: defaults, matching, errors naming the rule, the TOML
+//! round trip, and the rules written from endpoint names.
+
+use super::*;
+
+const TEXT: &str = r#"
+[[rule]]
+name = "global"
+limit = "40/1m"
+burst = 7
+
+[[rule]]
+name = "search"
+method = "GET"
+route = "^/api/search$"
+key = "ip+user"
+limit = "10r/s"
+algorithm = "leaky-bucket"
+"#;
+
+#[test]
+fn parses_defaults_and_matches() {
+    let rules = Policy::parse(TEXT, "p.toml").unwrap();
+    assert_eq!(rules[0].spec.kind, AlgorithmKind::TokenBucket);
+    assert_eq!(rules[0].spec.burst, Some(7));
+    assert_eq!(rules[0].key.text, "ip");
+    let limit = rules[1].spec.limit;
+    assert_eq!((limit.requests, limit.window.secs()), (10, 1));
+    assert!(rules[1].matches("GET", "/api/search?q=1"));
+    assert!(!rules[1].matches("POST", "/api/search"));
+    assert!(rules[0].matches("DELETE", "/anything"));
+}
+
+#[test]
+fn errors_name_the_rule_and_the_problem() {
+    let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
+    assert!(err("[[rule]]\nname='a'\nlimit='x'").contains("rule `a`: invalid limit"));
+    assert!(
+        err("[[rule]]\nname='a'\nlimit='1/s'\nalgorithm='magic'").contains("unknown algorithm")
+    );
+    assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nroute='('").contains("bad route regex"));
+    assert!(
+        err("[[rule]]\nname='a'\nlimit='1/s'\n[[rule]]\nname='a'\nlimit='1/s'")
+            .contains("two rules")
+    );
+    assert!(err("").contains("no [[rule]]"));
+    assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nbogus=1").contains("not valid TOML"));
+}
+
+#[test]
+fn round_trips_through_toml() {
+    let policy = Policy {
+        routes: None,
+        rules: vec![Rule {
+            name: "global".into(),
+            method: None,
+            route: None,
+            template: None,
+            client: None,
+            key: "ip".into(),
+            limit: "40/1m".into(),
+            burst: Some(7),
+            algorithm: "gcra".into(),
+            exempt: false,
+        }],
+    };
+    let text = policy.to_toml(&["written by a test".into()]);
+    assert!(text.starts_with("# written by a test\n"));
+    assert_eq!(toml::from_str::<Policy>(&text).unwrap(), policy);
+}
+
+#[test]
+fn endpoints_become_rules() {
+    assert_eq!(
+        endpoint_match("GET /api/users/:id"),
+        Some(("GET".into(), "^/api/users/[^/]+$".into()))
+    );
+    assert_eq!(
+        endpoint_match("GET /a.b"),
+        Some(("GET".into(), r"^/a\.b$".into()))
+    );
+    assert_eq!(endpoint_match("(invalid request)"), None);
+    assert_eq!(
+        endpoint_match("GET /static/app.:hash.js"),
+        Some(("GET".into(), r"^/static/app\.[A-Za-z0-9]+\.js$".into()))
+    );
+    assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
+    assert_eq!(rule_name("GET /"), "get-root");
+    assert_eq!(rule_name("search"), "search");
+    assert!(is_static_asset("GET /static/js/app.91be04d2.js"));
+    assert!(!is_static_asset("GET /api/users/:id"));
+    assert!(!is_static_asset("GET /static/manifest.json"));
+}
