@@ -81,12 +81,13 @@ pub struct AnalyzeArgs {
 
     /// Read the results of the queries `rlctl sql` prints (a directory of
     /// Parquet or CSV tables, or the one file of `rlctl sql --combined`) instead
-    /// of logs: the same report, counted elsewhere.
+    /// of logs: the same report, counted elsewhere (endpoints as the query
+    /// named them: give `--routes` to `rlctl sql`).
     #[arg(
         long,
         value_name = "DIR|FILE",
         help_heading = "Input",
-        conflicts_with_all = ["export_counts", "exclude", "files"]
+        conflicts_with_all = ["export_counts", "exclude", "files", "routes", "write_routes"]
     )]
     pub from_sql_result: Option<PathBuf>,
 

@@ -215,6 +215,18 @@ fn a_missing_result_table_is_a_usage_error() {
 }
 
 #[test]
+fn a_routes_file_goes_to_the_query_not_to_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    for flag in ["--routes", "--write-routes"] {
+        rlctl()
+            .args(["analyze", "--from-sql-result", s(dir.path()), flag, "r.txt"])
+            .assert()
+            .code(2)
+            .stderr(predicates::str::contains("cannot be used with"));
+    }
+}
+
+#[test]
 fn duckdb_over_converted_events_gives_the_same_report() {
     let Some(py) = require(Engine::DuckDb) else {
         return;
