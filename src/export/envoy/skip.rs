@@ -31,7 +31,13 @@
 //! route and Envoy's route `safe_regex` see the path alone.
 //!
 //! The wrapper keeps the filter's name, `envoy.filters.http.local_ratelimit`,
-//! so the virtual host's and routes' `typed_per_filter_config` still apply.
+//! so the virtual host's and routes' `typed_per_filter_config` still apply:
+//! in `source/extensions/filters/http/match_delegate/config.cc` the wrapper
+//! hands the wrapped filter its own callbacks (`setDecoderFilterCallbacks`),
+//! looks for a per-route config of its own type only
+//! (`resolveMostSpecificPerFilterConfig<FilterConfigPerRoute>`, none here),
+//! and on a `SkipFilter` match returns `Continue` from `decodeHeaders` without
+//! calling the wrapped filter; with no match the filter runs as before.
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, single, string};
 use super::super::{ClientPart, ExportError, exempt};
