@@ -16,10 +16,12 @@
 //! steps never falls behind a continuous one. Local limits are per Envoy instance.
 //!
 //! Exemptions are routes before all others that turn the filter off
-//! ([`exempt`]).
+//! ([`exempt`]); exemptions of client addresses wrap the filter in a matcher
+//! that skips it ([`skip`]).
 
 mod exempt;
 mod rule;
+mod skip;
 
 use super::yaml::{Map, Seq, Value, flow, plain, string};
 use super::{ExportError, ExportOptions, Exporter, comment_block, conf, identifiers};
@@ -224,7 +226,7 @@ fn render(
             .set("name", plain("envoy.filters.http.local_ratelimit"))
             .set("typed_config", typed_config);
         let mut http_filters = Seq::new();
-        http_filters.push(http_filter);
+        http_filters.push(skip::wrap(http_filter, exemptions)?);
 
         let mut per_filter = Map::new();
         per_filter.set(

@@ -116,9 +116,32 @@ fn address_clients_are_exempted_where_the_product_sees_the_address_and_refused_e
             "{target}"
         );
     }
-    for (target, why) in [
-        ("envoy", "an Envoy route cannot match the client's address"),
-        ("kong", "Kong's HTTP routes cannot match the client address"),
+    // Envoy: an address alone (or with a method) skips the filter through
+    // its matching API; an address with a route is refused, that rule only.
+    let without_route = EXEMPTIONS.replace("route='^/hook'\n", "");
+    let envoy = yaml(&export(&without_route, "envoy", &[]));
+    let matchers =
+        &envoy["http_filters"][0]["typed_config"]["xds_matcher"]["matcher_list"]["matchers"];
+    let skips_an_address = |m: &serde_norway::Value| {
+        let text = serde_norway::to_string(m).unwrap();
+        text.contains("address_prefix") && text.contains("SkipFilter")
+    };
+    assert_eq!(matchers.as_sequence().map(Vec::len), Some(2), "{envoy:?}");
+    assert!(
+        skips_an_address(&matchers[0]) && skips_an_address(&matchers[1]),
+        "{envoy:?}"
+    );
+    for (target, rule, why) in [
+        (
+            "envoy",
+            "partner",
+            "Envoy cannot join a client address with a route exactly",
+        ),
+        (
+            "kong",
+            "monitor",
+            "Kong's HTTP routes cannot match the client address",
+        ),
     ] {
         let dir = tempfile::tempdir().unwrap();
         let policy = write_policy(dir.path(), EXEMPTIONS);
@@ -128,7 +151,7 @@ fn address_clients_are_exempted_where_the_product_sees_the_address_and_refused_e
             .assert()
             .code(2)
             .stderr(contains(format!(
-                "{target} cannot express rule `monitor`: {why}"
+                "{target} cannot express rule `{rule}`: {why}"
             )));
     }
 }
@@ -187,4 +210,16 @@ fn real_haproxy_never_limits_exempt_requests() {
         "still exempt after the limit"
     );
     assert_eq!(statuses(3, "/healthz?x=1", 2), [200, 200], "query ignored");
+}
+
+#[test]
+fn envoy_snapshot_with_address_exemptions() {
+    let policy = format!(
+        "{TWO_RULES}\n[[rule]]\nname = \"monitor\"\nclient = \"203.0.113.9\"\nexempt = true\n\n\
+         [[rule]]\nname = \"partner\"\nkey = \"xff+field:http_x_api_key\"\nclient = \"2001:db8::7+k-42\"\nmethod = \"POST\"\nexempt = true\n"
+    );
+    insta::assert_snapshot!(
+        "export_exempt_envoy_addresses",
+        export(&policy, "envoy", &[])
+    );
 }

@@ -15,8 +15,9 @@
 //! routes are), method (`:method` header) and client on the exemption's key:
 //! a header by an exact `string_match`, a query argument by
 //! `query_parameters`, a cookie by a regex on the `cookie` header. An Envoy
-//! route cannot see the client's address or a Basic-auth user name, so client
-//! exemptions keyed on ip, xff or user are refused.
+//! route cannot see the client's address: exemptions keyed on ip or xff are
+//! no routes but a matcher on the filter ([`super::skip`]). Nor can it see a
+//! Basic-auth user name, so client exemptions keyed on user are refused.
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, string};
 use super::super::{ClientPart, ExportError, dashed, exempt, name_identifiers};
@@ -61,7 +62,7 @@ fn client_match(part: &ClientPart, value: &str) -> Result<ClientMatch, String> {
             ]))
         }
         ClientPart::Address | ClientPart::ForwardedFor => {
-            return Err("an Envoy route cannot match the client's address: give this client a filter chain of its own (filter_chain_match source_prefix_ranges) without the local rate limit filter, or exempt it by a header".into());
+            return Err("an Envoy route cannot match the client's address (address exemptions are a matcher on the filter)".into());
         }
         ClientPart::User => {
             return Err("an Envoy route sees the Authorization header, not the user name: exempt this client by a header instead".into());
@@ -128,12 +129,14 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
     Ok(route)
 }
 
-/// The routes of `exemptions`, to put before every other route.
+/// The routes of `exemptions`, to put before every other route; address
+/// exemptions have none ([`super::skip`]).
 pub(super) fn routes(exemptions: &[Exemption]) -> Result<Vec<Map>, ExportError> {
     let ids = name_identifiers(exemptions.iter().map(|e| e.name.as_str()));
     exemptions
         .iter()
         .zip(ids)
+        .filter(|(e, _)| !super::skip::by_address(e))
         .map(|(e, id)| route(e, &id))
         .collect()
 }

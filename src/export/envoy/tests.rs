@@ -86,12 +86,63 @@ fn exemption_routes_come_first_and_turn_the_filter_off() {
 }
 
 #[test]
-fn clients_envoy_routes_cannot_see_are_refused_by_name() {
-    let err = render_exempt("client='10.0.0.7'").unwrap_err();
+fn address_clients_wrap_the_filter_in_a_matcher_that_skips_it() {
+    let out = render_exempt("client='10.0.0.7'\nmethod='post'").unwrap();
+    let doc: serde_norway::Value = serde_norway::from_str(&out).unwrap();
+    let filter = &doc["http_filters"][0];
+    assert_eq!(filter["name"], "envoy.filters.http.local_ratelimit");
+    let wrapper = &filter["typed_config"];
+    assert_eq!(
+        wrapper["@type"],
+        "type.googleapis.com/envoy.extensions.common.matching.v3.ExtensionWithMatcher"
+    );
+    assert_eq!(
+        wrapper["extension_config"]["typed_config"]["@type"].as_str(),
+        Some(FILTER_TYPE)
+    );
+    let m = &wrapper["xds_matcher"]["matcher_list"]["matchers"][0];
+    let all = &m["predicate"]["and_matcher"]["predicate"];
+    let method = &all[0]["single_predicate"];
+    assert_eq!(method["input"]["typed_config"]["header_name"], ":method");
+    assert_eq!(method["value_match"]["exact"], "POST");
+    let address = &all[1]["single_predicate"];
+    assert_eq!(
+        address["input"]["typed_config"]["@type"],
+        "type.googleapis.com/envoy.extensions.matching.common_inputs.network.v3.SourceIPInput"
+    );
+    let range = &address["custom_match"]["typed_config"]["cidr_ranges"][0];
+    assert_eq!(range["address_prefix"], "10.0.0.7");
+    assert_eq!(range["prefix_len"], 32);
+    assert_eq!(
+        m["on_match"]["action"]["typed_config"]["@type"],
+        "type.googleapis.com/envoy.extensions.filters.common.matcher.action.v3.SkipFilter"
+    );
+    // No exemption route: the address is not a route's to match.
+    assert!(!out.contains("rl-exempt-"), "{out}");
+    let v6 = render_exempt("key='xff'\nclient='2001:db8::1'").unwrap();
+    assert!(
+        v6.contains("{address_prefix: \"2001:db8::1\", prefix_len: 128}"),
+        "{v6}"
+    );
+    // Without address exemptions the filter is not wrapped.
+    let plain = render_exempt("route='^/h$'").unwrap();
+    assert!(!plain.contains("ExtensionWithMatcher"), "{plain}");
+}
+
+#[test]
+fn address_clients_envoy_cannot_match_exactly_are_refused_by_name() {
+    let err = render_exempt("client='10.0.0.7'\nroute='^/h'").unwrap_err();
     assert!(
         err.contains(
-            "envoy cannot express rule `e`: an Envoy route cannot match the client's address"
+            "envoy cannot express rule `e`: Envoy cannot join a client address with a route exactly"
         ),
+        "{err}"
+    );
+    let err = render_exempt("client='not-an-ip'").unwrap_err();
+    assert!(err.contains("is not an IP address"), "{err}");
+    let err = render_exempt("key='ip+field:arg_k'\nclient='10.0.0.7+v'").unwrap_err();
+    assert!(
+        err.contains("cannot join the client's address with"),
         "{err}"
     );
     assert!(
