@@ -25,7 +25,7 @@ mod skip;
 
 use super::yaml::{Map, Seq, Value, flow, plain, string};
 use super::{ExportError, ExportOptions, Exporter, comment_block, conf, identifiers};
-use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
+use crate::policy::{CheckedRule, Exemption};
 use crate::units::Limit;
 use rule::{RuleConfig, bucket_value, rule_config};
 
@@ -190,16 +190,13 @@ impl Exporter for Envoy {
         "envoy"
     }
 
-    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
-        render(rules, &[], opts)
-    }
-
-    fn render_policy(
+    fn render_with(
         &self,
-        policy: &CheckedPolicy,
+        rules: &[CheckedRule],
+        exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(&policy.rules, &policy.exemptions, opts)
+        render(rules, exemptions, opts)
     }
 }
 
@@ -209,69 +206,67 @@ fn render(
     exemptions: &[Exemption],
     opts: &ExportOptions,
 ) -> Result<String, ExportError> {
-    {
-        let configs = rules
-            .iter()
-            .zip(identifiers(rules))
-            .map(|(rule, id)| rule_config(rule, &id))
-            .collect::<Result<Vec<_>, _>>()?;
-        let uses_xff = configs.iter().any(|c| c.uses_xff);
+    let configs = rules
+        .iter()
+        .zip(identifiers(rules))
+        .map(|(rule, id)| rule_config(rule, &id))
+        .collect::<Result<Vec<_>, _>>()?;
+    let uses_xff = configs.iter().any(|c| c.uses_xff);
 
-        let mut typed_config = Map::new();
-        typed_config
-            .set("\"@type\"", plain(FILTER_TYPE))
-            .set("stat_prefix", plain("http_local_rate_limiter"));
-        let mut http_filter = Map::new();
-        http_filter
-            .set("name", plain("envoy.filters.http.local_ratelimit"))
-            .set("typed_config", typed_config);
-        let mut http_filters = Seq::new();
-        http_filters.push(skip::wrap(http_filter, exemptions)?);
+    let mut typed_config = Map::new();
+    typed_config
+        .set("\"@type\"", plain(FILTER_TYPE))
+        .set("stat_prefix", plain("http_local_rate_limiter"));
+    let mut http_filter = Map::new();
+    http_filter
+        .set("name", plain("envoy.filters.http.local_ratelimit"))
+        .set("typed_config", typed_config);
+    let mut http_filters = Seq::new();
+    http_filters.push(skip::wrap(http_filter, exemptions)?);
 
-        let mut per_filter = Map::new();
-        per_filter.set(
-            "envoy.filters.http.local_ratelimit",
-            vhost_filter(&configs, opts),
-        );
-        let mut vhost = Map::new();
-        vhost
-            .set("name", plain("rlctl"))
-            .set("domains", Value::FlowSeq(vec![string("*")]))
-            .set("typed_per_filter_config", per_filter);
-        let mut vhost_limits = Seq::new();
-        let mut routes = Seq::new();
-        for route in exempt::routes(exemptions)? {
-            routes.push(route);
-        }
-        for config in &configs {
-            match &config.route {
-                None => vhost_limits.push(config.rate_limit.clone()),
-                Some(route) => routes.push(route.clone()),
-            };
-        }
-        if !vhost_limits.is_empty() {
-            vhost.set("rate_limits", vhost_limits);
-        }
-        let mut catch_all = Map::new();
-        catch_all
-            .set("match", flow([("prefix", string("/"))]))
-            .set("route", flow([("cluster", plain("backend"))]))
-            .note("your upstream cluster");
-        routes.push(catch_all);
-        vhost.set("routes", routes);
-        let mut virtual_hosts = Seq::new();
-        virtual_hosts.push(vhost);
-
-        let mut doc = Map::new();
-        doc.comment("1. In the HTTP connection manager, before envoy.filters.http.router:")
-            .set("http_filters", http_filters)
-            .comment("2. The virtual host (merge into your route_config):")
-            .set("virtual_hosts", virtual_hosts);
-        let mut out = comment_block("# ", &head(rules, uses_xff));
-        out.push('\n');
-        out.push_str(&doc.render());
-        Ok(out)
+    let mut per_filter = Map::new();
+    per_filter.set(
+        "envoy.filters.http.local_ratelimit",
+        vhost_filter(&configs, opts),
+    );
+    let mut vhost = Map::new();
+    vhost
+        .set("name", plain("rlctl"))
+        .set("domains", Value::FlowSeq(vec![string("*")]))
+        .set("typed_per_filter_config", per_filter);
+    let mut vhost_limits = Seq::new();
+    let mut routes = Seq::new();
+    for route in exempt::routes(exemptions)? {
+        routes.push(route);
     }
+    for config in &configs {
+        match &config.route {
+            None => vhost_limits.push(config.rate_limit.clone()),
+            Some(route) => routes.push(route.clone()),
+        };
+    }
+    if !vhost_limits.is_empty() {
+        vhost.set("rate_limits", vhost_limits);
+    }
+    let mut catch_all = Map::new();
+    catch_all
+        .set("match", flow([("prefix", string("/"))]))
+        .set("route", flow([("cluster", plain("backend"))]))
+        .note("your upstream cluster");
+    routes.push(catch_all);
+    vhost.set("routes", routes);
+    let mut virtual_hosts = Seq::new();
+    virtual_hosts.push(vhost);
+
+    let mut doc = Map::new();
+    doc.comment("1. In the HTTP connection manager, before envoy.filters.http.router:")
+        .set("http_filters", http_filters)
+        .comment("2. The virtual host (merge into your route_config):")
+        .set("virtual_hosts", virtual_hosts);
+    let mut out = comment_block("# ", &head(rules, uses_xff));
+    out.push('\n');
+    out.push_str(&doc.render());
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -1,22 +1,9 @@
 //! Exemptions in exports: what every exporter shares about them (checking an
-//! exemption's method and route, describing it) and the refusal of the
-//! exporters that cannot express them yet, so that no export silently limits
-//! a request the policy exempts.
+//! exemption's method, route and client, describing it), so that no export
+//! silently limits a request the policy exempts.
 
 use super::{ExportError, comment};
-use crate::policy::{CheckedPolicy, Exemption};
-
-/// Refuses a policy with exemptions for `target`.
-pub fn refuse(target: &'static str, policy: &CheckedPolicy) -> Result<(), ExportError> {
-    match policy.exemptions.first() {
-        None => Ok(()),
-        Some(e) => Err(ExportError::Unsupported {
-            target,
-            rule: e.name.clone(),
-            message: "exempt rules are not exported to this target yet; export a policy without them and exempt these requests in the gateway by hand".into(),
-        }),
-    }
-}
+use crate::policy::Exemption;
 
 /// The exemption's method in upper case, refused when it is not a method name.
 pub fn method(e: &Exemption) -> Result<Option<String>, ExportError> {

@@ -54,7 +54,7 @@ pub mod yaml;
 
 pub use key::{ClientPart, client_parts, field_part};
 
-use crate::policy::{CheckedPolicy, CheckedRule};
+use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 use crate::simulate::AlgorithmKind;
 use crate::units::Limit;
 
@@ -104,17 +104,26 @@ impl Default for ExportOptions {
 pub trait Exporter {
     /// The product's name, as `--target` spells it.
     fn target(&self) -> &'static str;
-    /// The configuration for `rules`, ready to paste (comments included).
-    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError>;
-    /// The configuration for a policy with its exemptions; an exporter that
-    /// cannot express exemptions refuses a policy that has some (the default).
+    /// The configuration for `rules` with `exemptions` (requests no rule
+    /// limits), ready to paste (comments included). A product that cannot
+    /// express an exemption refuses it, naming the rule and what to do.
+    fn render_with(
+        &self,
+        rules: &[CheckedRule],
+        exemptions: &[Exemption],
+        opts: &ExportOptions,
+    ) -> Result<String, ExportError>;
+    /// The configuration for `rules` alone.
+    fn render(&self, rules: &[CheckedRule], opts: &ExportOptions) -> Result<String, ExportError> {
+        self.render_with(rules, &[], opts)
+    }
+    /// The configuration for a policy with its exemptions.
     fn render_policy(
         &self,
         policy: &CheckedPolicy,
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        exempt::refuse(self.target(), policy)?;
-        self.render(&policy.rules, opts)
+        self.render_with(&policy.rules, &policy.exemptions, opts)
     }
 }
 
