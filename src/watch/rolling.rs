@@ -137,6 +137,11 @@ impl Rolling {
         }
     }
 
+    /// The requests of `key` in its open window (0 when it has none).
+    pub fn open_count(&self, key: &str) -> u64 {
+        self.open.get(key).map_or(0, |&(_, count)| count)
+    }
+
     /// Clients with a window still open.
     pub fn open_windows(&self) -> usize {
         self.open.len()

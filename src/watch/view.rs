@@ -135,6 +135,8 @@ mod tests {
                     client: "10.0.0.1\u{1b}[2J".into(),
                     would_reject: 5,
                     error: 0,
+                    profile: Vec::new(),
+                    peak_window: 0,
                 }],
             }],
             files: vec![FileFigures {

@@ -162,6 +162,8 @@ fn figures_count_requests_rejections_and_clients() {
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],
         exempt: false,
+        endpoint: "GET /".into(),
+        status: 200,
     };
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
