@@ -128,13 +128,9 @@ struct ShadowRule {
 
 impl ShadowRule {
     /// The clients it would reject most, each with its profile in the hour
-    /// ending at `now` (T from `hour`'s p99).
+    /// ending at `now` (T from `hour`'s baseline p99).
     fn top_profiled(&self, now: Millis, hour: &HourFigures) -> Vec<TopClient> {
-        let p99 = hour
-            .quantiles
-            .iter()
-            .find(|q| q.0 == "0.99")
-            .map_or(0, |q| q.1);
+        let p99 = hour.baseline_p99;
         let mut top = self.top.top(TOP_LISTED);
         for c in &mut top {
             if let Some(p) = self.tracked.profile(&c.client, now, p99) {
@@ -342,7 +338,9 @@ impl Shadow {
             allowed &= verdict;
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
-            rule.rolling.observe(key, key_hash(key), t, !verdict);
+            let tracked = rule.top.contains(key);
+            rule.rolling
+                .observe(key, key_hash(key), t, !verdict, tracked);
             rule.tracked
                 .observe(key, t, &request.endpoint, request.status);
             if verdict {
@@ -375,7 +373,8 @@ impl Shadow {
         self.rules
             .iter_mut()
             .map(|rule| {
-                rule.rolling.sweep(t);
+                let top = &rule.top;
+                rule.rolling.sweep(t, |key| top.contains(key));
                 rule.states.sweep(t)
             })
             .sum()

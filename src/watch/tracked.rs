@@ -12,8 +12,9 @@
 //!
 //! Differences from `rlctl analyze`, which sees the whole log:
 //! - T = 5 × the p99 of the rule's requests per client per window over the
-//!   last hour (every client's closed windows, the heavy ones included), not
-//!   the baseline's p99 after the heavy clients are separated;
+//!   last hour, leaving out the windows of clients that were in the top
+//!   table when their window closed ([`super::rolling`]), not the baseline
+//!   `rlctl analyze` keeps after separating heavy clients round by round;
 //! - the windows spanned are those of the last hour since the rule's first
 //!   request; a client's windows before it entered the table are unknown and
 //!   count as not above T;

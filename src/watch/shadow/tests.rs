@@ -292,10 +292,12 @@ fn top_clients_carry_their_profile_and_only_tracked_ones_are_kept() {
         assert_eq!(profile.is_some(), rule.top.contains(&key), "{key}");
     }
     // The closed windows: 70 x 19 of 3 requests (minute 19 is still open
-    // for the quiet clients) and x's 3 windows of 30: p99 3, T = 15. x's
-    // windows 1, 2, 3 are above it, in a row, 3 of 20 spanned.
+    // for the quiet clients) and x's 3 windows of 30: p99 3; without the
+    // windows of clients in the table, 3 too: T = 15. x's windows 1, 2, 3
+    // are above it, in a row, 3 of 20 spanned.
     let f = &shadow.figures_at(now)[0];
     assert_eq!(f.hour.quantiles[2], ("0.99".into(), 3));
+    assert_eq!(f.hour.baseline_p99, 3);
     let x = &f.top[0];
     // 28 rejected a minute; the count is an upper bound (the table was full
     // when x entered), exact once its error is taken off.
