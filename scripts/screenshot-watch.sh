@@ -8,14 +8,14 @@
 # photographed by headless Chromium with the flags of screenshot-html.sh.
 #
 # Usage: scripts/screenshot-watch.sh [OUT.png]     (default docs/watch-view.png)
-# Environment: RLCTL (default: cargo build --release, then use it), COLS (160),
-#   ROWS (19), WAIT (12). Needs tmux and chromium; exits 3 without them.
+# Environment: RLCTL (default: cargo build --release, then use it), COLS (200),
+#   ROWS (20), WAIT (18). Needs tmux and chromium; exits 3 without them.
 set -euo pipefail
 
 out=$(realpath -m "${1:-docs/watch-view.png}")
-cols=${COLS:-160}
-rows=${ROWS:-19}
-wait_s=${WAIT:-12}
+cols=${COLS:-200}
+rows=${ROWS:-20}
+wait_s=${WAIT:-18}
 cd "$(dirname "$0")/.."
 for tool in tmux chromium; do
     command -v "$tool" >/dev/null || { echo "$tool is not installed" >&2; exit 3; }
@@ -73,32 +73,41 @@ EOF
 log="$work/access.log"
 : >"$log"
 
-# 300 lines/s: 200 quiet clients, 3 runaway ones, a credential stuffer.
+# About 300 lines/s: 200 quiet clients; two runaway loops on the search API,
+# each for a few seconds (198.51.100.7 from 3 s to 8 s, 198.51.100.23 from 9 s
+# to 13 s); a batch job searching all the time (192.0.2.44); a scanner
+# probing paths that answer 404 (192.0.2.66); a credential stuffer.
 python3 - "$log" "$wait_s" <<'EOF' &
 import os, random, sys, time
 log, wait_s = sys.argv[1], float(sys.argv[2])
 rng = random.Random(3)
 quiet = [f"203.0.113.{i}" for i in range(1, 201)]
-runaway = ["198.51.100.7", "198.51.100.23", "192.0.2.44"]
-stuffer = "192.0.2.201"
+episodes = [("198.51.100.7", 3, 8), ("198.51.100.23", 9, 13)]
+batch, scanner, stuffer = "192.0.2.44", "192.0.2.66", "192.0.2.201"
+probes = [f"/{a}{b}.php" for a in "abcdefgh" for b in "xyzw"]
 paths = ["/", "/api/items", "/api/search?q=shoes", "/static/app.js", "/healthz", "/api/items/42"]
 out = open(log, "a")
 start = time.time()
 rotated = False
 while time.time() - start < wait_s + 5:
     now = time.time()
-    if not rotated and now - start > wait_s / 2:
+    elapsed = now - start
+    if not rotated and elapsed > wait_s / 2:
         out.close(); os.replace(log, log + ".1"); out = open(log, "a"); rotated = True
     lines = []
-    for _ in range(30):
-        r = rng.random()
-        if r < 0.25:
-            who, path, method = rng.choice(runaway), "/api/search?q=x", "GET"
-        elif r < 0.30:
-            who, path, method = stuffer, "/login", "POST"
-        else:
-            who, path, method = rng.choice(quiet), rng.choice(paths), "GET"
-        lines.append(f'{now:.3f} {who} "{method} {path} HTTP/1.1" 200\n')
+    def add(who, method, path, status=200):
+        lines.append(f'{now:.3f} {who} "{method} {path} HTTP/1.1" {status}\n')
+    for who, begin, end in episodes:
+        if begin <= elapsed < end:
+            for _ in range(3):
+                add(who, "GET", "/api/search?q=x")
+    for _ in range(2):
+        add(batch, "GET", "/api/search?q=sync")
+    add(scanner, "GET", rng.choice(probes), 404)
+    if rng.random() < 0.5:
+        add(stuffer, "POST", "/login")
+    for _ in range(22):
+        add(rng.choice(quiet), "GET", rng.choice(paths))
     out.write("".join(lines)); out.flush()
     time.sleep(0.1)
 EOF

@@ -55,7 +55,7 @@ impl Kind {
 }
 
 /// One kind recognised in one client.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Finding {
     pub kind: Kind,
     /// The figures from the log that support it.

@@ -22,20 +22,36 @@ impl Profile for Scanner {
 
     fn detect(&self, s: &Subject<'_>) -> Option<Finding> {
         let f = s.facts;
-        let share = f.client_errors as f64 / f.requests.max(1) as f64;
-        if share < MIN_SHARE || f.client_error_endpoints < MIN_ENDPOINTS {
+        if !is_scanner(f.client_errors, f.requests, f.client_error_endpoints) {
             return None;
         }
-        Some(Finding {
-            kind: Kind::Scanner,
-            evidence: format!(
-                "{} of {} answers 4xx ({:.0}%, 429 not counted) on {} distinct endpoints",
-                f.client_errors,
-                f.requests,
-                share * 100.0,
-                f.client_error_endpoints
-            ),
-            suggestion: "a vulnerability scanner: block or limit it hard; it is not a user".into(),
-        })
+        Some(finding(
+            f.client_errors,
+            f.requests,
+            f.client_error_endpoints,
+        ))
+    }
+}
+
+/// The share of `requests` answered 4xx (429 aside).
+fn error_share(client_errors: u64, requests: u64) -> f64 {
+    client_errors as f64 / requests.max(1) as f64
+}
+
+/// Whether `client_errors` of `requests`, on `error_endpoints` distinct
+/// endpoints, make a scanner.
+pub fn is_scanner(client_errors: u64, requests: u64, error_endpoints: u64) -> bool {
+    error_share(client_errors, requests) >= MIN_SHARE && error_endpoints >= MIN_ENDPOINTS
+}
+
+/// The finding, with its evidence.
+pub fn finding(client_errors: u64, requests: u64, error_endpoints: u64) -> Finding {
+    Finding {
+        kind: Kind::Scanner,
+        evidence: format!(
+            "{client_errors} of {requests} answers 4xx ({:.0}%, 429 not counted) on {error_endpoints} distinct endpoints",
+            error_share(client_errors, requests) * 100.0,
+        ),
+        suggestion: "a vulnerability scanner: block or limit it hard; it is not a user".into(),
     }
 }

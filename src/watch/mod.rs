@@ -6,7 +6,8 @@
 //! replays them through every rule of the policy on the log's own timestamps
 //! (the decisions `rlctl simulate` makes on the same lines); [`rolling`] keeps
 //! the last hour's figures in fixed-size structures; [`metrics`] renders them
-//! for Prometheus and [`http`] serves them. Time is read through [`clock`], so
+//! for Prometheus and [`http`] serves them; [`top`] keeps each rule's most
+//! rejected clients and [`tracked`] their profiles. Time is read through [`clock`], so
 //! tests drive it by hand.
 //!
 //! This module never imports the command line layers.
@@ -28,4 +29,5 @@ pub mod session;
 #[cfg(test)]
 mod testing;
 pub mod top;
+pub mod tracked;
 pub mod view;

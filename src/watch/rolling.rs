@@ -6,7 +6,10 @@
 //! A client's count for a window is recorded in the slot of the minute its
 //! window ends, once it has ended (a client's next request in a later window,
 //! or a sweep); windows still open are not part of the distribution, so a
-//! partly elapsed window never drags the quantiles down. Only the counters of
+//! partly elapsed window never drags the quantiles down. Beside it, a second
+//! distribution leaves out the windows of clients in the rule's top table
+//! when their window closed: the baseline the profiles' T rests on (as
+//! `rlctl analyze` separates heavy clients before it takes the p99). Only the counters of
 //! open windows grow with the number of clients, and a sweep closes them.
 
 use std::collections::HashMap;
@@ -33,6 +36,8 @@ struct Slot {
     seen: Distinct,
     hit: Distinct,
     per_window: CountDistribution,
+    /// The windows of clients outside the top table.
+    baseline: CountDistribution,
 }
 
 /// The last hour's figures of one rule.
@@ -48,6 +53,10 @@ pub struct HourFigures {
     pub windows: u64,
     /// Requests per client per window at each of [`QUANTILES`].
     pub quantiles: Vec<(String, u64)>,
+    /// The p99 of the windows of clients outside the top table (the
+    /// baseline of the top clients' profiles); of every window when all the
+    /// clients with a window in the hour were in it.
+    pub baseline_p99: u64,
 }
 
 /// The rolling figures of one rule.
@@ -88,8 +97,9 @@ impl Rolling {
         (slot.minute == minute).then_some(slot)
     }
 
-    /// Records a request of `key` (hashed as `hash`) at `t`, rejected or not.
-    pub fn observe(&mut self, key: &str, hash: u64, t: Millis, rejected: bool) {
+    /// Records a request of `key` (hashed as `hash`) at `t`, rejected or not;
+    /// `tracked`: `key` is in the rule's top table.
+    pub fn observe(&mut self, key: &str, hash: u64, t: Millis, rejected: bool, tracked: bool) {
         let minute = t.div_euclid(MINUTE_MS);
         if let Some(slot) = self.slot(minute) {
             slot.seen.insert(hash);
@@ -110,31 +120,40 @@ impl Rolling {
             }
         };
         if let Some((w, count)) = closed {
-            self.close(w, count);
+            self.close(w, count, tracked);
         }
     }
 
-    fn close(&mut self, window: i64, count: u64) {
+    fn close(&mut self, window: i64, count: u64, tracked: bool) {
         let end = (window + 1).saturating_mul(self.window_ms) - 1;
         if let Some(slot) = self.slot(end.div_euclid(MINUTE_MS)) {
             slot.per_window.record(count);
+            if !tracked {
+                slot.baseline.record(count);
+            }
         }
     }
 
-    /// Closes every window that ended before `t`.
-    pub fn sweep(&mut self, t: Millis) {
+    /// Closes every window that ended before `t`; `tracked` tells which
+    /// clients are in the rule's top table.
+    pub fn sweep(&mut self, t: Millis, tracked: impl Fn(&str) -> bool) {
         let current = t.div_euclid(self.window_ms);
         let mut closed = Vec::new();
-        self.open.retain(|_, &mut (w, count)| {
+        self.open.retain(|key, &mut (w, count)| {
             let keep = w >= current;
             if !keep {
-                closed.push((w, count));
+                closed.push((w, count, tracked(key)));
             }
             keep
         });
-        for (w, count) in closed {
-            self.close(w, count);
+        for (w, count, tracked) in closed {
+            self.close(w, count, tracked);
         }
+    }
+
+    /// The requests of `key` in its open window (0 when it has none).
+    pub fn open_count(&self, key: &str) -> u64 {
+        self.open.get(key).map_or(0, |&(_, count)| count)
     }
 
     /// Clients with a window still open.
@@ -153,9 +172,13 @@ impl Rolling {
         let seen = Distinct::union(recent.iter().map(|s| &s.seen));
         let hit = Distinct::union(recent.iter().map(|s| &s.hit));
         let mut per_window = CountDistribution::default();
+        let mut baseline = CountDistribution::default();
         for slot in &recent {
             for (count, n) in slot.per_window.rows() {
                 per_window.record_n(count, n);
+            }
+            for (count, n) in slot.baseline.rows() {
+                baseline.record_n(count, n);
             }
         }
         HourFigures {
@@ -167,6 +190,11 @@ impl Rolling {
                 .iter()
                 .map(|&(label, num, den)| (label.to_string(), per_window.quantile(num, den)))
                 .collect(),
+            baseline_p99: if baseline.samples() > 0 {
+                baseline.quantile(99, 100)
+            } else {
+                per_window.quantile(99, 100)
+            },
         }
     }
 }
@@ -177,7 +205,7 @@ mod tests {
     use crate::watch::distinct::key_hash;
 
     fn observe(r: &mut Rolling, key: &str, t: Millis, rejected: bool) {
-        r.observe(key, key_hash(key), t, rejected);
+        r.observe(key, key_hash(key), t, rejected, key == "tracked");
     }
 
     #[test]
@@ -194,7 +222,7 @@ mod tests {
         observe(&mut r, "a", 60_000, false); // closes a's minute 0 (3)
         let h = r.hour(60_000);
         assert_eq!((h.clients_seen, h.clients_hit, h.windows), (2, 1, 1));
-        r.sweep(60_001); // closes b's minute 0 (5); a's minute 1 stays open
+        r.sweep(60_001, |_| false); // closes b's minute 0 (5); a's minute 1 stays open
         let h = r.hour(60_001);
         assert_eq!(h.windows, 2);
         assert_eq!(
@@ -206,10 +234,31 @@ mod tests {
     }
 
     #[test]
+    fn the_baseline_leaves_out_the_windows_of_tracked_clients() {
+        // Window 1 minute: a sends 3 in minute 0, b 5, "tracked" 50 (it is
+        // in the top table when its window closes, at the sweep).
+        let mut r = Rolling::new(60_000);
+        for (key, n) in [("a", 3), ("b", 5), ("tracked", 50)] {
+            for t in 0..n {
+                observe(&mut r, key, t, false);
+            }
+        }
+        r.sweep(60_000, |key| key == "tracked");
+        let h = r.hour(60_000);
+        assert_eq!(h.quantiles[2], ("0.99".to_string(), 50));
+        assert_eq!((h.windows, h.baseline_p99), (3, 5));
+        // With every client in the table, the baseline is every window.
+        let mut r = Rolling::new(60_000);
+        observe(&mut r, "tracked", 0, false);
+        r.sweep(60_000, |_| true);
+        assert_eq!(r.hour(60_000).baseline_p99, 1);
+    }
+
+    #[test]
     fn minutes_older_than_an_hour_leave_the_figures() {
         let mut r = Rolling::new(1000);
         observe(&mut r, "old", 0, true);
-        r.sweep(5000);
+        r.sweep(5000, |_| false);
         let hour_ms = 3_600_000;
         assert_eq!(r.hour(hour_ms - 1).clients_hit, 1);
         assert_eq!(r.hour(hour_ms - 1).windows, 1);

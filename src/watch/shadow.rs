@@ -17,11 +17,13 @@
 //! closes the ended windows of the rolling figures.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::distinct::key_hash;
 use super::exempt::{Exemptions, key_column, key_value};
 use super::rolling::{HourFigures, Rolling};
-use super::top::{TopClient, TopClients};
+use super::top::{Added, TopClient, TopClients};
+use super::tracked::Tracked;
 use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::policy::{CheckedRule, Exemption};
@@ -37,6 +39,10 @@ pub struct Request {
     pub keys: Vec<Option<Box<str>>>,
     /// An exemption matches it: admitted, counted by no rule.
     pub exempt: bool,
+    /// Its endpoint (shared by the chunk's requests to it) and status, for
+    /// the profiles of tracked clients.
+    pub endpoint: Arc<str>,
+    pub status: u16,
 }
 
 /// A rule the dry run cannot replay.
@@ -114,8 +120,26 @@ struct ShadowRule {
     states: Box<dyn KeyedStates>,
     rolling: Rolling,
     top: TopClients,
+    /// The profiles of the clients `top` holds.
+    tracked: Tracked,
     requests: u64,
     would_reject: u64,
+}
+
+impl ShadowRule {
+    /// The clients it would reject most, each with its profile in the hour
+    /// ending at `now` (T from `hour`'s baseline p99).
+    fn top_profiled(&self, now: Millis, hour: &HourFigures) -> Vec<TopClient> {
+        let p99 = hour.baseline_p99;
+        let mut top = self.top.top(TOP_LISTED);
+        for c in &mut top {
+            if let Some(p) = self.tracked.profile(&c.client, now, p99) {
+                c.profile = p.findings;
+                c.peak_window = p.peak_window;
+            }
+        }
+        top
+    }
 }
 
 /// One rule's figures.
@@ -217,6 +241,7 @@ impl Shadow {
                     states,
                     rolling: Rolling::new(rule.spec.limit.window.millis()),
                     top: TopClients::new(TOP_COUNTERS),
+                    tracked: Tracked::new(rule.spec.limit.window),
                     requests: 0,
                     would_reject: 0,
                 })
@@ -261,6 +286,8 @@ impl Shadow {
             })
             .collect();
         let exempt = self.exemptions.mask(chunk);
+        let endpoints: Vec<Arc<str>> = chunk.endpoints.names().map(Arc::from).collect();
+        let no_endpoint: Arc<str> = Arc::from("");
         chunk
             .events
             .iter()
@@ -281,7 +308,17 @@ impl Shadow {
                     })
                     .collect();
                 let exempt = exempt.as_ref().is_some_and(|mask| mask[row]);
-                (event.ts, Request { keys, exempt })
+                let endpoint = endpoints
+                    .get(event.endpoint as usize)
+                    .unwrap_or(&no_endpoint)
+                    .clone();
+                let request = Request {
+                    keys,
+                    exempt,
+                    endpoint,
+                    status: event.status,
+                };
+                (event.ts, request)
             })
             .collect()
     }
@@ -301,9 +338,21 @@ impl Shadow {
             allowed &= verdict;
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
-            rule.rolling.observe(key, key_hash(key), t, !verdict);
-            if !verdict {
-                rule.top.add(key);
+            let tracked = rule.top.contains(key);
+            rule.rolling
+                .observe(key, key_hash(key), t, !verdict, tracked);
+            rule.tracked
+                .observe(key, t, &request.endpoint, request.status);
+            if verdict {
+                continue;
+            }
+            if let Added::Entered(evicted) = rule.top.add(key) {
+                if let Some(evicted) = evicted {
+                    rule.tracked.forget(&evicted);
+                }
+                let in_window = rule.rolling.open_count(key);
+                rule.tracked
+                    .start(key, t, in_window, &request.endpoint, request.status);
             }
         }
         for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
@@ -324,7 +373,8 @@ impl Shadow {
         self.rules
             .iter_mut()
             .map(|rule| {
-                rule.rolling.sweep(t);
+                let top = &rule.top;
+                rule.rolling.sweep(t, |key| top.contains(key));
                 rule.states.sweep(t)
             })
             .sum()
@@ -349,20 +399,23 @@ impl Shadow {
     pub fn figures_at(&self, now: Millis) -> Vec<RuleFigures> {
         self.rules
             .iter()
-            .map(|r| RuleFigures {
-                rule: r.rule.name.clone(),
-                key: r.rule.key.text.clone(),
-                limit: r.rule.spec.limit.to_string(),
-                algorithm: match self.gateway {
-                    Some(g) if g.fidelity() == Fidelity::Model => format!("{g} (model)"),
-                    Some(g) => g.to_string(),
-                    None => r.rule.spec.kind.to_string(),
-                },
-                requests: r.requests,
-                would_reject: r.would_reject,
-                states: r.states.len(),
-                hour: r.rolling.hour(now),
-                top: r.top.top(TOP_LISTED),
+            .map(|r| {
+                let hour = r.rolling.hour(now);
+                RuleFigures {
+                    rule: r.rule.name.clone(),
+                    key: r.rule.key.text.clone(),
+                    limit: r.rule.spec.limit.to_string(),
+                    algorithm: match self.gateway {
+                        Some(g) if g.fidelity() == Fidelity::Model => format!("{g} (model)"),
+                        Some(g) => g.to_string(),
+                        None => r.rule.spec.kind.to_string(),
+                    },
+                    requests: r.requests,
+                    would_reject: r.would_reject,
+                    states: r.states.len(),
+                    top: r.top_profiled(now, &hour),
+                    hour,
+                }
             })
             .collect()
     }

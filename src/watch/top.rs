@@ -1,7 +1,9 @@
 //! The clients a rule would reject most, in fixed memory: the Space-Saving
 //! algorithm (Metwally, Agrawal, El Abbadi 2005) with a few dozen counters.
 //! A client's count is an upper bound, exact while the table never filled, and
-//! any client with more than N/capacity would-rejects is in it.
+//! any client with more than N/capacity would-rejects is in it. [`TopClients::add`]
+//! says when a client enters the table and which one it pushed out, so that
+//! what is kept about tracked clients ([`super::tracked`]) leaves with them.
 
 use std::collections::HashMap;
 
@@ -13,6 +15,19 @@ pub struct TopClient {
     pub would_reject: u64,
     /// How much of the count may belong to clients evicted before it.
     pub error: u64,
+    /// What it was recognised as (see [`super::tracked`]); none: no kind matched.
+    pub profile: Vec<crate::profile::Finding>,
+    /// Its busiest window of the last hour while tracked (requests).
+    pub peak_window: u64,
+}
+
+/// What [`TopClients::add`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Added {
+    /// The client was in the table: its count went up.
+    Counted,
+    /// The client entered the table, pushing out the client named, if any.
+    Entered(Option<Box<str>>),
 }
 
 /// A Space-Saving table of `capacity` counters.
@@ -32,24 +47,42 @@ impl TopClients {
     }
 
     /// Counts one would-reject of `client`.
-    pub fn add(&mut self, client: &str) {
+    pub fn add(&mut self, client: &str) -> Added {
         if let Some((count, _)) = self.counts.get_mut(client) {
             *count += 1;
-            return;
+            return Added::Counted;
         }
         if self.counts.len() < self.capacity {
             self.counts.insert(client.into(), (1, 0));
-            return;
+            return Added::Entered(None);
         }
         let smallest = self
             .counts
             .iter()
             .min_by(|a, b| a.1.0.cmp(&b.1.0).then_with(|| b.0.cmp(a.0)))
             .map(|(k, &(count, _))| (k.clone(), count));
-        if let Some((evicted, min)) = smallest {
-            self.counts.remove(&evicted);
-            self.counts.insert(client.into(), (min + 1, min));
-        }
+        let Some((evicted, min)) = smallest else {
+            self.counts.insert(client.into(), (1, 0));
+            return Added::Entered(None);
+        };
+        self.counts.remove(&evicted);
+        self.counts.insert(client.into(), (min + 1, min));
+        Added::Entered(Some(evicted))
+    }
+
+    /// Whether `client` is in the table.
+    pub fn contains(&self, client: &str) -> bool {
+        self.counts.contains_key(client)
+    }
+
+    /// How many clients the table holds.
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
     }
 
     /// The `n` largest, largest first (ties by name).
@@ -61,6 +94,8 @@ impl TopClients {
                 client: k.to_string(),
                 would_reject: count,
                 error,
+                profile: Vec::new(),
+                peak_window: 0,
             })
             .collect();
         all.sort_by(|a, b| {
@@ -101,5 +136,17 @@ mod tests {
         assert_eq!(t.top(1)[0].client, "a");
         assert_eq!(t.top(1)[0].would_reject, 103);
         assert_eq!(t.top(10).len(), 3);
+    }
+
+    #[test]
+    fn add_says_who_entered_and_who_was_pushed_out() {
+        let mut t = TopClients::new(2);
+        assert_eq!(t.add("a"), Added::Entered(None));
+        assert_eq!(t.add("a"), Added::Counted);
+        assert_eq!(t.add("b"), Added::Entered(None));
+        // Full: c takes the place of the smallest, b (count 1 < a's 2).
+        assert_eq!(t.add("c"), Added::Entered(Some("b".into())));
+        assert!(t.contains("c") && !t.contains("b"));
+        assert_eq!(t.len(), 2);
     }
 }

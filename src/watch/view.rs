@@ -1,10 +1,12 @@
 //! The live terminal view of a watch: one frame of plain text per refresh
 //! (the command clears the screen and writes it). Client keys, rule names and
-//! file names come from the log or the policy and are escaped for the terminal.
+//! file names come from the log or the policy, and so do the endpoints in a
+//! profile's evidence: all are escaped for the terminal.
 
 use std::fmt::Write;
 
 use super::metrics::Snapshot;
+use super::top::TopClient;
 use crate::text::escape::terminal;
 use crate::text::time::format_rfc3339;
 
@@ -14,6 +16,23 @@ fn percent(part: u64, whole: u64) -> String {
     } else {
         format!("{:.2}%", part as f64 * 100.0 / whole as f64)
     }
+}
+
+/// A top client's profile in one line: each kind with its evidence, or its
+/// peak window beside the rule's `limit` when no kind matched.
+fn profile_text(c: &TopClient, limit: &str) -> String {
+    if c.profile.is_empty() {
+        return format!(
+            "no profile matched (peak {} in a window, limit {limit})",
+            c.peak_window
+        );
+    }
+    let kinds: Vec<String> = c
+        .profile
+        .iter()
+        .map(|f| format!("{}: {}", f.kind.label(), f.evidence))
+        .collect();
+    kinds.join(" | ")
 }
 
 /// One frame of the view.
@@ -54,21 +73,22 @@ pub fn frame(s: &Snapshot) -> String {
             percent(r.hour.clients_hit, r.hour.clients_seen),
         );
     }
-    let _ = writeln!(out, "\nTop would-be-rejected clients");
+    let _ = writeln!(
+        out,
+        "\nTop would-be-rejected clients\n  {:<20} {:<20} {:>12}  PROFILE (last hour)",
+        "RULE", "CLIENT", "WOULD-REJECT"
+    );
     let mut any = false;
     for r in &s.rules {
         for c in &r.top {
             any = true;
-            let p = |i: usize| r.hour.quantiles.get(i).map_or(0, |q| q.1);
             let _ = writeln!(
                 out,
-                "  {:<24} {:<40} {:>8} would-reject   (rule: per-client window p50 {} p99 {}, limit {})",
+                "  {:<20} {:<20} {:>12}  {}",
                 terminal(&r.rule),
                 terminal(&c.client),
                 c.would_reject,
-                p(0),
-                p(2),
-                r.limit
+                terminal(&profile_text(c, &r.limit)),
             );
         }
     }
@@ -110,10 +130,10 @@ pub fn frame(s: &Snapshot) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::profile::{Finding, Kind};
     use crate::watch::metrics::FileFigures;
     use crate::watch::rolling::HourFigures;
     use crate::watch::shadow::RuleFigures;
-    use crate::watch::top::TopClient;
 
     #[test]
     fn a_frame_shows_rules_top_clients_and_files_escaped() {
@@ -135,6 +155,8 @@ mod tests {
                     client: "10.0.0.1\u{1b}[2J".into(),
                     would_reject: 5,
                     error: 0,
+                    profile: Vec::new(),
+                    peak_window: 0,
                 }],
             }],
             files: vec![FileFigures {
@@ -150,5 +172,57 @@ mod tests {
         assert!(f.contains("2.50%") && f.contains("2.00%"), "{f}");
         assert!(f.contains("access.log") && f.contains("following"));
         assert!(!f.contains('\u{1b}'), "{f}");
+    }
+
+    #[test]
+    fn each_top_client_shows_its_profile_escaped() {
+        let client = |name: &str, profile: Vec<Finding>, peak_window| TopClient {
+            client: name.into(),
+            would_reject: 959,
+            error: 0,
+            profile,
+            peak_window,
+        };
+        let runaway = Finding {
+            kind: Kind::RunawayLoop,
+            evidence: "peak 979/1m; 4 windows in a row above 5 x p99 6 = 30/1m; \
+                       100% of its requests on GET /a\u{1b}[2J"
+                .into(),
+            suggestion: String::new(),
+        };
+        let s = Snapshot {
+            rules: vec![RuleFigures {
+                rule: "per-client".into(),
+                key: "ip".into(),
+                limit: "120/1m".into(),
+                algorithm: "token-bucket".into(),
+                requests: 5000,
+                would_reject: 1000,
+                states: 3,
+                hour: HourFigures::default(),
+                top: vec![
+                    client("198.51.100.7", vec![runaway], 979),
+                    client("192.0.2.1", Vec::new(), 130),
+                ],
+            }],
+            ..Snapshot::default()
+        };
+        let f = frame(&s);
+        let lines: Vec<&str> = f.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| *l == "Top would-be-rejected clients")
+            .unwrap();
+        assert_eq!(
+            &lines[at + 1..at + 4],
+            [
+                "  RULE                 CLIENT               WOULD-REJECT  PROFILE (last hour)",
+                "  per-client           198.51.100.7                  959  runaway loop: \
+                 peak 979/1m; 4 windows in a row above 5 x p99 6 = 30/1m; \
+                 100% of its requests on GET /a\\x1b[2J",
+                "  per-client           192.0.2.1                     959  \
+                 no profile matched (peak 130 in a window, limit 120/1m)",
+            ]
+        );
     }
 }

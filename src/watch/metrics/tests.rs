@@ -22,6 +22,7 @@ fn rule(name: &str) -> RuleFigures {
                 ("0.99".into(), 18),
                 ("0.999".into(), 25),
             ],
+            baseline_p99: 12,
         },
     }
 }

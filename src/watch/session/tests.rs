@@ -79,6 +79,13 @@ fn a_replayed_log_reaches_a_verdict_and_writes_summaries() {
     for line in summaries.lines() {
         let v: serde_json::Value = serde_json::from_str(line).unwrap();
         assert!(v["rules"][0]["requests"].is_u64());
+        // Each top client carries its profile (kinds matched, maybe none).
+        for rule in v["rules"].as_array().unwrap() {
+            assert!(rule["hour"]["baseline_p99"].is_u64(), "{rule}");
+            for c in rule["top"].as_array().unwrap() {
+                assert!(c["profile"].is_array() && c["peak_window"].is_u64(), "{c}");
+            }
+        }
     }
 }
 

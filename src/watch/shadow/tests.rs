@@ -162,6 +162,8 @@ fn figures_count_requests_rejections_and_clients() {
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],
         exempt: false,
+        endpoint: "GET /".into(),
+        status: 200,
     };
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
@@ -231,4 +233,84 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
     let f = &shadow.figures()[0];
     assert_eq!((f.requests, f.would_reject, shadow.exempt()), (2, 1, 5));
     assert_eq!(f.hour.clients_seen, 1);
+}
+
+#[test]
+fn top_clients_carry_their_profile_and_only_tracked_ones_are_kept() {
+    const MIN: i64 = 60_000;
+    let rules = Policy::parse(
+        "[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n",
+        "p.toml",
+    )
+    .unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let mut shadow = Shadow::new(&rules, &keys).unwrap();
+    // 70 quiet clients send 3 requests a minute for 20 minutes (the third is
+    // rejected: 70 clients cycle through the 64 counters); x sends 30 a
+    // minute in minutes 1, 2 and 3, all on GET /api.
+    let mut requests: Vec<(i64, String, &str)> = Vec::new();
+    for m in 0..20 {
+        for c in 0..70 {
+            for k in 0..3 {
+                requests.push((m * MIN + c * 100 + k, format!("c{c}"), "GET /"));
+            }
+        }
+    }
+    for m in 1..=3 {
+        for i in 0..30 {
+            requests.push((m * MIN + 10_000 + i * 10, "x".into(), "GET /api"));
+        }
+    }
+    requests.sort();
+    for (t, key, endpoint) in &requests {
+        let request = Request {
+            keys: vec![Some(key.as_str().into())],
+            exempt: false,
+            endpoint: (*endpoint).into(),
+            status: 200,
+        };
+        shadow.decide(*t, &request);
+        let rule = &shadow.rules[0];
+        assert_eq!(rule.tracked.len(), rule.top.len());
+    }
+    let now = 19 * MIN + 59_000;
+    shadow.sweep(now);
+    // Every client in the table has a profile; those pushed out have none.
+    let rule = &shadow.rules[0];
+    assert_eq!(rule.top.len(), 64);
+    let held: Vec<String> = (0..70)
+        .map(|c| format!("c{c}"))
+        .filter(|c| rule.top.contains(c))
+        .collect();
+    assert_eq!(held.len(), 63);
+    for c in 0..70 {
+        let key = format!("c{c}");
+        let profile = rule.tracked.profile(&key, now, 3);
+        assert_eq!(profile.is_some(), rule.top.contains(&key), "{key}");
+    }
+    // The closed windows: 70 x 19 of 3 requests (minute 19 is still open
+    // for the quiet clients) and x's 3 windows of 30: p99 3; without the
+    // windows of clients in the table, 3 too: T = 15. x's windows 1, 2, 3
+    // are above it, in a row, 3 of 20 spanned.
+    let f = &shadow.figures_at(now)[0];
+    assert_eq!(f.hour.quantiles[2], ("0.99".into(), 3));
+    assert_eq!(f.hour.baseline_p99, 3);
+    let x = &f.top[0];
+    // 28 rejected a minute; the count is an upper bound (the table was full
+    // when x entered), exact once its error is taken off.
+    assert_eq!((x.client.as_str(), x.peak_window), ("x", 30));
+    assert_eq!(x.would_reject - x.error, 84);
+    assert_eq!(x.profile.len(), 1);
+    assert_eq!(
+        x.profile[0].evidence,
+        "peak 30/1m; 3 windows in a row above 5 x p99 3 = 15/1m; 100% of its requests on GET /api"
+    );
+    let json = serde_json::to_value(x).unwrap();
+    assert_eq!(json["profile"][0]["kind"], "runaway_loop");
+    assert_eq!(json["peak_window"], 30);
+    // The quiet clients listed match nothing.
+    assert!(f.top[1..].iter().all(|c| c.profile.is_empty()));
 }
