@@ -5,7 +5,7 @@
 //! a request when its method and route match and its key has a value; the
 //! request is admitted when every rule that applies admits it, and only then
 //! is it recorded in each rule's state (a rejected one goes through
-//! [`Algorithm::rejected`], which only gateway models use); each rule's own
+//! [`Algorithm::rejected`](crate::simulate::Algorithm::rejected), which only gateway models use); each rule's own
 //! verdict is what it counts as would-reject (a request two rules reject
 //! counts for both). With `--gateway`, each rule decides as that gateway's
 //! model (`simulate::gateway`), as `rlctl simulate --gateway` does. A request
@@ -13,11 +13,15 @@
 //! changes no state, as in `rlctl simulate`.
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
-//! like the empty one ([`Algorithm::is_idle`]), which changes no decision, and
+//! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle)), which changes no decision, and
 //! closes the ended windows of the rolling figures.
 
 use std::collections::HashMap;
 use std::sync::Arc;
+
+mod keyed;
+
+use keyed::{Keyed, KeyedStates};
 
 use super::distinct::key_hash;
 use super::exempt::{Exemptions, key_column, key_value};
@@ -29,7 +33,7 @@ use crate::ingest::key::{KeySet, KeySpec};
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::spec::with_algorithm;
-use crate::simulate::{Algorithm, Limiter, SpecError};
+use crate::simulate::{Limiter, SpecError};
 use crate::units::{Limit, Millis};
 
 /// One request as the rules see it.
@@ -56,59 +60,6 @@ pub enum ShadowError {
         #[source]
         source: GatewayError,
     },
-}
-
-/// The states of one rule's keys, whatever the algorithm.
-trait KeyedStates: Send + std::fmt::Debug {
-    fn allows(&mut self, key: &str, t: Millis) -> bool;
-    fn record(&mut self, key: &str, t: Millis);
-    fn rejected(&mut self, key: &str, t: Millis);
-    /// Drops idle states; returns how many are left.
-    fn sweep(&mut self, t: Millis) -> usize;
-    fn len(&self) -> usize;
-}
-
-#[derive(Debug)]
-struct Keyed<A: Algorithm> {
-    alg: A,
-    states: HashMap<Box<str>, A::State>,
-}
-
-impl<A: Algorithm + std::fmt::Debug> KeyedStates for Keyed<A>
-where
-    A::State: std::fmt::Debug,
-{
-    fn allows(&mut self, key: &str, t: Millis) -> bool {
-        if let Some(state) = self.states.get_mut(key) {
-            return self.alg.allows(state, t);
-        }
-        let mut state = A::State::default();
-        let allowed = self.alg.allows(&mut state, t);
-        self.states.insert(key.into(), state);
-        allowed
-    }
-
-    fn record(&mut self, key: &str, t: Millis) {
-        if let Some(state) = self.states.get_mut(key) {
-            self.alg.record(state, t);
-        }
-    }
-
-    fn rejected(&mut self, key: &str, t: Millis) {
-        if let Some(state) = self.states.get_mut(key) {
-            self.alg.rejected(state, t);
-        }
-    }
-
-    fn sweep(&mut self, t: Millis) -> usize {
-        let alg = &self.alg;
-        self.states.retain(|_, state| !alg.is_idle(state, t));
-        self.states.len()
-    }
-
-    fn len(&self) -> usize {
-        self.states.len()
-    }
 }
 
 /// One rule in shadow.
