@@ -10,6 +10,7 @@
 //! and `(invalid request)`, are left as they are: explicit rules win. The
 //! same mapping applies templates read from a routes file ([`routes_file`]).
 
+mod matcher;
 pub mod routes_file;
 pub mod shape;
 pub mod template;
@@ -88,10 +89,13 @@ pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
         }
     }
     let mut order: Vec<(&str, u64)> = paths.into_iter().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    // Paths are distinct, so this order is total and an unstable sort is exact.
+    order.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let mut root = trie::Node::default();
+    let mut segments: Vec<&str> = Vec::new();
     for (path, count) in order {
-        let segments: Vec<&str> = path[1..].split('/').collect();
+        segments.clear();
+        segments.extend(path[1..].split('/'));
         root.insert(&segments, count);
     }
     root.finish();
@@ -128,57 +132,92 @@ fn collect(node: &trie::Node, prefix: &mut Vec<String>, out: &mut Vec<Template>)
 /// Maps the table's endpoints onto `templates` (`METHOD template`), leaving
 /// `routed` names and names without a method and path as they are; returns
 /// the templates that collapsed more than one path, most requests first.
+///
+/// Each distinct path is matched once (methods aside) and no path is copied:
+/// memory follows the templates, not the distinct paths, beyond one map entry
+/// per path while the table is mapped.
 pub fn apply(
     table: &mut EventTable,
     templates: &TemplateSet,
     routed: &[String],
 ) -> Vec<TemplateUse> {
     let counts = endpoint_counts(table);
-    let mut names = Interner::default();
-    let mut map: Vec<Id> = Vec::with_capacity(table.endpoints.len());
-    // Per template: requests, distinct paths with their requests.
-    let mut uses: FxHashMap<String, (u64, FxHashMap<String, u64>)> = FxHashMap::default();
+    // Per distinct path: its template (when one matches) and its requests.
+    let mut paths: FxHashMap<&str, (Option<u32>, u64)> = FxHashMap::default();
+    // Per endpoint: its method and the entry of its path, or none (kept as is).
+    let mut matched: Vec<Option<(&str, u32)>> = Vec::with_capacity(table.endpoints.len());
     for (e, name) in table.endpoints.names().enumerate() {
-        let matched = (!routed.iter().any(|r| r == name))
+        let split = (!routed.iter().any(|r| r == name))
             .then(|| method_and_path(name))
-            .flatten()
-            .and_then(|(method, path)| Some((method, path, templates.find(path)?)));
-        let new_name = match matched {
-            Some((method, path, t)) => {
-                let text = t.to_string();
-                let entry = uses.entry(text.clone()).or_default();
-                entry.0 += counts[e];
-                *entry.1.entry(path.to_string()).or_default() += counts[e];
-                format!("{method} {text}")
-            }
-            None => name.to_string(),
+            .flatten();
+        let Some((method, path)) = split else {
+            matched.push(None);
+            continue;
         };
-        map.push(names.intern(&new_name));
+        let entry = paths.entry(path).or_insert_with(|| {
+            let t = templates.find_index(path).map(|i| i as u32);
+            (t, 0)
+        });
+        entry.1 += counts[e];
+        matched.push(entry.0.map(|t| (method, t)));
     }
+    let mut names = Interner::default();
+    let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
+    let texts: Vec<String> = templates
+        .templates()
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    let mut map: Vec<Id> = Vec::with_capacity(table.endpoints.len());
+    for (name, m) in table.endpoints.names().zip(&matched) {
+        let id = match *m {
+            Some((method, t)) => *renamed
+                .entry((method, t))
+                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+            None => names.intern(name),
+        };
+        map.push(id);
+    }
+    let out = template_uses(&paths, &texts);
+    drop(matched);
+    drop(renamed);
+    drop(paths);
     for e in &mut table.endpoint {
         *e = map[*e as usize];
     }
     table.endpoints = names;
-    let mut out: Vec<TemplateUse> = uses
+    out
+}
+
+/// Requests, distinct paths and the example path of every template that
+/// collapsed more than one path, most requests first (ties by template).
+fn template_uses(
+    paths: &FxHashMap<&str, (Option<u32>, u64)>,
+    texts: &[String],
+) -> Vec<TemplateUse> {
+    // Per template: requests, distinct paths, and the example so far.
+    let mut per: Vec<(u64, u64, Option<(&str, u64)>)> = vec![(0, 0, None); texts.len()];
+    for (&path, &(t, requests)) in paths {
+        let Some(t) = t else { continue };
+        let slot = &mut per[t as usize];
+        slot.0 += requests;
+        slot.1 += 1;
+        if slot
+            .2
+            .is_none_or(|best| better_example((path, requests), best))
+        {
+            slot.2 = Some((path, requests));
+        }
+    }
+    let mut out: Vec<TemplateUse> = per
         .into_iter()
-        .filter(|(_, (_, paths))| paths.len() > 1)
-        .map(|(template, (requests, paths))| {
-            // Prefer a path as logged to one the shape rules already turned into a template.
-            let example = paths
-                .iter()
-                .max_by(|a, b| {
-                    (!a.0.contains(':'), a.1)
-                        .cmp(&(!b.0.contains(':'), b.1))
-                        .then(b.0.cmp(a.0))
-                })
-                .map(|(p, _)| p.clone())
-                .unwrap_or_default();
-            TemplateUse {
-                template,
-                requests,
-                distinct_paths: paths.len() as u64,
-                example,
-            }
+        .zip(texts)
+        .filter(|((_, distinct, _), _)| *distinct > 1)
+        .map(|((requests, distinct, example), text)| TemplateUse {
+            template: text.clone(),
+            requests,
+            distinct_paths: distinct,
+            example: example.map(|(p, _)| p.to_string()).unwrap_or_default(),
         })
         .collect();
     out.sort_by(|a, b| {
@@ -187,6 +226,16 @@ pub fn apply(
             .then_with(|| a.template.cmp(&b.template))
     });
     out
+}
+
+/// Whether path `a` makes a better example than `b` (with their requests):
+/// a path as logged before one the shape rules already turned into a
+/// template, then more requests, then the first by text.
+fn better_example(a: (&str, u64), b: (&str, u64)) -> bool {
+    (!a.0.contains(':'), a.1)
+        .cmp(&(!b.0.contains(':'), b.1))
+        .then(b.0.cmp(a.0))
+        .is_gt()
 }
 
 #[cfg(test)]

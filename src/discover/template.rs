@@ -15,9 +15,11 @@
 
 use std::cmp::Ordering;
 
+use super::matcher::MatchNode;
+
 /// One part of a pattern segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
+pub(super) enum Part {
     Text(String),
     Param,
 }
@@ -49,14 +51,14 @@ impl Segment {
         }
     }
 
-    fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         match self {
             Segment::Literal(t) | Segment::Pattern(t) | Segment::Whole(t) => t,
         }
     }
 
     /// The precedence rank: (class, fewer literal characters first negated, text).
-    fn rank(&self) -> (u8, usize, &str) {
+    pub(super) fn rank(&self) -> (u8, usize, &str) {
         match self {
             Segment::Literal(t) => (0, 0, t),
             Segment::Pattern(t) => {
@@ -90,7 +92,7 @@ impl Segment {
 }
 
 /// Splits a segment into text and `:NAME` parameters.
-fn parts(text: &str) -> Vec<Part> {
+pub(super) fn parts(text: &str) -> Vec<Part> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut literal = String::new();
@@ -120,7 +122,7 @@ fn parts(text: &str) -> Vec<Part> {
 }
 
 /// Whether `s` is the concatenation the parts describe (parameters: 1+ ASCII alphanumerics).
-fn match_parts(parts: &[Part], s: &str) -> bool {
+pub(super) fn match_parts(parts: &[Part], s: &str) -> bool {
     match parts.split_first() {
         None => s.is_empty(),
         Some((Part::Text(t), rest)) => s
@@ -208,8 +210,8 @@ impl std::fmt::Display for Template {
 #[derive(Debug, Clone, Default)]
 pub struct TemplateSet {
     templates: Vec<Template>,
-    /// Per segment count, the indices of the templates with that many segments.
-    by_len: std::collections::BTreeMap<usize, Vec<usize>>,
+    /// The templates arranged segment by segment, for [`TemplateSet::find`].
+    index: MatchNode,
 }
 
 impl TemplateSet {
@@ -220,11 +222,8 @@ impl TemplateSet {
                 .then_with(|| a.to_string().cmp(&b.to_string()))
         });
         templates.dedup_by(|a, b| a.precedence(b) == Ordering::Equal);
-        let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
-        for (i, t) in templates.iter().enumerate() {
-            by_len.entry(t.segments.len()).or_default().push(i);
-        }
-        TemplateSet { templates, by_len }
+        let index = MatchNode::build(&templates);
+        TemplateSet { templates, index }
     }
 
     /// The templates in precedence order.
@@ -232,14 +231,14 @@ impl TemplateSet {
         &self.templates
     }
 
-    /// The first template matching `path`.
+    /// The first template matching `path` (in precedence order).
     pub fn find(&self, path: &str) -> Option<&Template> {
-        let n = path.strip_prefix('/')?.split('/').count();
-        self.by_len
-            .get(&n)?
-            .iter()
-            .map(|&i| &self.templates[i])
-            .find(|t| t.matches(path))
+        self.find_index(path).map(|i| &self.templates[i])
+    }
+
+    /// The position in [`TemplateSet::templates`] of the first template matching `path`.
+    pub fn find_index(&self, path: &str) -> Option<usize> {
+        self.index.find(path)
     }
 
     /// True when the set is empty.
