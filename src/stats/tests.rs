@@ -284,3 +284,35 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&counts.count, &expected.counts.count);
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Selecting the top clients lists what sorting them all lists: the same
+    /// clients in the same order, ties (equal requests) broken by name.
+    #[test]
+    fn top_clients_are_the_head_of_the_full_order(
+        requests in proptest::collection::vec(1u64..6, 1..60),
+        n in 0usize..70,
+    ) {
+        let mut t = EventTable::default();
+        let mut peaks = Vec::new();
+        for (i, &r) in requests.iter().enumerate() {
+            // Names in an order unrelated to the ids.
+            let client = t.clients.intern(&format!("c{}", (i * 37) % 101));
+            peaks.push(ClientPeak { client, requests: r, peak_window: r, peak_second: 1 });
+        }
+        let mut stats = analyze(&table(), &settings()).overall;
+        stats.peaks = peaks.clone();
+        peaks.sort_by(|a, b| {
+            b.requests
+                .cmp(&a.requests)
+                .then_with(|| t.clients.name(a.client).cmp(t.clients.name(b.client)))
+        });
+        let want: Vec<(&str, ClientPeak)> = peaks
+            .iter()
+            .take(n)
+            .map(|p| (t.clients.name(p.client), *p))
+            .collect();
+        proptest::prop_assert_eq!(top_clients(&t, &stats, n), want);
+    }
+}
