@@ -11,15 +11,18 @@
 //! same mapping applies templates read from a routes file ([`routes_file`]).
 
 mod matcher;
+mod paths;
 pub mod routes_file;
 pub mod shape;
 pub mod template;
 pub mod trie;
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::events::{EventTable, Id, Interner};
+use paths::{NO_PATH, Paths, method_and_path};
 pub use template::{Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
@@ -56,47 +59,23 @@ pub struct TemplateUse {
     pub example: String,
 }
 
-/// Splits an endpoint name into method and path, when it has that shape.
-fn method_and_path(name: &str) -> Option<(&str, &str)> {
-    let (method, path) = name.split_once(' ')?;
-    let is_method = !method.is_empty()
-        && method
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b == b'-' || b == b'_');
-    (is_method && path.starts_with('/')).then_some((method, path))
-}
-
-/// Requests per endpoint id.
-fn endpoint_counts(table: &EventTable) -> Vec<u64> {
-    let mut counts = vec![0u64; table.endpoints.len()];
-    for &e in &table.endpoint {
-        counts[e as usize] += 1;
-    }
-    counts
-}
-
 /// Discovers the templates of the table's endpoints (`routed`: names that
 /// explicit rules gave, left out).
 pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
-    let counts = endpoint_counts(table);
-    let mut paths: FxHashMap<&str, u64> = FxHashMap::default();
-    for (e, name) in table.endpoints.names().enumerate() {
-        if routed.iter().any(|r| r == name) {
-            continue;
-        }
-        if let Some((_, path)) = method_and_path(name) {
-            *paths.entry(path).or_default() += counts[e];
-        }
-    }
-    let mut order: Vec<(&str, u64)> = paths.into_iter().collect();
+    let paths = Paths::new(table, routed);
+    let mut order: Vec<Id> = paths.owners().collect();
     // Paths are distinct, so this order is total and an unstable sort is exact.
-    order.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let path = |e: Id| paths.path(e).unwrap_or_default();
+    order.par_sort_unstable_by(|&a, &b| {
+        let (ra, rb) = (paths.requests[a as usize], paths.requests[b as usize]);
+        rb.cmp(&ra).then_with(|| path(a).cmp(path(b)))
+    });
     let mut root = trie::Node::default();
     let mut segments: Vec<&str> = Vec::new();
-    for (path, count) in order {
+    for e in order {
         segments.clear();
-        segments.extend(path[1..].split('/'));
-        root.insert(&segments, count);
+        segments.extend(path(e)[1..].split('/'));
+        root.insert(&segments, paths.requests[e as usize]);
     }
     root.finish();
     let mut templates = Vec::new();
@@ -141,47 +120,40 @@ pub fn apply(
     templates: &TemplateSet,
     routed: &[String],
 ) -> Vec<TemplateUse> {
-    let counts = endpoint_counts(table);
-    // Per distinct path: its template (when one matches) and its requests.
-    let mut paths: FxHashMap<&str, (Option<u32>, u64)> = FxHashMap::default();
-    // Per endpoint: its method and the entry of its path, or none (kept as is).
-    let mut matched: Vec<Option<(&str, u32)>> = Vec::with_capacity(table.endpoints.len());
-    for (e, name) in table.endpoints.names().enumerate() {
-        let split = (!routed.iter().any(|r| r == name))
-            .then(|| method_and_path(name))
-            .flatten();
-        let Some((method, path)) = split else {
-            matched.push(None);
-            continue;
-        };
-        let entry = paths.entry(path).or_insert_with(|| {
-            let t = templates.find_index(path).map(|i| i as u32);
-            (t, 0)
-        });
-        entry.1 += counts[e];
-        matched.push(entry.0.map(|t| (method, t)));
-    }
-    let mut names = Interner::default();
-    let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
     let texts: Vec<String> = templates
         .templates()
         .iter()
         .map(|t| t.to_string())
         .collect();
-    let mut map: Vec<Id> = Vec::with_capacity(table.endpoints.len());
-    for (name, m) in table.endpoints.names().zip(&matched) {
-        let id = match *m {
-            Some((method, t)) => *renamed
-                .entry((method, t))
-                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
-            None => names.intern(name),
-        };
-        map.push(id);
-    }
-    let out = template_uses(&paths, &texts);
-    drop(matched);
-    drop(renamed);
-    drop(paths);
+    let (map, names, out) = {
+        let paths = Paths::new(table, routed);
+        // Per endpoint standing for a path: its template, matched once.
+        let mut template = vec![NO_TEMPLATE; paths.owner.len()];
+        for e in paths.owners() {
+            if let Some(t) = paths.path(e).and_then(|p| templates.find_index(p)) {
+                template[e as usize] = t as u32;
+            }
+        }
+        let mut names = Interner::default();
+        let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
+        let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
+        for (e, name) in table.endpoints.names().enumerate() {
+            let owner = paths.owner[e];
+            let t = if owner == NO_PATH {
+                NO_TEMPLATE
+            } else {
+                template[owner as usize]
+            };
+            let id = match method_and_path(name) {
+                Some((method, _)) if t != NO_TEMPLATE => *renamed
+                    .entry((method, t))
+                    .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+                _ => names.intern(name),
+            };
+            map.push(id);
+        }
+        (map, names, template_uses(&paths, &template, &texts))
+    };
     for e in &mut table.endpoint {
         *e = map[*e as usize];
     }
@@ -189,16 +161,20 @@ pub fn apply(
     out
 }
 
+/// No template matched the path.
+const NO_TEMPLATE: u32 = u32::MAX;
+
 /// Requests, distinct paths and the example path of every template that
 /// collapsed more than one path, most requests first (ties by template).
-fn template_uses(
-    paths: &FxHashMap<&str, (Option<u32>, u64)>,
-    texts: &[String],
-) -> Vec<TemplateUse> {
+fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
     // Per template: requests, distinct paths, and the example so far.
     let mut per: Vec<(u64, u64, Option<(&str, u64)>)> = vec![(0, 0, None); texts.len()];
-    for (&path, &(t, requests)) in paths {
-        let Some(t) = t else { continue };
+    for e in paths.owners() {
+        let t = template[e as usize];
+        let Some(path) = paths.path(e).filter(|_| t != NO_TEMPLATE) else {
+            continue;
+        };
+        let requests = paths.requests[e as usize];
         let slot = &mut per[t as usize];
         slot.0 += requests;
         slot.1 += 1;
