@@ -245,7 +245,7 @@ proptest::proptest! {
         excluded_client in proptest::option::of(0usize..7),
         window in proptest::sample::select(vec!["1s", "10s", "1m"]),
         threads in 1usize..4,
-        dense_pairs in proptest::sample::select(vec![0usize, 1 << 22]),
+        (dense_pairs, chained) in proptest::sample::select(vec![(0usize, 0usize), (0, 64), (1 << 22, 64)]),
     ) {
         let mut t = EventTable::default();
         for c in 0..7 {
@@ -266,7 +266,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs));
+        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs, chained));
         got.status.sort_unstable();
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
