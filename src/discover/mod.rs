@@ -164,11 +164,15 @@ pub fn apply(
 /// No template matched the path.
 const NO_TEMPLATE: u32 = u32::MAX;
 
+/// Per template while paths are counted: requests, distinct paths, and the
+/// example path so far with its requests.
+type TemplateTally<'p> = (u64, u64, Option<(&'p str, u64)>);
+
 /// Requests, distinct paths and the example path of every template that
 /// collapsed more than one path, most requests first (ties by template).
 fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
     // Per template: requests, distinct paths, and the example so far.
-    let mut per: Vec<(u64, u64, Option<(&str, u64)>)> = vec![(0, 0, None); texts.len()];
+    let mut per: Vec<TemplateTally> = vec![(0, 0, None); texts.len()];
     for e in paths.owners() {
         let t = template[e as usize];
         let Some(path) = paths.path(e).filter(|_| t != NO_TEMPLATE) else {
