@@ -63,19 +63,19 @@ pub struct TemplateUse {
 /// explicit rules gave, left out).
 pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
     let paths = Paths::new(table, routed);
-    let mut order: Vec<Id> = paths.owners().collect();
+    // Each path is split out of its name once, not at every comparison.
+    let mut order: Vec<(&str, u64)> = paths
+        .owners()
+        .filter_map(|e| Some((paths.path(e)?, paths.requests[e as usize])))
+        .collect();
     // Paths are distinct, so this order is total and an unstable sort is exact.
-    let path = |e: Id| paths.path(e).unwrap_or_default();
-    order.par_sort_unstable_by(|&a, &b| {
-        let (ra, rb) = (paths.requests[a as usize], paths.requests[b as usize]);
-        rb.cmp(&ra).then_with(|| path(a).cmp(path(b)))
-    });
+    order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     let mut root = trie::Node::default();
     let mut segments: Vec<&str> = Vec::new();
-    for e in order {
+    for (path, requests) in order {
         segments.clear();
-        segments.extend(path(e)[1..].split('/'));
-        root.insert(&segments, paths.requests[e as usize]);
+        segments.extend(path[1..].split('/'));
+        root.insert(&segments, requests);
     }
     root.finish();
     let mut templates = Vec::new();
