@@ -10,16 +10,21 @@
 //! and `(invalid request)`, are left as they are: explicit rules win. The
 //! same mapping applies templates read from a routes file ([`routes_file`]).
 
+mod matcher;
+mod paths;
 pub mod routes_file;
 pub mod shape;
 pub mod template;
 pub mod trie;
 
+use rayon::slice::ParallelSliceMut;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::events::{EventTable, Id, Interner};
 use crate::ingest::endpoint::RouteRule;
+pub use paths::method_and_path;
+use paths::{NO_PATH, Paths};
 pub use template::{Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
@@ -56,45 +61,23 @@ pub struct TemplateUse {
     pub example: String,
 }
 
-/// Splits an endpoint name into method and path, when it has that shape
-/// (the endpoints templates apply to).
-pub fn method_and_path(name: &str) -> Option<(&str, &str)> {
-    let (method, path) = name.split_once(' ')?;
-    let is_method = !method.is_empty()
-        && method
-            .bytes()
-            .all(|b| b.is_ascii_uppercase() || b == b'-' || b == b'_');
-    (is_method && path.starts_with('/')).then_some((method, path))
-}
-
-/// Requests per endpoint id.
-fn endpoint_counts(table: &EventTable) -> Vec<u64> {
-    let mut counts = vec![0u64; table.endpoints.len()];
-    for &e in &table.endpoint {
-        counts[e as usize] += 1;
-    }
-    counts
-}
-
 /// Discovers the templates of the table's endpoints (`routed`: names that
 /// explicit rules gave, left out).
 pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
-    let counts = endpoint_counts(table);
-    let mut paths: FxHashMap<&str, u64> = FxHashMap::default();
-    for (e, name) in table.endpoints.names().enumerate() {
-        if routed.iter().any(|r| r == name) {
-            continue;
-        }
-        if let Some((_, path)) = method_and_path(name) {
-            *paths.entry(path).or_default() += counts[e];
-        }
-    }
-    let mut order: Vec<(&str, u64)> = paths.into_iter().collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let paths = Paths::new(table, routed);
+    // Each path is split out of its name once, not at every comparison.
+    let mut order: Vec<(&str, u64)> = paths
+        .owners()
+        .filter_map(|e| Some((paths.path(e)?, paths.requests[e as usize])))
+        .collect();
+    // Paths are distinct, so this order is total and an unstable sort is exact.
+    order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     let mut root = trie::Node::default();
-    for (path, count) in order {
-        let segments: Vec<&str> = path[1..].split('/').collect();
-        root.insert(&segments, count);
+    let mut segments: Vec<&str> = Vec::new();
+    for (path, requests) in order {
+        segments.clear();
+        segments.extend(path[1..].split('/'));
+        root.insert(&segments, requests);
     }
     root.finish();
     let mut templates = Vec::new();
@@ -141,57 +124,93 @@ pub fn apply_routes(
 /// Maps the table's endpoints onto `templates` (`METHOD template`), leaving
 /// `routed` names and names without a method and path as they are; returns
 /// the templates that collapsed more than one path, most requests first.
+///
+/// Each distinct path is matched once (methods aside) and no path is copied:
+/// memory follows the templates, not the distinct paths, beyond one map entry
+/// per path while the table is mapped.
 pub fn apply(
     table: &mut EventTable,
     templates: &TemplateSet,
     routed: &[String],
 ) -> Vec<TemplateUse> {
-    let counts = endpoint_counts(table);
-    let mut names = Interner::default();
-    let mut map: Vec<Id> = Vec::with_capacity(table.endpoints.len());
-    // Per template: requests, distinct paths with their requests.
-    let mut uses: FxHashMap<String, (u64, FxHashMap<String, u64>)> = FxHashMap::default();
-    for (e, name) in table.endpoints.names().enumerate() {
-        let matched = (!routed.iter().any(|r| r == name))
-            .then(|| method_and_path(name))
-            .flatten()
-            .and_then(|(method, path)| Some((method, path, templates.find(path)?)));
-        let new_name = match matched {
-            Some((method, path, t)) => {
-                let text = t.to_string();
-                let entry = uses.entry(text.clone()).or_default();
-                entry.0 += counts[e];
-                *entry.1.entry(path.to_string()).or_default() += counts[e];
-                format!("{method} {text}")
+    let texts: Vec<String> = templates
+        .templates()
+        .iter()
+        .map(|t| t.to_string())
+        .collect();
+    let (map, names, out) = {
+        let paths = Paths::new(table, routed);
+        // Per endpoint standing for a path: its template, matched once.
+        let mut template = vec![NO_TEMPLATE; paths.owner.len()];
+        for e in paths.owners() {
+            if let Some(t) = paths.path(e).and_then(|p| templates.find_index(p)) {
+                template[e as usize] = t as u32;
             }
-            None => name.to_string(),
-        };
-        map.push(names.intern(&new_name));
-    }
+        }
+        let mut names = Interner::default();
+        let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
+        let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
+        for (e, name) in table.endpoints.names().enumerate() {
+            let owner = paths.owner[e];
+            let t = if owner == NO_PATH {
+                NO_TEMPLATE
+            } else {
+                template[owner as usize]
+            };
+            let id = match method_and_path(name) {
+                Some((method, _)) if t != NO_TEMPLATE => *renamed
+                    .entry((method, t))
+                    .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+                _ => names.intern(name),
+            };
+            map.push(id);
+        }
+        (map, names, template_uses(&paths, &template, &texts))
+    };
     for e in &mut table.endpoint {
         *e = map[*e as usize];
     }
     table.endpoints = names;
-    let mut out: Vec<TemplateUse> = uses
+    out
+}
+
+/// No template matched the path.
+const NO_TEMPLATE: u32 = u32::MAX;
+
+/// Per template while paths are counted: requests, distinct paths, and the
+/// example path so far with its requests.
+type TemplateTally<'p> = (u64, u64, Option<(&'p str, u64)>);
+
+/// Requests, distinct paths and the example path of every template that
+/// collapsed more than one path, most requests first (ties by template).
+fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
+    // Per template: requests, distinct paths, and the example so far.
+    let mut per: Vec<TemplateTally> = vec![(0, 0, None); texts.len()];
+    for e in paths.owners() {
+        let t = template[e as usize];
+        let Some(path) = paths.path(e).filter(|_| t != NO_TEMPLATE) else {
+            continue;
+        };
+        let requests = paths.requests[e as usize];
+        let slot = &mut per[t as usize];
+        slot.0 += requests;
+        slot.1 += 1;
+        if slot
+            .2
+            .is_none_or(|best| better_example((path, requests), best))
+        {
+            slot.2 = Some((path, requests));
+        }
+    }
+    let mut out: Vec<TemplateUse> = per
         .into_iter()
-        .filter(|(_, (_, paths))| paths.len() > 1)
-        .map(|(template, (requests, paths))| {
-            // Prefer a path as logged to one the shape rules already turned into a template.
-            let example = paths
-                .iter()
-                .max_by(|a, b| {
-                    (!a.0.contains(':'), a.1)
-                        .cmp(&(!b.0.contains(':'), b.1))
-                        .then(b.0.cmp(a.0))
-                })
-                .map(|(p, _)| p.clone())
-                .unwrap_or_default();
-            TemplateUse {
-                template,
-                requests,
-                distinct_paths: paths.len() as u64,
-                example,
-            }
+        .zip(texts)
+        .filter(|((_, distinct, _), _)| *distinct > 1)
+        .map(|((requests, distinct, example), text)| TemplateUse {
+            template: text.clone(),
+            requests,
+            distinct_paths: distinct,
+            example: example.map(|(p, _)| p.to_string()).unwrap_or_default(),
         })
         .collect();
     out.sort_by(|a, b| {
@@ -200,6 +219,16 @@ pub fn apply(
             .then_with(|| a.template.cmp(&b.template))
     });
     out
+}
+
+/// Whether path `a` makes a better example than `b` (with their requests):
+/// a path as logged before one the shape rules already turned into a
+/// template, then more requests, then the first by text.
+fn better_example(a: (&str, u64), b: (&str, u64)) -> bool {
+    (!a.0.contains(':'), a.1)
+        .cmp(&(!b.0.contains(':'), b.1))
+        .then(b.0.cmp(a.0))
+        .is_gt()
 }
 
 #[cfg(test)]

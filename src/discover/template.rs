@@ -22,10 +22,13 @@
 //! never changes which template an ordinary path gets.
 
 use std::cmp::Ordering;
+use std::collections::HashMap;
+
+use super::matcher::MatchNode;
 
 /// One part of a pattern segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Part {
+pub(super) enum Part {
     Text(String),
     Param,
 }
@@ -57,14 +60,14 @@ impl Segment {
         }
     }
 
-    fn text(&self) -> &str {
+    pub(super) fn text(&self) -> &str {
         match self {
             Segment::Literal(t) | Segment::Pattern(t) | Segment::Whole(t) => t,
         }
     }
 
     /// The precedence rank: (class, fewer literal characters first negated, text).
-    fn rank(&self) -> (u8, usize, &str) {
+    pub(super) fn rank(&self) -> (u8, usize, &str) {
         match self {
             Segment::Literal(t) => (0, 0, t),
             Segment::Pattern(t) => {
@@ -98,7 +101,7 @@ impl Segment {
 }
 
 /// Splits a segment into text and `:NAME` parameters.
-fn parts(text: &str) -> Vec<Part> {
+pub(super) fn parts(text: &str) -> Vec<Part> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut literal = String::new();
@@ -128,7 +131,7 @@ fn parts(text: &str) -> Vec<Part> {
 }
 
 /// Whether `s` is the concatenation the parts describe (parameters: 1+ ASCII alphanumerics).
-fn match_parts(parts: &[Part], s: &str) -> bool {
+pub(super) fn match_parts(parts: &[Part], s: &str) -> bool {
     match parts.split_first() {
         None => s.is_empty(),
         Some((Part::Text(t), rest)) => s
@@ -242,8 +245,12 @@ impl std::fmt::Display for Template {
 #[derive(Debug, Clone, Default)]
 pub struct TemplateSet {
     templates: Vec<Template>,
-    /// Per segment count, the indices of the templates with that many segments.
-    by_len: std::collections::BTreeMap<usize, Vec<usize>>,
+    /// The templates arranged segment by segment, for [`TemplateSet::find`].
+    index: MatchNode,
+    /// The position of each template with a parameter by its text, so a path
+    /// that is a template's own text (`/static/app.:hash.js`, which its
+    /// pattern does not match) maps to that template.
+    texts: HashMap<Box<str>, usize>,
 }
 
 impl TemplateSet {
@@ -254,11 +261,18 @@ impl TemplateSet {
                 .then_with(|| a.to_string().cmp(&b.to_string()))
         });
         templates.dedup_by(|a, b| a.precedence(b) == Ordering::Equal);
-        let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+        let index = MatchNode::build(&templates);
+        let mut texts = HashMap::new();
         for (i, t) in templates.iter().enumerate() {
-            by_len.entry(t.segments.len()).or_default().push(i);
+            if t.has_parameters() {
+                texts.entry(t.to_string().into()).or_insert(i);
+            }
         }
-        TemplateSet { templates, by_len }
+        TemplateSet {
+            templates,
+            index,
+            texts,
+        }
     }
 
     /// The templates in precedence order.
@@ -266,17 +280,20 @@ impl TemplateSet {
         &self.templates
     }
 
-    /// The template whose text `path` is, else the first template matching `path`.
+    /// The template whose text `path` is, else the first template matching
+    /// `path` (in precedence order).
     pub fn find(&self, path: &str) -> Option<&Template> {
-        let n = path.strip_prefix('/')?.split('/').count();
-        let candidates = self.by_len.get(&n)?;
-        let mut of_length = candidates.iter().map(|&i| &self.templates[i]);
+        self.find_index(path).map(|i| &self.templates[i])
+    }
+
+    /// The position in [`TemplateSet::templates`] of [`TemplateSet::find`]'s template.
+    pub fn find_index(&self, path: &str) -> Option<usize> {
         if path.contains(':') {
-            if let Some(t) = of_length.clone().find(|t| t.is_text(path)) {
-                return Some(t);
+            if let Some(&i) = self.texts.get(path) {
+                return Some(i);
             }
         }
-        of_length.find(|t| t.matches(path))
+        self.index.find(path)
     }
 
     /// True when the set is empty.

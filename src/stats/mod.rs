@@ -254,23 +254,29 @@ fn status_summary(table: &EventTable, by_client: Vec<(Id, u64, u64)>) -> StatusS
 }
 
 /// The `n` clients with the most requests (ties by name), from a scope's peaks.
+/// Names are distinct, so the order is total: the `n` are selected, then only
+/// they are sorted (a million clients are not sorted to list ten).
 pub fn top_clients<'a>(
     table: &'a EventTable,
     stats: &ScopeStats,
     n: usize,
 ) -> Vec<(&'a str, ClientPeak)> {
-    let mut peaks: Vec<&ClientPeak> = stats.peaks.iter().collect();
-    peaks.sort_by(|a, b| {
+    let order = |a: &&ClientPeak, b: &&ClientPeak| {
         b.requests.cmp(&a.requests).then_with(|| {
             table
                 .clients
                 .name(a.client)
                 .cmp(table.clients.name(b.client))
         })
-    });
+    };
+    let mut peaks: Vec<&ClientPeak> = stats.peaks.iter().collect();
+    if n < peaks.len() {
+        peaks.select_nth_unstable_by(n, order);
+        peaks.truncate(n);
+    }
+    peaks.sort_unstable_by(order);
     peaks
         .into_iter()
-        .take(n)
         .map(|p| (table.clients.name(p.client), *p))
         .collect()
 }

@@ -109,11 +109,20 @@ pub fn count(
     keep_counts: bool,
     detail: &Detail,
 ) -> Counted {
-    count_with(table, excluded, window, keep_counts, detail, DENSE_PAIRS)
+    count_with(
+        table,
+        excluded,
+        window,
+        keep_counts,
+        detail,
+        DENSE_PAIRS,
+        CHAINED_ENDPOINTS,
+    )
 }
 
-/// [`count`] with dense pair tables of at most `dense_pairs` entries (tests use 0
-/// to exercise the hash map).
+/// [`count`] with dense pair tables of at most `dense_pairs` entries and
+/// per-client chains up to `chained_endpoints` detailed endpoints (tests use
+/// 0 to exercise the other indexes).
 pub(super) fn count_with(
     table: &EventTable,
     excluded: &[bool],
@@ -121,6 +130,7 @@ pub(super) fn count_with(
     keep_counts: bool,
     detail: &Detail,
     dense_pairs: usize,
+    chained_endpoints: usize,
 ) -> Counted {
     let all;
     let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
@@ -134,7 +144,7 @@ pub(super) fn count_with(
     let parts: Vec<Part> = ranges
         .into_par_iter()
         .map(|clients| {
-            let index = PairIndex::new(&clients, detailed, dense_pairs);
+            let index = PairIndex::new(&clients, detailed, dense_pairs, chained_endpoints);
             count_clients(table, clients, index, excluded, window, keep_counts, detail)
         })
         .collect();
@@ -207,26 +217,59 @@ enum PairIndex {
         endpoints: usize,
         slots: Vec<u32>,
     },
+    /// Per client its pairs as a chain (`heads[client - first]`, then
+    /// `next[pair]`), `u32::MAX` ending it: 4 bytes per client and per pair,
+    /// for many clients over few detailed endpoints (a chain is at most that long).
+    Chained {
+        first: usize,
+        heads: Vec<u32>,
+        next: Vec<u32>,
+    },
     Hashed(FxHashMap<(Id, Id), u32>),
 }
 
 /// The largest dense pair table (entries of 4 bytes).
 const DENSE_PAIRS: usize = 1 << 22;
+/// The most detailed endpoints for per-client chains (beyond, a hash map).
+const CHAINED_ENDPOINTS: usize = 64;
+/// No pair (yet), in the dense table and in chains.
+const NO_PAIR: u32 = u32::MAX;
 
 impl PairIndex {
-    fn new(clients: &Range<usize>, endpoints: usize, dense_pairs: usize) -> Self {
+    fn new(
+        clients: &Range<usize>,
+        endpoints: usize,
+        dense_pairs: usize,
+        chained_endpoints: usize,
+    ) -> Self {
         match clients.len().checked_mul(endpoints) {
             Some(n) if n <= dense_pairs => PairIndex::Dense {
                 first: clients.start,
                 endpoints,
-                slots: vec![u32::MAX; n],
+                slots: vec![NO_PAIR; n],
+            },
+            _ if endpoints <= chained_endpoints => PairIndex::Chained {
+                first: clients.start,
+                heads: vec![NO_PAIR; clients.len()],
+                next: Vec::new(),
             },
             _ => PairIndex::Hashed(FxHashMap::default()),
         }
     }
 
-    /// The slot of (client, endpoint), made with `new_slot` when it has none.
-    fn slot(&mut self, client: Id, endpoint: Id, new_slot: impl FnOnce() -> u32) -> u32 {
+    /// The index in `pairs` of (client, endpoint slot), pushed as `new_pair`
+    /// when it has none.
+    fn slot(
+        &mut self,
+        client: Id,
+        endpoint: u32,
+        pairs: &mut Vec<PairState>,
+        new_pair: impl FnOnce() -> PairState,
+    ) -> u32 {
+        let push = |pairs: &mut Vec<PairState>, pair: PairState| {
+            pairs.push(pair);
+            (pairs.len() - 1) as u32
+        };
         match self {
             PairIndex::Dense {
                 first,
@@ -234,12 +277,28 @@ impl PairIndex {
                 slots,
             } => {
                 let slot = &mut slots[(client as usize - *first) * *endpoints + endpoint as usize];
-                if *slot == u32::MAX {
-                    *slot = new_slot();
+                if *slot == NO_PAIR {
+                    *slot = push(pairs, new_pair());
                 }
                 *slot
             }
-            PairIndex::Hashed(map) => *map.entry((client, endpoint)).or_insert_with(new_slot),
+            PairIndex::Chained { first, heads, next } => {
+                let head = &mut heads[client as usize - *first];
+                let mut at = *head;
+                while at != NO_PAIR {
+                    if pairs[at as usize].slot == endpoint {
+                        return at;
+                    }
+                    at = next[at as usize];
+                }
+                let pair = push(pairs, new_pair());
+                next.push(*head);
+                *head = pair;
+                pair
+            }
+            PairIndex::Hashed(map) => *map
+                .entry((client, endpoint))
+                .or_insert_with(|| push(pairs, new_pair())),
         }
     }
 }
@@ -281,15 +340,12 @@ fn count_clients(
         let Some(slot) = detail.slot(e) else {
             continue;
         };
-        let pair = index.slot(client, slot, || {
-            pairs.push(PairState {
-                client,
-                endpoint: e,
-                slot,
-                first_row: row as u32,
-                counts: KeyCounts::default(),
-            });
-            (pairs.len() - 1) as u32
+        let pair = index.slot(client, slot, &mut pairs, || PairState {
+            client,
+            endpoint: e,
+            slot,
+            first_row: row as u32,
+            counts: KeyCounts::default(),
         });
         let counts = &mut part.counts;
         pairs[pair as usize].counts.add(
@@ -309,7 +365,9 @@ fn count_clients(
             part.peaks.push(peak_of((first + k) as Id, counts));
         }
     }
+    drop(index);
     let end_order = table.len() as u64;
+    part.endpoint_peaks.reserve_exact(pairs.len());
     for mut pair in pairs {
         let (c, e, first_row) = (pair.client, pair.endpoint, u64::from(pair.first_row));
         let counts = &mut part.counts;

@@ -245,7 +245,7 @@ proptest::proptest! {
         excluded_client in proptest::option::of(0usize..7),
         window in proptest::sample::select(vec!["1s", "10s", "1m"]),
         threads in 1usize..4,
-        dense_pairs in proptest::sample::select(vec![0usize, 1 << 22]),
+        (dense_pairs, chained) in proptest::sample::select(vec![(0usize, 0usize), (0, 64), (1 << 22, 64)]),
     ) {
         let mut t = EventTable::default();
         for c in 0..7 {
@@ -266,7 +266,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs));
+        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs, chained));
         got.status.sort_unstable();
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
@@ -282,5 +282,37 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&counts.endpoint, &expected.counts.endpoint);
         proptest::prop_assert_eq!(&counts.window_start, &expected.counts.window_start);
         proptest::prop_assert_eq!(&counts.count, &expected.counts.count);
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+    /// Selecting the top clients lists what sorting them all lists: the same
+    /// clients in the same order, ties (equal requests) broken by name.
+    #[test]
+    fn top_clients_are_the_head_of_the_full_order(
+        requests in proptest::collection::vec(1u64..6, 1..60),
+        n in 0usize..70,
+    ) {
+        let mut t = EventTable::default();
+        let mut peaks = Vec::new();
+        for (i, &r) in requests.iter().enumerate() {
+            // Names in an order unrelated to the ids.
+            let client = t.clients.intern(&format!("c{}", (i * 37) % 101));
+            peaks.push(ClientPeak { client, requests: r, peak_window: r, peak_second: 1 });
+        }
+        let mut stats = analyze(&table(), &settings()).overall;
+        stats.peaks = peaks.clone();
+        peaks.sort_by(|a, b| {
+            b.requests
+                .cmp(&a.requests)
+                .then_with(|| t.clients.name(a.client).cmp(t.clients.name(b.client)))
+        });
+        let want: Vec<(&str, ClientPeak)> = peaks
+            .iter()
+            .take(n)
+            .map(|p| (t.clients.name(p.client), *p))
+            .collect();
+        proptest::prop_assert_eq!(top_clients(&t, &stats, n), want);
     }
 }
