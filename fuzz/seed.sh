@@ -13,7 +13,7 @@ fixtures=$root/fixtures
 realdata=${RLCTL_REALDATA:-$root/../shared/realdata}
 corpus=$fuzz/corpus
 
-mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline,container,columns,haproxy,detect}
+mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline,container,columns,haproxy,detect,routes_file}
 
 # seed TARGET NAME: stdin into corpus/TARGET/seed-NAME.
 seed() {
@@ -110,6 +110,10 @@ if command -v zstd >/dev/null; then
     { printf '\x00'; head_of "$access" 10 | zstd -q -c; } | seed pipeline zstd
 fi
 { printf '\x04'; head_of "$access" 5; printf 'bad line\n'; } | seed pipeline strict
+
+# routes files (one template per line) and --route rules (REGEX=NAME, @HOST REGEX=NAME)
+printf '# rlctl routes\n/api/orders/:id  # 4112 paths, e.g. /api/orders/4f9c2a1e\n/api/orders/search\n/static/app.:hash.js\n/blog/:slug\n/\n' | seed routes_file templates
+printf '^/api/search=search\n@api.example.com ^/v1/=v1\n@Example.COM:8080 ^/$=home\n' | seed routes_file rules
 
 # the named sources' hand-written fixtures: detection takes any of them; the
 # columns target's first byte picks alb (0), cloudfront (1) or w3c (2)
