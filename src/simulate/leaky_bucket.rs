@@ -140,7 +140,7 @@ impl Algorithm for LeakyBucket {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, idle_test_times};
 
     fn nginx(limit: &str, burst: u64, delay: Delay) -> LeakyBucket {
         LeakyBucket::new(limit.parse().unwrap(), burst, delay).unwrap()
@@ -309,13 +309,9 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn dropping_an_idle_state_changes_no_decision(
-            gaps in proptest::collection::vec(
-                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
-                1..150,
-            ),
-            start in -5000i64..5000,
+            times in idle_test_times(),
         ) {
-            check_idle_drops(&nginx("2r/s", 3, Delay::After(1)), &times_from_gaps(start, &gaps));
+            check_idle_drops(&nginx("2r/s", 3, Delay::After(1)), &times);
         }
     }
 

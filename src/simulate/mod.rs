@@ -165,6 +165,21 @@ pub(crate) mod test_util {
             .collect()
     }
 
+    /// One key's request times for the idle-state property tests: up to 150
+    /// requests whose gaps sit on and around the 1 s window edges, with long
+    /// quiet spells, from a start on either side of the epoch.
+    pub fn idle_test_times() -> impl proptest::strategy::Strategy<Value = Vec<Millis>> {
+        use proptest::strategy::Strategy;
+        (
+            -5000i64..5000,
+            proptest::collection::vec(
+                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
+                1..150,
+            ),
+        )
+            .prop_map(|(start, gaps)| times_from_gaps(start, &gaps))
+    }
+
     /// Parses a compact expectation such as `"yyn"` (y = admitted, n = rejected).
     pub fn expect(pattern: &str) -> Vec<bool> {
         pattern

@@ -61,7 +61,7 @@ impl Algorithm for SlidingLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::test_util::{check_idle_drops, decisions, expect, times_from_gaps};
+    use crate::simulate::test_util::{check_idle_drops, decisions, expect, idle_test_times};
 
     fn log(limit: &str) -> SlidingLog {
         SlidingLog::new(limit.parse().unwrap())
@@ -108,13 +108,9 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn dropping_an_idle_state_changes_no_decision(
-            gaps in proptest::collection::vec(
-                proptest::sample::select(vec![0i64, 1, 7, 250, 499, 999, 1000, 1001, 2500, 60_000]),
-                1..150,
-            ),
-            start in -5000i64..5000,
+            times in idle_test_times(),
         ) {
-            check_idle_drops(&log("3/1s"), &times_from_gaps(start, &gaps));
+            check_idle_drops(&log("3/1s"), &times);
         }
     }
 
