@@ -345,47 +345,39 @@ impl Exporter for AwsWaf {
         "aws-waf"
     }
 
+    /// The document for `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
-    }
-}
-
-/// The document for `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
-    let mut notes = vec![
+        let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
+        let mut notes = vec![
             format!("rlctl export --target aws-waf: {} rate-based rules. JSON holds no comments: these notes sit beside Rules; give AWS only the Rules (jq .Rules).", rules.len()),
             "AWS WAF counts a sliding window of 60, 120, 300 or 600 s and has no burst: each Limit is the most the rule can admit in any span of its window (at least 10), so AWS never blocks a request the policy admits, but lets a client send that many at once.".into(),
             "AWS WAF re-evaluates rates every few seconds, so it starts and stops blocking with a delay, and blocks every request of a client while it is over the limit.".into(),
             "With the AWS CLI v2 pass --cli-binary-format raw-in-base64-out so SearchString is read as text.".into(),
         ];
-    if opts.dry_run {
-        notes.push("Dry run: the rules Count instead of Block; see the CloudWatch metrics and sampled requests.".into());
+        if opts.dry_run {
+            notes.push("Dry run: the rules Count instead of Block; see the CloudWatch metrics and sampled requests.".into());
+        }
+        let exempted = exempt::exempted(exemptions)?;
+        notes.extend(exempted.notes);
+        let mut waf_rules = Vec::new();
+        for (priority, (rule, id)) in rules.iter().zip(&ids).enumerate() {
+            let at = (priority, exempted.statement.as_ref());
+            waf_rules.push(waf_rule(rule, id, at, opts, &mut notes)?);
+        }
+        let doc = Document {
+            ip_sets: exempted.ip_sets,
+            notes,
+            rules: waf_rules,
+        };
+        let mut text = serde_json::to_string_pretty(&doc).expect("the document always serializes");
+        text.push('\n');
+        Ok(text)
     }
-    let exempted = exempt::exempted(exemptions)?;
-    notes.extend(exempted.notes);
-    let mut waf_rules = Vec::new();
-    for (priority, (rule, id)) in rules.iter().zip(&ids).enumerate() {
-        let at = (priority, exempted.statement.as_ref());
-        waf_rules.push(waf_rule(rule, id, at, opts, &mut notes)?);
-    }
-    let doc = Document {
-        ip_sets: exempted.ip_sets,
-        notes,
-        rules: waf_rules,
-    };
-    let mut text = serde_json::to_string_pretty(&doc).expect("the document always serializes");
-    text.push('\n');
-    Ok(text)
 }
 
 #[cfg(test)]

@@ -190,83 +190,75 @@ impl Exporter for Envoy {
         "envoy"
     }
 
+    /// The configuration of `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
-    }
-}
+        let configs = rules
+            .iter()
+            .zip(identifiers(rules))
+            .map(|(rule, id)| rule_config(rule, &id))
+            .collect::<Result<Vec<_>, _>>()?;
+        let uses_xff = configs.iter().any(|c| c.uses_xff);
 
-/// The configuration of `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    let configs = rules
-        .iter()
-        .zip(identifiers(rules))
-        .map(|(rule, id)| rule_config(rule, &id))
-        .collect::<Result<Vec<_>, _>>()?;
-    let uses_xff = configs.iter().any(|c| c.uses_xff);
+        let mut typed_config = Map::new();
+        typed_config
+            .set("\"@type\"", plain(FILTER_TYPE))
+            .set("stat_prefix", plain("http_local_rate_limiter"));
+        let mut http_filter = Map::new();
+        http_filter
+            .set("name", plain("envoy.filters.http.local_ratelimit"))
+            .set("typed_config", typed_config);
+        let mut http_filters = Seq::new();
+        http_filters.push(skip::wrap(http_filter, exemptions)?);
 
-    let mut typed_config = Map::new();
-    typed_config
-        .set("\"@type\"", plain(FILTER_TYPE))
-        .set("stat_prefix", plain("http_local_rate_limiter"));
-    let mut http_filter = Map::new();
-    http_filter
-        .set("name", plain("envoy.filters.http.local_ratelimit"))
-        .set("typed_config", typed_config);
-    let mut http_filters = Seq::new();
-    http_filters.push(skip::wrap(http_filter, exemptions)?);
+        let mut per_filter = Map::new();
+        per_filter.set(
+            "envoy.filters.http.local_ratelimit",
+            vhost_filter(&configs, opts),
+        );
+        let mut vhost = Map::new();
+        vhost
+            .set("name", plain("rlctl"))
+            .set("domains", Value::FlowSeq(vec![string("*")]))
+            .set("typed_per_filter_config", per_filter);
+        let mut vhost_limits = Seq::new();
+        let mut routes = Seq::new();
+        for route in exempt::routes(exemptions)? {
+            routes.push(route);
+        }
+        for config in &configs {
+            match &config.route {
+                None => vhost_limits.push(config.rate_limit.clone()),
+                Some(route) => routes.push(route.clone()),
+            };
+        }
+        if !vhost_limits.is_empty() {
+            vhost.set("rate_limits", vhost_limits);
+        }
+        let mut catch_all = Map::new();
+        catch_all
+            .set("match", flow([("prefix", string("/"))]))
+            .set("route", flow([("cluster", plain("backend"))]))
+            .note("your upstream cluster");
+        routes.push(catch_all);
+        vhost.set("routes", routes);
+        let mut virtual_hosts = Seq::new();
+        virtual_hosts.push(vhost);
 
-    let mut per_filter = Map::new();
-    per_filter.set(
-        "envoy.filters.http.local_ratelimit",
-        vhost_filter(&configs, opts),
-    );
-    let mut vhost = Map::new();
-    vhost
-        .set("name", plain("rlctl"))
-        .set("domains", Value::FlowSeq(vec![string("*")]))
-        .set("typed_per_filter_config", per_filter);
-    let mut vhost_limits = Seq::new();
-    let mut routes = Seq::new();
-    for route in exempt::routes(exemptions)? {
-        routes.push(route);
+        let mut doc = Map::new();
+        doc.comment("1. In the HTTP connection manager, before envoy.filters.http.router:")
+            .set("http_filters", http_filters)
+            .comment("2. The virtual host (merge into your route_config):")
+            .set("virtual_hosts", virtual_hosts);
+        let mut out = comment_block("# ", &head(rules, uses_xff));
+        out.push('\n');
+        out.push_str(&doc.render());
+        Ok(out)
     }
-    for config in &configs {
-        match &config.route {
-            None => vhost_limits.push(config.rate_limit.clone()),
-            Some(route) => routes.push(route.clone()),
-        };
-    }
-    if !vhost_limits.is_empty() {
-        vhost.set("rate_limits", vhost_limits);
-    }
-    let mut catch_all = Map::new();
-    catch_all
-        .set("match", flow([("prefix", string("/"))]))
-        .set("route", flow([("cluster", plain("backend"))]))
-        .note("your upstream cluster");
-    routes.push(catch_all);
-    vhost.set("routes", routes);
-    let mut virtual_hosts = Seq::new();
-    virtual_hosts.push(vhost);
-
-    let mut doc = Map::new();
-    doc.comment("1. In the HTTP connection manager, before envoy.filters.http.router:")
-        .set("http_filters", http_filters)
-        .comment("2. The virtual host (merge into your route_config):")
-        .set("virtual_hosts", virtual_hosts);
-    let mut out = comment_block("# ", &head(rules, uses_xff));
-    out.push('\n');
-    out.push_str(&doc.render());
-    Ok(out)
 }
 
 #[cfg(test)]

@@ -215,86 +215,77 @@ impl Exporter for Haproxy {
         "haproxy"
     }
 
+    /// The configuration of `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
-    }
-}
-
-/// The configuration of `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    let ids = identifiers(rules);
-    let (tables, shapes) = tables(rules)?;
-    let mut backends = Conf::new(INDENT);
-    let mut frontend = Frontend::default();
-    let (exempt_lines, exempt_xff) = if exemptions.is_empty() {
-        (Conf::new(INDENT), false)
-    } else {
-        haproxy_exempt::write(exemptions, part_expr)?
-    };
-    let guard = if exemptions.is_empty() {
-        String::new()
-    } else {
-        format!(" if {UNLESS_EXEMPT}")
-    };
-    for (sc, table) in tables.iter().enumerate() {
-        let name = format!("rl_{}", ids[table.rules[0]]);
-        let table_args = (sc, table, name.as_str());
-        write_table(
-            &mut backends,
-            &mut frontend,
-            table_args,
-            rules,
-            opts,
-            &guard,
-        );
-        let and_guard = guard.replace(" if ", " ");
-        for (gpc, &i) in table.rules.iter().enumerate() {
-            let at = (sc, gpc, table.window);
-            write_rule(
+        let ids = identifiers(rules);
+        let (tables, shapes) = tables(rules)?;
+        let mut backends = Conf::new(INDENT);
+        let mut frontend = Frontend::default();
+        let (exempt_lines, exempt_xff) = if exemptions.is_empty() {
+            (Conf::new(INDENT), false)
+        } else {
+            haproxy_exempt::write(exemptions, part_expr)?
+        };
+        let guard = if exemptions.is_empty() {
+            String::new()
+        } else {
+            format!(" if {UNLESS_EXEMPT}")
+        };
+        for (sc, table) in tables.iter().enumerate() {
+            let name = format!("rl_{}", ids[table.rules[0]]);
+            let table_args = (sc, table, name.as_str());
+            write_table(
+                &mut backends,
                 &mut frontend,
-                at,
-                &rules[i],
-                &shapes[i],
-                &ids[i],
+                table_args,
+                rules,
                 opts,
-                &and_guard,
-            )?;
+                &guard,
+            );
+            let and_guard = guard.replace(" if ", " ");
+            for (gpc, &i) in table.rules.iter().enumerate() {
+                let at = (sc, gpc, table.window);
+                write_rule(
+                    &mut frontend,
+                    at,
+                    &rules[i],
+                    &shapes[i],
+                    &ids[i],
+                    opts,
+                    &and_guard,
+                )?;
+            }
         }
-    }
-    let first = format!(
-        "rlctl export --target haproxy: {} rules as stick tables.",
-        rules.len()
-    );
-    let head = conf::head(
-        &[
-            &first,
-            "Add the backend sections as they are; merge the frontend's http-request lines into",
-            "your HTTP frontend, in this order (after anything that sets the client address).",
-            "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the",
-            "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's",
-            "capacity), so HAProxy never rejects a request the policy admits, but allows a",
-            "steady client up to that many per window. Counts are per HAProxy process (use",
-            "peers to share tables).",
-        ],
-        &["Response headers describing each rule (http-response set-header NAME VALUE):"],
-        rules,
-    );
-    let uses_xff = exempt_xff
-        || tables
-            .iter()
-            .any(|t| t.parts.contains(&ClientPart::ForwardedFor));
-    let mut out = Conf::new(INDENT);
-    out.comments(&head).append(&backends).blank();
-    out.line("frontend rlctl  # merge these lines into your HTTP frontend")
+        let first = format!(
+            "rlctl export --target haproxy: {} rules as stick tables.",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "Add the backend sections as they are; merge the frontend's http-request lines into",
+                "your HTTP frontend, in this order (after anything that sets the client address).",
+                "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the",
+                "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's",
+                "capacity), so HAProxy never rejects a request the policy admits, but allows a",
+                "steady client up to that many per window. Counts are per HAProxy process (use",
+                "peers to share tables).",
+            ],
+            &["Response headers describing each rule (http-response set-header NAME VALUE):"],
+            rules,
+        );
+        let uses_xff = exempt_xff
+            || tables
+                .iter()
+                .any(|t| t.parts.contains(&ClientPart::ForwardedFor));
+        let mut out = Conf::new(INDENT);
+        out.comments(&head).append(&backends).blank();
+        out.line("frontend rlctl  # merge these lines into your HTTP frontend")
             .nested(|c| {
                 c.line("mode http")
                     .line("bind 127.0.0.1:8080  # your bind line");
@@ -317,7 +308,8 @@ fn render(
                     .comment("Count only the requests that passed every rule above.")
                     .append(&frontend.counts);
             });
-    Ok(out.finish())
+        Ok(out.finish())
+    }
 }
 
 #[cfg(test)]

@@ -224,83 +224,76 @@ impl Exporter for Kong {
         "kong"
     }
 
+    /// The declarative configuration of `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
-    }
-}
-
-/// The declarative configuration of `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    if opts.dry_run {
-        return Err(ExportError::Target {
-            target: "kong",
-            message: "Kong's rate-limiting plugin has no dry-run mode; export without --dry-run"
-                .into(),
-        });
-    }
-    let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
-    let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
-    let mut global = Seq::new();
-    let mut routes = Seq::new();
-    for route in kong_exempt::routes(exemptions)? {
-        routes.push(route);
-    }
-    for (i, rule) in each.iter().enumerate() {
-        if rule.method.is_none() && rule.route.is_none() {
-            global.comments(&rule.notes).push(plugin(
-                &format!("rl-{}", ids[i]),
-                &rule.by,
-                &rule.limits,
-            ));
-        } else {
-            routes.push(kong_route(i, &each, rules, &ids));
+        if opts.dry_run {
+            return Err(ExportError::Target {
+                target: "kong",
+                message:
+                    "Kong's rate-limiting plugin has no dry-run mode; export without --dry-run"
+                        .into(),
+            });
         }
+        let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
+        let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
+        let mut global = Seq::new();
+        let mut routes = Seq::new();
+        for route in kong_exempt::routes(exemptions)? {
+            routes.push(route);
+        }
+        for (i, rule) in each.iter().enumerate() {
+            if rule.method.is_none() && rule.route.is_none() {
+                global.comments(&rule.notes).push(plugin(
+                    &format!("rl-{}", ids[i]),
+                    &rule.by,
+                    &rule.limits,
+                ));
+            } else {
+                routes.push(kong_route(i, &each, rules, &ids));
+            }
+        }
+        let mut doc = Map::new();
+        doc.set("_format_version", string("3.0"));
+        if !global.is_empty() {
+            doc.set("plugins", global);
+        }
+        if !routes.is_empty() {
+            let mut service = Map::new();
+            service
+                .set("name", plain("backend"))
+                .set("url", string("http://backend.invalid"))
+                .note("your upstream")
+                .set("routes", routes);
+            let mut services = Seq::new();
+            services.push(service);
+            doc.set("services", services);
+        }
+        let first = format!(
+            "rlctl export --target kong: {} rules for the rate-limiting plugin (decK).",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "Kong OSS counts fixed windows: each limit is the most the rule can admit in one",
+                "such window, so Kong never rejects a request the policy admits, but it can let a",
+                "client send a window's worth at once. policy: local counts per Kong node.",
+                "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
+                "and counts per route; where routes overlap, Kong picks one.",
+            ],
+            &[
+                "Response headers describing each rule (Kong also sends RateLimit-* and",
+                "X-RateLimit-Limit-<period> itself, as hide_client_headers is false):",
+            ],
+            rules,
+        );
+        Ok(comment_block("# ", &head) + &doc.render())
     }
-    let mut doc = Map::new();
-    doc.set("_format_version", string("3.0"));
-    if !global.is_empty() {
-        doc.set("plugins", global);
-    }
-    if !routes.is_empty() {
-        let mut service = Map::new();
-        service
-            .set("name", plain("backend"))
-            .set("url", string("http://backend.invalid"))
-            .note("your upstream")
-            .set("routes", routes);
-        let mut services = Seq::new();
-        services.push(service);
-        doc.set("services", services);
-    }
-    let first = format!(
-        "rlctl export --target kong: {} rules for the rate-limiting plugin (decK).",
-        rules.len()
-    );
-    let head = conf::head(
-        &[
-            &first,
-            "Kong OSS counts fixed windows: each limit is the most the rule can admit in one",
-            "such window, so Kong never rejects a request the policy admits, but it can let a",
-            "client send a window's worth at once. policy: local counts per Kong node.",
-            "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
-            "and counts per route; where routes overlap, Kong picks one.",
-        ],
-        &[
-            "Response headers describing each rule (Kong also sends RateLimit-* and",
-            "X-RateLimit-Limit-<period> itself, as hide_client_headers is false):",
-        ],
-        rules,
-    );
-    Ok(comment_block("# ", &head) + &doc.render())
 }
 
 #[cfg(test)]

@@ -219,61 +219,53 @@ impl Exporter for Nginx {
         "nginx"
     }
 
+    /// The configuration of `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
-    }
-}
-
-/// The configuration of `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    let mut zones = Conf::new(INDENT);
-    let mut uses_xff = false;
-    if !exemptions.is_empty() {
-        uses_xff |= nginx_exempt::write(&mut zones, exemptions, quote, XFF_VARIABLE)?;
-    }
-    for (rule, id) in rules.iter().zip(identifiers(rules)) {
-        uses_xff |= write_zone(&mut zones, rule, &id, opts, !exemptions.is_empty())?;
-    }
-    let first = format!(
-        "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",
-        rules.len()
-    );
-    let head = conf::head(
-        &[
-            &first,
-            "limit_req at http level applies in every server and location, except where a",
-            "level declares a limit_req of its own (nginx then inherits none): copy the",
-            "limit_req lines there. Rules for a method or route leave their key empty for",
-            "other requests (nginx does not count empty keys): every rule applies to exactly",
-            "the requests the policy says, wherever they are served.",
-            "Safe conversions: where nginx cannot express a rule exactly, the setting",
-            "never rejects a request the policy admits (it may admit a little more).",
-        ],
-        &["Response headers describing each rule (add_header NAME \"VALUE\" always;):"],
-        rules,
-    );
-    let mut out = Conf::new(INDENT);
-    out.comments(&head).blank().line("limit_req_status 429;");
-    if opts.dry_run {
-        out.comment(
+        let mut zones = Conf::new(INDENT);
+        let mut uses_xff = false;
+        if !exemptions.is_empty() {
+            uses_xff |= nginx_exempt::write(&mut zones, exemptions, quote, XFF_VARIABLE)?;
+        }
+        for (rule, id) in rules.iter().zip(identifiers(rules)) {
+            uses_xff |= write_zone(&mut zones, rule, &id, opts, !exemptions.is_empty())?;
+        }
+        let first = format!(
+            "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "limit_req at http level applies in every server and location, except where a",
+                "level declares a limit_req of its own (nginx then inherits none): copy the",
+                "limit_req lines there. Rules for a method or route leave their key empty for",
+                "other requests (nginx does not count empty keys): every rule applies to exactly",
+                "the requests the policy says, wherever they are served.",
+                "Safe conversions: where nginx cannot express a rule exactly, the setting",
+                "never rejects a request the policy admits (it may admit a little more).",
+            ],
+            &["Response headers describing each rule (add_header NAME \"VALUE\" always;):"],
+            rules,
+        );
+        let mut out = Conf::new(INDENT);
+        out.comments(&head).blank().line("limit_req_status 429;");
+        if opts.dry_run {
+            out.comment(
             "Dry run: requests over a limit are served; $limit_req_status logs REJECTED_DRY_RUN.",
         )
         .line("limit_req_dry_run on;");
+        }
+        if uses_xff {
+            write_xff_map(out.blank());
+        }
+        out.append(&zones);
+        Ok(out.finish())
     }
-    if uses_xff {
-        write_xff_map(out.blank());
-    }
-    out.append(&zones);
-    Ok(out.finish())
 }
 
 #[cfg(test)]

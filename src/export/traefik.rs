@@ -187,87 +187,80 @@ impl Exporter for Traefik {
         "traefik"
     }
 
+    /// The dynamic configuration of `rules` with `exemptions`.
     fn render_with(
         &self,
         rules: &[CheckedRule],
         exemptions: &[Exemption],
         opts: &ExportOptions,
     ) -> Result<String, ExportError> {
-        render(rules, exemptions, opts)
+        if opts.dry_run {
+            return Err(ExportError::Target {
+                target: "traefik",
+                message:
+                    "Traefik's rateLimit middleware has no dry-run mode; export without --dry-run"
+                        .into(),
+            });
+        }
+        let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
+        let mut middlewares = Map::new();
+        let mut scopes = Vec::new();
+        for (rule, id) in rules.iter().zip(&ids) {
+            let (notes, settings) = middleware(rule)?;
+            scopes.push((method(rule)?, route(rule)?.map(str::to_string)));
+            middlewares
+                .comments(&notes)
+                .set(format!("rl-{id}"), settings);
+        }
+        let mut routers_map = Map::new();
+        for router in traefik_exempt::routers(exemptions)? {
+            let mut settings = Map::new();
+            settings
+                .set("rule", string(router.rule))
+                .set("priority", plain(router.priority))
+                .note("above every rate-limited router")
+                .set("service", plain("backend"))
+                .note("your service; no rateLimit middleware");
+            routers_map
+                .comments(&router.notes)
+                .set(router.name, settings);
+        }
+        for router in routers(rules, &ids, &scopes) {
+            let mut settings = Map::new();
+            settings
+                .set("rule", string(router.rule))
+                .set("service", plain("backend"))
+                .note("your service")
+                .set(
+                    "middlewares",
+                    Value::FlowSeq(router.middlewares.into_iter().map(string).collect()),
+                );
+            routers_map.comment(router.note).set(router.name, settings);
+        }
+        let mut http = Map::new();
+        http.set("middlewares", middlewares)
+            .set("routers", routers_map);
+        let mut doc = Map::new();
+        doc.set("http", http);
+        let first = format!(
+            "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
+            rules.len()
+        );
+        let head = conf::head(
+            &[
+                &first,
+                "Traefik picks one router per request (the longest rule first): each router below",
+                "carries the middlewares of every rule that applies to its requests. Buckets are",
+                "per router and per Traefik instance; idle buckets are forgotten after a few",
+                "seconds and restart full. Traefik may delay a request up to half a refill",
+                "interval instead of rejecting it. Replace service: backend with your service.",
+                "Safe conversions: rate and burst carry over exactly (token bucket).",
+            ],
+            &["Response headers describing each rule (e.g. a headers middleware):"],
+            rules,
+        );
+        Ok(comment_block("# ", &head) + &doc.render())
     }
-}
-
-/// The dynamic configuration of `rules` with `exemptions`.
-fn render(
-    rules: &[CheckedRule],
-    exemptions: &[Exemption],
-    opts: &ExportOptions,
-) -> Result<String, ExportError> {
-    if opts.dry_run {
-        return Err(ExportError::Target {
-            target: "traefik",
-            message: "Traefik's rateLimit middleware has no dry-run mode; export without --dry-run"
-                .into(),
-        });
-    }
-    let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
-    let mut middlewares = Map::new();
-    let mut scopes = Vec::new();
-    for (rule, id) in rules.iter().zip(&ids) {
-        let (notes, settings) = middleware(rule)?;
-        scopes.push((method(rule)?, route(rule)?.map(str::to_string)));
-        middlewares
-            .comments(&notes)
-            .set(format!("rl-{id}"), settings);
-    }
-    let mut routers_map = Map::new();
-    for router in traefik_exempt::routers(exemptions)? {
-        let mut settings = Map::new();
-        settings
-            .set("rule", string(router.rule))
-            .set("priority", plain(router.priority))
-            .note("above every rate-limited router")
-            .set("service", plain("backend"))
-            .note("your service; no rateLimit middleware");
-        routers_map
-            .comments(&router.notes)
-            .set(router.name, settings);
-    }
-    for router in routers(rules, &ids, &scopes) {
-        let mut settings = Map::new();
-        settings
-            .set("rule", string(router.rule))
-            .set("service", plain("backend"))
-            .note("your service")
-            .set(
-                "middlewares",
-                Value::FlowSeq(router.middlewares.into_iter().map(string).collect()),
-            );
-        routers_map.comment(router.note).set(router.name, settings);
-    }
-    let mut http = Map::new();
-    http.set("middlewares", middlewares)
-        .set("routers", routers_map);
-    let mut doc = Map::new();
-    doc.set("http", http);
-    let first = format!(
-        "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
-        rules.len()
-    );
-    let head = conf::head(
-        &[
-            &first,
-            "Traefik picks one router per request (the longest rule first): each router below",
-            "carries the middlewares of every rule that applies to its requests. Buckets are",
-            "per router and per Traefik instance; idle buckets are forgotten after a few",
-            "seconds and restart full. Traefik may delay a request up to half a refill",
-            "interval instead of rejecting it. Replace service: backend with your service.",
-            "Safe conversions: rate and burst carry over exactly (token bucket).",
-        ],
-        &["Response headers describing each rule (e.g. a headers middleware):"],
-        rules,
-    );
-    Ok(comment_block("# ", &head) + &doc.render())
 }
 
 #[cfg(test)]
