@@ -53,13 +53,39 @@ impl Interner {
     /// The id of `name`, adding it when new.
     pub fn intern(&mut self, name: &str) -> Id {
         let hash = hash_name(name.as_bytes());
-        let Interner { text, ends, table } = self;
-        let found = table.find(table_hash(hash), |slot| {
-            slot.hash == hash && bytes_of(text, ends, slot.id) == name.as_bytes()
-        });
-        if let Some(slot) = found {
-            return slot.id;
+        match self.find(name.as_bytes(), hash) {
+            Some(id) => id,
+            None => self.insert_new(name, hash),
         }
+    }
+
+    /// The id of `bytes` read as UTF-8 with invalid sequences shown as U+FFFD
+    /// (what `intern(&String::from_utf8_lossy(bytes))` gives), adding it when
+    /// new. A name seen before is found by its bytes without validating them
+    /// again: every stored name is valid UTF-8, so bytes that are not never
+    /// match one and take the lossy way.
+    pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
+        let hash = hash_name(bytes);
+        if let Some(id) = self.find(bytes, hash) {
+            return id;
+        }
+        match std::str::from_utf8(bytes) {
+            Ok(name) => self.insert_new(name, hash),
+            Err(_) => self.intern(&String::from_utf8_lossy(bytes)),
+        }
+    }
+
+    fn find(&self, name: &[u8], hash: u32) -> Option<Id> {
+        self.table
+            .find(table_hash(hash), |slot| {
+                slot.hash == hash && bytes_of(&self.text, &self.ends, slot.id) == name
+            })
+            .map(|slot| slot.id)
+    }
+
+    /// Adds `name`, which is not interned yet and hashes to `hash`.
+    fn insert_new(&mut self, name: &str, hash: u32) -> Id {
+        let Interner { text, ends, table } = self;
         let id = Id::try_from(ends.len()).expect("more than 4 billion distinct names");
         text.push_str(name);
         ends.push(text.len());
@@ -71,12 +97,7 @@ impl Interner {
 
     /// The id of `name` if it was interned.
     pub fn get(&self, name: &str) -> Option<Id> {
-        let hash = hash_name(name.as_bytes());
-        self.table
-            .find(table_hash(hash), |slot| {
-                slot.hash == hash && bytes_of(&self.text, &self.ends, slot.id) == name.as_bytes()
-            })
-            .map(|slot| slot.id)
+        self.find(name.as_bytes(), hash_name(name.as_bytes()))
     }
 
     /// The name behind `id`.
@@ -148,5 +169,29 @@ mod tests {
             assert_eq!(i.name(n), format!("/api/users/{n}"));
         }
         assert_eq!(i.len(), 10_000);
+    }
+
+    proptest::proptest! {
+        /// Interning bytes lossily gives the ids and names that interning
+        /// their `from_utf8_lossy` text gives, whatever the mix of valid and
+        /// invalid UTF-8 (and of text that already holds U+FFFD).
+        #[test]
+        fn lossy_interning_equals_interning_the_lossy_text(
+            names in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    b"a".to_vec(), b"".to_vec(), b"\xff".to_vec(), "\u{fffd}".as_bytes().to_vec(),
+                    b"a\xffb".to_vec(), "a\u{fffd}b".as_bytes().to_vec(), "é".as_bytes().to_vec(),
+                    b"\xc3".to_vec(), b"Mozilla/5.0".to_vec(),
+                ]),
+                0..40,
+            )
+        ) {
+            let (mut lossy, mut text) = (Interner::default(), Interner::default());
+            for name in &names {
+                let want = text.intern(&String::from_utf8_lossy(name));
+                proptest::prop_assert_eq!(lossy.intern_lossy(name), want);
+            }
+            proptest::prop_assert_eq!(lossy.names().collect::<Vec<_>>(), text.names().collect::<Vec<_>>());
+        }
     }
 }

@@ -160,7 +160,7 @@ fn parse_line<'a>(
         out.skip(this_line, SkipReason::BadTime);
         return;
     };
-    let Some(key) = ctx.keys.primary.key(record, key) else {
+    let Some(key) = ctx.keys.primary.key_value(record, key) else {
         out.skip(this_line, SkipReason::NoClient);
         return;
     };
@@ -181,15 +181,15 @@ fn parse_line<'a>(
             methods: &mut out.methods,
         },
     );
-    if request.invalid_utf8 || (!key.is_ascii() && key.contains('\u{fffd}')) {
+    if request.invalid_utf8 || key.has_replacement() {
         out.invalid_utf8 += 1;
     }
     out.subsecond |= stamp.subsecond;
     out.parsed += 1;
-    let client = out.clients.intern(key);
+    let client = key.intern(&mut out.clients);
     for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
-        let id: Id = match spec.key(record, extra_key) {
-            Some(key) => column.names.intern(key),
+        let id: Id = match spec.key_value(record, extra_key) {
+            Some(key) => key.intern(&mut column.names),
             None => NO_KEY,
         };
         column.ids.push(id);

@@ -7,6 +7,7 @@ use std::net::IpAddr;
 
 use super::IngestError;
 use super::record::Record;
+use crate::events::{Id, Interner};
 
 /// One part of a client key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,6 +22,35 @@ pub enum KeyPart {
     UserAgent,
     /// Any parsed field or JSON path; the index into `Record::extra`.
     Field(usize),
+}
+
+/// A record's key ([`KeySpec::key_value`]): logged bytes or built text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeyValue<'r> {
+    /// The bytes of one field as logged, read as UTF-8 with U+FFFD for invalid sequences.
+    Bytes(&'r [u8]),
+    /// Text built from the record.
+    Text(&'r str),
+}
+
+impl KeyValue<'_> {
+    /// The key's id in `names` (added when new).
+    pub fn intern(self, names: &mut Interner) -> Id {
+        match self {
+            KeyValue::Bytes(bytes) => names.intern_lossy(bytes),
+            KeyValue::Text(text) => names.intern(text),
+        }
+    }
+
+    /// True when the key holds U+FFFD (bytes that are not UTF-8, or the character itself).
+    pub fn has_replacement(self) -> bool {
+        match self {
+            KeyValue::Bytes(bytes) => {
+                !bytes.is_ascii() && super::endpoint::lossy(bytes).contains('\u{fffd}')
+            }
+            KeyValue::Text(text) => !text.is_ascii() && text.contains('\u{fffd}'),
+        }
+    }
 }
 
 /// A parsed `--key` with its CIDR settings.
@@ -109,6 +139,31 @@ impl KeySpec {
                 Some(scratch.as_str())
             }
         }
+    }
+
+    /// The key of `record` as [`KeySpec::key`] gives it, as the logged bytes
+    /// where the key is one field taken as logged (the user, the user agent, a
+    /// `field:NAME`, or one address without `--cidr4/6`), so that a caller can
+    /// intern them without checking bytes it has seen before
+    /// ([`KeyValue::intern`]); as text otherwise.
+    pub fn key_value<'r>(
+        &self,
+        record: &'r Record<'_>,
+        scratch: &'r mut String,
+    ) -> Option<KeyValue<'r>> {
+        let logged = match self.parts.as_slice() {
+            [KeyPart::User] => record.user.trim_ascii(),
+            [KeyPart::UserAgent] => record.user_agent.trim_ascii(),
+            [KeyPart::Field(f)] => record.extra[*f].trim_ascii(),
+            [KeyPart::Ip] if self.cidr4.is_none() && self.cidr6.is_none() => {
+                match single_address_bytes(&record.addr) {
+                    Some(address) => &address[host_span(address)],
+                    None => return self.key(record, scratch).map(KeyValue::Text),
+                }
+            }
+            _ => return self.key(record, scratch).map(KeyValue::Text),
+        };
+        (!logged.is_empty() && logged != b"-").then_some(KeyValue::Bytes(logged))
     }
 
     /// The value of one part of the key.
@@ -251,24 +306,29 @@ impl KeySet {
 /// and `[2001:db8::1]` → `2001:db8::1`, `host.example:8080` → `host.example`.
 /// A bare IPv6 address (several colons) and a hostname stay as they are.
 pub fn without_port(addr: &str) -> &str {
-    if let Some(inner) = addr.strip_prefix('[') {
-        return inner.split_once(']').map_or(addr, |(host, _)| host);
+    // The span's ends are next to ASCII bytes (`[`, `]`, `:`), so on char boundaries.
+    &addr[host_span(addr.as_bytes())]
+}
+
+/// Where the host of `addr` is ([`without_port`]).
+fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
+    if let Some(inner) = addr.strip_prefix(b"[") {
+        return memchr::memchr(b']', inner).map_or(0..addr.len(), |end| 1..1 + end);
     }
-    let bytes = addr.as_bytes();
-    let Some(colon) = memchr::memrchr(b':', bytes) else {
-        return addr;
+    let Some(colon) = memchr::memrchr(b':', addr) else {
+        return 0..addr.len();
     };
-    let port = &bytes[colon + 1..];
-    let one_colon = memchr::memchr(b':', &bytes[..colon]).is_none();
+    let port = &addr[colon + 1..];
+    let one_colon = memchr::memchr(b':', &addr[..colon]).is_none();
     if one_colon && colon > 0 && !port.is_empty() && port.iter().all(u8::is_ascii_digit) {
-        &addr[..colon]
+        0..colon
     } else {
-        addr
+        0..addr.len()
     }
 }
 
 fn present(value: &[u8]) -> Cow<'_, str> {
-    String::from_utf8_lossy(value.trim_ascii())
+    super::endpoint::lossy(value.trim_ascii())
 }
 
 /// The addresses in an address or X-Forwarded-For field: separated by commas,
@@ -302,11 +362,14 @@ fn addresses(field: &[u8]) -> impl DoubleEndedIterator<Item = &str> {
 /// The common case decided in one pass: an ASCII field without separators is a
 /// single address (or none when empty or `-`). `None` when the field needs splitting.
 fn single_address(field: &[u8]) -> Option<Option<&str>> {
-    if field.iter().any(|&b| NEEDS_SPLITTING[usize::from(b)]) {
-        return None;
-    }
+    let field = single_address_bytes(field)?;
     let text = std::str::from_utf8(field).expect("ASCII is UTF-8");
     Some((!text.is_empty() && text != "-").then_some(text))
+}
+
+/// `field` when it is ASCII without separators (one address, or none).
+fn single_address_bytes(field: &[u8]) -> Option<&[u8]> {
+    (!field.iter().any(|&b| NEEDS_SPLITTING[usize::from(b)])).then_some(field)
 }
 
 /// Bytes that make a field need [`addresses`]: the separators (`,`, `"` and the

@@ -54,13 +54,26 @@ impl Record<'_> {
 
     /// Resets every field, keeping the `extra` allocation.
     pub fn clear(&mut self, extra_fields: usize) {
-        let mut extra = std::mem::take(&mut self.extra);
-        extra.clear();
-        extra.resize(extra_fields, Cow::Borrowed(&[][..]));
-        *self = Record {
+        const EMPTY: Bytes<'static> = Cow::Borrowed(&[]);
+        // Field by field, in place (naming every field, so a new one is not forgotten).
+        let Record {
+            time,
+            addr,
+            user,
+            xff,
+            user_agent,
+            method,
+            path,
+            status,
+            limit_req_status,
             extra,
-            ..Record::default()
-        };
+        } = self;
+        (*time, *status) = (None, None);
+        for field in [addr, user, xff, user_agent, method, path, limit_req_status] {
+            *field = EMPTY;
+        }
+        extra.clear();
+        extra.resize(extra_fields, EMPTY);
     }
 }
 

@@ -191,3 +191,78 @@ fn ports_and_brackets_are_not_part_of_the_client() {
         "192.0.2.0/24"
     );
 }
+
+proptest::proptest! {
+    /// A key interned from [`KeySpec::key_value`] (logged bytes where it can)
+    /// names what its text from [`KeySpec::key`] names: the same ids and
+    /// names, no key for both, and the same U+FFFD flag.
+    #[test]
+    fn key_values_intern_as_the_key_text(
+        fields in proptest::collection::vec(
+            proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"alice"[..], b"-", b" ", b"\t", b"\xff", "\u{fffd}".as_bytes(), b"Mozilla/5.0",
+                    "é".as_bytes(), b"", b"1.2.3.4", b":8080", b"[2001:db8::1]", b"::1", b",", b"\"",
+                ]),
+                0..5,
+            ),
+            1..20,
+        ),
+        which in 0usize..7,
+    ) {
+        use crate::events::Interner;
+        let spec = match which {
+            0 => KeySpec::parse("user", None, None).unwrap(),
+            1 => KeySpec::user_agent(),
+            2 => KeySpec::parse("field:k", None, None).unwrap(),
+            3 => KeySpec::parse("ip", None, None).unwrap(),
+            4 => KeySpec::parse("ip", Some(24), Some(64)).unwrap(),
+            5 => KeySpec::parse("xff", None, None).unwrap(),
+            _ => KeySpec::parse("ip+user", None, None).unwrap(),
+        };
+        let (mut by_text, mut by_value) = (Interner::default(), Interner::default());
+        for parts in fields {
+            let value = parts.concat();
+            let mut r = Record::default();
+            r.clear(spec.fields.len());
+            for field in [&mut r.addr, &mut r.xff, &mut r.user, &mut r.user_agent] {
+                *field = Cow::Owned(value.clone());
+            }
+            for slot in &mut r.extra {
+                *slot = Cow::Owned(value.clone());
+            }
+            let (mut a, mut b) = (String::new(), String::new());
+            let text = spec.key(&r, &mut a);
+            let got = spec.key_value(&r, &mut b);
+            proptest::prop_assert_eq!(
+                got.map(KeyValue::has_replacement),
+                text.map(|t| KeyValue::Text(t).has_replacement())
+            );
+            let want = text.map(|k| by_text.intern(k));
+            proptest::prop_assert_eq!(got.map(|k| k.intern(&mut by_value)), want);
+        }
+        proptest::prop_assert_eq!(by_value.names().collect::<Vec<_>>(), by_text.names().collect::<Vec<_>>());
+    }
+}
+
+#[test]
+fn addresses_are_read_as_logged_bytes_only_when_single_and_not_aggregated() {
+    let mut r = Record::default();
+    r.addr = Cow::Borrowed(b"192.0.2.7:51234");
+    let mut scratch = String::new();
+    let ip = KeySpec::parse("ip", None, None).unwrap();
+    assert_eq!(
+        ip.key_value(&r, &mut scratch),
+        Some(KeyValue::Bytes(b"192.0.2.7"))
+    );
+    let cidr = KeySpec::parse("ip", Some(24), None).unwrap();
+    assert_eq!(
+        cidr.key_value(&r, &mut scratch),
+        Some(KeyValue::Text("192.0.2.0/24"))
+    );
+    r.addr = Cow::Borrowed(b"10.0.0.2, 192.0.2.7");
+    assert_eq!(
+        ip.key_value(&r, &mut scratch),
+        Some(KeyValue::Text("192.0.2.7"))
+    );
+}
