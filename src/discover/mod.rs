@@ -17,7 +17,7 @@ pub mod shape;
 pub mod template;
 pub mod trie;
 
-use rayon::slice::ParallelSliceMut;
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -72,17 +72,50 @@ pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
         .collect();
     // Paths are distinct, so this order is total and an unstable sort is exact.
     order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    let mut root = trie::Node::default();
-    let mut segments: Vec<&str> = Vec::new();
-    for (path, requests) in order {
-        segments.clear();
-        segments.extend(path[1..].split('/'));
-        root.insert(&segments, requests);
-    }
+    let mut root = build_trie(&order);
     root.finish();
     let mut templates = Vec::new();
     collect(&root, &mut Vec::new(), &mut templates);
     TemplateSet::new(templates)
+}
+
+/// The trie of the paths of `order`, fed in that order.
+///
+/// With fewer than [`trie::CAP`] distinct first segments the root never
+/// collapses while paths are fed, so the subtrie under each first segment
+/// sees the same inserts, in the same order, as in one pass: those subtries
+/// are built on their own, in parallel. Otherwise the paths are fed in one pass.
+fn build_trie(order: &[(&str, u64)]) -> trie::Node {
+    let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
+    for (i, &(path, _)) in order.iter().enumerate() {
+        let first = path[1..].split('/').next().unwrap_or_default();
+        groups.entry(first).or_default().push(i as u32);
+    }
+    let feed = |node: &mut trie::Node, rows: &mut dyn Iterator<Item = usize>, skip: usize| {
+        let mut segments: Vec<&str> = Vec::new();
+        for i in rows {
+            let (path, requests) = order[i];
+            segments.clear();
+            segments.extend(path[1..].split('/').skip(skip));
+            node.insert(&segments, requests);
+        }
+    };
+    let mut root = trie::Node::default();
+    if groups.len() >= trie::CAP {
+        feed(&mut root, &mut (0..order.len()), 0);
+        return root;
+    }
+    let children: Vec<(String, trie::Node)> = groups
+        .into_par_iter()
+        .map(|(first, rows)| {
+            let mut child = trie::Node::default();
+            feed(&mut child, &mut rows.into_iter().map(|i| i as usize), 1);
+            (first.to_string(), child)
+        })
+        .collect();
+    root.count = order.iter().map(|&(_, requests)| requests).sum();
+    root.children = children.into_iter().collect();
+    root
 }
 
 /// Every template of the finished trie (one per node where paths end).
@@ -142,10 +175,18 @@ pub fn apply(
         let paths = Paths::new(table, routed);
         // Per endpoint standing for a path: its template, matched once.
         let mut template = vec![NO_TEMPLATE; paths.owner.len()];
-        for e in paths.owners() {
-            if let Some(t) = paths.path(e).and_then(|p| templates.find_index(p)) {
-                template[e as usize] = t as u32;
-            }
+        let owners: Vec<Id> = paths.owners().collect();
+        let found: Vec<u32> = owners
+            .par_iter()
+            .map(|&e| {
+                paths
+                    .path(e)
+                    .and_then(|p| templates.find_index(p))
+                    .map_or(NO_TEMPLATE, |t| t as u32)
+            })
+            .collect();
+        for (&e, t) in owners.iter().zip(found) {
+            template[e as usize] = t;
         }
         let mut names = Interner::default();
         let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();

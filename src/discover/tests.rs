@@ -342,7 +342,7 @@ proptest::proptest! {
     #[test]
     fn apply_agrees_with_the_reference(
         rows in proptest::collection::vec(
-            (0usize..4, 0u64..300, 0u64..5, 1u64..4),
+            (0usize..4, 0u64..300, 0u64..6, 1u64..4),
             1..400,
         ),
     ) {
@@ -356,6 +356,7 @@ proptest::proptest! {
                     (m, 1) => format!("{m} /static/app.{}.js", hex8(id)),
                     (m, 2) => format!("{m} /static/app.{}.js", id),
                     (m, 3) => format!("{m} /api/orders/search"),
+                    (m, 4) => format!("{m} /{}/app.1.js", hex8(id)),
                     (m, _) => format!("{m} /api/orders/:id"),
                 };
                 (name, n)
@@ -392,4 +393,18 @@ fn the_reference_shapes_collapse_under_the_property_rows() {
         .collect();
     let texts = template_texts(&discover(&table(&rows), &[]));
     assert!(texts.contains(&"/api/orders/:id".to_string()), "{texts:?}");
+}
+
+#[test]
+fn paths_under_a_thousand_first_segments_are_fed_in_one_pass_like_the_reference() {
+    // More distinct first segments than a node holds: the root collapses while
+    // paths are fed, so the subtries cannot be built apart.
+    let rows: Vec<(String, u64)> = (0..(trie::CAP as u64 * 2 + 500))
+        .map(|i| (format!("GET /{}/orders/{i}", hex8(i)), 1 + i % 3))
+        .chain((0..50).map(|i| (format!("GET /api/v1/items/{i}"), 40)))
+        .collect();
+    let table = table(&rows);
+    let texts = template_texts(&discover(&table, &[]));
+    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    assert!(texts.iter().any(|t| t.starts_with("/:")), "{texts:?}");
 }
