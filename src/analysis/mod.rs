@@ -105,18 +105,19 @@ pub fn analyze_ingested(
         .map(|r| r.name.clone())
         .collect();
     let table = &mut ingested.table;
-    let templates = match (&settings.recommend.routes, settings.recommend.discover) {
-        (Some(set), _) => Some(set.clone()),
-        (None, DiscoverChoice::On) => Some(discover::discover(table, &routed)),
-        (None, DiscoverChoice::Off) => None,
+    let mapped =
+        settings.recommend.routes.is_some() || settings.recommend.discover == DiscoverChoice::On;
+    // Counted before the endpoints are folded into templates.
+    let error_endpoints = mapped.then(|| profile::facts::client_error_endpoints(table));
+    let (templates, template_uses) = match (&settings.recommend.routes, settings.recommend.discover)
+    {
+        (Some(set), _) => (Some(set.clone()), discover::apply(table, set, &routed)),
+        (None, DiscoverChoice::On) => {
+            let (set, uses) = discover::discover_and_apply(table, &routed);
+            (Some(set), uses)
+        }
+        (None, DiscoverChoice::Off) => (None, Vec::new()),
     };
-    let error_endpoints = templates
-        .as_ref()
-        .map(|_| profile::facts::client_error_endpoints(table));
-    let template_uses = templates
-        .as_ref()
-        .map(|set| discover::apply(table, set, &routed))
-        .unwrap_or_default();
     let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);

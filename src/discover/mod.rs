@@ -64,7 +64,26 @@ pub struct TemplateUse {
 /// Discovers the templates of the table's endpoints (`routed`: names that
 /// explicit rules gave, left out).
 pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
-    let paths = Paths::new(table, routed);
+    discover_paths(&Paths::new(table, routed))
+}
+
+/// Discovers the templates of the table's endpoints and maps the endpoints
+/// onto them, as [`discover`] then [`apply`] do, with one index of the
+/// distinct paths serving both.
+pub fn discover_and_apply(
+    table: &mut EventTable,
+    routed: &[String],
+) -> (TemplateSet, Vec<TemplateUse>) {
+    let (templates, mapping) = {
+        let paths = Paths::new(table, routed);
+        let templates = discover_paths(&paths);
+        let mapping = mapping(table, &paths, &templates);
+        (templates, mapping)
+    };
+    (templates, mapping.rewrite(table))
+}
+
+fn discover_paths(paths: &Paths) -> TemplateSet {
     // Each path is split out of its name once, not at every comparison.
     let mut order: Vec<(&str, u64)> = paths
         .owners()
@@ -166,53 +185,70 @@ pub fn apply(
     templates: &TemplateSet,
     routed: &[String],
 ) -> Vec<TemplateUse> {
+    let mapping = mapping(table, &Paths::new(table, routed), templates);
+    mapping.rewrite(table)
+}
+
+/// The endpoint names a table's endpoints map to, and the template uses.
+struct Mapping {
+    /// Per endpoint id, its id among `names`.
+    map: Vec<Id>,
+    names: Interner,
+    uses: Vec<TemplateUse>,
+}
+
+impl Mapping {
+    /// Renames the table's endpoints; returns the template uses.
+    fn rewrite(self, table: &mut EventTable) -> Vec<TemplateUse> {
+        for e in &mut table.endpoint {
+            *e = self.map[*e as usize];
+        }
+        table.endpoints = self.names;
+        self.uses
+    }
+}
+
+fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet) -> Mapping {
     let texts: Vec<String> = templates
         .templates()
         .iter()
         .map(|t| t.to_string())
         .collect();
-    let (map, names, out) = {
-        let paths = Paths::new(table, routed);
-        // Per endpoint standing for a path: its template, matched once.
-        let mut template = vec![NO_TEMPLATE; paths.owner.len()];
-        let owners: Vec<Id> = paths.owners().collect();
-        let found: Vec<u32> = owners
-            .par_iter()
-            .map(|&e| {
-                paths
-                    .path(e)
-                    .and_then(|p| templates.find_index(p))
-                    .map_or(NO_TEMPLATE, |t| t as u32)
-            })
-            .collect();
-        for (&e, t) in owners.iter().zip(found) {
-            template[e as usize] = t;
-        }
-        let mut names = Interner::default();
-        let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
-        let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
-        for (e, name) in table.endpoints.names().enumerate() {
-            let owner = paths.owner[e];
-            let t = if owner == NO_PATH {
-                NO_TEMPLATE
-            } else {
-                template[owner as usize]
-            };
-            let id = match method_and_path(name) {
-                Some((method, _)) if t != NO_TEMPLATE => *renamed
-                    .entry((method, t))
-                    .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
-                _ => names.intern(name),
-            };
-            map.push(id);
-        }
-        (map, names, template_uses(&paths, &template, &texts))
-    };
-    for e in &mut table.endpoint {
-        *e = map[*e as usize];
+    // Per endpoint standing for a path: its template, matched once.
+    let mut template = vec![NO_TEMPLATE; paths.owner.len()];
+    let owners: Vec<Id> = paths.owners().collect();
+    let found: Vec<u32> = owners
+        .par_iter()
+        .map(|&e| {
+            paths
+                .path(e)
+                .and_then(|p| templates.find_index(p))
+                .map_or(NO_TEMPLATE, |t| t as u32)
+        })
+        .collect();
+    for (&e, t) in owners.iter().zip(found) {
+        template[e as usize] = t;
     }
-    table.endpoints = names;
-    out
+    let mut names = Interner::default();
+    let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
+    let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
+    for (e, name) in table.endpoints.names().enumerate() {
+        let owner = paths.owner[e];
+        let t = if owner == NO_PATH {
+            NO_TEMPLATE
+        } else {
+            template[owner as usize]
+        };
+        let id = match method_and_path(name) {
+            Some((method, _)) if t != NO_TEMPLATE => *renamed
+                .entry((method, t))
+                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+            _ => names.intern(name),
+        };
+        map.push(id);
+    }
+    let uses = template_uses(paths, &template, &texts);
+    Mapping { map, names, uses }
 }
 
 /// No template matched the path.

@@ -16,7 +16,8 @@ pub(super) const NO_PATH: Id = Id::MAX;
 
 /// Splits an endpoint name into method and path, when it has that shape.
 pub fn method_and_path(name: &str) -> Option<(&str, &str)> {
-    let (method, path) = name.split_once(' ')?;
+    let space = memchr::memchr(b' ', name.as_bytes())?;
+    let (method, path) = (&name[..space], &name[space + 1..]);
     let is_method = !method.is_empty()
         && method
             .bytes()

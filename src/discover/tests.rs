@@ -364,6 +364,17 @@ proptest::proptest! {
             .collect();
         let routed = vec!["search".to_string()];
         let set = discover(&table(&rows), &routed);
+        // Discovering and mapping at once equals the two steps.
+        let (mut both, mut steps) = (table(&rows), table(&rows));
+        let (together, uses) = discover_and_apply(&mut both, &routed);
+        let apart = apply(&mut steps, &set, &routed);
+        proptest::prop_assert_eq!(template_texts(&together), template_texts(&set));
+        proptest::prop_assert_eq!(uses_text(&uses), uses_text(&apart));
+        proptest::prop_assert_eq!(
+            both.endpoints.names().collect::<Vec<_>>(),
+            steps.endpoints.names().collect::<Vec<_>>()
+        );
+        proptest::prop_assert_eq!(&both.endpoint, &steps.endpoint);
         proptest::prop_assert_eq!(
             template_texts(&set),
             template_texts(&discover_reference(&table(&rows), &routed))
