@@ -107,7 +107,8 @@ fn discover_paths(paths: &Paths) -> TemplateSet {
 fn build_trie(order: &[(&str, u64)]) -> trie::Node {
     let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
     for (i, &(path, _)) in order.iter().enumerate() {
-        let first = path[1..].split('/').next().unwrap_or_default();
+        let rest = &path[1..];
+        let first = &rest[..memchr::memchr(b'/', rest.as_bytes()).unwrap_or(rest.len())];
         groups.entry(first).or_default().push(i as u32);
     }
     let feed = |node: &mut trie::Node, rows: &mut dyn Iterator<Item = usize>, skip: usize| {
