@@ -247,8 +247,10 @@ proptest::proptest! {
 
 #[test]
 fn addresses_are_read_as_logged_bytes_only_when_single_and_not_aggregated() {
-    let mut r = Record::default();
-    r.addr = Cow::Borrowed(b"192.0.2.7:51234");
+    let mut r = Record {
+        addr: Cow::Borrowed(b"192.0.2.7:51234"),
+        ..Record::default()
+    };
     let mut scratch = String::new();
     let ip = KeySpec::parse("ip", None, None).unwrap();
     assert_eq!(
