@@ -1,0 +1,83 @@
+//! The rows of a range of clients grouped by client: a counting sort of row
+//! indices (4 bytes per row and per client), so that the counting pass goes
+//! through one client's requests after another and holds the running state of
+//! one client at a time, not of every (client, endpoint) pair at once.
+//!
+//! Within a client the rows stay in table order, which is time order: every
+//! key still sees its requests in the order one sequential pass sees them.
+
+use std::ops::Range;
+
+use crate::events::EventTable;
+
+/// Row indices of the clients of one range, client after client.
+pub(super) struct ClientRows {
+    /// The first client of the range.
+    first: usize,
+    /// `starts[k]..starts[k + 1]`: where client `first + k`'s rows are in `rows`.
+    starts: Vec<u32>,
+    /// Row indices, grouped by client, in table order within a client.
+    rows: Vec<u32>,
+}
+
+impl ClientRows {
+    /// Groups the rows of `clients`, where `events[c]` is the number of rows
+    /// client `c` has in the table, or 0 to leave its rows out (excluded).
+    pub(super) fn group(table: &EventTable, clients: Range<usize>, events: &[u32]) -> Self {
+        let first = clients.start;
+        let mut starts = Vec::with_capacity(clients.len() + 1);
+        let mut total = 0u32;
+        starts.push(0);
+        for &n in &events[clients.clone()] {
+            total += n;
+            starts.push(total);
+        }
+        let mut next = starts[..clients.len()].to_vec();
+        let mut rows = vec![0u32; total as usize];
+        for (row, &client) in table.client.iter().enumerate() {
+            let c = client as usize;
+            if clients.contains(&c) && events[c] > 0 {
+                let at = &mut next[c - first];
+                rows[*at as usize] = row as u32;
+                *at += 1;
+            }
+        }
+        ClientRows {
+            first,
+            starts,
+            rows,
+        }
+    }
+
+    /// The rows of `client` (of this range), in table order.
+    pub(super) fn of(&self, client: usize) -> &[u32] {
+        let k = client - self.first;
+        &self.rows[self.starts[k] as usize..self.starts[k + 1] as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Event;
+
+    #[test]
+    fn rows_are_grouped_by_client_in_table_order() {
+        let mut t = EventTable::default();
+        for c in 0..4 {
+            t.clients.intern(&format!("c{c}"));
+        }
+        for (ts, client) in [(0, 2), (1, 1), (2, 2), (3, 3), (4, 1), (5, 2), (6, 0)] {
+            t.push(Event {
+                ts,
+                client,
+                ..Event::default()
+            });
+        }
+        // Client 3 is excluded (0 events), client 0 outside the range.
+        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0]);
+        assert_eq!(grouped.of(1), [1, 4]);
+        assert_eq!(grouped.of(2), [0, 2, 5]);
+        assert_eq!(grouped.of(3), [] as [u32; 0]);
+    }
+}
