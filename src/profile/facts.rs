@@ -1,13 +1,14 @@
-//! The facts about each client that the profiles read, gathered in one pass
-//! over the time-ordered table (plus the per-client totals the analysis
-//! already holds). Pair sets (client × user agent, client × user, client ×
-//! endpoint answered 4xx) hold only the pairs that occur.
+//! The facts about each client that the profiles read, gathered client after
+//! client from the time-ordered table (plus the per-client totals the
+//! analysis already holds): memory follows one client's requests, not the
+//! (client × user agent, client × user, client × endpoint) pairs of all.
 
 use rustc_hash::FxHashSet;
 
 use crate::events::{EventTable, Id, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
+use crate::stats::by_client::ClientRows;
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -30,7 +31,7 @@ impl ProfileColumns {
 }
 
 /// What one pass learnt about one client.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientFacts {
     pub requests: u64,
     /// Requests per endpoint, most first (ties by endpoint id).
@@ -53,87 +54,105 @@ pub struct ClientFacts {
     pub gap_cv: f64,
 }
 
-/// The facts of every client (indexed by client id; excluded clients have none).
-pub fn gather(
+/// The facts of every client with requests (excluded clients have none),
+/// passed to `visit` one client after another in client-id order. Each
+/// client's rows are gone through in time order ([`ClientRows`]), so only one
+/// client's facts and pair sets are held at a time.
+pub fn for_each_client(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     is_crawler: impl Fn(&str) -> bool,
-) -> Vec<ClientFacts> {
-    let mut facts = vec![ClientFacts::default(); table.clients.len()];
+    mut visit: impl FnMut(Id, ClientFacts),
+) {
+    let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
-        facts[p.client as usize].requests = p.requests;
+        // A client's requests are rows of the table, whose row indices are u32.
+        events[p.client as usize] = p.requests as u32;
     }
-    // Requests per client and endpoint, counted from the table: the analysis
-    // keeps per-endpoint detail only for the endpoints it reports, and a
-    // client's busiest endpoint (a probe's /health) may not be among them.
-    let mut per_endpoint: rustc_hash::FxHashMap<(Id, Id), u64> = Default::default();
-    for row in 0..table.len() {
-        let c = table.client[row];
-        if facts[c as usize].requests > 0 {
-            *per_endpoint.entry((c, table.endpoint[row])).or_insert(0) += 1;
-        }
-    }
-    for ((c, e), n) in per_endpoint {
-        facts[c as usize].endpoints.push((e, n));
-    }
-    let mut top = vec![NO_KEY; facts.len()];
-    for (c, f) in facts.iter_mut().enumerate() {
-        f.endpoints
-            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        if let Some(&(e, _)) = f.endpoints.first() {
-            top[c] = e;
-        }
-    }
+    let grouped = ClientRows::group(table, 0..events.len(), &events);
+    drop(events);
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
     let users = columns.user.map(|i| &table.extra_keys[i]);
     let crawler: Vec<bool> =
         agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
-    let mut agent_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
-    let mut user_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
-    let mut error_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
-    let mut gaps = vec![GapStats::default(); facts.len()];
-    for row in 0..table.len() {
-        let c = table.client[row];
-        let f = &mut facts[c as usize];
-        if f.requests == 0 {
-            continue; // excluded
-        }
-        if let Some(col) = agents {
-            let ua = col.ids[row];
-            if ua != NO_KEY {
-                f.first_user_agent.get_or_insert(ua);
-                if agent_pairs.insert((c, ua)) {
-                    f.distinct_user_agents += 1;
+    // Per endpoint id, its place in `endpoints` for the client being gathered.
+    let mut endpoint_at = vec![NO_KEY; table.endpoints.len()];
+    let (mut agent_ids, mut user_ids, mut error_endpoints) = (Vec::new(), Vec::new(), Vec::new());
+    for p in &analysis.overall.peaks {
+        let rows = grouped.of(p.client as usize);
+        let mut f = ClientFacts {
+            requests: p.requests,
+            ..ClientFacts::default()
+        };
+        for &row in rows {
+            let row = row as usize;
+            let e = table.endpoint[row];
+            let at = &mut endpoint_at[e as usize];
+            if *at == NO_KEY {
+                *at = f.endpoints.len() as Id;
+                f.endpoints.push((e, 0));
+            }
+            f.endpoints[*at as usize].1 += 1;
+            if let Some(col) = agents {
+                let ua = col.ids[row];
+                if ua != NO_KEY {
+                    f.first_user_agent.get_or_insert(ua);
+                    agent_ids.push(ua);
+                    if crawler[ua as usize] {
+                        f.crawler_requests += 1;
+                        f.crawler_agent.get_or_insert(ua);
+                    }
                 }
-                if crawler[ua as usize] {
-                    f.crawler_requests += 1;
-                    f.crawler_agent.get_or_insert(ua);
+            }
+            if let Some(col) = users {
+                let u = col.ids[row];
+                if u != NO_KEY {
+                    user_ids.push(u);
                 }
             }
-        }
-        if let Some(col) = users {
-            let u = col.ids[row];
-            if u != NO_KEY && user_pairs.insert((c, u)) {
-                f.distinct_users += 1;
+            let status = table.status[row];
+            if (400..500).contains(&status) && status != 429 {
+                f.client_errors += 1;
+                error_endpoints.push(e);
             }
         }
-        let e = table.endpoint[row];
-        let status = table.status[row];
-        if (400..500).contains(&status) && status != 429 {
-            f.client_errors += 1;
-            if error_pairs.insert((c, e)) {
-                f.client_error_endpoints += 1;
+        for &(e, _) in &f.endpoints {
+            endpoint_at[e as usize] = NO_KEY;
+        }
+        f.endpoints
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        f.distinct_user_agents = distinct(&mut agent_ids);
+        f.distinct_users = distinct(&mut user_ids);
+        f.client_error_endpoints = distinct(&mut error_endpoints);
+        let top = f.endpoints.first().map(|&(e, _)| e);
+        let mut gaps = GapStats::default();
+        for &row in rows {
+            if Some(table.endpoint[row as usize]) == top {
+                gaps.add(table.ts[row as usize]);
             }
         }
-        if e == top[c as usize] {
-            gaps[c as usize].add(table.ts[row]);
-        }
+        (f.gaps, f.gap_mean_ms, f.gap_cv) = gaps.summary();
+        visit(p.client, f);
     }
-    for (f, g) in facts.iter_mut().zip(&gaps) {
-        (f.gaps, f.gap_mean_ms, f.gap_cv) = g.summary();
+}
+
+impl ClientFacts {
+    /// The facts of a client without requests (an excluded one).
+    pub fn without_requests() -> ClientFacts {
+        let mut f = ClientFacts::default();
+        (f.gaps, f.gap_mean_ms, f.gap_cv) = GapStats::default().summary();
+        f
     }
-    facts
+}
+
+/// How many distinct ids `ids` holds; empties it.
+fn distinct(ids: &mut Vec<Id>) -> u64 {
+    ids.sort_unstable();
+    ids.dedup();
+    let n = ids.len() as u64;
+    ids.clear();
+    n
 }
 
 /// Per client, the distinct endpoints answered 400–499 (not 429). Computed
@@ -156,7 +175,7 @@ pub fn client_error_endpoints(table: &EventTable) -> Vec<u64> {
 
 /// Running sums of the gaps between one client's requests.
 #[derive(Debug, Clone, Copy, Default)]
-struct GapStats {
+pub(super) struct GapStats {
     last: Option<i64>,
     n: u64,
     sum: f64,
@@ -164,7 +183,7 @@ struct GapStats {
 }
 
 impl GapStats {
-    fn add(&mut self, t: i64) {
+    pub(super) fn add(&mut self, t: i64) {
         if let Some(last) = self.last {
             let gap = (t - last) as f64;
             self.n += 1;
@@ -176,7 +195,7 @@ impl GapStats {
 
     /// (gaps, mean, coefficient of variation); the variation is that of the
     /// population of gaps, and infinite when the mean is zero.
-    fn summary(&self) -> (u64, f64, f64) {
+    pub(super) fn summary(&self) -> (u64, f64, f64) {
         if self.n == 0 {
             return (0, 0.0, f64::INFINITY);
         }

@@ -11,7 +11,7 @@ use std::ops::Range;
 use crate::events::EventTable;
 
 /// Row indices of the clients of one range, client after client.
-pub(super) struct ClientRows {
+pub struct ClientRows {
     /// The first client of the range.
     first: usize,
     /// `starts[k]..starts[k + 1]`: where client `first + k`'s rows are in `rows`.
@@ -23,7 +23,7 @@ pub(super) struct ClientRows {
 impl ClientRows {
     /// Groups the rows of `clients`, where `events[c]` is the number of rows
     /// client `c` has in the table, or 0 to leave its rows out (excluded).
-    pub(super) fn group(table: &EventTable, clients: Range<usize>, events: &[u32]) -> Self {
+    pub fn group(table: &EventTable, clients: Range<usize>, events: &[u32]) -> Self {
         let first = clients.start;
         let mut starts = Vec::with_capacity(clients.len() + 1);
         let mut total = 0u32;
@@ -50,7 +50,7 @@ impl ClientRows {
     }
 
     /// The rows of `client` (of this range), in table order.
-    pub(super) fn of(&self, client: usize) -> &[u32] {
+    pub fn of(&self, client: usize) -> &[u32] {
         let k = client - self.first;
         &self.rows[self.starts[k] as usize..self.starts[k + 1] as usize]
     }
