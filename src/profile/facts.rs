@@ -8,7 +8,7 @@ use rustc_hash::FxHashSet;
 use crate::events::{EventTable, Id, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::ClientRows;
+use crate::stats::by_client::{ClientRows, gather};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -79,39 +79,40 @@ pub fn for_each_client(
     // Per endpoint id, its place in `endpoints` for the client being gathered.
     let mut endpoint_at = vec![NO_KEY; table.endpoints.len()];
     let (mut agent_ids, mut user_ids, mut error_endpoints) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut endpoints, mut statuses) = (Vec::new(), Vec::new());
     for p in &analysis.overall.peaks {
         let rows = grouped.of(p.client as usize);
         let mut f = ClientFacts {
             requests: p.requests,
             ..ClientFacts::default()
         };
-        for &row in rows {
-            let row = row as usize;
-            let e = table.endpoint[row];
+        // The client's columns first, in tight loops whose reads overlap.
+        gather(&table.endpoint, rows, &mut endpoints);
+        gather(&table.status, rows, &mut statuses);
+        for &e in &endpoints {
             let at = &mut endpoint_at[e as usize];
             if *at == NO_KEY {
                 *at = f.endpoints.len() as Id;
                 f.endpoints.push((e, 0));
             }
             f.endpoints[*at as usize].1 += 1;
-            if let Some(col) = agents {
-                let ua = col.ids[row];
-                if ua != NO_KEY {
-                    f.first_user_agent.get_or_insert(ua);
-                    agent_ids.push(ua);
-                    if crawler[ua as usize] {
-                        f.crawler_requests += 1;
-                        f.crawler_agent.get_or_insert(ua);
-                    }
+        }
+        if let Some(col) = agents {
+            gather(&col.ids, rows, &mut agent_ids);
+            agent_ids.retain(|&ua| ua != NO_KEY);
+            f.first_user_agent = agent_ids.first().copied();
+            for &ua in &agent_ids {
+                if crawler[ua as usize] {
+                    f.crawler_requests += 1;
+                    f.crawler_agent.get_or_insert(ua);
                 }
             }
-            if let Some(col) = users {
-                let u = col.ids[row];
-                if u != NO_KEY {
-                    user_ids.push(u);
-                }
-            }
-            let status = table.status[row];
+        }
+        if let Some(col) = users {
+            gather(&col.ids, rows, &mut user_ids);
+            user_ids.retain(|&u| u != NO_KEY);
+        }
+        for (&e, &status) in endpoints.iter().zip(&statuses) {
             if (400..500).contains(&status) && status != 429 {
                 f.client_errors += 1;
                 error_endpoints.push(e);
@@ -127,8 +128,8 @@ pub fn for_each_client(
         f.client_error_endpoints = distinct(&mut error_endpoints);
         let top = f.endpoints.first().map(|&(e, _)| e);
         let mut gaps = GapStats::default();
-        for &row in rows {
-            if Some(table.endpoint[row as usize]) == top {
+        for (&e, &row) in endpoints.iter().zip(rows) {
+            if Some(e) == top {
                 gaps.add(table.ts[row as usize]);
             }
         }

@@ -56,6 +56,14 @@ impl ClientRows {
     }
 }
 
+/// `column[row]` for each of `rows`, into `out` (emptied first): one tight
+/// loop of independent reads, which the processor overlaps, where reading
+/// row by row between other work would wait for each.
+pub fn gather<T: Copy>(column: &[T], rows: &[u32], out: &mut Vec<T>) {
+    out.clear();
+    out.extend(rows.iter().map(|&row| column[row as usize]));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

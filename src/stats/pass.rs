@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::by_client::ClientRows;
+use super::by_client::{ClientRows, gather};
 use super::counting::{KeyCounts, ScopeTally};
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
@@ -256,6 +256,7 @@ fn count_clients(
     // after each client).
     let mut pairs: Vec<PairState> = Vec::new();
     let mut pair_of = vec![NO_PAIR; detailed];
+    let (mut times, mut statuses, mut endpoints) = (Vec::new(), Vec::new(), Vec::new());
     let mut ignore = |_| {};
     for c in clients {
         let rows = grouped.of(c);
@@ -265,16 +266,19 @@ fn count_clients(
         let client = c as Id;
         let mut own = KeyCounts::default();
         let (mut s429, mut s503) = (0u64, 0u64);
-        for &row in rows {
-            let r = row as usize;
-            let t = table.ts[r];
+        // The client's columns first, in tight loops whose reads overlap.
+        gather(&table.ts, rows, &mut times);
+        gather(&table.status, rows, &mut statuses);
+        gather(&table.endpoint, rows, &mut endpoints);
+        for (k, &row) in rows.iter().enumerate() {
+            let t = times[k];
             own.add(t, window, &mut part.overall, &mut ignore);
-            match table.status[r] {
+            match statuses[k] {
                 429 => s429 += 1,
                 503 => s503 += 1,
                 _ => {}
             }
-            let e = table.endpoint[r];
+            let e = endpoints[k];
             let Some(slot) = detail.slot(e) else {
                 continue;
             };
