@@ -5,10 +5,12 @@
 
 use rustc_hash::FxHashSet;
 
-use crate::events::{EventTable, Id, NO_KEY};
+use rayon::prelude::*;
+
+use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, gather};
+use crate::stats::by_client::{ClientRows, client_ranges, gather};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -54,87 +56,129 @@ pub struct ClientFacts {
     pub gap_cv: f64,
 }
 
-/// The facts of every client with requests (excluded clients have none),
-/// passed to `visit` one client after another in client-id order. Each
-/// client's rows are gone through in time order ([`ClientRows`]), so only one
-/// client's facts and pair sets are held at a time.
-pub fn for_each_client(
+/// `visit` of the facts of every client with requests (excluded clients have
+/// none), the `Some` answers in client-id order. A few threads each go
+/// through a range of clients one client after another, each client's rows in
+/// time order ([`ClientRows`]), so a thread holds one client's facts and
+/// pair sets at a time.
+pub fn map_clients<T: Send>(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     is_crawler: impl Fn(&str) -> bool,
-    mut visit: impl FnMut(Id, ClientFacts),
-) {
+    visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
+) -> Vec<T> {
     let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
         // A client's requests are rows of the table, whose row indices are u32.
         events[p.client as usize] = p.requests as u32;
     }
-    let grouped = ClientRows::group(table, 0..events.len(), &events);
-    drop(events);
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
-    let users = columns.user.map(|i| &table.extra_keys[i]);
     let crawler: Vec<bool> =
         agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
-    // Per endpoint id, its place in `endpoints` for the client being gathered.
-    let mut endpoint_at = vec![NO_KEY; table.endpoints.len()];
-    let (mut agent_ids, mut user_ids, mut error_endpoints) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut endpoints, mut statuses) = (Vec::new(), Vec::new());
-    for p in &analysis.overall.peaks {
-        let rows = grouped.of(p.client as usize);
+    let ranges = client_ranges(&events, table.len(), rayon::current_num_threads().max(1));
+    let parts: Vec<Vec<T>> = ranges
+        .into_par_iter()
+        .map(|clients| {
+            let grouped = ClientRows::group(table, clients.clone(), &events);
+            let mut gatherer = Gatherer::new(table, columns, &crawler);
+            clients
+                .filter(|&c| events[c] > 0)
+                .filter_map(|c| visit(c as Id, gatherer.facts(grouped.of(c))))
+                .collect()
+        })
+        .collect();
+    parts.into_iter().flatten().collect()
+}
+
+/// Gathers the facts of one client after another, with buffers kept from
+/// one client to the next.
+struct Gatherer<'t> {
+    table: &'t EventTable,
+    agents: Option<&'t KeyColumn>,
+    users: Option<&'t KeyColumn>,
+    crawler: &'t [bool],
+    /// Per endpoint id, its place in the facts' `endpoints` (reset after each client).
+    endpoint_at: Vec<Id>,
+    endpoints: Vec<Id>,
+    statuses: Vec<u16>,
+    agent_ids: Vec<Id>,
+    user_ids: Vec<Id>,
+    error_endpoints: Vec<Id>,
+}
+
+impl<'t> Gatherer<'t> {
+    fn new(table: &'t EventTable, columns: ProfileColumns, crawler: &'t [bool]) -> Self {
+        Gatherer {
+            table,
+            agents: columns.user_agent.map(|i| &table.extra_keys[i]),
+            users: columns.user.map(|i| &table.extra_keys[i]),
+            crawler,
+            endpoint_at: vec![NO_KEY; table.endpoints.len()],
+            endpoints: Vec::new(),
+            statuses: Vec::new(),
+            agent_ids: Vec::new(),
+            user_ids: Vec::new(),
+            error_endpoints: Vec::new(),
+        }
+    }
+
+    /// The facts of the client whose rows (in time order) are `rows`.
+    fn facts(&mut self, rows: &[u32]) -> ClientFacts {
+        let table = self.table;
         let mut f = ClientFacts {
-            requests: p.requests,
+            requests: rows.len() as u64,
             ..ClientFacts::default()
         };
         // The client's columns first, in tight loops whose reads overlap.
-        gather(&table.endpoint, rows, &mut endpoints);
-        gather(&table.status, rows, &mut statuses);
-        for &e in &endpoints {
-            let at = &mut endpoint_at[e as usize];
+        gather(&table.endpoint, rows, &mut self.endpoints);
+        gather(&table.status, rows, &mut self.statuses);
+        for &e in &self.endpoints {
+            let at = &mut self.endpoint_at[e as usize];
             if *at == NO_KEY {
                 *at = f.endpoints.len() as Id;
                 f.endpoints.push((e, 0));
             }
             f.endpoints[*at as usize].1 += 1;
         }
-        if let Some(col) = agents {
-            gather(&col.ids, rows, &mut agent_ids);
-            agent_ids.retain(|&ua| ua != NO_KEY);
-            f.first_user_agent = agent_ids.first().copied();
-            for &ua in &agent_ids {
-                if crawler[ua as usize] {
+        for &(e, _) in &f.endpoints {
+            self.endpoint_at[e as usize] = NO_KEY;
+        }
+        f.endpoints
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(col) = self.agents {
+            gather(&col.ids, rows, &mut self.agent_ids);
+            self.agent_ids.retain(|&ua| ua != NO_KEY);
+            f.first_user_agent = self.agent_ids.first().copied();
+            for &ua in &self.agent_ids {
+                if self.crawler[ua as usize] {
                     f.crawler_requests += 1;
                     f.crawler_agent.get_or_insert(ua);
                 }
             }
+            f.distinct_user_agents = distinct(&mut self.agent_ids);
         }
-        if let Some(col) = users {
-            gather(&col.ids, rows, &mut user_ids);
-            user_ids.retain(|&u| u != NO_KEY);
+        if let Some(col) = self.users {
+            gather(&col.ids, rows, &mut self.user_ids);
+            self.user_ids.retain(|&u| u != NO_KEY);
+            f.distinct_users = distinct(&mut self.user_ids);
         }
-        for (&e, &status) in endpoints.iter().zip(&statuses) {
+        for (&e, &status) in self.endpoints.iter().zip(&self.statuses) {
             if (400..500).contains(&status) && status != 429 {
                 f.client_errors += 1;
-                error_endpoints.push(e);
+                self.error_endpoints.push(e);
             }
         }
-        for &(e, _) in &f.endpoints {
-            endpoint_at[e as usize] = NO_KEY;
-        }
-        f.endpoints
-            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        f.distinct_user_agents = distinct(&mut agent_ids);
-        f.distinct_users = distinct(&mut user_ids);
-        f.client_error_endpoints = distinct(&mut error_endpoints);
+        f.client_error_endpoints = distinct(&mut self.error_endpoints);
         let top = f.endpoints.first().map(|&(e, _)| e);
         let mut gaps = GapStats::default();
-        for (&e, &row) in endpoints.iter().zip(rows) {
+        for (&e, &row) in self.endpoints.iter().zip(rows) {
             if Some(e) == top {
                 gaps.add(table.ts[row as usize]);
             }
         }
         (f.gaps, f.gap_mean_ms, f.gap_cv) = gaps.summary();
-        visit(p.client, f);
+        f
     }
 }
 

@@ -1,10 +1,11 @@
 //! The facts gathered client after client equal those of one pass over the
 //! table in time order with sets of (client, value) pairs (the reference
-//! below), whatever the clients, their interleaving and the excluded ones.
+//! below), whatever the clients, their interleaving, the excluded ones and
+//! the threads.
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::facts::{ClientFacts, GapStats, ProfileColumns, for_each_client};
+use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients};
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::{Analysis, StatsSettings, analyze};
 
@@ -102,6 +103,7 @@ proptest::proptest! {
             1..300,
         ),
         excluded in proptest::option::of(0u32..12),
+        threads in 1usize..4,
     ) {
         let mut t = EventTable {
             extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
@@ -132,12 +134,10 @@ proptest::proptest! {
         let columns = ProfileColumns { user_agent: Some(0), user: Some(1) };
         let is_crawler = |ua: &str| ua.contains("bot");
         let expected = gather(&t, &analysis, columns, is_crawler);
-        let mut visited = FxHashMap::default();
-        let mut order = Vec::new();
-        for_each_client(&t, &analysis, columns, is_crawler, |c, f| {
-            order.push(c);
-            visited.insert(c, f);
-        });
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pairs = pool.install(|| map_clients(&t, &analysis, columns, is_crawler, |c, f| Some((c, f))));
+        let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
+        let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
         let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();
         proptest::prop_assert_eq!(&order, &with_requests);
         for (c, want) in expected.iter().enumerate() {

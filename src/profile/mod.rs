@@ -126,8 +126,9 @@ impl Subject<'_> {
     }
 }
 
-/// One kind of traffic behind one interface.
-pub trait Profile {
+/// One kind of traffic behind one interface (shared by the threads that
+/// look at clients).
+pub trait Profile: Sync {
     /// Whether it is looked for among all clients (else only reviewed ones).
     fn among_all(&self) -> bool;
     /// The finding, when the client shows this kind.
@@ -144,6 +145,13 @@ pub fn all() -> Vec<Box<dyn Profile>> {
         Box::new(crawler::Crawler),
         Box::new(scanner::Scanner),
     ]
+}
+
+/// A client as [`profile_clients`] found it: reviewed (with its place in the
+/// review and its facts), or another one with findings.
+enum Visited {
+    Reviewed(usize, ClientFacts),
+    Other(ClientProfile),
 }
 
 /// The profiles of the `reviewed` clients (separated or flagged, in the order
@@ -186,26 +194,31 @@ pub fn profile_clients(
     // for the review below, every other client is looked at and let go.
     let position: rustc_hash::FxHashMap<Id, usize> =
         reviewed.iter().enumerate().map(|(i, &c)| (c, i)).collect();
-    let mut reviewed_facts = vec![None; reviewed.len()];
-    let mut others: Vec<ClientProfile> = Vec::new();
-    facts::for_each_client(table, analysis, columns, crawler::is_crawler, |c, mut f| {
+    let visited = facts::map_clients(table, analysis, columns, crawler::is_crawler, |c, mut f| {
         if let Some(counts) = error_endpoints {
             f.client_error_endpoints = counts[c as usize];
         }
         if let Some(&i) = position.get(&c) {
-            reviewed_facts[i] = Some(f);
-            return;
+            return Some(Visited::Reviewed(i, f));
         }
         let findings = run(&f, None, true);
-        if !findings.is_empty() {
-            others.push(ClientProfile {
+        (!findings.is_empty()).then(|| {
+            Visited::Other(ClientProfile {
                 client: table.clients.name(c).to_string(),
                 requests: f.requests,
                 reviewed: false,
                 findings,
-            });
-        }
+            })
+        })
     });
+    let mut reviewed_facts = vec![None; reviewed.len()];
+    let mut others: Vec<ClientProfile> = Vec::new();
+    for v in visited {
+        match v {
+            Visited::Reviewed(i, f) => reviewed_facts[i] = Some(f),
+            Visited::Other(profile) => others.push(profile),
+        }
+    }
     let asked: Vec<(usize, Id)> = reviewed.iter().map(|&c| (0, c)).collect();
     let mut loader = TableWindows {
         table,

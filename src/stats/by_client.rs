@@ -56,6 +56,23 @@ impl ClientRows {
     }
 }
 
+/// `parts` contiguous client ranges with about the same number of the
+/// `total` events each (`events[c]`: client `c`'s).
+pub fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<usize>> {
+    let total = total as u64;
+    let mut ranges = Vec::with_capacity(parts);
+    let (mut first, mut seen) = (0, 0u64);
+    for (c, &n) in events.iter().enumerate() {
+        seen += u64::from(n);
+        if seen * parts as u64 >= total * (ranges.len() as u64 + 1) && ranges.len() + 1 < parts {
+            ranges.push(first..c + 1);
+            first = c + 1;
+        }
+    }
+    ranges.push(first..events.len());
+    ranges
+}
+
 /// `column[row]` for each of `rows`, into `out` (emptied first): one tight
 /// loop of independent reads, which the processor overlaps, where reading
 /// row by row between other work would wait for each.

@@ -15,7 +15,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::by_client::{ClientRows, gather};
+use super::by_client::{ClientRows, client_ranges, gather};
 use super::counting::{KeyCounts, ScopeTally};
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
@@ -203,22 +203,6 @@ fn client_events(table: &EventTable, excluded: &[bool]) -> Vec<u32> {
         }
     }
     events
-}
-
-/// Contiguous client ranges with about the same number of events each.
-fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<usize>> {
-    let total = total as u64;
-    let mut ranges = Vec::with_capacity(parts);
-    let (mut first, mut seen) = (0, 0u64);
-    for (c, &n) in events.iter().enumerate() {
-        seen += u64::from(n);
-        if seen * parts as u64 >= total * (ranges.len() as u64 + 1) && ranges.len() + 1 < parts {
-            ranges.push(first..c + 1);
-            first = c + 1;
-        }
-    }
-    ranges.push(first..events.len());
-    ranges
 }
 
 /// The running counts of one detailed endpoint of the client being counted.
