@@ -102,24 +102,28 @@ struct Gatherer<'t> {
     endpoint_at: Vec<Id>,
     endpoints: Vec<Id>,
     statuses: Vec<u16>,
-    agent_ids: Vec<Id>,
-    user_ids: Vec<Id>,
-    error_endpoints: Vec<Id>,
+    ids: Vec<Id>,
+    agents_seen: Distinct,
+    users_seen: Distinct,
+    error_endpoints: Distinct,
 }
 
 impl<'t> Gatherer<'t> {
     fn new(table: &'t EventTable, columns: ProfileColumns, crawler: &'t [bool]) -> Self {
+        let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
+        let users = columns.user.map(|i| &table.extra_keys[i]);
         Gatherer {
             table,
-            agents: columns.user_agent.map(|i| &table.extra_keys[i]),
-            users: columns.user.map(|i| &table.extra_keys[i]),
+            agents,
+            users,
             crawler,
             endpoint_at: vec![NO_KEY; table.endpoints.len()],
             endpoints: Vec::new(),
             statuses: Vec::new(),
-            agent_ids: Vec::new(),
-            user_ids: Vec::new(),
-            error_endpoints: Vec::new(),
+            ids: Vec::new(),
+            agents_seen: Distinct::new(agents.map_or(0, |col| col.names.len())),
+            users_seen: Distinct::new(users.map_or(0, |col| col.names.len())),
+            error_endpoints: Distinct::new(table.endpoints.len()),
         }
     }
 
@@ -147,29 +151,31 @@ impl<'t> Gatherer<'t> {
         f.endpoints
             .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
         if let Some(col) = self.agents {
-            gather(&col.ids, rows, &mut self.agent_ids);
-            self.agent_ids.retain(|&ua| ua != NO_KEY);
-            f.first_user_agent = self.agent_ids.first().copied();
-            for &ua in &self.agent_ids {
+            gather(&col.ids, rows, &mut self.ids);
+            for &ua in self.ids.iter().filter(|&&ua| ua != NO_KEY) {
+                f.first_user_agent.get_or_insert(ua);
+                self.agents_seen.add(ua);
                 if self.crawler[ua as usize] {
                     f.crawler_requests += 1;
                     f.crawler_agent.get_or_insert(ua);
                 }
             }
-            f.distinct_user_agents = distinct(&mut self.agent_ids);
+            f.distinct_user_agents = self.agents_seen.count_and_reset();
         }
         if let Some(col) = self.users {
-            gather(&col.ids, rows, &mut self.user_ids);
-            self.user_ids.retain(|&u| u != NO_KEY);
-            f.distinct_users = distinct(&mut self.user_ids);
+            gather(&col.ids, rows, &mut self.ids);
+            for &u in self.ids.iter().filter(|&&u| u != NO_KEY) {
+                self.users_seen.add(u);
+            }
+            f.distinct_users = self.users_seen.count_and_reset();
         }
         for (&e, &status) in self.endpoints.iter().zip(&self.statuses) {
             if (400..500).contains(&status) && status != 429 {
                 f.client_errors += 1;
-                self.error_endpoints.push(e);
+                self.error_endpoints.add(e);
             }
         }
-        f.client_error_endpoints = distinct(&mut self.error_endpoints);
+        f.client_error_endpoints = self.error_endpoints.count_and_reset();
         let top = f.endpoints.first().map(|&(e, _)| e);
         let mut gaps = GapStats::default();
         for (&e, &row) in self.endpoints.iter().zip(rows) {
@@ -191,13 +197,39 @@ impl ClientFacts {
     }
 }
 
-/// How many distinct ids `ids` holds; empties it.
-fn distinct(ids: &mut Vec<Id>) -> u64 {
-    ids.sort_unstable();
-    ids.dedup();
-    let n = ids.len() as u64;
-    ids.clear();
-    n
+/// The distinct ids one client has, with a mark per id that is reset after
+/// each client (linear in the client's requests, whatever their number).
+struct Distinct {
+    seen: Vec<bool>,
+    marked: Vec<Id>,
+}
+
+impl Distinct {
+    /// For ids below `ids`.
+    fn new(ids: usize) -> Self {
+        Distinct {
+            seen: vec![false; ids],
+            marked: Vec::new(),
+        }
+    }
+
+    fn add(&mut self, id: Id) {
+        let seen = &mut self.seen[id as usize];
+        if !*seen {
+            *seen = true;
+            self.marked.push(id);
+        }
+    }
+
+    /// How many distinct ids were added since the last reset; resets.
+    fn count_and_reset(&mut self) -> u64 {
+        for &id in &self.marked {
+            self.seen[id as usize] = false;
+        }
+        let n = self.marked.len() as u64;
+        self.marked.clear();
+        n
+    }
 }
 
 /// Per client, the distinct endpoints answered 400–499 (not 429). Computed
