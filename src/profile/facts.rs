@@ -80,7 +80,7 @@ pub fn map_clients<T: Send>(
     let parts: Vec<Vec<T>> = ranges
         .into_par_iter()
         .map(|clients| {
-            let grouped = ClientRows::group(table, clients.clone(), &events);
+            let grouped = ClientRows::group(table, clients.clone(), &events, 1);
             let mut gatherer = Gatherer::new(table, columns, &crawler);
             clients
                 .filter(|&c| events[c] > 0)

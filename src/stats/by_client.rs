@@ -1,58 +1,86 @@
-//! The rows of a range of clients grouped by client: a counting sort of row
-//! indices (4 bytes per row and per client), so that the counting pass goes
-//! through one client's requests after another and holds the running state of
-//! one client at a time, not of every (client, endpoint) pair at once.
+//! The rows of a range of clients grouped by client, or by groups of
+//! consecutive clients: a counting sort of row indices (4 bytes per row and
+//! per group), so that a pass goes through one group's requests after
+//! another and holds the running state of one group at a time, not of every
+//! (client, endpoint) pair at once.
 //!
-//! Within a client the rows stay in table order, which is time order: every
+//! Within a group the rows stay in table order, which is time order: every
 //! key still sees its requests in the order one sequential pass sees them.
 
 use std::ops::Range;
 
 use crate::events::EventTable;
 
-/// Row indices of the clients of one range, client after client.
+/// Row indices of the clients of one range, group after group, a group being
+/// `per_group` consecutive clients (the last one may have fewer).
 pub struct ClientRows {
-    /// The first client of the range.
-    first: usize,
-    /// `starts[k]..starts[k + 1]`: where client `first + k`'s rows are in `rows`.
+    /// The clients of the range.
+    clients: Range<usize>,
+    per_group: usize,
+    /// `starts[g]..starts[g + 1]`: where group `g`'s rows are in `rows`.
     starts: Vec<u32>,
-    /// Row indices, grouped by client, in table order within a client.
+    /// Row indices, grouped, in table order within a group.
     rows: Vec<u32>,
 }
 
 impl ClientRows {
-    /// Groups the rows of `clients`, where `events[c]` is the number of rows
-    /// client `c` has in the table, or 0 to leave its rows out (excluded).
-    pub fn group(table: &EventTable, clients: Range<usize>, events: &[u32]) -> Self {
+    /// Groups the rows of `clients` by `per_group` consecutive clients, where
+    /// `events[c]` is the number of rows client `c` has in the table, or 0 to
+    /// leave its rows out (excluded).
+    pub fn group(
+        table: &EventTable,
+        clients: Range<usize>,
+        events: &[u32],
+        per_group: usize,
+    ) -> Self {
         let first = clients.start;
-        let mut starts = Vec::with_capacity(clients.len() + 1);
+        let per_group = per_group.max(1);
+        let mut starts = Vec::with_capacity(clients.len().div_ceil(per_group) + 1);
         let mut total = 0u32;
         starts.push(0);
-        for &n in &events[clients.clone()] {
-            total += n;
+        for group in events[clients.clone()].chunks(per_group) {
+            total += group.iter().sum::<u32>();
             starts.push(total);
         }
-        let mut next = starts[..clients.len()].to_vec();
+        let mut next = starts[..starts.len() - 1].to_vec();
         let mut rows = vec![0u32; total as usize];
         for (row, &client) in table.client.iter().enumerate() {
             let c = client as usize;
             if clients.contains(&c) && events[c] > 0 {
-                let at = &mut next[c - first];
+                let at = &mut next[(c - first) / per_group];
                 rows[*at as usize] = row as u32;
                 *at += 1;
             }
         }
         ClientRows {
-            first,
+            clients,
+            per_group,
             starts,
             rows,
         }
     }
 
-    /// The rows of `client` (of this range), in table order.
+    /// How many groups.
+    pub fn groups(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The clients of group `g`.
+    pub fn clients(&self, g: usize) -> Range<usize> {
+        let first = self.clients.start + g * self.per_group;
+        first..(first + self.per_group).min(self.clients.end)
+    }
+
+    /// The rows of group `g`, in table order.
+    pub fn rows(&self, g: usize) -> &[u32] {
+        &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
+    }
+
+    /// The rows of `client` (of this range), in table order, when every
+    /// group is one client.
     pub fn of(&self, client: usize) -> &[u32] {
-        let k = client - self.first;
-        &self.rows[self.starts[k] as usize..self.starts[k + 1] as usize]
+        debug_assert_eq!(self.per_group, 1);
+        self.rows(client - self.clients.start)
     }
 }
 
@@ -100,9 +128,15 @@ mod tests {
             });
         }
         // Client 3 is excluded (0 events), client 0 outside the range.
-        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0]);
+        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 1);
         assert_eq!(grouped.of(1), [1, 4]);
         assert_eq!(grouped.of(2), [0, 2, 5]);
         assert_eq!(grouped.of(3), [] as [u32; 0]);
+        // Groups of two clients: 1 and 2, then 3.
+        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 2);
+        assert_eq!(grouped.groups(), 2);
+        assert_eq!((grouped.clients(0), grouped.clients(1)), (1..3, 3..4));
+        assert_eq!(grouped.rows(0), [0, 1, 2, 4, 5]);
+        assert_eq!(grouped.rows(1), [] as [u32; 0]);
     }
 }

@@ -1,9 +1,10 @@
 //! The counting pass behind [`super::analyze`]: a few threads that each own a
-//! range of clients go through their clients one after another, each client's
-//! requests in time order ([`ClientRows`]), so the running counts of a client
-//! and of its (client, endpoint) pairs live only while that client is counted;
-//! its peaks go straight into per-endpoint lists already in client order, and
-//! the parts are merged in client order. Per-endpoint figures are kept for the
+//! range of clients go through it one group of consecutive clients after
+//! another, a group's requests in time order ([`ClientRows`]), so the running
+//! counts of a client and of its (client, endpoint) pairs live only while its
+//! group is counted (few clients make one group: the table is streamed); the
+//! peaks go straight into per-endpoint lists already in client order, and the
+//! parts are merged in client order. Per-endpoint figures are kept for the
 //! endpoints of a [`Detail`] only, so their state grows with the endpoints
 //! reported, not with the distinct ones.
 //!
@@ -112,11 +113,12 @@ pub fn count(
     detail: &Detail,
 ) -> Counted {
     let parts = rayon::current_num_threads().max(1);
-    count_with(table, excluded, window, keep_counts, detail, parts)
+    count_with(table, excluded, window, keep_counts, detail, parts, None)
 }
 
-/// [`count`] with the clients split into `parts` ranges (tests vary it apart
-/// from the number of threads).
+/// [`count`] with the clients split into `parts` ranges, counted by groups
+/// of `per_group` clients (else [`clients_per_group`]): tests vary both apart
+/// from the number of threads.
 pub(super) fn count_with(
     table: &EventTable,
     excluded: &[bool],
@@ -124,6 +126,7 @@ pub(super) fn count_with(
     keep_counts: bool,
     detail: &Detail,
     parts: usize,
+    per_group: Option<usize>,
 ) -> Counted {
     let all;
     let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
@@ -133,11 +136,25 @@ pub(super) fn count_with(
         detail
     };
     let detailed = detail.endpoints.len();
+    let per_group = per_group
+        .unwrap_or_else(|| clients_per_group(detailed))
+        .max(1);
     let events = client_events(table, excluded);
     let ranges = client_ranges(&events, table.len(), parts.max(1));
     let parts: Vec<Part> = ranges
         .into_par_iter()
-        .map(|clients| count_clients(table, clients, &events, window, keep_counts, detail))
+        .map(|clients| {
+            let per_group = per_group.min(clients.len().max(1));
+            count_clients(
+                table,
+                clients,
+                &events,
+                window,
+                keep_counts,
+                detail,
+                per_group,
+            )
+        })
         .collect();
     drop(events);
     merge(parts, detailed, keep_counts, window)
@@ -205,18 +222,32 @@ fn client_events(table: &EventTable, excluded: &[bool]) -> Vec<u32> {
     events
 }
 
-/// The running counts of one detailed endpoint of the client being counted.
+/// The running counts of one (client, detailed endpoint) pair of the group
+/// being counted.
 struct PairState {
+    client: Id,
     endpoint: Id,
     slot: u32,
     first_row: u32,
     counts: KeyCounts,
 }
 
-/// No pair yet for a detailed endpoint of the client being counted.
+/// No pair yet, in the group's pair table.
 const NO_PAIR: u32 = u32::MAX;
+/// Most entries (clients × detailed endpoints) of a group's pair table.
+const GROUP_PAIRS: usize = 1 << 18;
+/// Most clients in a group.
+const GROUP_CLIENTS: usize = 1 << 16;
+/// Rows whose columns are read at once.
+const GATHERED_ROWS: usize = 1 << 13;
 
-/// Counts the clients of one range, one client after another.
+/// Clients per group: as many as fit `GROUP_PAIRS` (at least one), so that
+/// few clients are counted as one group, streaming the table.
+fn clients_per_group(detailed: usize) -> usize {
+    (GROUP_PAIRS / detailed.max(1)).clamp(1, GROUP_CLIENTS)
+}
+
+/// Counts the clients of one range, one group of clients after another.
 fn count_clients(
     table: &EventTable,
     clients: Range<usize>,
@@ -224,6 +255,7 @@ fn count_clients(
     window: Window,
     keep_counts: bool,
     detail: &Detail,
+    per_group: usize,
 ) -> Part {
     let detailed = detail.endpoints.len();
     let mut part = Part {
@@ -234,80 +266,95 @@ fn count_clients(
         status: Vec::new(),
         counts: Vec::new(),
     };
-    let grouped = ClientRows::group(table, clients.clone(), events);
+    let grouped = ClientRows::group(table, clients, events, per_group);
     let end_order = table.len() as u64;
-    // The client's pairs, and where each detailed endpoint's pair is (reset
-    // after each client).
+    // Per client of the group: its counts, 429s and 503s, and where each of
+    // its pairs is (`pair_at[k * detailed + slot]`); all reset after the group.
+    let mut own = vec![KeyCounts::default(); per_group];
+    let mut statuses = vec![(0u64, 0u64); per_group];
+    let mut pair_at = vec![NO_PAIR; per_group * detailed];
     let mut pairs: Vec<PairState> = Vec::new();
-    let mut pair_of = vec![NO_PAIR; detailed];
-    let (mut times, mut statuses, mut endpoints) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut times, mut codes, mut endpoints, mut ids) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ignore = |_| {};
-    for c in clients {
-        let rows = grouped.of(c);
-        if rows.is_empty() {
-            continue;
-        }
-        let client = c as Id;
-        let mut own = KeyCounts::default();
-        let (mut s429, mut s503) = (0u64, 0u64);
-        // The client's columns first, in tight loops whose reads overlap.
-        gather(&table.ts, rows, &mut times);
-        gather(&table.status, rows, &mut statuses);
-        gather(&table.endpoint, rows, &mut endpoints);
-        for (k, &row) in rows.iter().enumerate() {
-            let t = times[k];
-            own.add(t, window, &mut part.overall, &mut ignore);
-            match statuses[k] {
-                429 => s429 += 1,
-                503 => s503 += 1,
-                _ => {}
+    for g in 0..grouped.groups() {
+        let first = grouped.clients(g).start;
+        for rows in grouped.rows(g).chunks(GATHERED_ROWS) {
+            // The columns of these rows first, in tight loops whose reads overlap.
+            gather(&table.ts, rows, &mut times);
+            gather(&table.status, rows, &mut codes);
+            gather(&table.endpoint, rows, &mut endpoints);
+            gather(&table.client, rows, &mut ids);
+            for (k, &row) in rows.iter().enumerate() {
+                let (t, client, e) = (times[k], ids[k], endpoints[k]);
+                let local = client as usize - first;
+                own[local].add(t, window, &mut part.overall, &mut ignore);
+                match codes[k] {
+                    429 => statuses[local].0 += 1,
+                    503 => statuses[local].1 += 1,
+                    _ => {}
+                }
+                let Some(slot) = detail.slot(e) else {
+                    continue;
+                };
+                let at = &mut pair_at[local * detailed + slot as usize];
+                if *at == NO_PAIR {
+                    *at = pairs.len() as u32;
+                    pairs.push(PairState {
+                        client,
+                        endpoint: e,
+                        slot,
+                        first_row: row,
+                        counts: KeyCounts::default(),
+                    });
+                }
+                let counts = &mut part.counts;
+                pairs[*at as usize].counts.add(
+                    t,
+                    window,
+                    &mut part.per_endpoint[slot as usize],
+                    &mut |(w, n)| {
+                        if keep_counts {
+                            counts.push(row_of(u64::from(row), client, e, w, n));
+                        }
+                    },
+                );
             }
-            let e = endpoints[k];
-            let Some(slot) = detail.slot(e) else {
-                continue;
-            };
-            let at = &mut pair_of[slot as usize];
-            if *at == NO_PAIR {
-                *at = pairs.len() as u32;
-                pairs.push(PairState {
-                    endpoint: e,
-                    slot,
-                    first_row: row,
-                    counts: KeyCounts::default(),
-                });
-            }
-            let counts = &mut part.counts;
-            pairs[*at as usize].counts.add(
-                t,
-                window,
-                &mut part.per_endpoint[slot as usize],
-                &mut |(w, n)| {
-                    if keep_counts {
-                        counts.push(row_of(u64::from(row), client, e, w, n));
-                    }
-                },
-            );
         }
-        own.finish(&mut part.overall, &mut ignore);
-        part.peaks.push(peak_of(client, &own));
+        for (local, c) in grouped.clients(g).enumerate() {
+            let counts = std::mem::take(&mut own[local]);
+            let (s429, s503) = std::mem::take(&mut statuses[local]);
+            finish_client(&mut part, c as Id, counts, s429, s503);
+        }
+        // Client by client, so each endpoint's peaks stay in client order.
+        pairs.sort_unstable_by_key(|p| p.client);
         for mut pair in pairs.drain(..) {
-            let (e, slot) = (pair.endpoint, pair.slot as usize);
-            pair_of[slot] = NO_PAIR;
+            let (c, e, slot) = (pair.client, pair.endpoint, pair.slot as usize);
+            pair_at[(c as usize - first) * detailed + slot] = NO_PAIR;
             let order = end_order + u64::from(pair.first_row);
             let counts = &mut part.counts;
             pair.counts
                 .finish(&mut part.per_endpoint[slot], &mut |(w, n)| {
                     if keep_counts {
-                        counts.push(row_of(order, client, e, w, n));
+                        counts.push(row_of(order, c, e, w, n));
                     }
                 });
-            part.endpoint_peaks[slot].push(peak_of(client, &pair.counts));
-        }
-        if s429 + s503 > 0 {
-            part.status.push((client, s429, s503));
+            part.endpoint_peaks[slot].push(peak_of(c, &pair.counts));
         }
     }
     part
+}
+
+/// Closes a client's counts at the end of input, with its peaks and statuses.
+fn finish_client(part: &mut Part, client: Id, mut counts: KeyCounts, s429: u64, s503: u64) {
+    if counts.requests == 0 {
+        return;
+    }
+    counts.finish(&mut part.overall, &mut |_| {});
+    part.peaks.push(peak_of(client, &counts));
+    if s429 + s503 > 0 {
+        part.status.push((client, s429, s503));
+    }
 }
 
 fn row_of(order: u64, client: Id, endpoint: Id, window: i64, count: u64) -> CountRow {
