@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, client_ranges, gather};
+use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -68,6 +68,18 @@ pub fn map_clients<T: Send>(
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
 ) -> Vec<T> {
+    map_clients_indexing(table, analysis, columns, is_crawler, visit, INDEXED_ROWS)
+}
+
+/// [`map_clients`] indexing at most `indexed_rows` rows at a time (tests vary it).
+pub(super) fn map_clients_indexing<T: Send>(
+    table: &EventTable,
+    analysis: &Analysis,
+    columns: ProfileColumns,
+    is_crawler: impl Fn(&str) -> bool,
+    visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
+    indexed_rows: usize,
+) -> Vec<T> {
     let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
         // A client's requests are rows of the table, whose row indices are u32.
@@ -80,12 +92,17 @@ pub fn map_clients<T: Send>(
     let parts: Vec<Vec<T>> = ranges
         .into_par_iter()
         .map(|clients| {
-            let grouped = ClientRows::group(table, clients.clone(), &events, 1);
             let mut gatherer = Gatherer::new(table, columns, &crawler);
-            clients
-                .filter(|&c| events[c] > 0)
-                .filter_map(|c| visit(c as Id, gatherer.facts(grouped.of(c))))
-                .collect()
+            let mut found = Vec::new();
+            // Indexed a bounded number of rows at a time.
+            for some in by_rows(&events, clients, indexed_rows) {
+                let grouped = ClientRows::group(table, some.clone(), &events, 1);
+                found.extend(
+                    some.filter(|&c| events[c] > 0)
+                        .filter_map(|c| visit(c as Id, gatherer.facts(grouped.of(c)))),
+                );
+            }
+            found
         })
         .collect();
     parts.into_iter().flatten().collect()

@@ -5,7 +5,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients};
+use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::{Analysis, StatsSettings, analyze};
 
@@ -104,6 +104,7 @@ proptest::proptest! {
         ),
         excluded in proptest::option::of(0u32..12),
         threads in 1usize..4,
+        indexed_rows in proptest::sample::select(vec![1usize, 20, 1 << 20]),
     ) {
         let mut t = EventTable {
             extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
@@ -135,7 +136,9 @@ proptest::proptest! {
         let is_crawler = |ua: &str| ua.contains("bot");
         let expected = gather(&t, &analysis, columns, is_crawler);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let pairs = pool.install(|| map_clients(&t, &analysis, columns, is_crawler, |c, f| Some((c, f))));
+        let pairs = pool.install(|| {
+            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), indexed_rows)
+        });
         let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
         let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
         let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();

@@ -101,6 +101,26 @@ pub fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<us
     ranges
 }
 
+/// The most rows to index at once (4 bytes each), beyond one client's.
+pub const INDEXED_ROWS: usize = 1 << 20;
+
+/// `clients` as consecutive ranges of at most `max_rows` rows each (a client
+/// with more has a range of its own), `events[c]` being client `c`'s rows.
+pub fn by_rows(events: &[u32], clients: Range<usize>, max_rows: usize) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let (mut first, mut rows) = (clients.start, 0usize);
+    for c in clients.clone() {
+        let n = events[c] as usize;
+        if rows > 0 && rows + n > max_rows {
+            ranges.push(first..c);
+            (first, rows) = (c, 0);
+        }
+        rows += n;
+    }
+    ranges.push(first..clients.end);
+    ranges
+}
+
 /// `column[row]` for each of `rows`, into `out` (emptied first): one tight
 /// loop of independent reads, which the processor overlaps, where reading
 /// row by row between other work would wait for each.
@@ -138,5 +158,13 @@ mod tests {
         assert_eq!((grouped.clients(0), grouped.clients(1)), (1..3, 3..4));
         assert_eq!(grouped.rows(0), [0, 1, 2, 4, 5]);
         assert_eq!(grouped.rows(1), [] as [u32; 0]);
+    }
+
+    #[test]
+    fn ranges_hold_at_most_the_rows_asked_unless_one_client_has_more() {
+        let events = [2, 0, 3, 1, 5, 1, 1];
+        assert_eq!(by_rows(&events, 0..7, 4), [0..2, 2..4, 4..5, 5..7]);
+        assert_eq!(by_rows(&events, 1..7, 100), [1..7]);
+        assert_eq!(by_rows(&events, 3..3, 4), [3..3]);
     }
 }

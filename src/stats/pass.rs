@@ -16,7 +16,7 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::by_client::{ClientRows, client_ranges, gather};
+use super::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
 use super::counting::{KeyCounts, ScopeTally};
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
@@ -112,21 +112,32 @@ pub fn count(
     keep_counts: bool,
     detail: &Detail,
 ) -> Counted {
-    let parts = rayon::current_num_threads().max(1);
-    count_with(table, excluded, window, keep_counts, detail, parts, None)
+    let split = Split {
+        parts: rayon::current_num_threads().max(1),
+        per_group: None,
+        indexed_rows: INDEXED_ROWS,
+    };
+    count_with(table, excluded, window, keep_counts, detail, &split)
 }
 
-/// [`count`] with the clients split into `parts` ranges, counted by groups
-/// of `per_group` clients (else [`clients_per_group`]): tests vary both apart
-/// from the number of threads.
+/// How the clients are split: tests vary it apart from the number of threads.
+pub(super) struct Split {
+    /// Client ranges, counted in parallel.
+    pub parts: usize,
+    /// Clients counted at once (else [`clients_per_group`]).
+    pub per_group: Option<usize>,
+    /// Rows indexed at once ([`by_rows`]).
+    pub indexed_rows: usize,
+}
+
+/// [`count`] with the clients split as `split` says.
 pub(super) fn count_with(
     table: &EventTable,
     excluded: &[bool],
     window: Window,
     keep_counts: bool,
     detail: &Detail,
-    parts: usize,
-    per_group: Option<usize>,
+    split: &Split,
 ) -> Counted {
     let all;
     let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
@@ -136,24 +147,17 @@ pub(super) fn count_with(
         detail
     };
     let detailed = detail.endpoints.len();
-    let per_group = per_group
+    let per_group = split
+        .per_group
         .unwrap_or_else(|| clients_per_group(detailed))
         .max(1);
     let events = client_events(table, excluded);
-    let ranges = client_ranges(&events, table.len(), parts.max(1));
+    let ranges = client_ranges(&events, table.len(), split.parts.max(1));
     let parts: Vec<Part> = ranges
         .into_par_iter()
         .map(|clients| {
-            let per_group = per_group.min(clients.len().max(1));
-            count_clients(
-                table,
-                clients,
-                &events,
-                window,
-                keep_counts,
-                detail,
-                per_group,
-            )
+            let sizes = (per_group.min(clients.len().max(1)), split.indexed_rows);
+            count_clients(table, clients, &events, window, keep_counts, detail, sizes)
         })
         .collect();
     drop(events);
@@ -247,7 +251,8 @@ fn clients_per_group(detailed: usize) -> usize {
     (GROUP_PAIRS / detailed.max(1)).clamp(1, GROUP_CLIENTS)
 }
 
-/// Counts the clients of one range, one group of clients after another.
+/// Counts the clients of one range, one group of `per_group` clients after
+/// another, indexing at most `indexed_rows` rows at a time.
 fn count_clients(
     table: &EventTable,
     clients: Range<usize>,
@@ -255,7 +260,7 @@ fn count_clients(
     window: Window,
     keep_counts: bool,
     detail: &Detail,
-    per_group: usize,
+    (per_group, indexed_rows): (usize, usize),
 ) -> Part {
     let detailed = detail.endpoints.len();
     let mut part = Part {
@@ -266,7 +271,6 @@ fn count_clients(
         status: Vec::new(),
         counts: Vec::new(),
     };
-    let grouped = ClientRows::group(table, clients, events, per_group);
     let end_order = table.len() as u64;
     // Per client of the group: its counts, 429s and 503s, and where each of
     // its pairs is (`pair_at[k * detailed + slot]`); all reset after the group.
@@ -277,69 +281,73 @@ fn count_clients(
     let (mut times, mut codes, mut endpoints, mut ids) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ignore = |_| {};
-    for g in 0..grouped.groups() {
-        let first = grouped.clients(g).start;
-        for rows in grouped.rows(g).chunks(GATHERED_ROWS) {
-            // The columns of these rows first, in tight loops whose reads overlap.
-            gather(&table.ts, rows, &mut times);
-            gather(&table.status, rows, &mut codes);
-            gather(&table.endpoint, rows, &mut endpoints);
-            gather(&table.client, rows, &mut ids);
-            for (k, &row) in rows.iter().enumerate() {
-                let (t, client, e) = (times[k], ids[k], endpoints[k]);
-                let local = client as usize - first;
-                own[local].add(t, window, &mut part.overall, &mut ignore);
-                match codes[k] {
-                    429 => statuses[local].0 += 1,
-                    503 => statuses[local].1 += 1,
-                    _ => {}
-                }
-                let Some(slot) = detail.slot(e) else {
-                    continue;
-                };
-                let at = &mut pair_at[local * detailed + slot as usize];
-                if *at == NO_PAIR {
-                    *at = pairs.len() as u32;
-                    pairs.push(PairState {
-                        client,
-                        endpoint: e,
-                        slot,
-                        first_row: row,
-                        counts: KeyCounts::default(),
-                    });
-                }
-                let counts = &mut part.counts;
-                pairs[*at as usize].counts.add(
-                    t,
-                    window,
-                    &mut part.per_endpoint[slot as usize],
-                    &mut |(w, n)| {
-                        if keep_counts {
-                            counts.push(row_of(u64::from(row), client, e, w, n));
-                        }
-                    },
-                );
-            }
-        }
-        for (local, c) in grouped.clients(g).enumerate() {
-            let counts = std::mem::take(&mut own[local]);
-            let (s429, s503) = std::mem::take(&mut statuses[local]);
-            finish_client(&mut part, c as Id, counts, s429, s503);
-        }
-        // Client by client, so each endpoint's peaks stay in client order.
-        pairs.sort_unstable_by_key(|p| p.client);
-        for mut pair in pairs.drain(..) {
-            let (c, e, slot) = (pair.client, pair.endpoint, pair.slot as usize);
-            pair_at[(c as usize - first) * detailed + slot] = NO_PAIR;
-            let order = end_order + u64::from(pair.first_row);
-            let counts = &mut part.counts;
-            pair.counts
-                .finish(&mut part.per_endpoint[slot], &mut |(w, n)| {
-                    if keep_counts {
-                        counts.push(row_of(order, c, e, w, n));
+    // Indexed a bounded number of rows at a time.
+    for some in by_rows(events, clients, indexed_rows) {
+        let grouped = ClientRows::group(table, some, events, per_group);
+        for g in 0..grouped.groups() {
+            let first = grouped.clients(g).start;
+            for rows in grouped.rows(g).chunks(GATHERED_ROWS) {
+                // The columns of these rows first, in tight loops whose reads overlap.
+                gather(&table.ts, rows, &mut times);
+                gather(&table.status, rows, &mut codes);
+                gather(&table.endpoint, rows, &mut endpoints);
+                gather(&table.client, rows, &mut ids);
+                for (k, &row) in rows.iter().enumerate() {
+                    let (t, client, e) = (times[k], ids[k], endpoints[k]);
+                    let local = client as usize - first;
+                    own[local].add(t, window, &mut part.overall, &mut ignore);
+                    match codes[k] {
+                        429 => statuses[local].0 += 1,
+                        503 => statuses[local].1 += 1,
+                        _ => {}
                     }
-                });
-            part.endpoint_peaks[slot].push(peak_of(c, &pair.counts));
+                    let Some(slot) = detail.slot(e) else {
+                        continue;
+                    };
+                    let at = &mut pair_at[local * detailed + slot as usize];
+                    if *at == NO_PAIR {
+                        *at = pairs.len() as u32;
+                        pairs.push(PairState {
+                            client,
+                            endpoint: e,
+                            slot,
+                            first_row: row,
+                            counts: KeyCounts::default(),
+                        });
+                    }
+                    let counts = &mut part.counts;
+                    pairs[*at as usize].counts.add(
+                        t,
+                        window,
+                        &mut part.per_endpoint[slot as usize],
+                        &mut |(w, n)| {
+                            if keep_counts {
+                                counts.push(row_of(u64::from(row), client, e, w, n));
+                            }
+                        },
+                    );
+                }
+            }
+            for (local, c) in grouped.clients(g).enumerate() {
+                let counts = std::mem::take(&mut own[local]);
+                let (s429, s503) = std::mem::take(&mut statuses[local]);
+                finish_client(&mut part, c as Id, counts, s429, s503);
+            }
+            // Client by client, so each endpoint's peaks stay in client order.
+            pairs.sort_unstable_by_key(|p| p.client);
+            for mut pair in pairs.drain(..) {
+                let (c, e, slot) = (pair.client, pair.endpoint, pair.slot as usize);
+                pair_at[(c as usize - first) * detailed + slot] = NO_PAIR;
+                let order = end_order + u64::from(pair.first_row);
+                let counts = &mut part.counts;
+                pair.counts
+                    .finish(&mut part.per_endpoint[slot], &mut |(w, n)| {
+                        if keep_counts {
+                            counts.push(row_of(order, c, e, w, n));
+                        }
+                    });
+                part.endpoint_peaks[slot].push(peak_of(c, &pair.counts));
+            }
         }
     }
     part

@@ -240,7 +240,8 @@ proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
     /// Whatever the threads, the client ranges (`parts`, up to more ranges
-    /// than clients) and the groups of clients counted at once, the pass gives
+    /// than clients), the groups of clients counted at once and the rows
+    /// indexed at once, the pass gives
     /// the figures, peaks and export rows (in their order) of one pass over
     /// the table in time order.
     #[test]
@@ -252,6 +253,7 @@ proptest::proptest! {
         threads in 1usize..4,
         parts in 1usize..50,
         per_group in proptest::option::of(1usize..12),
+        indexed_rows in proptest::sample::select(vec![1usize, 7, 60, 1 << 20]),
     ) {
         let mut t = EventTable::default();
         for c in 0..clients {
@@ -273,7 +275,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), parts, per_group));
+        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), &super::pass::Split { parts, per_group, indexed_rows }));
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
         for (g, x) in got.per_endpoint.iter().zip(&expected.per_endpoint) {
