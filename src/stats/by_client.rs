@@ -164,7 +164,7 @@ mod tests {
     fn ranges_hold_at_most_the_rows_asked_unless_one_client_has_more() {
         let events = [2, 0, 3, 1, 5, 1, 1];
         assert_eq!(by_rows(&events, 0..7, 4), [0..2, 2..4, 4..5, 5..7]);
-        assert_eq!(by_rows(&events, 1..7, 100), [1..7]);
-        assert_eq!(by_rows(&events, 3..3, 4), [3..3]);
+        assert_eq!(by_rows(&events, 1..7, 100), vec![1..7]);
+        assert_eq!(by_rows(&events, 3..3, 4), vec![3..3]);
     }
 }
