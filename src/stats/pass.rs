@@ -169,7 +169,7 @@ fn merge(mut parts: Vec<Part>, detailed: usize, keep_counts: bool, window: Windo
     let mut counted = Counted {
         overall: ScopeTally::default(),
         per_endpoint: vec![ScopeTally::default(); detailed],
-        peaks: Vec::with_capacity(parts.iter().map(|p| p.peaks.len()).sum()),
+        peaks: Vec::new(),
         endpoint_peaks: Vec::with_capacity(detailed),
         status: Vec::new(),
         counts: None,
@@ -196,6 +196,10 @@ fn merge(mut parts: Vec<Part>, detailed: usize, keep_counts: bool, window: Windo
         };
         counted.endpoint_peaks.push(merged);
     }
+    // Sized once the parts' endpoint lists are freed.
+    counted
+        .peaks
+        .reserve_exact(parts.iter().map(|p| p.peaks.len()).sum());
     let mut rows = Vec::new();
     for part in parts {
         counted.overall.absorb(&part.overall);
