@@ -126,8 +126,9 @@ impl Subject<'_> {
     }
 }
 
-/// One kind of traffic behind one interface.
-pub trait Profile {
+/// One kind of traffic behind one interface (shared by the threads that
+/// look at clients).
+pub trait Profile: Sync {
     /// Whether it is looked for among all clients (else only reviewed ones).
     fn among_all(&self) -> bool;
     /// The finding, when the client shows this kind.
@@ -146,6 +147,13 @@ pub fn all() -> Vec<Box<dyn Profile>> {
     ]
 }
 
+/// A client as [`profile_clients`] found it: reviewed (with its place in the
+/// review and its facts), or another one with findings.
+enum Visited {
+    Reviewed(usize, ClientFacts),
+    Other(ClientProfile),
+}
+
 /// The profiles of the `reviewed` clients (separated or flagged, in the order
 /// given) and of every other client some kind looked for among all matches
 /// (most requests first, ties by name); `p99` is the overall baseline's.
@@ -160,12 +168,6 @@ pub fn profile_clients(
     p99: u64,
     error_endpoints: Option<&[u64]>,
 ) -> Vec<ClientProfile> {
-    let mut facts = facts::gather(table, analysis, columns, crawler::is_crawler);
-    if let Some(counts) = error_endpoints {
-        for (f, &n) in facts.iter_mut().zip(counts) {
-            f.client_error_endpoints = n;
-        }
-    }
     let window = analysis.window;
     let ctx = Context {
         table,
@@ -175,17 +177,10 @@ pub fn profile_clients(
         p99,
         threshold: crate::recommend::baseline::TAIL_RATIO.saturating_mul(p99),
     };
-    let asked: Vec<(usize, Id)> = reviewed.iter().map(|&c| (0, c)).collect();
-    let mut loader = TableWindows {
-        table,
-        window,
-        scopes: vec![None],
-    };
-    let series = loader.load(&asked);
     let profiles = all();
-    let run = |c: Id, windows: Option<WindowFacts>, only_all: bool| {
+    let run = |facts: &ClientFacts, windows: Option<WindowFacts>, only_all: bool| {
         let subject = Subject {
-            facts: &facts[c as usize],
+            facts,
             windows,
             ctx: &ctx,
         };
@@ -195,10 +190,54 @@ pub fn profile_clients(
             .filter_map(|p| p.detect(&subject))
             .collect::<Vec<_>>()
     };
+    // Facts are gathered client after client: the reviewed clients' are kept
+    // for the review below, every other client is looked at and let go.
+    let position: rustc_hash::FxHashMap<Id, usize> =
+        reviewed.iter().enumerate().map(|(i, &c)| (c, i)).collect();
+    let visited = facts::map_clients(table, analysis, columns, crawler::is_crawler, |c, mut f| {
+        if let Some(counts) = error_endpoints {
+            f.client_error_endpoints = counts[c as usize];
+        }
+        if let Some(&i) = position.get(&c) {
+            return Some(Visited::Reviewed(i, f));
+        }
+        let findings = run(&f, None, true);
+        (!findings.is_empty()).then(|| {
+            Visited::Other(ClientProfile {
+                client: table.clients.name(c).to_string(),
+                requests: f.requests,
+                reviewed: false,
+                findings,
+            })
+        })
+    });
+    let mut reviewed_facts = vec![None; reviewed.len()];
+    let mut others: Vec<ClientProfile> = Vec::new();
+    for v in visited {
+        match v {
+            Visited::Reviewed(i, f) => reviewed_facts[i] = Some(f),
+            Visited::Other(profile) => others.push(profile),
+        }
+    }
+    let asked: Vec<(usize, Id)> = reviewed.iter().map(|&c| (0, c)).collect();
+    let mut loader = TableWindows {
+        table,
+        window,
+        scopes: vec![None],
+    };
+    let series = loader.load(&asked);
     let mut out: Vec<ClientProfile> = reviewed
         .iter()
+        .zip(reviewed_facts)
         .zip(&series)
-        .map(|(&c, windows)| {
+        .map(|((&c, facts), windows)| {
+            let facts = facts.unwrap_or_else(|| {
+                let mut f = ClientFacts::without_requests();
+                if let Some(counts) = error_endpoints {
+                    f.client_error_endpoints = counts[c as usize];
+                }
+                f
+            });
             let (windows_above, longest_run) = runs_above(windows, ctx.threshold);
             let w = WindowFacts {
                 peak_window: windows.iter().map(|w| w.1).max().unwrap_or(0),
@@ -208,23 +247,10 @@ pub fn profile_clients(
             };
             ClientProfile {
                 client: table.clients.name(c).to_string(),
-                requests: facts[c as usize].requests,
+                requests: facts.requests,
                 reviewed: true,
-                findings: run(c, Some(w), false),
+                findings: run(&facts, Some(w), false),
             }
-        })
-        .collect();
-    let reviewed_set: rustc_hash::FxHashSet<Id> = reviewed.iter().copied().collect();
-    let mut others: Vec<ClientProfile> = (0..facts.len() as Id)
-        .filter(|c| facts[*c as usize].requests > 0 && !reviewed_set.contains(c))
-        .filter_map(|c| {
-            let findings = run(c, None, true);
-            (!findings.is_empty()).then(|| ClientProfile {
-                client: table.clients.name(c).to_string(),
-                requests: facts[c as usize].requests,
-                reviewed: false,
-                findings,
-            })
         })
         .collect();
     others.sort_by(|a, b| {
@@ -237,5 +263,7 @@ pub fn profile_clients(
     out
 }
 
+#[cfg(test)]
+mod facts_tests;
 #[cfg(test)]
 mod tests;

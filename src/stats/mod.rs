@@ -14,6 +14,7 @@
 //! per-endpoint figures (distributions, per-client peaks) are kept only for the
 //! endpoints that are reported ([`analyze_endpoints`]).
 
+pub mod by_client;
 pub mod counting;
 pub mod histograms;
 mod pass;

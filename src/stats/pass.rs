@@ -1,10 +1,12 @@
-//! The counting pass behind [`super::analyze`]: the time-ordered table read
-//! once, in order, by each of a few threads that each own a range of clients
-//! (so the columns are streamed, never gathered), with every (client, endpoint)
-//! pair's counts found through a dense table (a hash map when clients ×
-//! endpoints is too large for one), and the parts merged in client order.
-//! Per-endpoint figures are kept for the endpoints of a [`Detail`] only, so
-//! their state grows with the endpoints reported, not with the distinct ones.
+//! The counting pass behind [`super::analyze`]: a few threads that each own a
+//! range of clients go through it one group of consecutive clients after
+//! another, a group's requests in time order ([`ClientRows`]), so the running
+//! counts of a client and of its (client, endpoint) pairs live only while its
+//! group is counted (few clients make one group: the table is streamed); the
+//! peaks go straight into per-endpoint lists already in client order, and the
+//! parts are merged in client order. Per-endpoint figures are kept for the
+//! endpoints of a [`Detail`] only, so their state grows with the endpoints
+//! reported, not with the distinct ones.
 //!
 //! The figures equal those of one sequential pass: every key sees its own
 //! requests in time order, tallies are exact multisets, and the export rows are
@@ -13,8 +15,8 @@
 use std::ops::Range;
 
 use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 
+use super::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
 use super::counting::{KeyCounts, ScopeTally};
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
@@ -94,7 +96,8 @@ struct Part {
     overall: ScopeTally,
     per_endpoint: Vec<ScopeTally>,
     peaks: Vec<ClientPeak>,
-    endpoint_peaks: Vec<(Id, ClientPeak)>,
+    /// Per detailed endpoint, its clients of the range in client-id order.
+    endpoint_peaks: Vec<Vec<ClientPeak>>,
     status: Vec<(Id, u64, u64)>,
     counts: Vec<CountRow>,
 }
@@ -109,28 +112,32 @@ pub fn count(
     keep_counts: bool,
     detail: &Detail,
 ) -> Counted {
-    count_with(
-        table,
-        excluded,
-        window,
-        keep_counts,
-        detail,
-        DENSE_PAIRS,
-        CHAINED_ENDPOINTS,
-    )
+    let split = Split {
+        parts: rayon::current_num_threads().max(1),
+        per_group: None,
+        indexed_rows: INDEXED_ROWS,
+    };
+    count_with(table, excluded, window, keep_counts, detail, &split)
 }
 
-/// [`count`] with dense pair tables of at most `dense_pairs` entries and
-/// per-client chains up to `chained_endpoints` detailed endpoints (tests use
-/// 0 to exercise the other indexes).
+/// How the clients are split: tests vary it apart from the number of threads.
+pub(super) struct Split {
+    /// Client ranges, counted in parallel.
+    pub parts: usize,
+    /// Clients counted at once (else [`clients_per_group`]).
+    pub per_group: Option<usize>,
+    /// Rows indexed at once ([`by_rows`]).
+    pub indexed_rows: usize,
+}
+
+/// [`count`] with the clients split as `split` says.
 pub(super) fn count_with(
     table: &EventTable,
     excluded: &[bool],
     window: Window,
     keep_counts: bool,
     detail: &Detail,
-    dense_pairs: usize,
-    chained_endpoints: usize,
+    split: &Split,
 ) -> Counted {
     let all;
     let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
@@ -140,22 +147,59 @@ pub(super) fn count_with(
         detail
     };
     let detailed = detail.endpoints.len();
-    let ranges = client_ranges(table, rayon::current_num_threads().max(1));
+    let per_group = split
+        .per_group
+        .unwrap_or_else(|| clients_per_group(detailed))
+        .max(1);
+    let events = client_events(table, excluded);
+    let ranges = client_ranges(&events, table.len(), split.parts.max(1));
     let parts: Vec<Part> = ranges
         .into_par_iter()
         .map(|clients| {
-            let index = PairIndex::new(&clients, detailed, dense_pairs, chained_endpoints);
-            count_clients(table, clients, index, excluded, window, keep_counts, detail)
+            let sizes = (per_group.min(clients.len().max(1)), split.indexed_rows);
+            count_clients(table, clients, &events, window, keep_counts, detail, sizes)
         })
         .collect();
+    drop(events);
+    merge(parts, detailed, keep_counts, window)
+}
+
+/// The parts (in client order) as one result.
+fn merge(mut parts: Vec<Part>, detailed: usize, keep_counts: bool, window: Window) -> Counted {
     let mut counted = Counted {
         overall: ScopeTally::default(),
         per_endpoint: vec![ScopeTally::default(); detailed],
         peaks: Vec::new(),
-        endpoint_peaks: vec![Vec::new(); detailed],
+        endpoint_peaks: Vec::with_capacity(detailed),
         status: Vec::new(),
         counts: None,
     };
+    // Slot by slot, each list sized once and the parts' lists freed as they
+    // are copied, so the peaks are never held twice.
+    for slot in 0..detailed {
+        let mut lists = parts
+            .iter_mut()
+            .map(|p| std::mem::take(&mut p.endpoint_peaks[slot]))
+            .filter(|l| !l.is_empty());
+        let merged = match (lists.next(), lists.next()) {
+            (None, _) => Vec::new(),
+            (Some(only), None) => only,
+            (Some(a), Some(b)) => {
+                let rest: Vec<Vec<ClientPeak>> = lists.collect();
+                let len = a.len() + b.len() + rest.iter().map(Vec::len).sum::<usize>();
+                let mut merged = Vec::with_capacity(len);
+                for list in [a, b].into_iter().chain(rest) {
+                    merged.extend_from_slice(&list);
+                }
+                merged
+            }
+        };
+        counted.endpoint_peaks.push(merged);
+    }
+    // Sized once the parts' endpoint lists are freed.
+    counted
+        .peaks
+        .reserve_exact(parts.iter().map(|p| p.peaks.len()).sum());
     let mut rows = Vec::new();
     for part in parts {
         counted.overall.absorb(&part.overall);
@@ -163,14 +207,8 @@ pub(super) fn count_with(
             mine.absorb(theirs);
         }
         counted.peaks.extend(part.peaks);
-        for (slot, peak) in part.endpoint_peaks {
-            counted.endpoint_peaks[slot as usize].push(peak);
-        }
         counted.status.extend(part.status);
         rows.extend(part.counts);
-    }
-    for peaks in &mut counted.endpoint_peaks {
-        peaks.sort_by_key(|p| p.client);
     }
     if keep_counts {
         counted.counts = Some(count_rows(rows, window));
@@ -178,28 +216,22 @@ pub(super) fn count_with(
     counted
 }
 
-/// Contiguous client ranges with about the same number of events each.
-fn client_ranges(table: &EventTable, parts: usize) -> Vec<Range<usize>> {
-    let clients = table.clients.len();
-    let mut events = vec![0u64; clients];
+/// Per client id, its rows in the table; 0 for `excluded` clients.
+fn client_events(table: &EventTable, excluded: &[bool]) -> Vec<u32> {
+    let mut events = vec![0u32; table.clients.len()];
     for &c in &table.client {
         events[c as usize] += 1;
     }
-    let total = table.len() as u64;
-    let mut ranges = Vec::with_capacity(parts);
-    let (mut first, mut seen) = (0, 0);
-    for (c, &n) in events.iter().enumerate() {
-        seen += n;
-        if seen * parts as u64 >= total * (ranges.len() as u64 + 1) && ranges.len() + 1 < parts {
-            ranges.push(first..c + 1);
-            first = c + 1;
+    for (n, &out) in events.iter_mut().zip(excluded) {
+        if out {
+            *n = 0;
         }
     }
-    ranges.push(first..clients);
-    ranges
+    events
 }
 
-/// The running counts of one (client, detailed endpoint) pair.
+/// The running counts of one (client, detailed endpoint) pair of the group
+/// being counted.
 struct PairState {
     client: Id,
     endpoint: Id,
@@ -208,184 +240,133 @@ struct PairState {
     counts: KeyCounts,
 }
 
-/// Where each (client, detailed endpoint) pair of a client range keeps its
-/// state; endpoints are given by their [`Detail`] slot.
-enum PairIndex {
-    /// `slots[(client - first) * endpoints + endpoint]`, `u32::MAX` for none yet.
-    Dense {
-        first: usize,
-        endpoints: usize,
-        slots: Vec<u32>,
-    },
-    /// Per client its pairs as a chain (`heads[client - first]`, then
-    /// `next[pair]`), `u32::MAX` ending it: 4 bytes per client and per pair,
-    /// for many clients over few detailed endpoints (a chain is at most that long).
-    Chained {
-        first: usize,
-        heads: Vec<u32>,
-        next: Vec<u32>,
-    },
-    Hashed(FxHashMap<(Id, Id), u32>),
-}
-
-/// The largest dense pair table (entries of 4 bytes).
-const DENSE_PAIRS: usize = 1 << 22;
-/// The most detailed endpoints for per-client chains (beyond, a hash map).
-const CHAINED_ENDPOINTS: usize = 64;
-/// No pair (yet), in the dense table and in chains.
+/// No pair yet, in the group's pair table.
 const NO_PAIR: u32 = u32::MAX;
+/// Most entries (clients × detailed endpoints) of a group's pair table.
+const GROUP_PAIRS: usize = 1 << 18;
+/// Most clients in a group.
+const GROUP_CLIENTS: usize = 1 << 16;
+/// Rows whose columns are read at once.
+const GATHERED_ROWS: usize = 1 << 13;
 
-impl PairIndex {
-    fn new(
-        clients: &Range<usize>,
-        endpoints: usize,
-        dense_pairs: usize,
-        chained_endpoints: usize,
-    ) -> Self {
-        match clients.len().checked_mul(endpoints) {
-            Some(n) if n <= dense_pairs => PairIndex::Dense {
-                first: clients.start,
-                endpoints,
-                slots: vec![NO_PAIR; n],
-            },
-            _ if endpoints <= chained_endpoints => PairIndex::Chained {
-                first: clients.start,
-                heads: vec![NO_PAIR; clients.len()],
-                next: Vec::new(),
-            },
-            _ => PairIndex::Hashed(FxHashMap::default()),
-        }
-    }
-
-    /// The index in `pairs` of (client, endpoint slot), pushed as `new_pair`
-    /// when it has none.
-    fn slot(
-        &mut self,
-        client: Id,
-        endpoint: u32,
-        pairs: &mut Vec<PairState>,
-        new_pair: impl FnOnce() -> PairState,
-    ) -> u32 {
-        let push = |pairs: &mut Vec<PairState>, pair: PairState| {
-            pairs.push(pair);
-            (pairs.len() - 1) as u32
-        };
-        match self {
-            PairIndex::Dense {
-                first,
-                endpoints,
-                slots,
-            } => {
-                let slot = &mut slots[(client as usize - *first) * *endpoints + endpoint as usize];
-                if *slot == NO_PAIR {
-                    *slot = push(pairs, new_pair());
-                }
-                *slot
-            }
-            PairIndex::Chained { first, heads, next } => {
-                let head = &mut heads[client as usize - *first];
-                let mut at = *head;
-                while at != NO_PAIR {
-                    if pairs[at as usize].slot == endpoint {
-                        return at;
-                    }
-                    at = next[at as usize];
-                }
-                let pair = push(pairs, new_pair());
-                next.push(*head);
-                *head = pair;
-                pair
-            }
-            PairIndex::Hashed(map) => *map
-                .entry((client, endpoint))
-                .or_insert_with(|| push(pairs, new_pair())),
-        }
-    }
+/// Clients per group: as many as fit `GROUP_PAIRS` (at least one), so that
+/// few clients are counted as one group, streaming the table.
+fn clients_per_group(detailed: usize) -> usize {
+    (GROUP_PAIRS / detailed.max(1)).clamp(1, GROUP_CLIENTS)
 }
 
+/// Counts the clients of one range, one group of `per_group` clients after
+/// another, indexing at most `indexed_rows` rows at a time.
 fn count_clients(
     table: &EventTable,
     clients: Range<usize>,
-    mut index: PairIndex,
-    excluded: &[bool],
+    events: &[u32],
     window: Window,
     keep_counts: bool,
     detail: &Detail,
+    (per_group, indexed_rows): (usize, usize),
 ) -> Part {
+    let detailed = detail.endpoints.len();
     let mut part = Part {
         overall: ScopeTally::default(),
-        per_endpoint: vec![ScopeTally::default(); detail.endpoints.len()],
+        per_endpoint: vec![ScopeTally::default(); detailed],
         peaks: Vec::new(),
-        endpoint_peaks: Vec::new(),
+        endpoint_peaks: vec![Vec::new(); detailed],
         status: Vec::new(),
         counts: Vec::new(),
     };
-    let first = clients.start;
-    let mut own = vec![KeyCounts::default(); clients.len()];
-    let mut statuses = vec![(0u64, 0u64); clients.len()];
-    let mut pairs: Vec<PairState> = Vec::new();
-    let mut ignore = |_| {};
-    let rows = table.client.iter().zip(&table.ts).zip(&table.endpoint);
-    for (row, ((&client, &t), &e)) in rows.enumerate() {
-        let c = client as usize;
-        if !clients.contains(&c) || excluded[c] {
-            continue;
-        }
-        own[c - first].add(t, window, &mut part.overall, &mut ignore);
-        match table.status[row] {
-            429 => statuses[c - first].0 += 1,
-            503 => statuses[c - first].1 += 1,
-            _ => {}
-        }
-        let Some(slot) = detail.slot(e) else {
-            continue;
-        };
-        let pair = index.slot(client, slot, &mut pairs, || PairState {
-            client,
-            endpoint: e,
-            slot,
-            first_row: row as u32,
-            counts: KeyCounts::default(),
-        });
-        let counts = &mut part.counts;
-        pairs[pair as usize].counts.add(
-            t,
-            window,
-            &mut part.per_endpoint[slot as usize],
-            &mut |(w, n)| {
-                if keep_counts {
-                    counts.push(row_of(row as u64, client, e, w, n));
-                }
-            },
-        );
-    }
-    for (k, counts) in own.iter_mut().enumerate() {
-        if counts.requests > 0 {
-            counts.finish(&mut part.overall, &mut ignore);
-            part.peaks.push(peak_of((first + k) as Id, counts));
-        }
-    }
-    drop(index);
     let end_order = table.len() as u64;
-    part.endpoint_peaks.reserve_exact(pairs.len());
-    for mut pair in pairs {
-        let (c, e, first_row) = (pair.client, pair.endpoint, u64::from(pair.first_row));
-        let counts = &mut part.counts;
-        pair.counts
-            .finish(&mut part.per_endpoint[pair.slot as usize], &mut |(w, n)| {
-                if keep_counts {
-                    counts.push(row_of(end_order + first_row, c, e, w, n));
+    // Per client of the group: its counts, 429s and 503s, and where each of
+    // its pairs is (`pair_at[k * detailed + slot]`); all reset after the group.
+    let mut own = vec![KeyCounts::default(); per_group];
+    let mut statuses = vec![(0u64, 0u64); per_group];
+    let mut pair_at = vec![NO_PAIR; per_group * detailed];
+    let mut pairs: Vec<PairState> = Vec::new();
+    let (mut times, mut codes, mut endpoints, mut ids) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut ignore = |_| {};
+    // Indexed a bounded number of rows at a time.
+    for some in by_rows(events, clients, indexed_rows) {
+        let grouped = ClientRows::group(table, some, events, per_group);
+        for g in 0..grouped.groups() {
+            let first = grouped.clients(g).start;
+            for rows in grouped.rows(g).chunks(GATHERED_ROWS) {
+                // The columns of these rows first, in tight loops whose reads overlap.
+                gather(&table.ts, rows, &mut times);
+                gather(&table.status, rows, &mut codes);
+                gather(&table.endpoint, rows, &mut endpoints);
+                gather(&table.client, rows, &mut ids);
+                for (k, &row) in rows.iter().enumerate() {
+                    let (t, client, e) = (times[k], ids[k], endpoints[k]);
+                    let local = client as usize - first;
+                    own[local].add(t, window, &mut part.overall, &mut ignore);
+                    match codes[k] {
+                        429 => statuses[local].0 += 1,
+                        503 => statuses[local].1 += 1,
+                        _ => {}
+                    }
+                    let Some(slot) = detail.slot(e) else {
+                        continue;
+                    };
+                    let at = &mut pair_at[local * detailed + slot as usize];
+                    if *at == NO_PAIR {
+                        *at = pairs.len() as u32;
+                        pairs.push(PairState {
+                            client,
+                            endpoint: e,
+                            slot,
+                            first_row: row,
+                            counts: KeyCounts::default(),
+                        });
+                    }
+                    let counts = &mut part.counts;
+                    pairs[*at as usize].counts.add(
+                        t,
+                        window,
+                        &mut part.per_endpoint[slot as usize],
+                        &mut |(w, n)| {
+                            if keep_counts {
+                                counts.push(row_of(u64::from(row), client, e, w, n));
+                            }
+                        },
+                    );
                 }
-            });
-        part.endpoint_peaks
-            .push((pair.slot, peak_of(c, &pair.counts)));
-    }
-    for (k, &(s429, s503)) in statuses.iter().enumerate() {
-        if s429 + s503 > 0 {
-            part.status.push(((first + k) as Id, s429, s503));
+            }
+            for (local, c) in grouped.clients(g).enumerate() {
+                let counts = std::mem::take(&mut own[local]);
+                let (s429, s503) = std::mem::take(&mut statuses[local]);
+                finish_client(&mut part, c as Id, counts, s429, s503);
+            }
+            // Client by client, so each endpoint's peaks stay in client order.
+            pairs.sort_unstable_by_key(|p| p.client);
+            for mut pair in pairs.drain(..) {
+                let (c, e, slot) = (pair.client, pair.endpoint, pair.slot as usize);
+                pair_at[(c as usize - first) * detailed + slot] = NO_PAIR;
+                let order = end_order + u64::from(pair.first_row);
+                let counts = &mut part.counts;
+                pair.counts
+                    .finish(&mut part.per_endpoint[slot], &mut |(w, n)| {
+                        if keep_counts {
+                            counts.push(row_of(order, c, e, w, n));
+                        }
+                    });
+                part.endpoint_peaks[slot].push(peak_of(c, &pair.counts));
+            }
         }
     }
     part
+}
+
+/// Closes a client's counts at the end of input, with its peaks and statuses.
+fn finish_client(part: &mut Part, client: Id, mut counts: KeyCounts, s429: u64, s503: u64) {
+    if counts.requests == 0 {
+        return;
+    }
+    counts.finish(&mut part.overall, &mut |_| {});
+    part.peaks.push(peak_of(client, &counts));
+    if s429 + s503 > 0 {
+        part.status.push((client, s429, s503));
+    }
 }
 
 fn row_of(order: u64, client: Id, endpoint: Id, window: i64, count: u64) -> CountRow {

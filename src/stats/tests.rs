@@ -239,16 +239,24 @@ mod sequential {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
+    /// Whatever the threads, the client ranges (`parts`, up to more ranges
+    /// than clients), the groups of clients counted at once and the rows
+    /// indexed at once, the pass gives
+    /// the figures, peaks and export rows (in their order) of one pass over
+    /// the table in time order.
     #[test]
     fn the_parallel_pass_equals_one_sequential_pass(
-        rows in proptest::collection::vec((0i64..400_000, 0u32..7, 0u32..5, 0usize..4), 0..400),
-        excluded_client in proptest::option::of(0usize..7),
+        clients in 1u32..40,
+        rows in proptest::collection::vec((0i64..400_000, 0u32..40, 0u32..5, 0usize..4), 0..400),
+        excluded_client in proptest::option::of(0usize..40),
         window in proptest::sample::select(vec!["1s", "10s", "1m"]),
         threads in 1usize..4,
-        (dense_pairs, chained) in proptest::sample::select(vec![(0usize, 0usize), (0, 64), (1 << 22, 64)]),
+        parts in 1usize..50,
+        per_group in proptest::option::of(1usize..12),
+        indexed_rows in proptest::sample::select(vec![1usize, 7, 60, 1 << 20]),
     ) {
         let mut t = EventTable::default();
-        for c in 0..7 {
+        for c in 0..clients {
             t.clients.intern(&format!("c{c}"));
         }
         for e in 0..5 {
@@ -257,17 +265,17 @@ proptest::proptest! {
         let mut rows = rows;
         rows.sort_by_key(|r| r.0);
         for (ts, client, endpoint, s) in rows {
+            let client = client % clients;
             t.push(Event { ts, client, endpoint, status: [200, 429, 503, 404][s], ..Event::default() });
         }
-        let mut excluded = vec![false; 7];
-        if let Some(c) = excluded_client {
+        let mut excluded = vec![false; clients as usize];
+        if let Some(c) = excluded_client.filter(|&c| c < clients as usize) {
             excluded[c] = true;
         }
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let mut got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), dense_pairs, chained));
-        got.status.sort_unstable();
+        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), &super::pass::Split { parts, per_group, indexed_rows }));
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
         for (g, x) in got.per_endpoint.iter().zip(&expected.per_endpoint) {

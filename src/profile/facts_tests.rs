@@ -1,0 +1,156 @@
+//! The facts gathered client after client equal those of one pass over the
+//! table in time order with sets of (client, value) pairs (the reference
+//! below), whatever the clients, their interleaving, the excluded ones and
+//! the threads.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
+use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
+use crate::stats::{Analysis, StatsSettings, analyze};
+
+/// The facts of every client (indexed by client id; excluded clients have
+/// none): one pass over the table in time order, with sets of pairs.
+fn gather(
+    table: &EventTable,
+    analysis: &Analysis,
+    columns: ProfileColumns,
+    is_crawler: impl Fn(&str) -> bool,
+) -> Vec<ClientFacts> {
+    let mut facts = vec![ClientFacts::default(); table.clients.len()];
+    for p in &analysis.overall.peaks {
+        facts[p.client as usize].requests = p.requests;
+    }
+    // Requests per client and endpoint, counted from the table: the analysis
+    // keeps per-endpoint detail only for the endpoints it reports, and a
+    // client's busiest endpoint (a probe's /health) may not be among them.
+    let mut per_endpoint: rustc_hash::FxHashMap<(Id, Id), u64> = Default::default();
+    for row in 0..table.len() {
+        let c = table.client[row];
+        if facts[c as usize].requests > 0 {
+            *per_endpoint.entry((c, table.endpoint[row])).or_insert(0) += 1;
+        }
+    }
+    for ((c, e), n) in per_endpoint {
+        facts[c as usize].endpoints.push((e, n));
+    }
+    let mut top = vec![NO_KEY; facts.len()];
+    for (c, f) in facts.iter_mut().enumerate() {
+        f.endpoints
+            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        if let Some(&(e, _)) = f.endpoints.first() {
+            top[c] = e;
+        }
+    }
+    let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
+    let users = columns.user.map(|i| &table.extra_keys[i]);
+    let crawler: Vec<bool> =
+        agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
+    let mut agent_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
+    let mut user_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
+    let mut error_pairs: FxHashSet<(Id, Id)> = FxHashSet::default();
+    let mut gaps = vec![GapStats::default(); facts.len()];
+    for row in 0..table.len() {
+        let c = table.client[row];
+        let f = &mut facts[c as usize];
+        if f.requests == 0 {
+            continue; // excluded
+        }
+        if let Some(col) = agents {
+            let ua = col.ids[row];
+            if ua != NO_KEY {
+                f.first_user_agent.get_or_insert(ua);
+                if agent_pairs.insert((c, ua)) {
+                    f.distinct_user_agents += 1;
+                }
+                if crawler[ua as usize] {
+                    f.crawler_requests += 1;
+                    f.crawler_agent.get_or_insert(ua);
+                }
+            }
+        }
+        if let Some(col) = users {
+            let u = col.ids[row];
+            if u != NO_KEY && user_pairs.insert((c, u)) {
+                f.distinct_users += 1;
+            }
+        }
+        let e = table.endpoint[row];
+        let status = table.status[row];
+        if (400..500).contains(&status) && status != 429 {
+            f.client_errors += 1;
+            if error_pairs.insert((c, e)) {
+                f.client_error_endpoints += 1;
+            }
+        }
+        if e == top[c as usize] {
+            gaps[c as usize].add(table.ts[row]);
+        }
+    }
+    for (f, g) in facts.iter_mut().zip(&gaps) {
+        (f.gaps, f.gap_mean_ms, f.gap_cv) = g.summary();
+    }
+    facts
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn facts_client_by_client_equal_one_pass_over_the_table(
+        rows in proptest::collection::vec(
+            (0i64..600_000, 0u32..12, 0u32..6, 0usize..4, 0u32..4, 0u32..3),
+            1..300,
+        ),
+        excluded in proptest::option::of(0u32..12),
+        threads in 1usize..4,
+        indexed_rows in proptest::sample::select(vec![1usize, 20, 1 << 20]),
+    ) {
+        let mut t = EventTable {
+            extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
+            ..EventTable::default()
+        };
+        let mut rows = rows;
+        rows.sort_by_key(|r| r.0);
+        for (ts, client, endpoint, status, agent, user) in rows {
+            let client = t.clients.intern(&format!("c{client}"));
+            let endpoint = t.endpoints.intern(&format!("GET /{endpoint}"));
+            let status = [200, 404, 429, 451][status];
+            t.push(Event { ts, client, endpoint, status, ..Event::default() });
+            // Agent 0 and user 0: no value; agent 3 is a crawler's.
+            let agent = ["", "curl/8", "Mozilla/5.0", "Googlebot/2.1"][agent as usize];
+            let user = ["", "ann", "bob"][user as usize];
+            for (column, value) in t.extra_keys.iter_mut().zip([agent, user]) {
+                let id = if value.is_empty() { NO_KEY } else { column.names.intern(value) };
+                column.ids.push(id);
+            }
+        }
+        let settings = StatsSettings {
+            window: "1m".parse().unwrap(),
+            top: 10,
+            exclude: excluded.map(|c| format!("c{c}")).into_iter().collect(),
+            keep_counts: false,
+        };
+        let analysis = analyze(&t, &settings);
+        let columns = ProfileColumns { user_agent: Some(0), user: Some(1) };
+        let is_crawler = |ua: &str| ua.contains("bot");
+        let expected = gather(&t, &analysis, columns, is_crawler);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pairs = pool.install(|| {
+            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), indexed_rows)
+        });
+        let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
+        let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
+        let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();
+        proptest::prop_assert_eq!(&order, &with_requests);
+        for (c, want) in expected.iter().enumerate() {
+            match visited.get(&(c as Id)) {
+                Some(got) => proptest::prop_assert_eq!(got, want),
+                None => {
+                    proptest::prop_assert_eq!(want.requests, 0);
+                    proptest::prop_assert_eq!(&ClientFacts::without_requests(), want);
+                }
+            }
+        }
+    }
+}

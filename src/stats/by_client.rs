@@ -1,0 +1,170 @@
+//! The rows of a range of clients grouped by client, or by groups of
+//! consecutive clients: a counting sort of row indices (4 bytes per row and
+//! per group), so that a pass goes through one group's requests after
+//! another and holds the running state of one group at a time, not of every
+//! (client, endpoint) pair at once.
+//!
+//! Within a group the rows stay in table order, which is time order: every
+//! key still sees its requests in the order one sequential pass sees them.
+
+use std::ops::Range;
+
+use crate::events::EventTable;
+
+/// Row indices of the clients of one range, group after group, a group being
+/// `per_group` consecutive clients (the last one may have fewer).
+pub struct ClientRows {
+    /// The clients of the range.
+    clients: Range<usize>,
+    per_group: usize,
+    /// `starts[g]..starts[g + 1]`: where group `g`'s rows are in `rows`.
+    starts: Vec<u32>,
+    /// Row indices, grouped, in table order within a group.
+    rows: Vec<u32>,
+}
+
+impl ClientRows {
+    /// Groups the rows of `clients` by `per_group` consecutive clients, where
+    /// `events[c]` is the number of rows client `c` has in the table, or 0 to
+    /// leave its rows out (excluded).
+    pub fn group(
+        table: &EventTable,
+        clients: Range<usize>,
+        events: &[u32],
+        per_group: usize,
+    ) -> Self {
+        let first = clients.start;
+        let per_group = per_group.max(1);
+        let mut starts = Vec::with_capacity(clients.len().div_ceil(per_group) + 1);
+        let mut total = 0u32;
+        starts.push(0);
+        for group in events[clients.clone()].chunks(per_group) {
+            total += group.iter().sum::<u32>();
+            starts.push(total);
+        }
+        let mut next = starts[..starts.len() - 1].to_vec();
+        let mut rows = vec![0u32; total as usize];
+        for (row, &client) in table.client.iter().enumerate() {
+            let c = client as usize;
+            if clients.contains(&c) && events[c] > 0 {
+                let at = &mut next[(c - first) / per_group];
+                rows[*at as usize] = row as u32;
+                *at += 1;
+            }
+        }
+        ClientRows {
+            clients,
+            per_group,
+            starts,
+            rows,
+        }
+    }
+
+    /// How many groups.
+    pub fn groups(&self) -> usize {
+        self.starts.len() - 1
+    }
+
+    /// The clients of group `g`.
+    pub fn clients(&self, g: usize) -> Range<usize> {
+        let first = self.clients.start + g * self.per_group;
+        first..(first + self.per_group).min(self.clients.end)
+    }
+
+    /// The rows of group `g`, in table order.
+    pub fn rows(&self, g: usize) -> &[u32] {
+        &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
+    }
+
+    /// The rows of `client` (of this range), in table order, when every
+    /// group is one client.
+    pub fn of(&self, client: usize) -> &[u32] {
+        debug_assert_eq!(self.per_group, 1);
+        self.rows(client - self.clients.start)
+    }
+}
+
+/// `parts` contiguous client ranges with about the same number of the
+/// `total` events each (`events[c]`: client `c`'s).
+pub fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<usize>> {
+    let total = total as u64;
+    let mut ranges = Vec::with_capacity(parts);
+    let (mut first, mut seen) = (0, 0u64);
+    for (c, &n) in events.iter().enumerate() {
+        seen += u64::from(n);
+        if seen * parts as u64 >= total * (ranges.len() as u64 + 1) && ranges.len() + 1 < parts {
+            ranges.push(first..c + 1);
+            first = c + 1;
+        }
+    }
+    ranges.push(first..events.len());
+    ranges
+}
+
+/// The most rows to index at once (4 bytes each), beyond one client's.
+pub const INDEXED_ROWS: usize = 1 << 20;
+
+/// `clients` as consecutive ranges of at most `max_rows` rows each (a client
+/// with more has a range of its own), `events[c]` being client `c`'s rows.
+pub fn by_rows(events: &[u32], clients: Range<usize>, max_rows: usize) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    let (mut first, mut rows) = (clients.start, 0usize);
+    for c in clients.clone() {
+        let n = events[c] as usize;
+        if rows > 0 && rows + n > max_rows {
+            ranges.push(first..c);
+            (first, rows) = (c, 0);
+        }
+        rows += n;
+    }
+    ranges.push(first..clients.end);
+    ranges
+}
+
+/// `column[row]` for each of `rows`, into `out` (emptied first): one tight
+/// loop of independent reads, which the processor overlaps, where reading
+/// row by row between other work would wait for each.
+pub fn gather<T: Copy>(column: &[T], rows: &[u32], out: &mut Vec<T>) {
+    out.clear();
+    out.extend(rows.iter().map(|&row| column[row as usize]));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Event;
+
+    #[test]
+    fn rows_are_grouped_by_client_in_table_order() {
+        let mut t = EventTable::default();
+        for c in 0..4 {
+            t.clients.intern(&format!("c{c}"));
+        }
+        for (ts, client) in [(0, 2), (1, 1), (2, 2), (3, 3), (4, 1), (5, 2), (6, 0)] {
+            t.push(Event {
+                ts,
+                client,
+                ..Event::default()
+            });
+        }
+        // Client 3 is excluded (0 events), client 0 outside the range.
+        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 1);
+        assert_eq!(grouped.of(1), [1, 4]);
+        assert_eq!(grouped.of(2), [0, 2, 5]);
+        assert_eq!(grouped.of(3), [] as [u32; 0]);
+        // Groups of two clients: 1 and 2, then 3.
+        let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 2);
+        assert_eq!(grouped.groups(), 2);
+        assert_eq!((grouped.clients(0), grouped.clients(1)), (1..3, 3..4));
+        assert_eq!(grouped.rows(0), [0, 1, 2, 4, 5]);
+        assert_eq!(grouped.rows(1), [] as [u32; 0]);
+    }
+
+    #[test]
+    fn ranges_hold_at_most_the_rows_asked_unless_one_client_has_more() {
+        let events = [2, 0, 3, 1, 5, 1, 1];
+        assert_eq!(by_rows(&events, 0..7, 4), [0..2, 2..4, 4..5, 5..7]);
+        assert_eq!(by_rows(&events, 1..7, 100), vec![1..7]);
+        assert_eq!(by_rows(&events, 3..3, 4), vec![3..3]);
+    }
+}
