@@ -8,10 +8,11 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
-use crate::events::{EventTable, Id};
+use super::selection::{Selection, Subset};
+use crate::events::EventTable;
 use crate::simulate::{
-    Deployment, NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, Summary, Totals, Traffic,
-    deploy, summarize, totals,
+    Deployment, Replay, ReplayError, Replayer, Rule, Summary, Totals, Traffic, deploy, summarize,
+    totals,
 };
 use crate::units::Millis;
 
@@ -52,9 +53,8 @@ pub struct ScenarioRunner<'a> {
     replayer: Replayer<'a>,
     deployment: Deployment,
     top: usize,
-    /// Per key, method and route: the rule's key column, or `None` when the
-    /// rule applies to every request (its column is the key's own).
-    columns: HashMap<RuleSelection, Option<Arc<[u32]>>>,
+    /// Per key, method and route: the rule's key column and requests.
+    selections: HashMap<RuleSelection, Arc<Selection>>,
     /// Per event, whether an exemption matches it (no rule applies to it then).
     exempt: Option<Arc<[bool]>>,
 }
@@ -76,7 +76,7 @@ impl<'a> ScenarioRunner<'a> {
             replayer: Replayer::new(ts),
             deployment,
             top,
-            columns: HashMap::new(),
+            selections: HashMap::new(),
             exempt: None,
         }
     }
@@ -84,98 +84,46 @@ impl<'a> ScenarioRunner<'a> {
     /// Exempts the events `mask` marks from every rule (see [`super::exempt`]).
     pub fn with_exemptions(mut self, mask: Option<Arc<[bool]>>) -> Self {
         self.exempt = mask;
-        self.columns.clear();
+        self.selections.clear();
         self
     }
 
     /// Replays one scenario.
     pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
-        let table = self.table;
-        let owned: Vec<Option<Arc<[u32]>>> = scenario
-            .rules
-            .iter()
-            .map(|rule| {
-                let id = (
-                    rule.key,
-                    rule.method.clone(),
-                    rule.route.as_ref().map(|r| r.as_str().to_owned()),
-                );
-                let exempt = self.exempt.as_deref();
-                let column = self
-                    .columns
-                    .entry(id)
-                    .or_insert_with(|| key_column(table, rule, exempt));
-                column.clone()
-            })
+        let (table, ts) = (self.table, self.replayer.times());
+        let exempt = self.exempt.as_deref();
+        let mut missing: Vec<(RuleSelection, &PlannedRule)> = Vec::new();
+        for rule in &scenario.rules {
+            let id = selection_id(rule);
+            if !self.selections.contains_key(&id) && missing.iter().all(|(m, _)| *m != id) {
+                missing.push((id, rule));
+            }
+        }
+        let built: Vec<(RuleSelection, Arc<Selection>)> = missing
+            .into_par_iter()
+            .map(|(id, rule)| (id, Arc::new(Selection::new(table, ts, rule, exempt))))
             .collect();
-        let columns: Vec<&[u32]> = scenario
-            .rules
-            .iter()
-            .zip(&owned)
-            .map(|(rule, column)| column.as_deref().unwrap_or(key_ids(table, rule.key)))
+        self.selections.extend(built);
+        let selections: Vec<Arc<Selection>> = (scenario.rules.iter())
+            .map(|rule| self.selections[&selection_id(rule)].clone())
             .collect();
         run_scenario(
             table,
             &mut self.replayer,
             scenario,
-            &columns,
+            &selections,
             &self.deployment,
             self.top,
         )
     }
 }
 
-/// The key id of every event for `key` ([`NO_KEY`](crate::events::NO_KEY),
-/// which is [`NOT_APPLICABLE`], where it has no value).
-fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
-    match key {
-        KeyRef::Primary => &table.client,
-        KeyRef::Extra(i) => &table.extra_keys[i].ids,
-    }
-}
-
-/// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
-/// method or route does not match, an exemption matches (`exempt`), or the key
-/// has no value; `None` when the rule applies to every request, so that its
-/// column is [`key_ids`].
-fn key_column(
-    table: &EventTable,
-    rule: &PlannedRule,
-    exempt: Option<&[bool]>,
-) -> Option<Arc<[u32]>> {
-    let method_ok: Vec<bool> = table
-        .methods
-        .names()
-        .map(|m| {
-            rule.method
-                .as_deref()
-                .is_none_or(|want| want.eq_ignore_ascii_case(m))
-        })
-        .collect();
-    let route_ok: Option<Vec<bool>> = rule
-        .route
-        .as_ref()
-        .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
-    let everywhere = |ok: &[bool]| ok.iter().all(|&ok| ok);
-    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) && exempt.is_none() {
-        return None;
-    }
-    let ids = key_ids(table, rule.key);
-    let column: Vec<u32> = (0..table.len())
-        .into_par_iter()
-        .map(|i| {
-            let route = route_ok
-                .as_ref()
-                .is_none_or(|ok| ok[table.path[i] as usize]);
-            let exempted = exempt.is_some_and(|mask| mask[i]);
-            if method_ok[table.method[i] as usize] && route && !exempted {
-                ids[i] // NO_KEY is NOT_APPLICABLE
-            } else {
-                NOT_APPLICABLE
-            }
-        })
-        .collect();
-    Some(column.into())
+fn selection_id(rule: &PlannedRule) -> RuleSelection {
+    (
+        rule.key,
+        rule.method.clone(),
+        rule.route.as_ref().map(|r| r.as_str().to_owned()),
+    )
 }
 
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
@@ -185,22 +133,22 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// Replays one scenario over `table` with its rules' key `columns`.
+/// Replays one scenario over `table` with what its rules select.
 fn run_scenario(
     table: &EventTable,
     replayer: &mut Replayer,
     scenario: &Scenario,
-    columns: &[&[u32]],
+    selections: &[Arc<Selection>],
     deployment: &Deployment,
     top: usize,
 ) -> Result<ScenarioResult, ReplayError> {
     let rules: Vec<Rule> = scenario
         .rules
         .iter()
-        .zip(columns)
-        .map(|(r, keys)| Rule {
+        .zip(selections)
+        .map(|(r, selection)| Rule {
             limiter: r.limiter.clone(),
-            keys,
+            keys: selection.keys(table, r.key),
             key_count: key_count(table, r.key),
         })
         .collect();
@@ -210,11 +158,10 @@ fn run_scenario(
         by_client: replayer.grouped_by(&table.client),
         ..Traffic::of(table)
     };
-    let rule_results: Vec<RuleResult> = scenario
-        .rules
-        .iter()
-        .enumerate()
-        .map(|(i, rule)| RuleResult {
+    let rule_results: Vec<RuleResult> = (scenario.rules.par_iter())
+        .zip(selections)
+        .zip(&replay.rule_allowed)
+        .map(|((rule, selection), verdicts)| RuleResult {
             scenario: scenario.name.clone(),
             rule: rule.name.clone(),
             key: rule.key_text.clone(),
@@ -223,17 +170,17 @@ fn run_scenario(
             summary: rule_summary(
                 rule,
                 &traffic,
-                columns[i],
-                &replay.rule_allowed[i],
+                selection.subset(),
+                verdicts,
                 replay.delay_ms.as_deref(),
                 top,
             ),
         })
         .collect();
     // One rule deciding every request: its totals are the scenario's.
-    let reuse = match (&rule_results[..], &replay.rule_allowed[..], columns) {
-        ([only], [verdicts], [keys]) => (*verdicts == replay.allowed
-            && !keys.contains(&NOT_APPLICABLE))
+    let reuse = match (&rule_results[..], &replay.rule_allowed[..], selections) {
+        ([only], [verdicts], [selection]) => (*verdicts == replay.allowed
+            && selection.subset().is_none())
         .then(|| only.summary.totals.clone()),
         _ => None,
     };
@@ -245,37 +192,25 @@ fn run_scenario(
     })
 }
 
-/// A rule's summary over the requests it applies to, from its own verdicts.
+/// A rule's summary over the requests it applies to (`subset`, or all of
+/// `traffic`), from its own verdicts.
 fn rule_summary(
     rule: &PlannedRule,
     traffic: &Traffic,
-    keys: &[u32],
+    subset: Option<&Subset>,
     verdicts: &[bool],
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
-    if keys.iter().all(|&k| k != NOT_APPLICABLE) {
+    let Some(subset) = subset else {
         return summarize(&rule.spec, &rule.limiter, traffic, verdicts, delay_ms, top);
-    }
-    let rows: Vec<usize> = (0..keys.len())
-        .filter(|&i| keys[i] != NOT_APPLICABLE)
-        .collect();
-    let pick = |col: &[u32]| rows.iter().map(|&i| col[i]).collect::<Vec<_>>();
-    let ts: Vec<Millis> = rows.iter().map(|&i| traffic.ts[i]).collect();
-    let (client, endpoint) = (pick(traffic.client), pick(traffic.endpoint));
-    let verdicts: Vec<bool> = rows.iter().map(|&i| verdicts[i]).collect();
-    let delays: Option<Vec<u64>> = delay_ms.map(|d| rows.iter().map(|&i| d[i]).collect());
-    let subset = Traffic {
-        ts: &ts,
-        client: &client,
-        endpoint: &endpoint,
-        by_client: None,
-        ..*traffic
     };
+    let verdicts = subset.pick(verdicts);
+    let delays = delay_ms.map(|d| subset.pick(d));
     summarize(
         &rule.spec,
         &rule.limiter,
-        &subset,
+        &subset.traffic(traffic),
         &verdicts,
         delays.as_deref(),
         top,

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::{Columns, NOT_APPLICABLE, Replay, Rule, step};
+use super::{Columns, NOT_APPLICABLE, Replay, Rule};
 use crate::events::{ClientGroups, group_rows};
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
@@ -115,12 +115,42 @@ fn replay_chunk(
     for span in spans {
         banks.iter_mut().for_each(Bank::reset);
         for at in span {
-            let mask = applies[at];
-            let slot = |r: usize| (mask >> r & 1 == 1).then_some(0);
-            step(&mut banks, ts[at], slot, &mut out, at);
+            step_applying(&mut banks, ts[at], applies[at], &mut out, at);
         }
     }
     out
+}
+
+/// [`step`](super::step) for one key: the rules whose bit is set in `mask`
+/// decide (each with its one state), the others are not visited.
+fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at: usize) {
+    let rules = || {
+        let mut bits = mask;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let r = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                r
+            })
+        })
+    };
+    let mut allowed = true;
+    for r in rules() {
+        let verdict = banks[r].allows(0, t);
+        allowed &= verdict;
+        if let Some(column) = out.rule_allowed.get_mut(r) {
+            column[at] = verdict;
+        }
+    }
+    out.allowed[at] = allowed;
+    if !allowed {
+        rules().for_each(|r| banks[r].rejected(0, t));
+        return;
+    }
+    let delay = rules().fold(0, |delay, r| delay.max(banks[r].record(0, t)));
+    if let Some(delays) = &mut out.delay_ms {
+        delays[at] = delay;
+    }
 }
 
 /// Moves chunk results (in the order of `rows`) to their events' positions in
