@@ -1,7 +1,9 @@
 //! Running a scenario over the event table: which rules apply to which request,
 //! the replay (with the deployment), and the summaries per rule and overall.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -11,8 +13,8 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset};
 use crate::events::EventTable;
 use crate::simulate::{
-    Deployment, Replay, ReplayError, Replayer, Rule, Summary, Totals, Traffic, deploy, summarize,
-    totals,
+    Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary, Totals,
+    Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -43,10 +45,11 @@ pub struct ScenarioResult {
     pub allowed: Vec<bool>,
 }
 
-/// Runs scenarios over one table, sharing what they have in common: the grouping
-/// of events by key (in the [`Replayer`]) and the key columns of rules that
-/// apply to some requests only (the scenarios of a policy, one per algorithm,
-/// have the same rules).
+/// Runs scenarios over one table, sharing what they have in common (the
+/// scenarios of a policy, one per algorithm, have the same rules): what each
+/// rule selects (its key column, and its requests for the summary), and with
+/// one instance the rules' key columns checked and combined for the replay,
+/// with the grouping of events by key kept in the [`Replayer`].
 #[derive(Debug)]
 pub struct ScenarioRunner<'a> {
     table: &'a EventTable,
@@ -55,6 +58,9 @@ pub struct ScenarioRunner<'a> {
     top: usize,
     /// Per key, method and route: the rule's key column and requests.
     selections: HashMap<RuleSelection, Arc<Selection>>,
+    /// Per list of rule selections, their key columns prepared for the replay
+    /// (with one instance).
+    prepared: HashMap<Vec<RuleSelection>, PreparedKeys>,
     /// Per event, whether an exemption matches it (no rule applies to it then).
     exempt: Option<Arc<[bool]>>,
 }
@@ -77,6 +83,7 @@ impl<'a> ScenarioRunner<'a> {
             deployment,
             top,
             selections: HashMap::new(),
+            prepared: HashMap::new(),
             exempt: None,
         }
     }
@@ -85,6 +92,7 @@ impl<'a> ScenarioRunner<'a> {
     pub fn with_exemptions(mut self, mask: Option<Arc<[bool]>>) -> Self {
         self.exempt = mask;
         self.selections.clear();
+        self.prepared.clear();
         self
     }
 
@@ -104,17 +112,33 @@ impl<'a> ScenarioRunner<'a> {
             .map(|(id, rule)| (id, Arc::new(Selection::new(table, ts, rule, exempt))))
             .collect();
         self.selections.extend(built);
-        let selections: Vec<Arc<Selection>> = (scenario.rules.iter())
-            .map(|rule| self.selections[&selection_id(rule)].clone())
-            .collect();
-        run_scenario(
+        let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
+        let selections: Vec<Arc<Selection>> =
+            (ids.iter()).map(|id| self.selections[id].clone()).collect();
+        let replayer = &mut self.replayer;
+        let replay = if self.deployment.instances() == 1 {
+            let prepared = match self.prepared.entry(ids) {
+                Entry::Occupied(prepared) => prepared.into_mut(),
+                Entry::Vacant(slot) => {
+                    let columns = key_columns(table, scenario, &selections);
+                    slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                }
+            };
+            let limiters: Vec<Limiter> = scenario.rules.iter().map(|r| r.limiter.clone()).collect();
+            replayer.replay_prepared(&limiters, prepared)
+        } else {
+            let columns = key_columns(table, scenario, &selections);
+            let rules = rules(table, scenario, &columns);
+            deploy::replay_deployed(replayer, &rules, &table.client, &self.deployment)?
+        };
+        Ok(summarise(
             table,
-            &mut self.replayer,
+            replayer,
             scenario,
             &selections,
-            &self.deployment,
+            replay,
             self.top,
-        )
+        ))
     }
 }
 
@@ -126,6 +150,30 @@ fn selection_id(rule: &PlannedRule) -> RuleSelection {
     )
 }
 
+/// Per rule of `scenario`, its key column (from its selection).
+fn key_columns<'t>(
+    table: &'t EventTable,
+    scenario: &Scenario,
+    selections: &[Arc<Selection>],
+) -> Vec<Cow<'t, [u32]>> {
+    (scenario.rules.iter())
+        .zip(selections)
+        .map(|(rule, selection)| selection.keys(table, rule.key))
+        .collect()
+}
+
+/// The rules of `scenario` with their key `columns`, ready to replay.
+fn rules<'k>(table: &EventTable, scenario: &Scenario, columns: &'k [Cow<[u32]>]) -> Vec<Rule<'k>> {
+    (scenario.rules.iter())
+        .zip(columns)
+        .map(|(r, keys)| Rule {
+            limiter: r.limiter.clone(),
+            keys,
+            key_count: key_count(table, r.key),
+        })
+        .collect()
+}
+
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
     match key {
         KeyRef::Primary => table.clients.len(),
@@ -133,26 +181,16 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// Replays one scenario over `table` with what its rules select.
-fn run_scenario(
+/// The results of one scenario from its `replay` over `table`, with what its
+/// rules select.
+fn summarise(
     table: &EventTable,
-    replayer: &mut Replayer,
+    replayer: &Replayer,
     scenario: &Scenario,
     selections: &[Arc<Selection>],
-    deployment: &Deployment,
+    replay: Replay,
     top: usize,
-) -> Result<ScenarioResult, ReplayError> {
-    let rules: Vec<Rule> = scenario
-        .rules
-        .iter()
-        .zip(selections)
-        .map(|(r, selection)| Rule {
-            limiter: r.limiter.clone(),
-            keys: selection.keys(table, r.key),
-            key_count: key_count(table, r.key),
-        })
-        .collect();
-    let replay: Replay = deploy::replay_deployed(replayer, &rules, &table.client, deployment)?;
+) -> ScenarioResult {
     let traffic = Traffic {
         ts: replayer.times(),
         by_client: replayer.grouped_by(&table.client),
@@ -184,12 +222,12 @@ fn run_scenario(
         .then(|| only.summary.totals.clone()),
         _ => None,
     };
-    Ok(ScenarioResult {
+    ScenarioResult {
         scenario: scenario.name.clone(),
         totals: reuse.unwrap_or_else(|| totals(&traffic, &replay.allowed, top)),
         rules: rule_results,
         allowed: replay.allowed,
-    })
+    }
 }
 
 /// A rule's summary over the requests it applies to (`subset`, or all of

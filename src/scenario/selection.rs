@@ -1,13 +1,13 @@
 //! What a rule selects (its key, method and route, less the exempt requests),
 //! worked out once per run and shared by every scenario that replays the same
-//! rule with another algorithm: the rule's key column for the replay and, when
-//! it applies to some requests only, those requests (rows, times, clients,
-//! endpoints, grouped by client) for its summary.
+//! rule with another algorithm: when it applies to some requests only, those
+//! requests (rows, times, clients, endpoints, grouped by client) for its
+//! summary, from which its key column for the replay follows.
 //!
 //! It decides nothing: a [`Subset`] only restricts columns to rows, so a
 //! summary over it is the summary of the copied rows.
 
-use std::sync::Arc;
+use std::borrow::Cow;
 
 use rayon::prelude::*;
 
@@ -16,12 +16,9 @@ use crate::events::{ClientGroups, EventTable, Id, group_rows};
 use crate::simulate::{ByClient, NOT_APPLICABLE, Traffic};
 use crate::units::Millis;
 
-/// A rule's requests and keys.
+/// A rule's requests.
 #[derive(Debug)]
 pub(crate) struct Selection {
-    /// The rule's own key column, or `None` when it is the key's column (the
-    /// rule applies to every request that has the key).
-    column: Option<Arc<[u32]>>,
     /// The requests it applies to, or `None` when it applies to all.
     subset: Option<Subset>,
 }
@@ -38,12 +35,17 @@ impl Selection {
         let column = key_column(table, rule, exempt);
         let keys = column.as_deref().unwrap_or(key_ids(table, rule.key));
         let subset = Subset::of(keys, ts, &table.client, &table.endpoint);
-        Selection { column, subset }
+        Selection { subset }
     }
 
-    /// Per event, the key the rule counts by, or [`NOT_APPLICABLE`].
-    pub(crate) fn keys<'t>(&'t self, table: &'t EventTable, key: KeyRef) -> &'t [u32] {
-        self.column.as_deref().unwrap_or(key_ids(table, key))
+    /// Per event, the key the rule counts by (its `key`), or [`NOT_APPLICABLE`]
+    /// where the rule does not apply: the column [`Selection::new`] worked out.
+    pub(crate) fn keys<'t>(&self, table: &'t EventTable, key: KeyRef) -> Cow<'t, [u32]> {
+        let ids = key_ids(table, key);
+        match &self.subset {
+            None => Cow::Borrowed(ids),
+            Some(subset) => Cow::Owned(subset.key_column(ids)),
+        }
     }
 
     /// The requests the rule applies to, when not all.
@@ -65,11 +67,7 @@ pub(crate) fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
 /// method or route does not match, an exemption matches (`exempt`), or the key
 /// has no value; `None` when the rule applies to every request, so that its
 /// column is [`key_ids`].
-fn key_column(
-    table: &EventTable,
-    rule: &PlannedRule,
-    exempt: Option<&[bool]>,
-) -> Option<Arc<[u32]>> {
+fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -> Option<Vec<u32>> {
     let method_ok: Vec<bool> = table
         .methods
         .names()
@@ -102,7 +100,7 @@ fn key_column(
             }
         })
         .collect();
-    Some(column.into())
+    Some(column)
 }
 
 /// Some of the events: their rows (in time order), times, clients and
@@ -154,6 +152,15 @@ impl Subset {
             .map(|&i| subset.ts[i as usize])
             .collect();
         Some(subset)
+    }
+
+    /// Per event, its key in `ids` within the subset, [`NOT_APPLICABLE`] outside.
+    pub(crate) fn key_column(&self, ids: &[u32]) -> Vec<u32> {
+        let mut column = vec![NOT_APPLICABLE; ids.len()];
+        for &row in &self.rows {
+            column[row as usize] = ids[row as usize];
+        }
+        column
     }
 
     /// The values of `column` (one per event) at the subset's rows.

@@ -18,6 +18,7 @@
 //! Results depend neither on the number of threads nor on the run.
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use super::Limiter;
 use super::bank::Bank;
@@ -101,7 +102,7 @@ pub fn replay(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
 #[derive(Debug)]
 pub struct Replayer<'a> {
     ts: &'a [Millis],
-    grouping: Option<Grouping>,
+    grouping: Option<Arc<Grouping>>,
 }
 
 impl<'a> Replayer<'a> {
@@ -133,23 +134,23 @@ impl<'a> Replayer<'a> {
             .then(|| shared_keys(rules, ts.len()))
             .flatten();
         Ok(match keys {
-            Some(keys) => replay_grouped(self.grouping(keys, rules), rules),
+            Some(keys) => replay_grouped(&self.grouping(keys, rules), rules, None),
             None => replay_sequential(ts, rules),
         })
     }
 
     /// The grouping by `keys` ([`NOT_APPLICABLE`] into one last group, never
     /// replayed), built unless the previous replay used the same keys.
-    fn grouping(&mut self, keys: Cow<[u32]>, rules: &[Rule]) -> &Grouping {
+    fn grouping(&mut self, keys: Cow<[u32]>, rules: &[Rule]) -> Arc<Grouping> {
         let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
         let reusable = self
             .grouping
             .as_ref()
             .is_some_and(|g| g.key_count == key_count && g.keys[..] == keys[..]);
         if !reusable {
-            self.grouping = Some(Grouping::new(self.ts, keys, key_count));
+            self.grouping = Some(Arc::new(Grouping::new(self.ts, keys, key_count)));
         }
-        self.grouping.as_ref().expect("built above")
+        self.grouping.clone().expect("built above")
     }
 }
 
@@ -305,5 +306,7 @@ pub(crate) fn replay_in_time_order(ts: &[Millis], rules: &[Rule]) -> Result<Repl
 }
 
 mod grouped;
+mod prepared;
+pub use prepared::PreparedKeys;
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,8 @@ proptest! {
         let copied = Traffic { ts: &sub_ts, client: &sub_client, endpoint: &sub_endpoint, ..all };
         let want = summarize(&spec, &limiter, &copied, &sub_allowed, Some(&sub_delays), usize::MAX);
         prop_assert_eq!(subset.pick(&allowed), sub_allowed);
+        // The key column the subset was taken from follows from it.
+        prop_assert_eq!(subset.key_column(&client), keys);
         let got = summarize(
             &spec,
             &limiter,

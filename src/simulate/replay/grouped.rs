@@ -52,12 +52,18 @@ impl Grouping {
     }
 }
 
-pub(super) fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
-    let applies = (rules.len() > 1).then(|| rules_applying(grouping, rules));
+/// Replays `rules` over `grouping`; `applies` is [`rules_applying`] when known.
+pub(super) fn replay_grouped(
+    grouping: &Grouping,
+    rules: &[Rule],
+    applies: Option<&[u64]>,
+) -> Replay {
+    let computed = (applies.is_none() && rules.len() > 1).then(|| rules_applying(grouping, rules));
+    let applies = applies.or(computed.as_deref());
     let parts: Vec<Columns> = grouping
         .chunks
         .par_iter()
-        .map(|&(first, end)| replay_chunk(grouping, rules, applies.as_deref(), first, end))
+        .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
         .collect();
     let out = Columns::new(grouping.ts.len(), rules);
     scatter(parts, &grouping.groups.rows, out).finish(rules)
@@ -66,7 +72,7 @@ pub(super) fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
 /// Per event in group order, a bit per rule that applies to it (at most
 /// [`MAX_GROUPED_RULES`] rules): built in event order, where the rules' key
 /// columns are read in sequence, then moved into group order with one gather.
-fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
+pub(super) fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
     const BLOCK: usize = 4096; // a block of the mask stays in cache while every rule ORs in
     let mut mask = vec![0u64; grouping.ts.len()];
     mask.par_chunks_mut(BLOCK)
