@@ -20,6 +20,8 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::Limiter;
 use super::bank::Bank;
 use super::summary::ByClient;
@@ -215,6 +217,9 @@ fn shared_keys<'r>(rules: &[Rule<'r>], events: usize) -> Option<Cow<'r, [u32]>> 
 struct Columns {
     allowed: Vec<bool>,
     rule_allowed: Vec<Vec<bool>>,
+    /// Instead of `rule_allowed` (at most 64 rules): per event, a bit per rule
+    /// that rejected it.
+    rejected_by: Option<Vec<u64>>,
     delay_ms: Option<Vec<u64>>,
 }
 
@@ -225,14 +230,34 @@ impl Columns {
         Columns {
             allowed: vec![true; len],
             rule_allowed: vec![vec![true; len]; per_rule],
+            rejected_by: None,
             delay_ms: delays.then(|| vec![0; len]),
         }
     }
 
-    /// With one rule its verdict is the overall decision: stored once, copied here.
+    /// [`Columns::new`] with the rules' verdicts as bits (several rules, at
+    /// most [`MAX_GROUPED_RULES`]).
+    fn with_bits(len: usize, rules: &[Rule]) -> Self {
+        let delays = rules.iter().any(|r| r.limiter.reports_delays());
+        Columns {
+            allowed: vec![true; len],
+            rule_allowed: Vec::new(),
+            rejected_by: Some(vec![0; len]),
+            delay_ms: delays.then(|| vec![0; len]),
+        }
+    }
+
+    /// With one rule its verdict is the overall decision: stored once, copied
+    /// here; verdicts kept as bits become one column per rule.
     fn finish(mut self, rules: &[Rule]) -> Replay {
         if rules.len() == 1 {
             self.rule_allowed = vec![self.allowed.clone()];
+        }
+        if let Some(bits) = &self.rejected_by {
+            self.rule_allowed = (0..rules.len())
+                .into_par_iter()
+                .map(|r| bits.iter().map(|&b| b >> r & 1 == 0).collect())
+                .collect();
         }
         Replay {
             allowed: self.allowed,

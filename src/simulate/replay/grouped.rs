@@ -65,7 +65,10 @@ pub(super) fn replay_grouped(
         .par_iter()
         .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
         .collect();
-    let out = Columns::new(grouping.ts.len(), rules);
+    let out = match applies.is_some() && rules.len() > 1 {
+        true => Columns::with_bits(grouping.ts.len(), rules),
+        false => Columns::new(grouping.ts.len(), rules),
+    };
     scatter(parts, &grouping.groups.rows, out).finish(rules)
 }
 
@@ -105,7 +108,11 @@ fn replay_chunk(
     let offsets = &grouping.groups.offsets;
     let (base, stop) = (offsets[first], offsets[end]);
     let ts = &grouping.ts[base..stop];
-    let mut out = Columns::new(stop - base, rules);
+    let multi = applies.is_some() && rules.len() > 1;
+    let mut out = match multi {
+        true => Columns::with_bits(stop - base, rules),
+        false => Columns::new(stop - base, rules),
+    };
     let spans = (first..end).map(|g| offsets[g] - base..offsets[g + 1] - base);
     let (Some(applies), [_, _, ..]) = (applies, rules) else {
         with_algorithm!(&rules[0].limiter, alg => {
@@ -144,8 +151,8 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
     for r in rules() {
         let verdict = banks[r].allows(0, t);
         allowed &= verdict;
-        if let Some(column) = out.rule_allowed.get_mut(r) {
-            column[at] = verdict;
+        if let Some(bits) = &mut out.rejected_by {
+            bits[at] |= u64::from(!verdict) << r;
         }
     }
     out.allowed[at] = allowed;
@@ -172,6 +179,10 @@ fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
             });
             if let Some(to) = &mut out.delay_ms {
                 let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
+                place(to, rows, from);
+            }
+            if let Some(to) = &mut out.rejected_by {
+                let from = parts.iter().filter_map(|p| p.rejected_by.as_deref());
                 place(to, rows, from);
             }
         },
