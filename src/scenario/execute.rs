@@ -13,8 +13,8 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset};
 use crate::events::EventTable;
 use crate::simulate::{
-    Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary, Totals,
-    Traffic, deploy, summarize, totals,
+    ByClient, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
+    Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -196,6 +196,18 @@ fn summarise(
         by_client: replayer.grouped_by(&table.client),
         ..Traffic::of(table)
     };
+    // One rule: its verdicts are the decisions, which the replay also kept in
+    // the order of its grouping (the one `traffic.by_client` is, when set).
+    let rule_traffic = match &scenario.rules[..] {
+        [_] => Traffic {
+            by_client: (traffic.by_client).map(|by_client| ByClient {
+                allowed: replay.grouped_allowed.as_deref(),
+                ..by_client
+            }),
+            ..traffic
+        },
+        _ => traffic,
+    };
     let rule_results: Vec<RuleResult> = (scenario.rules.par_iter())
         .zip(selections)
         .zip(&replay.rule_allowed)
@@ -207,7 +219,7 @@ fn summarise(
             route: rule.route.as_ref().map(|r| r.as_str().to_string()),
             summary: rule_summary(
                 rule,
-                &traffic,
+                &rule_traffic,
                 selection.subset(),
                 verdicts,
                 replay.delay_ms.as_deref(),

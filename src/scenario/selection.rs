@@ -177,6 +177,7 @@ impl Subset {
             by_client: Some(ByClient {
                 groups: &self.groups,
                 ts: &self.grouped_ts,
+                allowed: None,
             }),
             ..*traffic
         }

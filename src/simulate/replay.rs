@@ -46,8 +46,10 @@ pub struct Rule<'a> {
     pub key_count: usize,
 }
 
-/// What the limiters decided, per event (in the order of the input).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the limiters decided, per event (in the order of the input). Two
+/// replays are equal when their decisions are (`grouped_allowed` is only
+/// another order of `allowed`, kept by the grouped path).
+#[derive(Debug, Clone, Eq)]
 pub struct Replay {
     /// Admitted by every rule that applies.
     pub allowed: Vec<bool>,
@@ -58,6 +60,17 @@ pub struct Replay {
     /// leaky-bucket rules; 0 when rejected or with `nodelay`). `None` when no rule
     /// is a leaky bucket.
     pub delay_ms: Option<Vec<u64>>,
+    /// `allowed` in the order of the grouping the replay used (see
+    /// [`Replayer::grouped_by`]), when it replayed key by key.
+    pub grouped_allowed: Option<Vec<bool>>,
+}
+
+impl PartialEq for Replay {
+    fn eq(&self, other: &Self) -> bool {
+        (self.allowed == other.allowed)
+            && (self.rule_allowed == other.rule_allowed)
+            && (self.delay_ms == other.delay_ms)
+    }
 }
 
 impl Replay {
@@ -125,6 +138,7 @@ impl<'a> Replayer<'a> {
         (grouping.keys[..] == keys[..]).then_some(ByClient {
             groups: &grouping.groups,
             ts: &grouping.ts,
+            allowed: None,
         })
     }
 
@@ -263,6 +277,7 @@ impl Columns {
             allowed: self.allowed,
             rule_allowed: self.rule_allowed,
             delay_ms: self.delay_ms,
+            grouped_allowed: None,
         }
     }
 }

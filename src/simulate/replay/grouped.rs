@@ -69,7 +69,16 @@ pub(super) fn replay_grouped(
         true => Columns::with_bits(grouping.ts.len(), rules),
         false => Columns::new(grouping.ts.len(), rules),
     };
-    scatter(parts, &grouping.groups.rows, out).finish(rules)
+    // The decisions in group order, as the chunks made them (the last group,
+    // never replayed, admitted).
+    let mut grouped_allowed = Vec::with_capacity(grouping.ts.len());
+    parts
+        .iter()
+        .for_each(|p| grouped_allowed.extend_from_slice(&p.allowed));
+    grouped_allowed.resize(grouping.ts.len(), true);
+    let mut replay = scatter(parts, &grouping.groups.rows, out).finish(rules);
+    replay.grouped_allowed = Some(grouped_allowed);
+    replay
 }
 
 /// Per event in group order, a bit per rule that applies to it (at most
