@@ -1,17 +1,20 @@
 //! Running a scenario over the event table: which rules apply to which request,
 //! the replay (with the deployment), and the summaries per rule and overall.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
-use crate::events::{EventTable, Id};
+use super::selection::{Selection, Subset};
+use crate::events::EventTable;
 use crate::simulate::{
-    Deployment, NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, Summary, Totals, Traffic,
-    deploy, summarize, totals,
+    ByClient, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
+    Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -42,19 +45,22 @@ pub struct ScenarioResult {
     pub allowed: Vec<bool>,
 }
 
-/// Runs scenarios over one table, sharing what they have in common: the grouping
-/// of events by key (in the [`Replayer`]) and the key columns of rules that
-/// apply to some requests only (the scenarios of a policy, one per algorithm,
-/// have the same rules).
+/// Runs scenarios over one table, sharing what they have in common (the
+/// scenarios of a policy, one per algorithm, have the same rules): what each
+/// rule selects (its key column, and its requests for the summary), and with
+/// one instance the rules' key columns checked and combined for the replay,
+/// with the grouping of events by key kept in the [`Replayer`].
 #[derive(Debug)]
 pub struct ScenarioRunner<'a> {
     table: &'a EventTable,
     replayer: Replayer<'a>,
     deployment: Deployment,
     top: usize,
-    /// Per key, method and route: the rule's key column, or `None` when the
-    /// rule applies to every request (its column is the key's own).
-    columns: HashMap<RuleSelection, Option<Arc<[u32]>>>,
+    /// Per key, method and route: the rule's key column and requests.
+    selections: HashMap<RuleSelection, Arc<Selection>>,
+    /// Per list of rule selections, their key columns prepared for the replay
+    /// (with one instance).
+    prepared: HashMap<Vec<RuleSelection>, PreparedKeys>,
     /// Per event, whether an exemption matches it (no rule applies to it then).
     exempt: Option<Arc<[bool]>>,
 }
@@ -76,7 +82,8 @@ impl<'a> ScenarioRunner<'a> {
             replayer: Replayer::new(ts),
             deployment,
             top,
-            columns: HashMap::new(),
+            selections: HashMap::new(),
+            prepared: HashMap::new(),
             exempt: None,
         }
     }
@@ -84,98 +91,87 @@ impl<'a> ScenarioRunner<'a> {
     /// Exempts the events `mask` marks from every rule (see [`super::exempt`]).
     pub fn with_exemptions(mut self, mask: Option<Arc<[bool]>>) -> Self {
         self.exempt = mask;
-        self.columns.clear();
+        self.selections.clear();
+        self.prepared.clear();
         self
     }
 
     /// Replays one scenario.
     pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
-        let table = self.table;
-        let owned: Vec<Option<Arc<[u32]>>> = scenario
-            .rules
-            .iter()
-            .map(|rule| {
-                let id = (
-                    rule.key,
-                    rule.method.clone(),
-                    rule.route.as_ref().map(|r| r.as_str().to_owned()),
-                );
-                let exempt = self.exempt.as_deref();
-                let column = self
-                    .columns
-                    .entry(id)
-                    .or_insert_with(|| key_column(table, rule, exempt));
-                column.clone()
-            })
-            .collect();
-        let columns: Vec<&[u32]> = scenario
-            .rules
-            .iter()
-            .zip(&owned)
-            .map(|(rule, column)| column.as_deref().unwrap_or(key_ids(table, rule.key)))
-            .collect();
-        run_scenario(
-            table,
-            &mut self.replayer,
-            scenario,
-            &columns,
-            &self.deployment,
-            self.top,
-        )
-    }
-}
-
-/// The key id of every event for `key` ([`NO_KEY`](crate::events::NO_KEY),
-/// which is [`NOT_APPLICABLE`], where it has no value).
-fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
-    match key {
-        KeyRef::Primary => &table.client,
-        KeyRef::Extra(i) => &table.extra_keys[i].ids,
-    }
-}
-
-/// Per event, the key a rule counts by, or [`NOT_APPLICABLE`] where the rule's
-/// method or route does not match, an exemption matches (`exempt`), or the key
-/// has no value; `None` when the rule applies to every request, so that its
-/// column is [`key_ids`].
-fn key_column(
-    table: &EventTable,
-    rule: &PlannedRule,
-    exempt: Option<&[bool]>,
-) -> Option<Arc<[u32]>> {
-    let method_ok: Vec<bool> = table
-        .methods
-        .names()
-        .map(|m| {
-            rule.method
-                .as_deref()
-                .is_none_or(|want| want.eq_ignore_ascii_case(m))
-        })
-        .collect();
-    let route_ok: Option<Vec<bool>> = rule
-        .route
-        .as_ref()
-        .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
-    let everywhere = |ok: &[bool]| ok.iter().all(|&ok| ok);
-    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) && exempt.is_none() {
-        return None;
-    }
-    let ids = key_ids(table, rule.key);
-    let column: Vec<u32> = (0..table.len())
-        .into_par_iter()
-        .map(|i| {
-            let route = route_ok
-                .as_ref()
-                .is_none_or(|ok| ok[table.path[i] as usize]);
-            let exempted = exempt.is_some_and(|mask| mask[i]);
-            if method_ok[table.method[i] as usize] && route && !exempted {
-                ids[i] // NO_KEY is NOT_APPLICABLE
-            } else {
-                NOT_APPLICABLE
+        let (table, ts) = (self.table, self.replayer.times());
+        let exempt = self.exempt.as_deref();
+        let mut missing: Vec<(RuleSelection, &PlannedRule)> = Vec::new();
+        for rule in &scenario.rules {
+            let id = selection_id(rule);
+            if !self.selections.contains_key(&id) && missing.iter().all(|(m, _)| *m != id) {
+                missing.push((id, rule));
             }
+        }
+        let built: Vec<(RuleSelection, Arc<Selection>)> = missing
+            .into_par_iter()
+            .map(|(id, rule)| (id, Arc::new(Selection::new(table, ts, rule, exempt))))
+            .collect();
+        self.selections.extend(built);
+        let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
+        let selections: Vec<Arc<Selection>> =
+            (ids.iter()).map(|id| self.selections[id].clone()).collect();
+        let replayer = &mut self.replayer;
+        let replay = if self.deployment.instances() == 1 {
+            let prepared = match self.prepared.entry(ids) {
+                Entry::Occupied(prepared) => prepared.into_mut(),
+                Entry::Vacant(slot) => {
+                    let columns = key_columns(table, scenario, &selections);
+                    slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                }
+            };
+            let limiters: Vec<Limiter> = scenario.rules.iter().map(|r| r.limiter.clone()).collect();
+            replayer.replay_prepared(&limiters, prepared)
+        } else {
+            let columns = key_columns(table, scenario, &selections);
+            let rules = rules(table, scenario, &columns);
+            deploy::replay_deployed(replayer, &rules, &table.client, &self.deployment)?
+        };
+        Ok(summarise(
+            table,
+            replayer,
+            scenario,
+            &selections,
+            replay,
+            self.top,
+        ))
+    }
+}
+
+fn selection_id(rule: &PlannedRule) -> RuleSelection {
+    (
+        rule.key,
+        rule.method.clone(),
+        rule.route.as_ref().map(|r| r.as_str().to_owned()),
+    )
+}
+
+/// Per rule of `scenario`, its key column (from its selection).
+fn key_columns<'t>(
+    table: &'t EventTable,
+    scenario: &Scenario,
+    selections: &[Arc<Selection>],
+) -> Vec<Cow<'t, [u32]>> {
+    (scenario.rules.iter())
+        .zip(selections)
+        .map(|(rule, selection)| selection.keys(table, rule.key))
+        .collect()
+}
+
+/// The rules of `scenario` with their key `columns`, ready to replay.
+fn rules<'k>(table: &EventTable, scenario: &Scenario, columns: &'k [Cow<[u32]>]) -> Vec<Rule<'k>> {
+    (scenario.rules.iter())
+        .zip(columns)
+        .map(|(r, keys)| Rule {
+            limiter: r.limiter.clone(),
+            keys,
+            key_count: key_count(table, r.key),
         })
-        .collect();
-    Some(column.into())
+        .collect()
 }
 
 fn key_count(table: &EventTable, key: KeyRef) -> usize {
@@ -185,36 +181,37 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// Replays one scenario over `table` with its rules' key `columns`.
-fn run_scenario(
+/// The results of one scenario from its `replay` over `table`, with what its
+/// rules select.
+fn summarise(
     table: &EventTable,
-    replayer: &mut Replayer,
+    replayer: &Replayer,
     scenario: &Scenario,
-    columns: &[&[u32]],
-    deployment: &Deployment,
+    selections: &[Arc<Selection>],
+    replay: Replay,
     top: usize,
-) -> Result<ScenarioResult, ReplayError> {
-    let rules: Vec<Rule> = scenario
-        .rules
-        .iter()
-        .zip(columns)
-        .map(|(r, keys)| Rule {
-            limiter: r.limiter.clone(),
-            keys,
-            key_count: key_count(table, r.key),
-        })
-        .collect();
-    let replay: Replay = deploy::replay_deployed(replayer, &rules, &table.client, deployment)?;
+) -> ScenarioResult {
     let traffic = Traffic {
         ts: replayer.times(),
         by_client: replayer.grouped_by(&table.client),
         ..Traffic::of(table)
     };
-    let rule_results: Vec<RuleResult> = scenario
-        .rules
-        .iter()
-        .enumerate()
-        .map(|(i, rule)| RuleResult {
+    // One rule: its verdicts are the decisions, which the replay also kept in
+    // the order of its grouping (the one `traffic.by_client` is, when set).
+    let rule_traffic = match &scenario.rules[..] {
+        [_] => Traffic {
+            by_client: (traffic.by_client).map(|by_client| ByClient {
+                allowed: replay.grouped_allowed.as_deref(),
+                ..by_client
+            }),
+            ..traffic
+        },
+        _ => traffic,
+    };
+    let rule_results: Vec<RuleResult> = (scenario.rules.par_iter())
+        .zip(selections)
+        .zip(&replay.rule_allowed)
+        .map(|((rule, selection), verdicts)| RuleResult {
             scenario: scenario.name.clone(),
             rule: rule.name.clone(),
             key: rule.key_text.clone(),
@@ -222,60 +219,48 @@ fn run_scenario(
             route: rule.route.as_ref().map(|r| r.as_str().to_string()),
             summary: rule_summary(
                 rule,
-                &traffic,
-                columns[i],
-                &replay.rule_allowed[i],
+                &rule_traffic,
+                selection.subset(),
+                verdicts,
                 replay.delay_ms.as_deref(),
                 top,
             ),
         })
         .collect();
     // One rule deciding every request: its totals are the scenario's.
-    let reuse = match (&rule_results[..], &replay.rule_allowed[..], columns) {
-        ([only], [verdicts], [keys]) => (*verdicts == replay.allowed
-            && !keys.contains(&NOT_APPLICABLE))
+    let reuse = match (&rule_results[..], &replay.rule_allowed[..], selections) {
+        ([only], [verdicts], [selection]) => (*verdicts == replay.allowed
+            && selection.subset().is_none())
         .then(|| only.summary.totals.clone()),
         _ => None,
     };
-    Ok(ScenarioResult {
+    ScenarioResult {
         scenario: scenario.name.clone(),
         totals: reuse.unwrap_or_else(|| totals(&traffic, &replay.allowed, top)),
         rules: rule_results,
         allowed: replay.allowed,
-    })
+    }
 }
 
-/// A rule's summary over the requests it applies to, from its own verdicts.
+/// A rule's summary over the requests it applies to (`subset`, or all of
+/// `traffic`), from its own verdicts.
 fn rule_summary(
     rule: &PlannedRule,
     traffic: &Traffic,
-    keys: &[u32],
+    subset: Option<&Subset>,
     verdicts: &[bool],
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
-    if keys.iter().all(|&k| k != NOT_APPLICABLE) {
+    let Some(subset) = subset else {
         return summarize(&rule.spec, &rule.limiter, traffic, verdicts, delay_ms, top);
-    }
-    let rows: Vec<usize> = (0..keys.len())
-        .filter(|&i| keys[i] != NOT_APPLICABLE)
-        .collect();
-    let pick = |col: &[u32]| rows.iter().map(|&i| col[i]).collect::<Vec<_>>();
-    let ts: Vec<Millis> = rows.iter().map(|&i| traffic.ts[i]).collect();
-    let (client, endpoint) = (pick(traffic.client), pick(traffic.endpoint));
-    let verdicts: Vec<bool> = rows.iter().map(|&i| verdicts[i]).collect();
-    let delays: Option<Vec<u64>> = delay_ms.map(|d| rows.iter().map(|&i| d[i]).collect());
-    let subset = Traffic {
-        ts: &ts,
-        client: &client,
-        endpoint: &endpoint,
-        by_client: None,
-        ..*traffic
     };
+    let verdicts = subset.pick(verdicts);
+    let delays = delay_ms.map(|d| subset.pick(d));
     summarize(
         &rule.spec,
         &rule.limiter,
-        &subset,
+        &subset.traffic(traffic),
         &verdicts,
         delays.as_deref(),
         top,

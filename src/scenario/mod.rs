@@ -18,6 +18,7 @@ pub mod exempt;
 pub mod gateway;
 pub mod plan;
 pub mod sampling;
+mod selection;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};

@@ -47,7 +47,7 @@ mod reconcile_properties;
 use crate::units::Millis;
 
 pub use deploy::{Balance, Deployment};
-pub use replay::{NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, replay};
+pub use replay::{NOT_APPLICABLE, PreparedKeys, Replay, ReplayError, Replayer, Rule, replay};
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 pub use summary::{ByClient, Summary, Totals, Traffic, summarize, totals};
 

@@ -75,6 +75,12 @@ proptest! {
         prop_assert!(grouped.by_client.is_some());
         let s2 = summarize(&spec, &limiter, &grouped, &out.allowed, out.delay_ms.as_deref(), usize::MAX);
         prop_assert_eq!(&s, &s2);
+        // And with the decisions in that order, as the replay kept them.
+        let by_client = grouped.by_client.map(|b| super::ByClient { allowed: out.grouped_allowed.as_deref(), ..b });
+        prop_assert!(out.grouped_allowed.is_some());
+        let decided = Traffic { by_client, ..traffic };
+        let s3 = summarize(&spec, &limiter, &decided, &out.allowed, out.delay_ms.as_deref(), usize::MAX);
+        prop_assert_eq!(&s, &s3);
         let t = &s.totals;
         prop_assert_eq!(t.requests, ts.len() as u64);
         prop_assert_eq!(t.allowed + t.rejected, t.requests);

@@ -18,6 +18,9 @@
 //! Results depend neither on the number of threads nor on the run.
 
 use std::borrow::Cow;
+use std::sync::Arc;
+
+use rayon::prelude::*;
 
 use super::Limiter;
 use super::bank::Bank;
@@ -43,8 +46,10 @@ pub struct Rule<'a> {
     pub key_count: usize,
 }
 
-/// What the limiters decided, per event (in the order of the input).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What the limiters decided, per event (in the order of the input). Two
+/// replays are equal when their decisions are (`grouped_allowed` is only
+/// another order of `allowed`, kept by the grouped path).
+#[derive(Debug, Clone, Eq)]
 pub struct Replay {
     /// Admitted by every rule that applies.
     pub allowed: Vec<bool>,
@@ -55,6 +60,17 @@ pub struct Replay {
     /// leaky-bucket rules; 0 when rejected or with `nodelay`). `None` when no rule
     /// is a leaky bucket.
     pub delay_ms: Option<Vec<u64>>,
+    /// `allowed` in the order of the grouping the replay used (see
+    /// [`Replayer::grouped_by`]), when it replayed key by key.
+    pub grouped_allowed: Option<Vec<bool>>,
+}
+
+impl PartialEq for Replay {
+    fn eq(&self, other: &Self) -> bool {
+        (self.allowed == other.allowed)
+            && (self.rule_allowed == other.rule_allowed)
+            && (self.delay_ms == other.delay_ms)
+    }
 }
 
 impl Replay {
@@ -101,7 +117,7 @@ pub fn replay(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
 #[derive(Debug)]
 pub struct Replayer<'a> {
     ts: &'a [Millis],
-    grouping: Option<Grouping>,
+    grouping: Option<Arc<Grouping>>,
 }
 
 impl<'a> Replayer<'a> {
@@ -122,6 +138,7 @@ impl<'a> Replayer<'a> {
         (grouping.keys[..] == keys[..]).then_some(ByClient {
             groups: &grouping.groups,
             ts: &grouping.ts,
+            allowed: None,
         })
     }
 
@@ -133,23 +150,23 @@ impl<'a> Replayer<'a> {
             .then(|| shared_keys(rules, ts.len()))
             .flatten();
         Ok(match keys {
-            Some(keys) => replay_grouped(self.grouping(keys, rules), rules),
+            Some(keys) => replay_grouped(&self.grouping(keys, rules), rules, None),
             None => replay_sequential(ts, rules),
         })
     }
 
     /// The grouping by `keys` ([`NOT_APPLICABLE`] into one last group, never
     /// replayed), built unless the previous replay used the same keys.
-    fn grouping(&mut self, keys: Cow<[u32]>, rules: &[Rule]) -> &Grouping {
+    fn grouping(&mut self, keys: Cow<[u32]>, rules: &[Rule]) -> Arc<Grouping> {
         let key_count = rules.iter().map(|r| r.key_count).max().unwrap_or(0);
         let reusable = self
             .grouping
             .as_ref()
             .is_some_and(|g| g.key_count == key_count && g.keys[..] == keys[..]);
         if !reusable {
-            self.grouping = Some(Grouping::new(self.ts, keys, key_count));
+            self.grouping = Some(Arc::new(Grouping::new(self.ts, keys, key_count)));
         }
-        self.grouping.as_ref().expect("built above")
+        self.grouping.clone().expect("built above")
     }
 }
 
@@ -214,6 +231,9 @@ fn shared_keys<'r>(rules: &[Rule<'r>], events: usize) -> Option<Cow<'r, [u32]>> 
 struct Columns {
     allowed: Vec<bool>,
     rule_allowed: Vec<Vec<bool>>,
+    /// Instead of `rule_allowed` (at most 64 rules): per event, a bit per rule
+    /// that rejected it.
+    rejected_by: Option<Vec<u64>>,
     delay_ms: Option<Vec<u64>>,
 }
 
@@ -224,19 +244,40 @@ impl Columns {
         Columns {
             allowed: vec![true; len],
             rule_allowed: vec![vec![true; len]; per_rule],
+            rejected_by: None,
             delay_ms: delays.then(|| vec![0; len]),
         }
     }
 
-    /// With one rule its verdict is the overall decision: stored once, copied here.
+    /// [`Columns::new`] with the rules' verdicts as bits (several rules, at
+    /// most [`MAX_GROUPED_RULES`]).
+    fn with_bits(len: usize, rules: &[Rule]) -> Self {
+        let delays = rules.iter().any(|r| r.limiter.reports_delays());
+        Columns {
+            allowed: vec![true; len],
+            rule_allowed: Vec::new(),
+            rejected_by: Some(vec![0; len]),
+            delay_ms: delays.then(|| vec![0; len]),
+        }
+    }
+
+    /// With one rule its verdict is the overall decision: stored once, copied
+    /// here; verdicts kept as bits become one column per rule.
     fn finish(mut self, rules: &[Rule]) -> Replay {
         if rules.len() == 1 {
             self.rule_allowed = vec![self.allowed.clone()];
+        }
+        if let Some(bits) = &self.rejected_by {
+            self.rule_allowed = (0..rules.len())
+                .into_par_iter()
+                .map(|r| bits.iter().map(|&b| b >> r & 1 == 0).collect())
+                .collect();
         }
         Replay {
             allowed: self.allowed,
             rule_allowed: self.rule_allowed,
             delay_ms: self.delay_ms,
+            grouped_allowed: None,
         }
     }
 }
@@ -305,5 +346,7 @@ pub(crate) fn replay_in_time_order(ts: &[Millis], rules: &[Rule]) -> Result<Repl
 }
 
 mod grouped;
+mod prepared;
+pub use prepared::PreparedKeys;
 #[cfg(test)]
 mod tests;

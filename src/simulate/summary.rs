@@ -39,6 +39,9 @@ pub struct ByClient<'a> {
     pub groups: &'a ClientGroups,
     /// `ts[groups.rows[i]]` at `i`.
     pub ts: &'a [Millis],
+    /// The decisions summarised, in this order (`allowed[groups.rows[i]]` at
+    /// `i`), when known: then read in sequence.
+    pub allowed: Option<&'a [bool]>,
 }
 
 impl<'a> Traffic<'a> {

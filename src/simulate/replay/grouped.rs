@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::{Columns, NOT_APPLICABLE, Replay, Rule, step};
+use super::{Columns, NOT_APPLICABLE, Replay, Rule};
 use crate::events::{ClientGroups, group_rows};
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
@@ -52,21 +52,39 @@ impl Grouping {
     }
 }
 
-pub(super) fn replay_grouped(grouping: &Grouping, rules: &[Rule]) -> Replay {
-    let applies = (rules.len() > 1).then(|| rules_applying(grouping, rules));
+/// Replays `rules` over `grouping`; `applies` is [`rules_applying`] when known.
+pub(super) fn replay_grouped(
+    grouping: &Grouping,
+    rules: &[Rule],
+    applies: Option<&[u64]>,
+) -> Replay {
+    let computed = (applies.is_none() && rules.len() > 1).then(|| rules_applying(grouping, rules));
+    let applies = applies.or(computed.as_deref());
     let parts: Vec<Columns> = grouping
         .chunks
         .par_iter()
-        .map(|&(first, end)| replay_chunk(grouping, rules, applies.as_deref(), first, end))
+        .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
         .collect();
-    let out = Columns::new(grouping.ts.len(), rules);
-    scatter(parts, &grouping.groups.rows, out).finish(rules)
+    let out = match applies.is_some() && rules.len() > 1 {
+        true => Columns::with_bits(grouping.ts.len(), rules),
+        false => Columns::new(grouping.ts.len(), rules),
+    };
+    // The decisions in group order, as the chunks made them (the last group,
+    // never replayed, admitted).
+    let mut grouped_allowed = Vec::with_capacity(grouping.ts.len());
+    parts
+        .iter()
+        .for_each(|p| grouped_allowed.extend_from_slice(&p.allowed));
+    grouped_allowed.resize(grouping.ts.len(), true);
+    let mut replay = scatter(parts, &grouping.groups.rows, out).finish(rules);
+    replay.grouped_allowed = Some(grouped_allowed);
+    replay
 }
 
 /// Per event in group order, a bit per rule that applies to it (at most
 /// [`MAX_GROUPED_RULES`] rules): built in event order, where the rules' key
 /// columns are read in sequence, then moved into group order with one gather.
-fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
+pub(super) fn rules_applying(grouping: &Grouping, rules: &[Rule]) -> Vec<u64> {
     const BLOCK: usize = 4096; // a block of the mask stays in cache while every rule ORs in
     let mut mask = vec![0u64; grouping.ts.len()];
     mask.par_chunks_mut(BLOCK)
@@ -99,7 +117,11 @@ fn replay_chunk(
     let offsets = &grouping.groups.offsets;
     let (base, stop) = (offsets[first], offsets[end]);
     let ts = &grouping.ts[base..stop];
-    let mut out = Columns::new(stop - base, rules);
+    let multi = applies.is_some() && rules.len() > 1;
+    let mut out = match multi {
+        true => Columns::with_bits(stop - base, rules),
+        false => Columns::new(stop - base, rules),
+    };
     let spans = (first..end).map(|g| offsets[g] - base..offsets[g + 1] - base);
     let (Some(applies), [_, _, ..]) = (applies, rules) else {
         with_algorithm!(&rules[0].limiter, alg => {
@@ -115,12 +137,42 @@ fn replay_chunk(
     for span in spans {
         banks.iter_mut().for_each(Bank::reset);
         for at in span {
-            let mask = applies[at];
-            let slot = |r: usize| (mask >> r & 1 == 1).then_some(0);
-            step(&mut banks, ts[at], slot, &mut out, at);
+            step_applying(&mut banks, ts[at], applies[at], &mut out, at);
         }
     }
     out
+}
+
+/// [`step`](super::step) for one key: the rules whose bit is set in `mask`
+/// decide (each with its one state), the others are not visited.
+fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at: usize) {
+    let rules = || {
+        let mut bits = mask;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let r = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                r
+            })
+        })
+    };
+    let mut allowed = true;
+    for r in rules() {
+        let verdict = banks[r].allows(0, t);
+        allowed &= verdict;
+        if let Some(bits) = &mut out.rejected_by {
+            bits[at] |= u64::from(!verdict) << r;
+        }
+    }
+    out.allowed[at] = allowed;
+    if !allowed {
+        rules().for_each(|r| banks[r].rejected(0, t));
+        return;
+    }
+    let delay = rules().fold(0, |delay, r| delay.max(banks[r].record(0, t)));
+    if let Some(delays) = &mut out.delay_ms {
+        delays[at] = delay;
+    }
 }
 
 /// Moves chunk results (in the order of `rows`) to their events' positions in
@@ -136,6 +188,10 @@ fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
             });
             if let Some(to) = &mut out.delay_ms {
                 let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
+                place(to, rows, from);
+            }
+            if let Some(to) = &mut out.rejected_by {
+                let from = parts.iter().filter_map(|p| p.rejected_by.as_deref());
                 place(to, rows, from);
             }
         },

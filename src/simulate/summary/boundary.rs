@@ -83,8 +83,9 @@ fn busiest_span_by_client(
         .filter_map(|g| {
             let span = offsets[g]..offsets[g + 1];
             let rows = &by_client.groups.rows[span.clone()];
-            let ts = &by_client.ts[span];
-            let admitted = |i: usize| allowed[rows[i] as usize];
+            let ts = &by_client.ts[span.clone()];
+            let grouped = by_client.allowed.map(|grouped| &grouped[span]);
+            let admitted = |i: usize| grouped.map_or_else(|| allowed[rows[i] as usize], |g| g[i]);
             let (mut left, mut count, mut best) = (0, 0u64, None);
             for (i, &t) in ts.iter().enumerate() {
                 if !admitted(i) {

@@ -69,6 +69,17 @@ impl Fixture {
         assert!(by_client.is_some(), "the replay grouped by client");
         let in_time_order = summary(None);
         assert_eq!(in_time_order, summary(by_client));
+        // And with the decisions in that order, as the replay kept them.
+        let grouped_allowed = out.grouped_allowed.as_deref();
+        assert!(
+            grouped_allowed.is_some(),
+            "the replay kept its decisions grouped"
+        );
+        let with_decisions = by_client.map(|b| ByClient {
+            allowed: grouped_allowed,
+            ..b
+        });
+        assert_eq!(in_time_order, summary(with_decisions));
         in_time_order
     }
 }

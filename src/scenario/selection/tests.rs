@@ -1,0 +1,113 @@
+//! A subset's summary is the summary of its rows copied out, whatever the
+//! verdicts; a selection that applies everywhere has no subset.
+
+use proptest::prelude::*;
+
+use super::*;
+use crate::events::Interner;
+use crate::simulate::{AlgorithmKind, AlgorithmSpec, summarize};
+use crate::units::{Limit, Window};
+
+fn names(prefix: &str, n: u32) -> Interner {
+    let mut names = Interner::default();
+    for i in 0..n {
+        names.intern(&format!("{prefix}{i}"));
+    }
+    names
+}
+
+/// Time-sorted events: (time, client, endpoint, applies, allowed, delay).
+fn events() -> impl Strategy<Value = Vec<(Millis, u32, u32, bool, bool, u64)>> {
+    let event = (
+        0i64..5000,
+        0u32..7,
+        0u32..4,
+        any::<bool>(),
+        any::<bool>(),
+        0u64..900,
+    );
+    prop::collection::vec(event, 0..300).prop_map(|raw| {
+        let mut t = 1_767_571_200_000;
+        raw.into_iter()
+            .map(|(gap, c, e, applies, ok, delay)| {
+                t += if gap % 11 == 0 { gap * 40 } else { gap % 200 };
+                (t, c, e, applies, ok, delay)
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #[test]
+    fn a_subset_summarises_like_its_copied_rows(
+        kind in 0usize..6,
+        requests in 1u64..6,
+        secs in prop_oneof![Just(1u32), Just(60), 1u32..20],
+        events in events(),
+    ) {
+        let spec = AlgorithmSpec::new(
+            AlgorithmKind::ALL[kind],
+            Limit { requests, window: Window::from_secs(secs).unwrap() },
+        );
+        let Ok(limiter) = spec.limiter() else { return Ok(()) };
+        let ts: Vec<Millis> = events.iter().map(|e| e.0).collect();
+        let client: Vec<u32> = events.iter().map(|e| e.1).collect();
+        let endpoint: Vec<u32> = events.iter().map(|e| e.2).collect();
+        let keys: Vec<u32> = events
+            .iter()
+            .map(|e| if e.3 { e.1 } else { NOT_APPLICABLE })
+            .collect();
+        let allowed: Vec<bool> = events.iter().map(|e| e.4).collect();
+        let delays: Vec<u64> = events.iter().map(|e| e.5).collect();
+        let (client_names, endpoint_names) = (names("c", 7), names("/e", 4));
+        let all = Traffic {
+            ts: &ts,
+            client: &client,
+            endpoint: &endpoint,
+            client_names: &client_names,
+            endpoint_names: &endpoint_names,
+            by_client: None,
+        };
+        let Some(subset) = Subset::of(&keys, &ts, &client, &endpoint) else {
+            prop_assert!(keys.iter().all(|&k| k != NOT_APPLICABLE));
+            return Ok(());
+        };
+        // The rows copied out by hand, summarised in time order.
+        let rows: Vec<usize> = (0..keys.len()).filter(|&i| keys[i] != NOT_APPLICABLE).collect();
+        let copy = |col: &[u32]| rows.iter().map(|&i| col[i]).collect::<Vec<_>>();
+        let (sub_ts, sub_client, sub_endpoint) =
+            (rows.iter().map(|&i| ts[i]).collect::<Vec<_>>(), copy(&client), copy(&endpoint));
+        let sub_allowed: Vec<bool> = rows.iter().map(|&i| allowed[i]).collect();
+        let sub_delays: Vec<u64> = rows.iter().map(|&i| delays[i]).collect();
+        let copied = Traffic { ts: &sub_ts, client: &sub_client, endpoint: &sub_endpoint, ..all };
+        let want = summarize(&spec, &limiter, &copied, &sub_allowed, Some(&sub_delays), usize::MAX);
+        prop_assert_eq!(subset.pick(&allowed), sub_allowed);
+        // The key column the subset was taken from follows from it.
+        prop_assert_eq!(subset.key_column(&client), keys);
+        let got = summarize(
+            &spec,
+            &limiter,
+            &subset.traffic(&all),
+            &subset.pick(&allowed),
+            Some(&subset.pick(&delays)),
+            usize::MAX,
+        );
+        prop_assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn a_subset_keeps_the_applicable_rows_in_time_order() {
+    let keys = [NOT_APPLICABLE, 1, 0, NOT_APPLICABLE, 1];
+    let ts = [10, 20, 30, 40, 50];
+    let (client, endpoint) = ([5, 1, 0, 5, 1], [0, 1, 2, 3, 4]);
+    let subset = Subset::of(&keys, &ts, &client, &endpoint).unwrap();
+    assert_eq!(subset.pick(&[0u8, 1, 2, 3, 4]), vec![1, 2, 4]);
+    assert_eq!(subset.ts, vec![20, 30, 50]);
+    assert_eq!(subset.client, vec![1, 0, 1]);
+    assert_eq!(subset.endpoint, vec![1, 2, 4]);
+    // Grouped by client: client 0 (position 1), then client 1 (positions 0, 2).
+    assert_eq!(subset.groups.rows, vec![1, 0, 2]);
+    assert_eq!(subset.grouped_ts, vec![30, 20, 50]);
+    assert!(Subset::of(&[0, 1], &[1, 2], &[0, 1], &[0, 0]).is_none());
+}
