@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use super::names::NameFilter;
 use super::plan::{KeyRef, key_ref};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::KeySet;
@@ -23,19 +24,12 @@ pub fn exempt_mask(
     }
     let mut mask = vec![false; table.len()];
     for e in exemptions {
-        let method_ok: Vec<bool> = table
-            .methods
-            .names()
-            .map(|m| {
-                e.method
-                    .as_deref()
-                    .is_none_or(|w| w.eq_ignore_ascii_case(m))
-            })
-            .collect();
-        let route_ok: Option<Vec<bool>> = e
-            .route
-            .as_ref()
-            .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
+        let filter = NameFilter::new(
+            &table.methods,
+            &table.paths,
+            e.method.as_deref(),
+            e.route.as_ref(),
+        );
         let (ids, names) = match key_ref(keys, &e.key.text) {
             KeyRef::Primary => (&table.client, &table.clients),
             KeyRef::Extra(i) => (&table.extra_keys[i].ids, &table.extra_keys[i].names),
@@ -49,10 +43,7 @@ pub fn exempt_mask(
             None => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
-            let matched = method_ok[table.method[i] as usize]
-                && route_ok
-                    .as_ref()
-                    .is_none_or(|ok| ok[table.path[i] as usize])
+            let matched = filter.picks(table.method[i], table.path[i])
                 && client.is_none_or(|c| ids[i] == c && ids[i] != NO_KEY);
             *exempt |= matched;
         });

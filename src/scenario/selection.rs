@@ -11,6 +11,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
+use super::names::NameFilter;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, group_rows};
 use crate::simulate::{ByClient, NOT_APPLICABLE, Traffic};
@@ -68,32 +69,21 @@ pub(crate) fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
 /// has no value; `None` when the rule applies to every request, so that its
 /// column is [`key_ids`].
 fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -> Option<Vec<u32>> {
-    let method_ok: Vec<bool> = table
-        .methods
-        .names()
-        .map(|m| {
-            rule.method
-                .as_deref()
-                .is_none_or(|want| want.eq_ignore_ascii_case(m))
-        })
-        .collect();
-    let route_ok: Option<Vec<bool>> = rule
-        .route
-        .as_ref()
-        .map(|re| table.paths.names().map(|p| re.is_match(p)).collect());
-    let everywhere = |ok: &[bool]| ok.iter().all(|&ok| ok);
-    if everywhere(&method_ok) && route_ok.as_deref().is_none_or(everywhere) && exempt.is_none() {
+    let filter = NameFilter::new(
+        &table.methods,
+        &table.paths,
+        rule.method.as_deref(),
+        rule.route.as_ref(),
+    );
+    if filter.picks_all() && exempt.is_none() {
         return None;
     }
     let ids = key_ids(table, rule.key);
     let column: Vec<u32> = (0..table.len())
         .into_par_iter()
         .map(|i| {
-            let route = route_ok
-                .as_ref()
-                .is_none_or(|ok| ok[table.path[i] as usize]);
             let exempted = exempt.is_some_and(|mask| mask[i]);
-            if method_ok[table.method[i] as usize] && route && !exempted {
+            if filter.picks(table.method[i], table.path[i]) && !exempted {
                 ids[i] // NO_KEY is NOT_APPLICABLE
             } else {
                 NOT_APPLICABLE

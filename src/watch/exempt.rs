@@ -9,6 +9,7 @@ use crate::events::NO_KEY;
 use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::KeySet;
 use crate::policy::Exemption;
+use crate::scenario::names::NameFilter;
 
 /// The column of a parsed chunk that holds `key`: 0 for the primary key,
 /// i + 1 for extra key i (0 when absent, which [`super::shadow::keys_for`]
@@ -64,22 +65,14 @@ impl Exemptions {
         let mut mask = vec![false; chunk.events.len()];
         for (e, column) in &self.list {
             // Methods and paths are tested once per distinct name of the chunk.
-            let method_ok: Vec<bool> = chunk
-                .methods
-                .names()
-                .map(|m| {
-                    e.method
-                        .as_deref()
-                        .is_none_or(|w| w.eq_ignore_ascii_case(m))
-                })
-                .collect();
-            let route_ok: Option<Vec<bool>> = e
-                .route
-                .as_ref()
-                .map(|re| chunk.paths.names().map(|p| re.is_match(p)).collect());
+            let filter = NameFilter::new(
+                &chunk.methods,
+                &chunk.paths,
+                e.method.as_deref(),
+                e.route.as_ref(),
+            );
             for (row, event) in chunk.events.iter().enumerate() {
-                mask[row] |= method_ok[event.method as usize]
-                    && route_ok.as_ref().is_none_or(|ok| ok[event.path as usize])
+                mask[row] |= filter.picks(event.method, event.path)
                     && e.client
                         .as_deref()
                         .is_none_or(|want| key_value(chunk, *column, row) == Some(want));
