@@ -16,6 +16,7 @@
 
 pub mod by_client;
 pub mod counting;
+mod detail;
 pub mod histograms;
 mod pass;
 pub mod quantiles;
@@ -26,7 +27,7 @@ use serde::Serialize;
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
 use counting::ScopeDistributions;
-use pass::Detail;
+use detail::Detail;
 use quantiles::{CountDistribution, Quantiles};
 
 /// What to compute.

@@ -18,53 +18,10 @@ use rayon::prelude::*;
 
 use super::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
 use super::counting::{KeyCounts, ScopeTally};
+use super::detail::Detail;
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
-
-/// Which endpoints get per-endpoint figures.
-#[derive(Debug, Clone)]
-pub struct Detail {
-    /// `slots[e]`: endpoint `e`'s place in `endpoints`, or [`NOT_DETAILED`].
-    slots: Vec<u32>,
-    /// The detailed endpoints.
-    endpoints: Vec<Id>,
-}
-
-/// The slot of an endpoint without per-endpoint figures.
-const NOT_DETAILED: u32 = u32::MAX;
-
-impl Detail {
-    /// Every one of `endpoints` endpoints.
-    pub fn all(endpoints: usize) -> Detail {
-        Detail {
-            slots: (0..endpoints as u32).collect(),
-            endpoints: (0..endpoints as Id).collect(),
-        }
-    }
-
-    /// These of `endpoints` endpoints.
-    pub fn only(detailed: Vec<Id>, endpoints: usize) -> Detail {
-        let mut slots = vec![NOT_DETAILED; endpoints];
-        for (slot, &e) in detailed.iter().enumerate() {
-            slots[e as usize] = slot as u32;
-        }
-        Detail {
-            slots,
-            endpoints: detailed,
-        }
-    }
-
-    /// The detailed endpoints, in slot order.
-    pub fn endpoints(&self) -> &[Id] {
-        &self.endpoints
-    }
-
-    fn slot(&self, endpoint: Id) -> Option<u32> {
-        let slot = self.slots[endpoint as usize];
-        (slot != NOT_DETAILED).then_some(slot)
-    }
-}
 
 /// What the pass counted.
 pub struct Counted {
@@ -140,13 +97,13 @@ pub(super) fn count_with(
     split: &Split,
 ) -> Counted {
     let all;
-    let detail = if keep_counts && detail.endpoints.len() < table.endpoints.len() {
+    let detail = if keep_counts && detail.endpoints().len() < table.endpoints.len() {
         all = Detail::all(table.endpoints.len());
         &all
     } else {
         detail
     };
-    let detailed = detail.endpoints.len();
+    let detailed = detail.endpoints().len();
     let per_group = split
         .per_group
         .unwrap_or_else(|| clients_per_group(detailed))
@@ -266,7 +223,7 @@ fn count_clients(
     detail: &Detail,
     (per_group, indexed_rows): (usize, usize),
 ) -> Part {
-    let detailed = detail.endpoints.len();
+    let detailed = detail.endpoints().len();
     let mut part = Part {
         overall: ScopeTally::default(),
         per_endpoint: vec![ScopeTally::default(); detailed],

@@ -275,7 +275,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::pass::Detail::all(5), &super::pass::Split { parts, per_group, indexed_rows }));
+        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::detail::Detail::all(5), &super::pass::Split { parts, per_group, indexed_rows }));
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
         for (g, x) in got.per_endpoint.iter().zip(&expected.per_endpoint) {
