@@ -97,6 +97,8 @@ pub struct EventTable {
     pub ts: Vec<Millis>,
     pub client: Vec<Id>,
     pub endpoint: Vec<Id>,
+    /// Path id per event, or empty when ingestion kept no paths (every
+    /// event's path is then the empty one, id 0): read it with [`EventTable::path_at`].
     pub path: Vec<Id>,
     pub method: Vec<Id>,
     pub status: Vec<u16>,
@@ -137,13 +139,18 @@ impl EventTable {
         self.logged.iter().any(|&l| l != Logged::Unknown)
     }
 
+    /// The path id of row `i` (0, the empty path, when no paths were kept).
+    pub fn path_at(&self, i: usize) -> Id {
+        self.path.get(i).copied().unwrap_or(0)
+    }
+
     /// The event at row `i`.
     pub fn get(&self, i: usize) -> Event {
         Event {
             ts: self.ts[i],
             client: self.client[i],
             endpoint: self.endpoint[i],
-            path: self.path[i],
+            path: self.path_at(i),
             method: self.method[i],
             status: self.status[i],
             logged: self.logged[i],
@@ -160,7 +167,9 @@ impl EventTable {
         self.ts = permute(&self.ts, &order);
         self.client = permute(&self.client, &order);
         self.endpoint = permute(&self.endpoint, &order);
-        self.path = permute(&self.path, &order);
+        if !self.path.is_empty() {
+            self.path = permute(&self.path, &order);
+        }
         self.method = permute(&self.method, &order);
         self.status = permute(&self.status, &order);
         for column in &mut self.extra_keys {

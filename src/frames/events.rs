@@ -32,6 +32,7 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
         ids.iter().map(|&i| cached[i as usize].clone()).collect()
     };
     let status: Vec<i32> = table.status.iter().map(|&s| i32::from(s)).collect();
+    let paths: Vec<u32> = (0..table.len()).map(|i| table.path_at(i)).collect();
     DataFrame::new(
         table.len(),
         vec![
@@ -39,7 +40,7 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
             Column::new("client".into(), names(&table.clients, &table.client)),
             Column::new("endpoint".into(), names(&table.endpoints, &table.endpoint)),
             Column::new("method".into(), names(&table.methods, &table.method)),
-            Column::new("path".into(), names(&table.paths, &table.path)),
+            Column::new("path".into(), names(&table.paths, &paths)),
             Column::new("status".into(), status),
         ],
     )

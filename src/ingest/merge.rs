@@ -222,11 +222,11 @@ impl<'s> Merger<'s> {
         table
             .endpoint
             .extend(events.iter().map(|e| endpoints[e.endpoint as usize]));
-        match no_path {
-            Some(empty) => table.path.extend(std::iter::repeat_n(empty, events.len())),
-            None => table
+        // Without paths the column stays empty: every path is the empty one.
+        if no_path.is_none() {
+            table
                 .path
-                .extend(events.iter().map(|e| paths[e.path as usize])),
+                .extend(events.iter().map(|e| paths[e.path as usize]));
         }
         table
             .method
@@ -289,7 +289,11 @@ mod tests {
         let without = ingest(&settings(false)).unwrap().table;
         assert_eq!(with.paths.names().collect::<Vec<_>>(), ["/a/1", "/b"]);
         assert_eq!(without.paths.names().collect::<Vec<_>>(), [""]);
-        assert_eq!((with.path, without.path), (vec![0, 1], vec![0, 0]));
+        // Without paths the column is not stored; every event reads the empty path.
+        assert_eq!(with.path, vec![0, 1]);
+        assert!(without.path.is_empty());
+        assert_eq!((without.path_at(0), without.path_at(1)), (0, 0));
+        assert_eq!(without.get(1).path, 0);
         assert_eq!(
             (
                 with.ts,

@@ -43,7 +43,7 @@ pub fn exempt_mask(
             None => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
-            let matched = filter.picks(table.method[i], table.path[i])
+            let matched = filter.picks(table.method[i], table.path_at(i))
                 && client.is_none_or(|c| ids[i] == c && ids[i] != NO_KEY);
             *exempt |= matched;
         });

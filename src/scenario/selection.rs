@@ -83,7 +83,7 @@ fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -
         .into_par_iter()
         .map(|i| {
             let exempted = exempt.is_some_and(|mask| mask[i]);
-            if filter.picks(table.method[i], table.path[i]) && !exempted {
+            if filter.picks(table.method[i], table.path_at(i)) && !exempted {
                 ids[i] // NO_KEY is NOT_APPLICABLE
             } else {
                 NOT_APPLICABLE

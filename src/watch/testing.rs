@@ -143,7 +143,7 @@ pub fn simulated_as(
             let column = (0..table.len())
                 .map(|row| {
                     let method = table.methods.name(table.method[row]);
-                    let path = table.paths.name(table.path[row]);
+                    let path = table.paths.name(table.path_at(row));
                     if rule.matches(method, path) {
                         ids[row]
                     } else {
