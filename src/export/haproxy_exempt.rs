@@ -117,17 +117,10 @@ pub fn write(
 
 #[cfg(test)]
 mod tests {
-    use crate::export::{ExportOptions, Exporter, haproxy::Haproxy};
-    use crate::policy::Policy;
+    use crate::export::{haproxy::Haproxy, render_exemption};
 
     fn render(exemption: &str) -> Result<String, String> {
-        let text = format!(
-            "[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
-        );
-        let policy = Policy::parse_policy(&text, "p").unwrap();
-        Haproxy
-            .render_policy(&policy, &ExportOptions::default())
-            .map_err(|e| e.to_string())
+        render_exemption(&Haproxy, "3/1m", exemption)
     }
 
     #[test]

@@ -105,16 +105,10 @@ pub fn routes(exemptions: &[Exemption]) -> Result<Vec<Map>, ExportError> {
 
 #[cfg(test)]
 mod tests {
-    use crate::export::{ExportOptions, Exporter, kong::Kong};
-    use crate::policy::Policy;
+    use crate::export::{kong::Kong, render_exemption};
 
     fn render(exemption: &str) -> Result<String, String> {
-        let text = format!(
-            "[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
-        );
-        let policy = Policy::parse_policy(&text, "p").unwrap();
-        Kong.render_policy(&policy, &ExportOptions::default())
-            .map_err(|e| e.to_string())
+        render_exemption(&Kong, "3/1m", exemption)
     }
 
     #[test]

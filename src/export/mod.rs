@@ -310,6 +310,23 @@ pub fn quoted(text: &str) -> String {
     serde_json::to_string(text).expect("a string always serializes")
 }
 
+/// What `target` exports for a policy of a `limit` rule `g` and an exemption
+/// `e` written with the TOML lines `exemption` (the exporters' exemption tests).
+#[cfg(test)]
+pub(crate) fn render_exemption(
+    target: &impl Exporter,
+    limit: &str,
+    exemption: &str,
+) -> Result<String, String> {
+    let text = format!(
+        "[[rule]]\nname='g'\nlimit='{limit}'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
+    );
+    let policy = crate::policy::Policy::parse_policy(&text, "p").unwrap();
+    target
+        .render_policy(&policy, &ExportOptions::default())
+        .map_err(|e| e.to_string())
+}
+
 #[cfg(test)]
 mod exempt_proptests;
 #[cfg(test)]

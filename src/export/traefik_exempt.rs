@@ -113,17 +113,10 @@ pub fn routers(exemptions: &[Exemption]) -> Result<Vec<ExemptRouter>, ExportErro
 
 #[cfg(test)]
 mod tests {
-    use crate::export::{ExportOptions, Exporter, traefik::Traefik};
-    use crate::policy::Policy;
+    use crate::export::{render_exemption, traefik::Traefik};
 
     fn render(exemption: &str) -> Result<String, String> {
-        let text = format!(
-            "[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
-        );
-        let policy = Policy::parse_policy(&text, "p").unwrap();
-        Traefik
-            .render_policy(&policy, &ExportOptions::default())
-            .map_err(|e| e.to_string())
+        render_exemption(&Traefik, "3/1m", exemption)
     }
 
     #[test]

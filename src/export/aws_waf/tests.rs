@@ -96,19 +96,8 @@ fn exemptions_narrow_every_rules_scope_down() {
 
 #[test]
 fn exemptions_waf_cannot_match_are_refused_by_name() {
-    let err = |exemption: &str| {
-        let policy = crate::policy::Policy::parse_policy(
-            &format!(
-                "[[rule]]\nname='g'\nlimit='40/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}"
-            ),
-            "p",
-        )
-        .unwrap();
-        AwsWaf
-            .render_policy(&policy, &ExportOptions::default())
-            .unwrap_err()
-            .to_string()
-    };
+    let err =
+        |exemption: &str| crate::export::render_exemption(&AwsWaf, "40/1m", exemption).unwrap_err();
     assert!(
         err("key='user'\nclient='svc'")
             .contains("aws-waf cannot express rule `e`: AWS WAF sees the Authorization header")

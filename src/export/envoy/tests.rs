@@ -58,12 +58,7 @@ fn inexact_intervals_round_down() {
 }
 
 fn render_exempt(exemption: &str) -> Result<String, String> {
-    let text =
-        format!("[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='e'\nexempt=true\n{exemption}");
-    let policy = crate::policy::Policy::parse_policy(&text, "p").unwrap();
-    Envoy
-        .render_policy(&policy, &ExportOptions::default())
-        .map_err(|e| e.to_string())
+    crate::export::render_exemption(&Envoy, "3/1m", exemption)
 }
 
 #[test]
