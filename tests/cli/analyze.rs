@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use predicates::str::contains;
 
-use crate::support::{json_of_success, realdata, rlctl, rlctl_path};
+use crate::support::{json_of_success, realdata, rlctl, rlctl_path, success};
 
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
@@ -392,24 +392,19 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("policy.toml");
     let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
-    let out = rlctl()
-        .args([
-            "analyze",
-            "-q",
-            "--endpoints",
-            "5",
-            "--format",
-            "json",
-            "--write-policy",
-        ])
-        .arg(&policy)
-        .arg(&log)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    success(
+        rlctl()
+            .args([
+                "analyze",
+                "-q",
+                "--endpoints",
+                "5",
+                "--format",
+                "json",
+                "--write-policy",
+            ])
+            .arg(&policy)
+            .arg(&log),
     );
     let text = std::fs::read_to_string(&policy).unwrap();
     assert!(

@@ -2,7 +2,7 @@
 //! names (models labelled in every output), results independent of the number
 //! of threads, and the reasons `--check` gives.
 
-use crate::support::{json_of_success, rlctl};
+use crate::support::{json_of_success, rlctl, success};
 
 const LOG_FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
 
@@ -106,20 +106,15 @@ fn gateway_decisions_do_not_depend_on_the_number_of_threads() {
     let (dir, log, policy) = files();
     let decisions = |threads: &str| {
         let csv = dir.path().join(format!("decisions-{threads}.csv"));
-        let out = rlctl()
-            .env("RAYON_NUM_THREADS", threads)
-            .args(["simulate", "-q", "--format", "json", "--gateway", "all"])
-            .args(["--log-format", LOG_FORMAT, "--policy"])
-            .arg(&policy)
-            .arg("--decisions")
-            .arg(&csv)
-            .arg(&log)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        success(
+            rlctl()
+                .env("RAYON_NUM_THREADS", threads)
+                .args(["simulate", "-q", "--format", "json", "--gateway", "all"])
+                .args(["--log-format", LOG_FORMAT, "--policy"])
+                .arg(&policy)
+                .arg("--decisions")
+                .arg(&csv)
+                .arg(&log),
         );
         std::fs::read_to_string(&csv).unwrap()
     };
@@ -154,18 +149,13 @@ fn unknown_gateways_and_all_algorithms_are_usage_errors() {
 #[test]
 fn export_check_gives_a_reason_for_every_difference() {
     let (_dir, log, policy) = files();
-    let out = rlctl()
-        .args(["export", "--target", "aws-waf", "--policy"])
-        .arg(&policy)
-        .arg("--check")
-        .arg(&log)
-        .args(["--log-format", LOG_FORMAT])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = success(
+        rlctl()
+            .args(["export", "--target", "aws-waf", "--policy"])
+            .arg(&policy)
+            .arg("--check")
+            .arg(&log)
+            .args(["--log-format", LOG_FORMAT]),
     );
     let text = String::from_utf8(out.stdout).unwrap();
     // The burst passes AWS WAF until its check at 10 s (window alignment);
@@ -211,18 +201,13 @@ fn export_check_replays_exemptions_admitted_and_uncounted() {
     let check = |target: &str, policy_text: &str| -> String {
         let policy = dir.path().join("exempt.toml");
         std::fs::write(&policy, policy_text).unwrap();
-        let out = rlctl()
-            .args(["export", "--target", target, "--policy"])
-            .arg(&policy)
-            .arg("--check")
-            .arg(&log)
-            .args(["--log-format", LOG_FORMAT])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = success(
+            rlctl()
+                .args(["export", "--target", target, "--policy"])
+                .arg(&policy)
+                .arg("--check")
+                .arg(&log)
+                .args(["--log-format", LOG_FORMAT]),
         );
         String::from_utf8(out.stdout).unwrap()
     };
@@ -265,18 +250,13 @@ fn export_check_replays_exemptions_admitted_and_uncounted() {
 fn report_shows_the_policy_as_gateways_enforce_it_when_asked() {
     let (_dir, log, policy) = files();
     let report = |extra: &[&str], format: &str| {
-        let out = rlctl()
-            .args(["report", "-q", "--format", format, "--policy"])
-            .arg(&policy)
-            .args(["--log-format", LOG_FORMAT])
-            .args(extra)
-            .arg(&log)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
+        let out = success(
+            rlctl()
+                .args(["report", "-q", "--format", format, "--policy"])
+                .arg(&policy)
+                .args(["--log-format", LOG_FORMAT])
+                .args(extra)
+                .arg(&log),
         );
         String::from_utf8(out.stdout).unwrap()
     };

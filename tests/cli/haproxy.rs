@@ -24,7 +24,7 @@ use rlctl::simulate::{NOT_APPLICABLE, Rule, replay};
 
 use crate::support::haproxy::{Haproxy, send_schedule};
 use crate::support::nginx::ScheduledRequest;
-use crate::support::{json_of_success, rlctl};
+use crate::support::{json_of_success, rlctl, success};
 
 /// Two rules with different windows (two stick tables, two tracked counters):
 /// `/api/` 3 per second and `/slow/` 1 per 2 s, both per client address.
@@ -83,15 +83,10 @@ fn config() -> String {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("policy.toml");
     std::fs::write(&policy, POLICY).unwrap();
-    let out = rlctl()
-        .args(["export", "--target", "haproxy", "--policy"])
-        .arg(&policy)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = success(
+        rlctl()
+            .args(["export", "--target", "haproxy", "--policy"])
+            .arg(&policy),
     );
     let exported = String::from_utf8(out.stdout).unwrap();
     let bind = "bind 127.0.0.1:8080  # your bind line";

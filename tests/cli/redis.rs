@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use rlctl::simulate::{AlgorithmKind, AlgorithmSpec, Rule, replay};
 
 use crate::support::redis::{Redis, Reply};
-use crate::support::rlctl;
+use crate::support::{rlctl, success};
 
 /// The script, written to the formula: keys per epoch-aligned window
 /// `now // W`, `estimate = math.floor(prev * weight) + cur` in Lua numbers
@@ -41,17 +41,12 @@ pub const LOG_FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
 
 /// A generated log of `lines` lines, written to `path`.
 fn generate_log(path: &std::path::Path, lines: usize) {
-    let out = rlctl()
-        .args(["generate", "--seed", "15", "--lines", &lines.to_string()])
-        .args(["--format", LOG_FORMAT])
-        .arg("--output")
-        .arg(path)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    success(
+        rlctl()
+            .args(["generate", "--seed", "15", "--lines", &lines.to_string()])
+            .args(["--format", LOG_FORMAT])
+            .arg("--output")
+            .arg(path),
     );
 }
 
@@ -59,26 +54,21 @@ fn generate_log(path: &std::path::Path, lines: usize) {
 /// allowed) per request, in replay (time) order.
 fn cli_decisions(log: &std::path::Path, limit: &str) -> Vec<(i64, String, bool)> {
     let csv_path = log.with_extension("csv");
-    let out = rlctl()
-        .args([
-            "simulate",
-            "-q",
-            "--format",
-            "json",
-            "--gateway",
-            "redis-swc",
-        ])
-        .args(["--algo", "sliding-counter", "--limit", limit])
-        .args(["--log-format", LOG_FORMAT])
-        .arg("--decisions")
-        .arg(&csv_path)
-        .arg(log)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    success(
+        rlctl()
+            .args([
+                "simulate",
+                "-q",
+                "--format",
+                "json",
+                "--gateway",
+                "redis-swc",
+            ])
+            .args(["--algo", "sliding-counter", "--limit", limit])
+            .args(["--log-format", LOG_FORMAT])
+            .arg("--decisions")
+            .arg(&csv_path)
+            .arg(log),
     );
     let text = std::fs::read_to_string(&csv_path).unwrap();
     let mut rows = text.lines();

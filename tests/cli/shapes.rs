@@ -6,22 +6,17 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::{json_of_success, rlctl};
+use crate::support::{json_of_success, rlctl, success};
 
 /// Writes `rlctl generate` output for `flags` to `dir/name` (40,000 lines:
 /// about 6 MB, so two 4 MiB chunks are parsed in parallel).
 fn generate(dir: &Path, name: &str, flags: &[&str]) -> PathBuf {
     let path = dir.join(name);
-    let out = rlctl()
-        .args(["generate", "--lines", "40000", "--seed", "3", "-o"])
-        .arg(&path)
-        .args(flags)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    success(
+        rlctl()
+            .args(["generate", "--lines", "40000", "--seed", "3", "-o"])
+            .arg(&path)
+            .args(flags),
     );
     path
 }

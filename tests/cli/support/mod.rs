@@ -37,13 +37,18 @@ pub fn rlctl_path() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rlctl"))
 }
 
-/// Runs `cmd`, asserts it succeeded, and parses its stdout as JSON.
-pub fn json_of_success(cmd: &mut Command) -> serde_json::Value {
+/// Runs `cmd` and asserts it succeeded (showing its stderr when not).
+pub fn success(cmd: &mut Command) -> std::process::Output {
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("stdout is JSON")
+    out
+}
+
+/// Runs `cmd`, asserts it succeeded, and parses its stdout as JSON.
+pub fn json_of_success(cmd: &mut Command) -> serde_json::Value {
+    serde_json::from_slice(&success(cmd).stdout).expect("stdout is JSON")
 }
