@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use predicates::str::contains;
 
-use crate::support::nginx::{Nginx, http_get};
+use crate::support::nginx::{Nginx, http_get, statuses_of};
 use crate::support::{Engine, require, rlctl};
 
 /// A global rule and an endpoint rule with a method and a route.
@@ -211,11 +211,7 @@ fn real_nginx_enforces_the_converted_burst_method_and_route() {
     let Some(nginx) = Nginx::start(&config) else {
         return;
     };
-    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
-        (0..n)
-            .map(|_| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, client), path).unwrap())
-            .collect()
-    };
+    let statuses = |client: u8, path: &str, n: usize| statuses_of(nginx.addr(), client, path, n);
     assert_eq!(
         statuses(2, "/x", 5),
         [200, 200, 200, 429, 429],

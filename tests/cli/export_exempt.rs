@@ -3,12 +3,10 @@
 //! that never reject an exempt path or client while they reject the others,
 //! and the clients each product cannot see refused by name.
 
-use std::net::Ipv4Addr;
-
 use predicates::str::contains;
 
 use crate::export::{TARGETS, TWO_RULES, export, haproxy_check, start_haproxy, write_policy, yaml};
-use crate::support::nginx::{Nginx, http_get};
+use crate::support::nginx::{Nginx, statuses_of};
 use crate::support::rlctl;
 
 #[test]
@@ -165,11 +163,7 @@ fn real_nginx_never_limits_exempt_requests() {
     let Some(nginx) = Nginx::start(&config) else {
         return;
     };
-    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
-        (0..n)
-            .map(|_| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, client), path).unwrap())
-            .collect()
-    };
+    let statuses = |client: u8, path: &str, n: usize| statuses_of(nginx.addr(), client, path, n);
     assert_eq!(
         statuses(2, "/healthz", 6),
         [200; 6],
@@ -192,11 +186,7 @@ fn real_haproxy_never_limits_exempt_requests() {
     let Some((_running, addr, _dir)) = start_haproxy(EXEMPTIONS) else {
         return;
     };
-    let statuses = |client: u8, path: &str, n: usize| -> Vec<u16> {
-        (0..n)
-            .map(|_| http_get(addr, Ipv4Addr::new(127, 0, 0, client), path).unwrap())
-            .collect()
-    };
+    let statuses = |client: u8, path: &str, n: usize| statuses_of(addr, client, path, n);
     assert_eq!(statuses(2, "/healthz", 8), [200; 8], "the exempt path");
     assert_eq!(statuses(9, "/x", 8), [200; 8], "the exempt client");
     assert_eq!(

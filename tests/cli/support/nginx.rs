@@ -237,6 +237,14 @@ pub fn send_schedule(
     Ok(sent)
 }
 
+/// The statuses of `n` requests `GET path` sent one after another to `server`
+/// from the loopback address 127.0.0.`client` (see [`http_get`]).
+pub fn statuses_of(server: SocketAddr, client: u8, path: &str, n: usize) -> Vec<u16> {
+    (0..n)
+        .map(|_| http_get(server, Ipv4Addr::new(127, 0, 0, client), path).unwrap())
+        .collect()
+}
+
 /// Sends `GET path` (HTTP/1.1, `Connection: close`) to `server` from the
 /// loopback address `source`, reads the whole response and returns its
 /// status code.
