@@ -62,13 +62,15 @@ pub struct TemplateUse {
 }
 
 /// Discovers the templates of the table's endpoints (`routed`: names that
-/// explicit rules gave, left out).
+/// explicit rules gave, left out) without mapping them: commands use
+/// [`discover_and_apply`]; tests compare discovery alone with its reference.
+#[cfg(test)]
 pub fn discover(table: &EventTable, routed: &[String]) -> TemplateSet {
     discover_paths(&Paths::new(table, routed))
 }
 
 /// Discovers the templates of the table's endpoints and maps the endpoints
-/// onto them, as [`discover`] then [`apply`] do, with one index of the
+/// onto them, as discovering and then [`apply`] would, with one index of the
 /// distinct paths serving both.
 pub fn discover_and_apply(
     table: &mut EventTable,
