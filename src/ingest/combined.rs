@@ -16,6 +16,9 @@ use super::arrival;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 
+mod marks;
+mod plain;
+
 /// Fields of a combined line that `--key field:NAME` can name (nginx variable names).
 pub const FIELD_NAMES: &[&str] = &[
     "remote_addr",
@@ -59,6 +62,8 @@ pub struct CombinedParser {
 #[derive(Debug, Default)]
 struct Split<'a> {
     fields: [&'a [u8]; 17],
+    /// What follows STATUS (BYTES and the quoted fields).
+    after_status: &'a [u8],
 }
 
 /// Index of BYTES in [`FIELD_NAMES`]; the quoted fields come after it.
@@ -124,8 +129,23 @@ impl CombinedParser {
         self
     }
 
-    fn split<'a>(&self, line: &'a [u8]) -> Result<Split<'a>, SkipReason> {
-        let mut s = Split::default();
+    fn split<'a>(&self, line: &'a [u8], s: &mut Split<'a>) -> Result<(), SkipReason> {
+        if !(self.vhost || self.traefik) && plain::split(line, self.wanted(), s) {
+            return Ok(());
+        }
+        self.split_any(line, s)?;
+        self.finish(s)
+    }
+
+    fn wanted(&self) -> plain::Wanted {
+        plain::Wanted {
+            bytes: self.bytes,
+            tail: self.tail,
+        }
+    }
+
+    /// The fields up to STATUS of any line, whatever its oddities.
+    fn split_any<'a>(&self, line: &'a [u8], s: &mut Split<'a>) -> Result<(), SkipReason> {
         let open = time_bracket(line).ok_or(SkipReason::Malformed("no [time] field"))?;
         let prefix = line[..open].trim_ascii_end();
         let (user_at, user) =
@@ -166,10 +186,17 @@ impl CombinedParser {
         s.fields[3] = &line[open + 1..close];
         s.fields[4] = request;
         s.fields[7] = &rest[..status_end];
+        s.after_status = &rest[status_end..];
+        Ok(())
+    }
+
+    /// Reads BYTES and, when wanted, the quoted fields after it (from
+    /// `s.after_status`).
+    fn finish(&self, s: &mut Split<'_>) -> Result<(), SkipReason> {
         if !self.bytes {
-            return Ok(s);
+            return Ok(());
         }
-        let after_status = &rest[status_end..];
+        let after_status = s.after_status;
         let bytes_at = after_status
             .iter()
             .position(|&b| b != b' ')
@@ -195,7 +222,7 @@ impl CombinedParser {
         } else if self.traefik {
             return Err(NO_TRAEFIK_TRAILER);
         }
-        Ok(s)
+        Ok(())
     }
 }
 
@@ -319,7 +346,8 @@ fn quoted(text: &[u8]) -> Option<(&[u8], &[u8])> {
 
 impl LineParser for CombinedParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let s = self.split(line)?;
+        let mut s = Split::default();
+        self.split(line, &mut s)?;
         let f = &s.fields;
         let time = self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?;
         record.time = Some(if self.logged_time {
