@@ -315,6 +315,10 @@ fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
     if let Some(inner) = addr.strip_prefix(b"[") {
         return memchr::memchr(b']', inner).map_or(0..addr.len(), |end| 1..1 + end);
     }
+    // Most addresses are IPv4 without a port: a short loop, not a search.
+    if addr.iter().all(|&b| b != b':') {
+        return 0..addr.len();
+    }
     let Some(colon) = memchr::memrchr(b':', addr) else {
         return 0..addr.len();
     };
