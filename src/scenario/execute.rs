@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -13,7 +13,7 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
+    ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
     Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
@@ -63,6 +63,8 @@ pub struct ScenarioRunner<'a> {
     prepared: HashMap<Vec<RuleSelection>, PreparedKeys>,
     /// Per event, whether an exemption matches it (no rule applies to it then).
     exempt: Option<Arc<[bool]>>,
+    /// What no decision changes of all events, shared by the summaries over them.
+    census: OnceLock<Census>,
 }
 
 /// What picks a rule's requests and keys: its key, method and route regex.
@@ -85,6 +87,7 @@ impl<'a> ScenarioRunner<'a> {
             selections: HashMap::new(),
             prepared: HashMap::new(),
             exempt: None,
+            census: OnceLock::new(),
         }
     }
 
@@ -131,9 +134,11 @@ impl<'a> ScenarioRunner<'a> {
             let rules = rules(table, scenario, &columns);
             deploy::replay_deployed(replayer, &rules, &table.client, &self.deployment)?
         };
+        let census = (self.census).get_or_init(|| Census::new(&table.client, &table.endpoint));
         Ok(summarise(
             table,
             replayer,
+            census,
             scenario,
             &selections,
             replay,
@@ -181,11 +186,12 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// The results of one scenario from its `replay` over `table`, with what its
-/// rules select.
+/// The results of one scenario from its `replay` over `table` (whose `census`
+/// it is), with what its rules select.
 fn summarise(
     table: &EventTable,
     replayer: &Replayer,
+    census: &Census,
     scenario: &Scenario,
     selections: &[Arc<Selection>],
     replay: Replay,
@@ -194,6 +200,7 @@ fn summarise(
     let traffic = Traffic {
         ts: replayer.times(),
         by_client: replayer.grouped_by(&table.client),
+        census: Some(census),
         ..Traffic::of(table)
     };
     // One rule: its verdicts are the decisions, which the replay also kept in

@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::names::NameFilter;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, group_rows};
-use crate::simulate::{ByClient, NOT_APPLICABLE, Traffic};
+use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic};
 use crate::units::Millis;
 
 /// A rule's requests.
@@ -105,6 +105,8 @@ pub(crate) struct Subset {
     groups: ClientGroups,
     /// `ts[groups.rows[i]]` at `i`.
     grouped_ts: Vec<Millis>,
+    /// What no decision changes of these events, shared by their summaries.
+    census: Census,
 }
 
 impl Subset {
@@ -131,6 +133,7 @@ impl Subset {
                 rows: Vec::new(),
             },
             grouped_ts: Vec::new(),
+            census: Census::new(&[], &[]),
             rows,
         };
         subset.ts = subset.pick(ts);
@@ -141,6 +144,7 @@ impl Subset {
         subset.grouped_ts = (subset.groups.rows.iter())
             .map(|&i| subset.ts[i as usize])
             .collect();
+        subset.census = Census::new(&subset.client, &subset.endpoint);
         Some(subset)
     }
 
@@ -169,6 +173,7 @@ impl Subset {
                 ts: &self.grouped_ts,
                 allowed: None,
             }),
+            census: Some(&self.census),
             ..*traffic
         }
     }

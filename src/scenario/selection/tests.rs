@@ -67,6 +67,7 @@ proptest! {
             client_names: &client_names,
             endpoint_names: &endpoint_names,
             by_client: None,
+            census: None,
         };
         let Some(subset) = Subset::of(&keys, &ts, &client, &endpoint) else {
             prop_assert!(keys.iter().all(|&k| k != NOT_APPLICABLE));
