@@ -110,11 +110,9 @@ impl<'a> ScenarioRunner<'a> {
                 missing.push((id, rule));
             }
         }
-        let built: Vec<(RuleSelection, Arc<Selection>)> = missing
-            .into_par_iter()
-            .map(|(id, rule)| (id, Arc::new(Selection::new(table, ts, rule, exempt))))
-            .collect();
-        self.selections.extend(built);
+        let wanted: Vec<&PlannedRule> = missing.iter().map(|(_, rule)| *rule).collect();
+        let built = Selection::many(table, ts, &wanted, exempt);
+        (self.selections).extend(missing.into_iter().map(|(id, _)| id).zip(built.into_iter().map(Arc::new)));
         let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();

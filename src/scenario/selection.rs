@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::names::NameFilter;
+use super::names::NameBits;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, group_rows};
 use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic};
@@ -26,7 +26,9 @@ pub(crate) struct Selection {
 
 impl Selection {
     /// What `rule` selects among the events of `table` at times `ts`, leaving
-    /// out those `exempt` marks.
+    /// out those `exempt` marks: the plain definition [`Selection::many`]
+    /// keeps to.
+    #[cfg(test)]
     pub(crate) fn new(
         table: &EventTable,
         ts: &[Millis],
@@ -37,6 +39,27 @@ impl Selection {
         let keys = column.as_deref().unwrap_or(key_ids(table, rule.key));
         let subset = Subset::of(keys, ts, &table.client, &table.endpoint);
         Selection { subset }
+    }
+
+    /// What each of `rules` selects: [`Selection::new`] of each, with up to 64
+    /// rules worked out in one pass over the events (a bit per rule and event
+    /// for which rules apply, then each rule's rows).
+    pub(crate) fn many(
+        table: &EventTable,
+        ts: &[Millis],
+        rules: &[&PlannedRule],
+        exempt: Option<&[bool]>,
+    ) -> Vec<Self> {
+        let batch = |rules: &[&PlannedRule]| {
+            let rows = rows_applying(table, rules, exempt);
+            (rows.into_par_iter())
+                .map(|rows| Selection {
+                    subset: (rows.len() != table.len())
+                        .then(|| Subset::of_rows(rows, ts, &table.client, &table.endpoint)),
+                })
+                .collect::<Vec<_>>()
+        };
+        rules.chunks(64).flat_map(batch).collect()
     }
 
     /// Per event, the key the rule counts by (its `key`), or [`NOT_APPLICABLE`]
@@ -68,8 +91,9 @@ pub(crate) fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
 /// method or route does not match, an exemption matches (`exempt`), or the key
 /// has no value; `None` when the rule applies to every request, so that its
 /// column is [`key_ids`].
+#[cfg(test)]
 fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -> Option<Vec<u32>> {
-    let filter = NameFilter::new(
+    let filter = super::names::NameFilter::new(
         &table.methods,
         &table.paths,
         rule.method.as_deref(),
@@ -93,6 +117,53 @@ fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -
     Some(column)
 }
 
+/// Per rule of `rules` (at most 64), the rows it applies to: where its method
+/// and route pick the request, no exemption (`exempt`) matches, and its key
+/// has a value (as [`key_column`] has it).
+fn rows_applying(table: &EventTable, rules: &[&PlannedRule], exempt: Option<&[bool]>) -> Vec<Vec<u32>> {
+    let wants: Vec<_> = (rules.iter())
+        .map(|r| (r.method.as_deref(), r.route.as_ref()))
+        .collect();
+    let names = NameBits::new(&table.methods, &table.paths, &wants);
+    // Per key, the rules counting by it.
+    let mut keys: Vec<(KeyRef, u64)> = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        match keys.iter_mut().find(|(key, _)| *key == rule.key) {
+            Some((_, bits)) => *bits |= 1u64 << r,
+            None => keys.push((rule.key, 1u64 << r)),
+        }
+    }
+    let keys: Vec<(&[Id], u64)> = (keys.into_iter())
+        .map(|(key, bits)| (key_ids(table, key), bits))
+        .collect();
+    let applying: Vec<u64> = (0..table.len())
+        .into_par_iter()
+        .map(|i| {
+            if exempt.is_some_and(|mask| mask[i]) {
+                return 0;
+            }
+            let picked = names.picks(table.method[i], table.path_at(i));
+            (keys.iter())
+                .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
+                .fold(picked, |bits, (_, of_key)| bits & !of_key)
+        })
+        .collect();
+    let mut rows: Vec<Vec<u32>> = (0..rules.len())
+        .map(|r| {
+            let count = applying.par_iter().filter(|&&bits| bits >> r & 1 == 1).count();
+            Vec::with_capacity(count)
+        })
+        .collect();
+    for (i, &bits) in applying.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            rows[bits.trailing_zeros() as usize].push(i as u32);
+            bits &= bits - 1;
+        }
+    }
+    rows
+}
+
 /// Some of the events: their rows (in time order), times, clients and
 /// endpoints, and the same rows grouped by client.
 #[derive(Debug)]
@@ -112,6 +183,7 @@ pub(crate) struct Subset {
 impl Subset {
     /// The events whose key in `keys` is not [`NOT_APPLICABLE`], with their
     /// times `ts`, `client` and `endpoint` ids; `None` when that is every event.
+    #[cfg(test)]
     pub(crate) fn of(
         keys: &[u32],
         ts: &[Millis],
@@ -124,6 +196,12 @@ impl Subset {
         let rows: Vec<u32> = (0..keys.len() as u32)
             .filter(|&i| keys[i as usize] != NOT_APPLICABLE)
             .collect();
+        Some(Self::of_rows(rows, ts, client, endpoint))
+    }
+
+    /// The events at `rows` (in order), with their times `ts`, `client` and
+    /// `endpoint` ids.
+    pub(crate) fn of_rows(rows: Vec<u32>, ts: &[Millis], client: &[u32], endpoint: &[u32]) -> Self {
         let mut subset = Subset {
             ts: Vec::new(),
             client: Vec::new(),
@@ -145,7 +223,7 @@ impl Subset {
             .map(|&i| subset.ts[i as usize])
             .collect();
         subset.census = Census::new(&subset.client, &subset.endpoint);
-        Some(subset)
+        subset
     }
 
     /// Per event, its key in `ids` within the subset, [`NOT_APPLICABLE`] outside.
