@@ -13,8 +13,8 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
-    Totals, Traffic, deploy, summarize, totals,
+    ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule,
+    Summary, Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -112,7 +112,12 @@ impl<'a> ScenarioRunner<'a> {
         }
         let wanted: Vec<&PlannedRule> = missing.iter().map(|(_, rule)| *rule).collect();
         let built = Selection::many(table, ts, &wanted, exempt);
-        (self.selections).extend(missing.into_iter().map(|(id, _)| id).zip(built.into_iter().map(Arc::new)));
+        (self.selections).extend(
+            missing
+                .into_iter()
+                .map(|(id, _)| id)
+                .zip(built.into_iter().map(Arc::new)),
+        );
         let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();

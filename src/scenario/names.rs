@@ -63,7 +63,11 @@ impl NameBits {
     ///
     /// # Panics
     /// With more than 64 rules.
-    pub fn new(methods: &Interner, paths: &Interner, rules: &[(Option<&str>, Option<&Regex>)]) -> Self {
+    pub fn new(
+        methods: &Interner,
+        paths: &Interner,
+        rules: &[(Option<&str>, Option<&Regex>)],
+    ) -> Self {
         assert!(rules.len() <= 64, "at most 64 rules at once");
         let method = (methods.names())
             .map(|m| {
@@ -85,7 +89,9 @@ impl NameBits {
             .par_iter()
             .map(|p| {
                 let matched = match &set {
-                    Some(set) => (set.matches(p).iter()).fold(0u64, |bits, i| bits | 1u64 << routed[i].0),
+                    Some(set) => {
+                        (set.matches(p).iter()).fold(0u64, |bits, i| bits | 1u64 << routed[i].0)
+                    }
                     // A set too large to build: each route on its own.
                     None => (routed.iter())
                         .filter(|(_, re)| re.is_match(p))

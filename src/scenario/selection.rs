@@ -120,7 +120,11 @@ fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -
 /// Per rule of `rules` (at most 64), the rows it applies to: where its method
 /// and route pick the request, no exemption (`exempt`) matches, and its key
 /// has a value (as [`key_column`] has it).
-fn rows_applying(table: &EventTable, rules: &[&PlannedRule], exempt: Option<&[bool]>) -> Vec<Vec<u32>> {
+fn rows_applying(
+    table: &EventTable,
+    rules: &[&PlannedRule],
+    exempt: Option<&[bool]>,
+) -> Vec<Vec<u32>> {
     let wants: Vec<_> = (rules.iter())
         .map(|r| (r.method.as_deref(), r.route.as_ref()))
         .collect();
@@ -150,7 +154,10 @@ fn rows_applying(table: &EventTable, rules: &[&PlannedRule], exempt: Option<&[bo
         .collect();
     let mut rows: Vec<Vec<u32>> = (0..rules.len())
         .map(|r| {
-            let count = applying.par_iter().filter(|&&bits| bits >> r & 1 == 1).count();
+            let count = applying
+                .par_iter()
+                .filter(|&&bits| bits >> r & 1 == 1)
+                .count();
             Vec::with_capacity(count)
         })
         .collect();

@@ -22,9 +22,7 @@ pub(super) fn boundary_effect(
 ) -> BoundaryEffect {
     let window = spec.limit.window.millis();
     let best = match traffic.by_client {
-        Some(by_client) => {
-            busiest_span_by_client(window, traffic, by_client, allowed, rejected)
-        }
+        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed, rejected),
         None => busiest_span(window, traffic, allowed),
     };
     let max_admitted = best.map_or(0, |b| b.0);

@@ -342,7 +342,13 @@ fn totals_by_tally(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
     let rejected = allowed.iter().filter(|&&a| !a).count() as u64;
     let seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
     let hit = clients.iter().filter(|c| c.rejected > 0).count() as u64;
-    let share = |part: u64, whole: u64| if whole == 0 { 0.0 } else { part as f64 / whole as f64 };
+    let share = |part: u64, whole: u64| {
+        if whole == 0 {
+            0.0
+        } else {
+            part as f64 / whole as f64
+        }
+    };
     Totals {
         requests,
         allowed: requests - rejected,
