@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
-use super::selection::{Selection, Subset};
+use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
     ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule,
@@ -126,8 +126,20 @@ impl<'a> ScenarioRunner<'a> {
             let prepared = match self.prepared.entry(ids) {
                 Entry::Occupied(prepared) => prepared.into_mut(),
                 Entry::Vacant(slot) => {
-                    let columns = key_columns(table, scenario, &selections);
-                    slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                    // Without the rules' key columns where they share keys.
+                    let keys: Vec<KeyRef> = scenario.rules.iter().map(|r| r.key).collect();
+                    let chosen: Vec<&Selection> = selections.iter().map(|s| &**s).collect();
+                    let counts = keys.iter().map(|&key| key_count(table, key)).collect();
+                    let shared = shared_keys(table, &keys, &chosen).and_then(|(keys, applying)| {
+                        replayer.prepare_shared(keys, &applying, counts)
+                    });
+                    match shared {
+                        Some(prepared) => slot.insert(prepared),
+                        None => {
+                            let columns = key_columns(table, scenario, &selections);
+                            slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                        }
+                    }
                 }
             };
             let limiters: Vec<Limiter> = scenario.rules.iter().map(|r| r.limiter.clone()).collect();

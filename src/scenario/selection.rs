@@ -117,6 +117,47 @@ fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -
     Some(column)
 }
 
+/// For rules counting by `keys` with these `selections` (one each, at most
+/// 64), per event the key every rule that applies to it counts by
+/// ([`NOT_APPLICABLE`] where none applies) and a bit per rule that applies:
+/// what a replay prepares from their key columns, without the columns. `None`
+/// when two rules that apply to one event count by different keys.
+pub(crate) fn shared_keys(
+    table: &EventTable,
+    keys: &[KeyRef],
+    selections: &[&Selection],
+) -> Option<(Vec<u32>, Vec<u64>)> {
+    if keys.len() > 64 {
+        return None;
+    }
+    let mut shared = vec![NOT_APPLICABLE; table.len()];
+    let mut applying = vec![0u64; table.len()];
+    for (r, (&key, selection)) in keys.iter().zip(selections).enumerate() {
+        let ids = key_ids(table, key);
+        let mut visit = |row: usize| {
+            let key = ids[row]; // NO_KEY is NOT_APPLICABLE
+            let slot = &mut shared[row];
+            if key == NOT_APPLICABLE {
+                return true;
+            }
+            if *slot != NOT_APPLICABLE && *slot != key {
+                return false;
+            }
+            *slot = key;
+            applying[row] |= 1u64 << r;
+            true
+        };
+        let agreed = match selection.subset() {
+            None => (0..table.len()).all(&mut visit),
+            Some(subset) => subset.rows.iter().all(|&row| visit(row as usize)),
+        };
+        if !agreed {
+            return None;
+        }
+    }
+    Some((shared, applying))
+}
+
 /// Per rule of `rules` (at most 64), the rows it applies to: where its method
 /// and route pick the request, no exemption (`exempt`) matches, and its key
 /// has a value (as [`key_column`] has it).

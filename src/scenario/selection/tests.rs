@@ -180,5 +180,25 @@ proptest! {
             prop_assert_eq!(rows(got), rows(&want));
             prop_assert_eq!(got.keys(&table, rule.key), want.keys(&table, rule.key));
         }
+        // The shared keys and applying rules are read off the key columns.
+        let first: Vec<&Selection> = together.iter().take(64).collect();
+        let keys: Vec<KeyRef> = rules.iter().take(64).map(|r| r.key).collect();
+        let columns: Vec<_> = (keys.iter().zip(&first)).map(|(&k, s)| s.keys(&table, k)).collect();
+        let mut want = Some((vec![NOT_APPLICABLE; table.len()], vec![0u64; table.len()]));
+        for (r, column) in columns.iter().enumerate() {
+            for (i, &key) in column.iter().enumerate() {
+                let Some((shared, applying)) = want.as_mut() else { break };
+                if key == NOT_APPLICABLE {
+                    continue;
+                }
+                if shared[i] != NOT_APPLICABLE && shared[i] != key {
+                    want = None;
+                    break;
+                }
+                shared[i] = key;
+                applying[i] |= 1 << r;
+            }
+        }
+        prop_assert_eq!(shared_keys(&table, &keys, &first), want);
     }
 }
