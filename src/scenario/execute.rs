@@ -130,9 +130,13 @@ impl<'a> ScenarioRunner<'a> {
                     let keys: Vec<KeyRef> = scenario.rules.iter().map(|r| r.key).collect();
                     let chosen: Vec<&Selection> = selections.iter().map(|s| &**s).collect();
                     let counts = keys.iter().map(|&key| key_count(table, key)).collect();
-                    let shared = shared_keys(table, &keys, &chosen).and_then(|(keys, applying)| {
-                        replayer.prepare_shared(keys, &applying, counts)
-                    });
+                    // (One rule's column is borrowed when it applies everywhere.)
+                    let shared = (keys.len() > 1)
+                        .then(|| shared_keys(table, &keys, &chosen))
+                        .flatten()
+                        .and_then(|(keys, applying)| {
+                            replayer.prepare_shared(keys, &applying, counts)
+                        });
                     match shared {
                         Some(prepared) => slot.insert(prepared),
                         None => {

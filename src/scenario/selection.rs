@@ -59,7 +59,29 @@ impl Selection {
                 })
                 .collect::<Vec<_>>()
         };
-        rules.chunks(64).flat_map(batch).collect()
+        // A rule for every method and path, with no exemption, selects where
+        // its key has a value: read off the key column, without the bits.
+        let everywhere =
+            |r: &PlannedRule| exempt.is_none() && r.method.is_none() && r.route.is_none();
+        let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
+        let mut narrowed = narrow
+            .chunks(64)
+            .flat_map(batch)
+            .collect::<Vec<_>>()
+            .into_iter();
+        (rules.iter())
+            .map(|rule| match everywhere(rule) {
+                true => Selection {
+                    subset: Subset::of(
+                        key_ids(table, rule.key),
+                        ts,
+                        &table.client,
+                        &table.endpoint,
+                    ),
+                },
+                false => narrowed.next().expect("one selection per narrow rule"),
+            })
+            .collect()
     }
 
     /// Per event, the key the rule counts by (its `key`), or [`NOT_APPLICABLE`]
@@ -231,7 +253,6 @@ pub(crate) struct Subset {
 impl Subset {
     /// The events whose key in `keys` is not [`NOT_APPLICABLE`], with their
     /// times `ts`, `client` and `endpoint` ids; `None` when that is every event.
-    #[cfg(test)]
     pub(crate) fn of(
         keys: &[u32],
         ts: &[Millis],

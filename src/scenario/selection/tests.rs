@@ -139,7 +139,7 @@ proptest! {
     #[test]
     fn selections_made_together_are_each_rules_own(
         events in prop::collection::vec((0u32..5, 0usize..6, 0usize..3, 0u32..4, any::<bool>()), 0..200),
-        shapes in prop::collection::vec((0usize..4, 0usize..6, any::<bool>()), 1..70),
+        shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
         exempting in any::<bool>(),
     ) {
         const PATHS: [&str; 6] = ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c"];
