@@ -91,3 +91,6 @@ fn requests_per_id(ids: &[u32]) -> Vec<u64> {
     }
     counts
 }
+
+#[cfg(test)]
+mod tests;
