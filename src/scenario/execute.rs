@@ -4,17 +4,17 @@
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
-use super::selection::{Selection, Subset};
+use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule, Summary,
-    Totals, Traffic, deploy, summarize, totals,
+    ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule,
+    Summary, Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -63,6 +63,8 @@ pub struct ScenarioRunner<'a> {
     prepared: HashMap<Vec<RuleSelection>, PreparedKeys>,
     /// Per event, whether an exemption matches it (no rule applies to it then).
     exempt: Option<Arc<[bool]>>,
+    /// What no decision changes of all events, shared by the summaries over them.
+    census: OnceLock<Census>,
 }
 
 /// What picks a rule's requests and keys: its key, method and route regex.
@@ -85,6 +87,7 @@ impl<'a> ScenarioRunner<'a> {
             selections: HashMap::new(),
             prepared: HashMap::new(),
             exempt: None,
+            census: OnceLock::new(),
         }
     }
 
@@ -107,11 +110,14 @@ impl<'a> ScenarioRunner<'a> {
                 missing.push((id, rule));
             }
         }
-        let built: Vec<(RuleSelection, Arc<Selection>)> = missing
-            .into_par_iter()
-            .map(|(id, rule)| (id, Arc::new(Selection::new(table, ts, rule, exempt))))
-            .collect();
-        self.selections.extend(built);
+        let wanted: Vec<&PlannedRule> = missing.iter().map(|(_, rule)| *rule).collect();
+        let built = Selection::many(table, ts, &wanted, exempt);
+        (self.selections).extend(
+            missing
+                .into_iter()
+                .map(|(id, _)| id)
+                .zip(built.into_iter().map(Arc::new)),
+        );
         let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();
@@ -120,8 +126,24 @@ impl<'a> ScenarioRunner<'a> {
             let prepared = match self.prepared.entry(ids) {
                 Entry::Occupied(prepared) => prepared.into_mut(),
                 Entry::Vacant(slot) => {
-                    let columns = key_columns(table, scenario, &selections);
-                    slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                    // Without the rules' key columns where they share keys.
+                    let keys: Vec<KeyRef> = scenario.rules.iter().map(|r| r.key).collect();
+                    let chosen: Vec<&Selection> = selections.iter().map(|s| &**s).collect();
+                    let counts = keys.iter().map(|&key| key_count(table, key)).collect();
+                    // (One rule's column is borrowed when it applies everywhere.)
+                    let shared = (keys.len() > 1)
+                        .then(|| shared_keys(table, &keys, &chosen))
+                        .flatten()
+                        .and_then(|(keys, applying)| {
+                            replayer.prepare_shared(keys, &applying, counts)
+                        });
+                    match shared {
+                        Some(prepared) => slot.insert(prepared),
+                        None => {
+                            let columns = key_columns(table, scenario, &selections);
+                            slot.insert(replayer.prepare(&rules(table, scenario, &columns))?)
+                        }
+                    }
                 }
             };
             let limiters: Vec<Limiter> = scenario.rules.iter().map(|r| r.limiter.clone()).collect();
@@ -131,9 +153,11 @@ impl<'a> ScenarioRunner<'a> {
             let rules = rules(table, scenario, &columns);
             deploy::replay_deployed(replayer, &rules, &table.client, &self.deployment)?
         };
+        let census = (self.census).get_or_init(|| Census::new(&table.client, &table.endpoint));
         Ok(summarise(
             table,
             replayer,
+            census,
             scenario,
             &selections,
             replay,
@@ -181,11 +205,12 @@ fn key_count(table: &EventTable, key: KeyRef) -> usize {
     }
 }
 
-/// The results of one scenario from its `replay` over `table`, with what its
-/// rules select.
+/// The results of one scenario from its `replay` over `table` (whose `census`
+/// it is), with what its rules select.
 fn summarise(
     table: &EventTable,
     replayer: &Replayer,
+    census: &Census,
     scenario: &Scenario,
     selections: &[Arc<Selection>],
     replay: Replay,
@@ -194,6 +219,7 @@ fn summarise(
     let traffic = Traffic {
         ts: replayer.times(),
         by_client: replayer.grouped_by(&table.client),
+        census: Some(census),
         ..Traffic::of(table)
     };
     // One rule: its verdicts are the decisions, which the replay also kept in

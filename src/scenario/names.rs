@@ -1,7 +1,8 @@
 //! Which methods and paths a rule or an exemption picks, decided once per
 //! distinct name (of a table or a chunk) rather than once per request.
 
-use regex::Regex;
+use rayon::prelude::*;
+use regex::{Regex, RegexSet};
 
 use crate::events::{Id, Interner};
 
@@ -40,5 +41,75 @@ impl NameFilter {
     pub fn picks_all(&self) -> bool {
         let all = |ok: &[bool]| ok.iter().all(|&ok| ok);
         all(&self.method_ok) && self.route_ok.as_deref().is_none_or(all)
+    }
+}
+
+/// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
+/// pick a name: what [`NameFilter::picks`] of each rule tells, with the routes
+/// matched in one pass over each path (a [`RegexSet`]) and the paths in
+/// parallel.
+#[derive(Debug, Clone)]
+pub struct NameBits {
+    /// Per method id.
+    pub method: Vec<u64>,
+    /// Per path id.
+    pub path: Vec<u64>,
+    /// The bits of a path id outside the names: the rules without a route.
+    pub unnamed_path: u64,
+}
+
+impl NameBits {
+    /// The bits of `rules` (method, route), at most 64, over these names.
+    ///
+    /// # Panics
+    /// With more than 64 rules.
+    pub fn new(
+        methods: &Interner,
+        paths: &Interner,
+        rules: &[(Option<&str>, Option<&Regex>)],
+    ) -> Self {
+        assert!(rules.len() <= 64, "at most 64 rules at once");
+        let method = (methods.names())
+            .map(|m| {
+                let picks = |(r, (want, _)): (usize, &(Option<&str>, Option<&Regex>))| {
+                    u64::from(want.is_none_or(|want| want.eq_ignore_ascii_case(m))) << r
+                };
+                rules.iter().enumerate().map(picks).fold(0, |a, b| a | b)
+            })
+            .collect();
+        let routed: Vec<(usize, &Regex)> = (rules.iter().enumerate())
+            .filter_map(|(r, (_, route))| route.map(|re| (r, re)))
+            .collect();
+        let unrouted = (rules.iter().enumerate())
+            .filter(|(_, (_, route))| route.is_none())
+            .fold(0u64, |bits, (r, _)| bits | 1u64 << r);
+        let set = RegexSet::new(routed.iter().map(|(_, re)| re.as_str())).ok();
+        let names: Vec<&str> = paths.names().collect();
+        let path = names
+            .par_iter()
+            .map(|p| {
+                let matched = match &set {
+                    Some(set) => {
+                        (set.matches(p).iter()).fold(0u64, |bits, i| bits | 1u64 << routed[i].0)
+                    }
+                    // A set too large to build: each route on its own.
+                    None => (routed.iter())
+                        .filter(|(_, re)| re.is_match(p))
+                        .fold(0u64, |bits, (r, _)| bits | 1u64 << r),
+                };
+                unrouted | matched
+            })
+            .collect();
+        NameBits {
+            method,
+            path,
+            unnamed_path: unrouted,
+        }
+    }
+
+    /// The rules that pick a request with this method and path id.
+    pub fn picks(&self, method: Id, path: Id) -> u64 {
+        let path = self.path.get(path as usize).copied();
+        self.method[method as usize] & path.unwrap_or(self.unnamed_path)
     }
 }

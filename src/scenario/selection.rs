@@ -11,10 +11,10 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::names::NameFilter;
+use super::names::NameBits;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, group_rows};
-use crate::simulate::{ByClient, NOT_APPLICABLE, Traffic};
+use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic};
 use crate::units::Millis;
 
 /// A rule's requests.
@@ -26,7 +26,9 @@ pub(crate) struct Selection {
 
 impl Selection {
     /// What `rule` selects among the events of `table` at times `ts`, leaving
-    /// out those `exempt` marks.
+    /// out those `exempt` marks: the plain definition [`Selection::many`]
+    /// keeps to.
+    #[cfg(test)]
     pub(crate) fn new(
         table: &EventTable,
         ts: &[Millis],
@@ -37,6 +39,49 @@ impl Selection {
         let keys = column.as_deref().unwrap_or(key_ids(table, rule.key));
         let subset = Subset::of(keys, ts, &table.client, &table.endpoint);
         Selection { subset }
+    }
+
+    /// What each of `rules` selects: [`Selection::new`] of each, with up to 64
+    /// rules worked out in one pass over the events (a bit per rule and event
+    /// for which rules apply, then each rule's rows).
+    pub(crate) fn many(
+        table: &EventTable,
+        ts: &[Millis],
+        rules: &[&PlannedRule],
+        exempt: Option<&[bool]>,
+    ) -> Vec<Self> {
+        let batch = |rules: &[&PlannedRule]| {
+            let rows = rows_applying(table, rules, exempt);
+            (rows.into_par_iter())
+                .map(|rows| Selection {
+                    subset: (rows.len() != table.len())
+                        .then(|| Subset::of_rows(rows, ts, &table.client, &table.endpoint)),
+                })
+                .collect::<Vec<_>>()
+        };
+        // A rule for every method and path, with no exemption, selects where
+        // its key has a value: read off the key column, without the bits.
+        let everywhere =
+            |r: &PlannedRule| exempt.is_none() && r.method.is_none() && r.route.is_none();
+        let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
+        let mut narrowed = narrow
+            .chunks(64)
+            .flat_map(batch)
+            .collect::<Vec<_>>()
+            .into_iter();
+        (rules.iter())
+            .map(|rule| match everywhere(rule) {
+                true => Selection {
+                    subset: Subset::of(
+                        key_ids(table, rule.key),
+                        ts,
+                        &table.client,
+                        &table.endpoint,
+                    ),
+                },
+                false => narrowed.next().expect("one selection per narrow rule"),
+            })
+            .collect()
     }
 
     /// Per event, the key the rule counts by (its `key`), or [`NOT_APPLICABLE`]
@@ -68,8 +113,9 @@ pub(crate) fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
 /// method or route does not match, an exemption matches (`exempt`), or the key
 /// has no value; `None` when the rule applies to every request, so that its
 /// column is [`key_ids`].
+#[cfg(test)]
 fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -> Option<Vec<u32>> {
-    let filter = NameFilter::new(
+    let filter = super::names::NameFilter::new(
         &table.methods,
         &table.paths,
         rule.method.as_deref(),
@@ -93,6 +139,101 @@ fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -
     Some(column)
 }
 
+/// For rules counting by `keys` with these `selections` (one each, at most
+/// 64), per event the key every rule that applies to it counts by
+/// ([`NOT_APPLICABLE`] where none applies) and a bit per rule that applies:
+/// what a replay prepares from their key columns, without the columns. `None`
+/// when two rules that apply to one event count by different keys.
+pub(crate) fn shared_keys(
+    table: &EventTable,
+    keys: &[KeyRef],
+    selections: &[&Selection],
+) -> Option<(Vec<u32>, Vec<u64>)> {
+    if keys.len() > 64 {
+        return None;
+    }
+    let mut shared = vec![NOT_APPLICABLE; table.len()];
+    let mut applying = vec![0u64; table.len()];
+    for (r, (&key, selection)) in keys.iter().zip(selections).enumerate() {
+        let ids = key_ids(table, key);
+        let mut visit = |row: usize| {
+            let key = ids[row]; // NO_KEY is NOT_APPLICABLE
+            let slot = &mut shared[row];
+            if key == NOT_APPLICABLE {
+                return true;
+            }
+            if *slot != NOT_APPLICABLE && *slot != key {
+                return false;
+            }
+            *slot = key;
+            applying[row] |= 1u64 << r;
+            true
+        };
+        let agreed = match selection.subset() {
+            None => (0..table.len()).all(&mut visit),
+            Some(subset) => subset.rows.iter().all(|&row| visit(row as usize)),
+        };
+        if !agreed {
+            return None;
+        }
+    }
+    Some((shared, applying))
+}
+
+/// Per rule of `rules` (at most 64), the rows it applies to: where its method
+/// and route pick the request, no exemption (`exempt`) matches, and its key
+/// has a value (as [`key_column`] has it).
+fn rows_applying(
+    table: &EventTable,
+    rules: &[&PlannedRule],
+    exempt: Option<&[bool]>,
+) -> Vec<Vec<u32>> {
+    let wants: Vec<_> = (rules.iter())
+        .map(|r| (r.method.as_deref(), r.route.as_ref()))
+        .collect();
+    let names = NameBits::new(&table.methods, &table.paths, &wants);
+    // Per key, the rules counting by it.
+    let mut keys: Vec<(KeyRef, u64)> = Vec::new();
+    for (r, rule) in rules.iter().enumerate() {
+        match keys.iter_mut().find(|(key, _)| *key == rule.key) {
+            Some((_, bits)) => *bits |= 1u64 << r,
+            None => keys.push((rule.key, 1u64 << r)),
+        }
+    }
+    let keys: Vec<(&[Id], u64)> = (keys.into_iter())
+        .map(|(key, bits)| (key_ids(table, key), bits))
+        .collect();
+    let applying: Vec<u64> = (0..table.len())
+        .into_par_iter()
+        .map(|i| {
+            if exempt.is_some_and(|mask| mask[i]) {
+                return 0;
+            }
+            let picked = names.picks(table.method[i], table.path_at(i));
+            (keys.iter())
+                .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
+                .fold(picked, |bits, (_, of_key)| bits & !of_key)
+        })
+        .collect();
+    let mut rows: Vec<Vec<u32>> = (0..rules.len())
+        .map(|r| {
+            let count = applying
+                .par_iter()
+                .filter(|&&bits| bits >> r & 1 == 1)
+                .count();
+            Vec::with_capacity(count)
+        })
+        .collect();
+    for (i, &bits) in applying.iter().enumerate() {
+        let mut bits = bits;
+        while bits != 0 {
+            rows[bits.trailing_zeros() as usize].push(i as u32);
+            bits &= bits - 1;
+        }
+    }
+    rows
+}
+
 /// Some of the events: their rows (in time order), times, clients and
 /// endpoints, and the same rows grouped by client.
 #[derive(Debug)]
@@ -105,6 +246,8 @@ pub(crate) struct Subset {
     groups: ClientGroups,
     /// `ts[groups.rows[i]]` at `i`.
     grouped_ts: Vec<Millis>,
+    /// What no decision changes of these events, shared by their summaries.
+    census: Census,
 }
 
 impl Subset {
@@ -122,6 +265,12 @@ impl Subset {
         let rows: Vec<u32> = (0..keys.len() as u32)
             .filter(|&i| keys[i as usize] != NOT_APPLICABLE)
             .collect();
+        Some(Self::of_rows(rows, ts, client, endpoint))
+    }
+
+    /// The events at `rows` (in order), with their times `ts`, `client` and
+    /// `endpoint` ids.
+    pub(crate) fn of_rows(rows: Vec<u32>, ts: &[Millis], client: &[u32], endpoint: &[u32]) -> Self {
         let mut subset = Subset {
             ts: Vec::new(),
             client: Vec::new(),
@@ -131,6 +280,7 @@ impl Subset {
                 rows: Vec::new(),
             },
             grouped_ts: Vec::new(),
+            census: Census::new(&[], &[]),
             rows,
         };
         subset.ts = subset.pick(ts);
@@ -141,7 +291,8 @@ impl Subset {
         subset.grouped_ts = (subset.groups.rows.iter())
             .map(|&i| subset.ts[i as usize])
             .collect();
-        Some(subset)
+        subset.census = Census::new(&subset.client, &subset.endpoint);
+        subset
     }
 
     /// Per event, its key in `ids` within the subset, [`NOT_APPLICABLE`] outside.
@@ -169,6 +320,7 @@ impl Subset {
                 ts: &self.grouped_ts,
                 allowed: None,
             }),
+            census: Some(&self.census),
             ..*traffic
         }
     }

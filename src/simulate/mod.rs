@@ -49,7 +49,7 @@ use crate::units::Millis;
 pub use deploy::{Balance, Deployment};
 pub use replay::{NOT_APPLICABLE, PreparedKeys, Replay, ReplayError, Replayer, Rule, replay};
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
-pub use summary::{ByClient, Summary, Totals, Traffic, summarize, totals};
+pub use summary::{ByClient, Census, Summary, Totals, Traffic, summarize, totals};
 
 /// One rate-limiting algorithm: an immutable configuration whose per-key state
 /// lives in [`Algorithm::State`].

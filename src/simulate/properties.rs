@@ -155,6 +155,30 @@ proptest! {
     }
 }
 
+proptest! {
+    /// Rules of one algorithm (with their own limits) take the grouped path's
+    /// loop for one algorithm; it decides as the time-ordered replay does.
+    #[test]
+    fn rules_of_one_algorithm_replay_as_in_time_order(
+        kind in 0usize..6,
+        limits in prop::collection::vec((1u64..8, 1u32..5), 2..6),
+        events in prop::collection::vec((0u32..600, 0u32..5, 0u32..64), 1..400),
+    ) {
+        let ts = times(1_000_000, &events.iter().map(|e| e.0).collect::<Vec<_>>());
+        // Every rule keys by client; rule r applies where bit r of the event's
+        // draw is set, so any set of rules may apply together.
+        let columns: Vec<Vec<u32>> = (0..limits.len())
+            .map(|r| events.iter().map(|e| if e.2 >> r & 1 == 1 { e.1 } else { NOT_APPLICABLE }).collect())
+            .collect();
+        let rules: Vec<Rule> = limits.iter().zip(&columns).map(|(&(requests, secs), keys)| Rule {
+            limiter: any_limiter(AlgorithmKind::ALL[kind], limit(requests, secs)),
+            keys,
+            key_count: 5,
+        }).collect();
+        prop_assert_eq!(replay(&ts, &rules).unwrap(), replay_in_time_order(&ts, &rules).unwrap());
+    }
+}
+
 fn any_limiter(kind: AlgorithmKind, limit: Limit) -> Limiter {
     let mut spec = AlgorithmSpec::new(kind, limit);
     if kind.has_burst() {

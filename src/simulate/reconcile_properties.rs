@@ -68,7 +68,7 @@ proptest! {
         let mut replayer = Replayer::new(&ts);
         let out = replayer.replay(&rules).unwrap();
         prop_assert_eq!(out.allowed.len(), ts.len());
-        let traffic = Traffic { ts: &ts, client: &client, endpoint: &endpoint, client_names: &client_names, endpoint_names: &endpoint_names, by_client: None };
+        let traffic = Traffic { ts: &ts, client: &client, endpoint: &endpoint, client_names: &client_names, endpoint_names: &endpoint_names, by_client: None, census: None };
         let s = summarize(&spec, &limiter, &traffic, &out.allowed, out.delay_ms.as_deref(), usize::MAX);
         // Client by client (the replay's grouping), the summary is the same.
         let grouped = Traffic { by_client: replayer.grouped_by(&client), ..traffic };

@@ -263,6 +263,11 @@ macro_rules! with_algorithm {
 pub(crate) use with_algorithm;
 
 impl Limiter {
+    /// The algorithm itself, to be told apart by its type.
+    pub(crate) fn as_any(&self) -> &dyn std::any::Any {
+        with_algorithm!(self, alg => alg)
+    }
+
     /// Which algorithm this is (for a gateway model: the policy rule's).
     pub fn kind(&self) -> AlgorithmKind {
         match self {

@@ -11,8 +11,6 @@ use super::{AlgorithmKind, AlgorithmSpec, Limiter};
 use crate::events::{ClientGroups, EventTable, Interner};
 use crate::units::Millis;
 
-const MS_PER_MINUTE: i64 = 60_000;
-
 /// The events a replay decided, with what is needed to name clients and endpoints.
 #[derive(Debug, Clone, Copy)]
 pub struct Traffic<'a> {
@@ -28,6 +26,9 @@ pub struct Traffic<'a> {
     pub endpoint_names: &'a Interner,
     /// The same events grouped by client, when a replay grouped them so.
     pub by_client: Option<ByClient<'a>>,
+    /// The figures of these events that no decision changes, when worked out
+    /// once for several summaries (see [`Census`]).
+    pub census: Option<&'a Census>,
 }
 
 /// Events grouped by client (each group in time order, see
@@ -54,6 +55,7 @@ impl<'a> Traffic<'a> {
             client_names: &table.clients,
             endpoint_names: &table.endpoints,
             by_client: None,
+            census: None,
         }
     }
 }
@@ -168,12 +170,13 @@ pub fn summarize(
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
+    let rejected = totals::rejected_rows(allowed);
     // Independent passes over the decisions, run side by side.
     let (totals, (boundary, delays)) = rayon::join(
-        || totals(traffic, allowed, top),
+        || totals::of_rejected(traffic, allowed.len(), &rejected, top),
         || {
             rayon::join(
-                || boundary::boundary_effect(spec, traffic, allowed),
+                || boundary::boundary_effect(spec, traffic, allowed, Some(&rejected)),
                 || delay_ms.map(|d| delay_stats(d, allowed)),
             )
         },
@@ -195,69 +198,8 @@ pub fn summarize(
 /// Counts `allowed` (one decision per event of `traffic`), listing the `top` most
 /// rejected clients.
 pub fn totals(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
-    let requests = allowed.len() as u64;
-    let admitted = allowed.iter().filter(|&&a| a).count() as u64;
-    let rejected = requests - admitted;
-    let ((clients, endpoints), rejects_per_minute) = rayon::join(
-        || {
-            rayon::join(
-                || tally(traffic.client, allowed, traffic.client_names),
-                || tally(traffic.endpoint, allowed, traffic.endpoint_names),
-            )
-        },
-        || rejects_per_minute(traffic.ts, allowed),
-    );
-    let clients_seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
-    let clients_rejected = clients.iter().filter(|c| c.rejected > 0).count() as u64;
-    Totals {
-        requests,
-        allowed: admitted,
-        rejected,
-        reject_rate: ratio(rejected, requests),
-        clients: clients_seen,
-        clients_rejected,
-        clients_rejected_share: ratio(clients_rejected, clients_seen),
-        rejected_by_endpoint: most_rejected(endpoints, usize::MAX),
-        top_rejected_clients: most_rejected(clients, top),
-        rejects_per_minute,
-    }
-}
-
-fn ratio(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 / whole as f64
-    }
-}
-
-/// Requests and rejections per id.
-fn tally(ids: &[u32], allowed: &[bool], names: &Interner) -> Vec<Rejects> {
-    // One entry per id up to the largest seen (ids are dense, so usually `names.len()`).
-    let mut counts = vec![(0u64, 0u64); names.len()];
-    for (&id, &ok) in ids.iter().zip(allowed) {
-        let id = id as usize;
-        if id >= counts.len() {
-            counts.resize(id + 1, (0, 0));
-        }
-        let c = &mut counts[id];
-        c.0 += 1;
-        c.1 += u64::from(!ok);
-    }
-    let seen = counts
-        .iter()
-        .rposition(|c| c.0 > 0)
-        .map_or(0, |last| last + 1);
-    counts.truncate(seen);
-    counts
-        .into_iter()
-        .enumerate()
-        .map(|(id, (requests, rejected))| Rejects {
-            name: name_of(names, id),
-            requests,
-            rejected,
-        })
-        .collect()
+    let rejected = totals::rejected_rows(allowed);
+    totals::of_rejected(traffic, allowed.len(), &rejected, top)
 }
 
 fn name_of(names: &Interner, id: usize) -> String {
@@ -266,39 +208,6 @@ fn name_of(names: &Interner, id: usize) -> String {
     } else {
         format!("#{id}")
     }
-}
-
-/// Entries with rejections, most rejected first (then most requests, then name).
-fn most_rejected(mut all: Vec<Rejects>, top: usize) -> Vec<Rejects> {
-    all.retain(|r| r.rejected > 0);
-    all.sort_by(|a, b| {
-        (b.rejected, b.requests)
-            .cmp(&(a.rejected, a.requests))
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    all.truncate(top);
-    all
-}
-
-fn rejects_per_minute(ts: &[Millis], allowed: &[bool]) -> Vec<MinuteRejects> {
-    let mut minutes: Vec<Millis> = ts
-        .iter()
-        .zip(allowed)
-        .filter(|&(_, &ok)| !ok)
-        .map(|(&t, _)| t.div_euclid(MS_PER_MINUTE) * MS_PER_MINUTE)
-        .collect();
-    minutes.sort_unstable();
-    let mut series: Vec<MinuteRejects> = Vec::new();
-    for minute in minutes {
-        match series.last_mut() {
-            Some(last) if last.minute == minute => last.rejected += 1,
-            _ => series.push(MinuteRejects {
-                minute,
-                rejected: 1,
-            }),
-        }
-    }
-    series
 }
 
 fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
@@ -329,5 +238,8 @@ fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
 }
 
 mod boundary;
+mod census;
+mod totals;
+pub use census::Census;
 #[cfg(test)]
 mod tests;

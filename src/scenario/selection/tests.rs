@@ -4,7 +4,7 @@
 use proptest::prelude::*;
 
 use super::*;
-use crate::events::Interner;
+use crate::events::{EventTable, Interner};
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, summarize};
 use crate::units::{Limit, Window};
 
@@ -67,6 +67,7 @@ proptest! {
             client_names: &client_names,
             endpoint_names: &endpoint_names,
             by_client: None,
+            census: None,
         };
         let Some(subset) = Subset::of(&keys, &ts, &client, &endpoint) else {
             prop_assert!(keys.iter().all(|&k| k != NOT_APPLICABLE));
@@ -110,4 +111,94 @@ fn a_subset_keeps_the_applicable_rows_in_time_order() {
     assert_eq!(subset.groups.rows, vec![1, 0, 2]);
     assert_eq!(subset.grouped_ts, vec![30, 20, 50]);
     assert!(Subset::of(&[0, 1], &[1, 2], &[0, 1], &[0, 0]).is_none());
+}
+
+/// A rule keyed by `key` with `method` and `route` (the algorithm does not
+/// matter to what it selects).
+fn planned(key: KeyRef, method: Option<&str>, route: Option<&str>) -> PlannedRule {
+    let limit = Limit {
+        requests: 5,
+        window: Window::from_secs(60).unwrap(),
+    };
+    let spec = AlgorithmSpec::new(AlgorithmKind::FixedWindow, limit);
+    PlannedRule {
+        name: "r".into(),
+        limiter: spec.limiter().unwrap(),
+        spec,
+        key_text: "ip".into(),
+        key,
+        method: method.map(str::to_owned),
+        route: route.map(|r| regex::Regex::new(r).unwrap()),
+    }
+}
+
+proptest! {
+    /// Selections worked out together (a bit per rule and event) are each
+    /// rule's own: the same rows, hence the same key column, with exemptions,
+    /// keys without a value, methods and routes.
+    #[test]
+    fn selections_made_together_are_each_rules_own(
+        events in prop::collection::vec((0u32..5, 0usize..6, 0usize..3, 0u32..4, any::<bool>()), 0..200),
+        shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
+        exempting in any::<bool>(),
+    ) {
+        const PATHS: [&str; 6] = ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c"];
+        const METHODS: [&str; 3] = ["GET", "post", "PUT"];
+        const ROUTES: [&str; 6] = ["^/a", "^/a/[^/]+$", "x$", "(?i)^/api/", "/b", "^$"];
+        let mut table = EventTable::default();
+        let mut user = crate::events::KeyColumn::default();
+        for (i, &(client, path, method, u, _)) in events.iter().enumerate() {
+            let event = crate::events::Event {
+                ts: i as Millis,
+                client: table.clients.intern(&format!("c{client}")),
+                endpoint: 0,
+                path: table.paths.intern(PATHS[path]),
+                method: table.methods.intern(METHODS[method]),
+                ..Default::default()
+            };
+            table.push(event);
+            // User 3 stands for no user (a key without a value).
+            user.ids.push(if u == 3 { crate::events::NO_KEY } else { user.names.intern(&format!("u{u}")) });
+        }
+        table.extra_keys.push(user);
+        table.endpoints.intern("/");
+        let rules: Vec<PlannedRule> = (shapes.iter())
+            .map(|&(method, route, by_user)| {
+                let key = if by_user { KeyRef::Extra(0) } else { KeyRef::Primary };
+                let method = ["GET", "POST", "DELETE"].get(method).copied();
+                planned(key, method, ROUTES.get(route).copied())
+            })
+            .collect();
+        let exempt: Vec<bool> = events.iter().map(|e| e.4).collect();
+        let exempt = exempting.then_some(&exempt[..]);
+        let refs: Vec<&PlannedRule> = rules.iter().collect();
+        let together = Selection::many(&table, &table.ts, &refs, exempt);
+        prop_assert_eq!(together.len(), rules.len());
+        for (rule, got) in rules.iter().zip(&together) {
+            let want = Selection::new(&table, &table.ts, rule, exempt);
+            let rows = |s: &Selection| s.subset().map(|s| s.rows.clone());
+            prop_assert_eq!(rows(got), rows(&want));
+            prop_assert_eq!(got.keys(&table, rule.key), want.keys(&table, rule.key));
+        }
+        // The shared keys and applying rules are read off the key columns.
+        let first: Vec<&Selection> = together.iter().take(64).collect();
+        let keys: Vec<KeyRef> = rules.iter().take(64).map(|r| r.key).collect();
+        let columns: Vec<_> = (keys.iter().zip(&first)).map(|(&k, s)| s.keys(&table, k)).collect();
+        let mut want = Some((vec![NOT_APPLICABLE; table.len()], vec![0u64; table.len()]));
+        for (r, column) in columns.iter().enumerate() {
+            for (i, &key) in column.iter().enumerate() {
+                let Some((shared, applying)) = want.as_mut() else { break };
+                if key == NOT_APPLICABLE {
+                    continue;
+                }
+                if shared[i] != NOT_APPLICABLE && shared[i] != key {
+                    want = None;
+                    break;
+                }
+                shared[i] = key;
+                applying[i] |= 1 << r;
+            }
+        }
+        prop_assert_eq!(shared_keys(&table, &keys, &first), want);
+    }
 }

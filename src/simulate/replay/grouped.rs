@@ -133,6 +133,18 @@ fn replay_chunk(
     };
     // Every rule that applies to an event of this key uses this key: one state each.
     let applies = &applies[base..stop];
+    // Rules of one algorithm (the scenarios of `--algo`): that algorithm's code
+    // inlined into the loop instead of a dispatch per decision.
+    let same = with_algorithm!(&rules[0].limiter, first => {
+        of_one_algorithm(first, rules).map(|algs| {
+            for span in spans.clone() {
+                replay_key_of_rules(&algs, &ts[span.clone()], &applies[span.clone()], &mut out, span.start);
+            }
+        })
+    });
+    if same.is_some() {
+        return out;
+    }
     let mut banks: Vec<Bank> = rules.iter().map(|r| Bank::new(&r.limiter, 1)).collect();
     for span in spans {
         banks.iter_mut().for_each(Bank::reset);
@@ -242,6 +254,61 @@ fn replay_key<A: Algorithm>(alg: &A, ts: &[Millis], out: &mut Columns, at: usize
             }
         } else {
             alg.rejected(&mut state, t);
+        }
+    }
+}
+
+/// The rules' algorithms when every one is of the type of `_first` (one of
+/// them, which names the type).
+fn of_one_algorithm<'r, A: Algorithm + 'static>(
+    _first: &A,
+    rules: &'r [Rule],
+) -> Option<Vec<&'r A>> {
+    (rules.iter())
+        .map(|r| r.limiter.as_any().downcast_ref::<A>())
+        .collect()
+}
+
+/// [`step_applying`] over one key's events (times `ts`, the rules applying to
+/// each in `applies`) with rules `algs` of one algorithm, each with one state
+/// from the empty one; results go to `out[at..]`.
+fn replay_key_of_rules<A: Algorithm>(
+    algs: &[&A],
+    ts: &[Millis],
+    applies: &[u64],
+    out: &mut Columns,
+    at: usize,
+) {
+    let mut states = vec![A::State::default(); algs.len()];
+    let rules = |mask: u64| {
+        let mut bits = mask;
+        std::iter::from_fn(move || {
+            (bits != 0).then(|| {
+                let r = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                r
+            })
+        })
+    };
+    for (j, (&t, &mask)) in ts.iter().zip(applies).enumerate() {
+        let mut allowed = true;
+        let mut rejected_by = 0u64;
+        for r in rules(mask) {
+            let verdict = algs[r].allows(&mut states[r], t);
+            allowed &= verdict;
+            rejected_by |= u64::from(!verdict) << r;
+        }
+        if let Some(bits) = &mut out.rejected_by {
+            bits[at + j] |= rejected_by;
+        }
+        out.allowed[at + j] = allowed;
+        if !allowed {
+            rules(mask).for_each(|r| algs[r].rejected(&mut states[r], t));
+            continue;
+        }
+        let delay = rules(mask).fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
+        if let Some(delays) = &mut out.delay_ms {
+            delays[at + j] = delay;
         }
     }
 }

@@ -4,10 +4,15 @@
 //! rules apply to each event are not worked out again for each replay, and the
 //! columns themselves need not be kept.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::grouped::{Grouping, replay_grouped, rules_applying};
-use super::{MAX_GROUPED_RULES, Replay, ReplayError, Replayer, Rule, replay_sequential};
+use super::{
+    MAX_GROUPED_RULES, NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, replay_sequential,
+};
 use super::{shared_keys, validate};
 use crate::simulate::Limiter;
 
@@ -51,6 +56,58 @@ impl Replayer<'_> {
         Ok(PreparedKeys {
             key_counts: rules.iter().map(|r| r.key_count).collect(),
             path,
+        })
+    }
+
+    /// [`Replayer::prepare`] of rules (their numbers of keys `key_counts`, at
+    /// most [`MAX_GROUPED_RULES`]) whose key columns are not kept: rule `r`'s
+    /// column is `keys` where bit `r` of `applying` is set, [`NOT_APPLICABLE`]
+    /// elsewhere (so every rule that applies to an event shares its key).
+    /// `None` where `prepare` of those columns would fail (the times unsorted,
+    /// a key out of range): `prepare` of the columns then tells why.
+    pub fn prepare_shared(
+        &mut self,
+        keys: Vec<u32>,
+        applying: &[u64],
+        key_counts: Vec<usize>,
+    ) -> Option<PreparedKeys> {
+        let events = self.ts.len();
+        let fits = key_counts.len() <= MAX_GROUPED_RULES
+            && !key_counts.is_empty()
+            && keys.len() == events
+            && applying.len() == events
+            && key_counts.iter().all(|&n| n < NOT_APPLICABLE as usize)
+            && self.ts.is_sorted()
+            && (keys.iter().zip(applying)).all(|(&key, &bits)| {
+                // Every rule that applies has the key in its range.
+                let mut bits = bits;
+                while bits != 0 {
+                    if key as usize >= key_counts[bits.trailing_zeros() as usize] {
+                        return false;
+                    }
+                    bits &= bits - 1;
+                }
+                true
+            });
+        if !fits {
+            return None;
+        }
+        let key_count = key_counts.iter().copied().max().unwrap_or(0);
+        let reusable = (self.grouping.as_ref())
+            .is_some_and(|g| g.key_count == key_count && g.keys[..] == keys[..]);
+        if !reusable {
+            let grouping = Grouping::new(self.ts, Cow::Owned(keys), key_count);
+            self.grouping = Some(Arc::new(grouping));
+        }
+        let grouping = self.grouping.clone().expect("built above");
+        let applies = (key_counts.len() > 1).then(|| {
+            (grouping.groups.rows.par_iter())
+                .map(|&row| applying[row as usize])
+                .collect()
+        });
+        Some(PreparedKeys {
+            key_counts,
+            path: Path::Grouped { grouping, applies },
         })
     }
 
@@ -161,6 +218,56 @@ mod tests {
             replayer.replay(&other).unwrap();
             let got = replayer.replay_prepared(&limiters(&second), &prepared);
             prop_assert_eq!(got, replay(&ts, &rule_set(&columns, &second, requests)).unwrap());
+        }
+    }
+
+    /// The key every rule that applies shares and which rules apply, per
+    /// event; `None` when two rules that apply use different keys.
+    fn shared(columns: &[Vec<u32>]) -> Option<(Vec<u32>, Vec<u64>)> {
+        let events = columns.first().map_or(0, Vec::len);
+        let (mut keys, mut applying) = (vec![NOT_APPLICABLE; events], vec![0u64; events]);
+        for (r, column) in columns.iter().enumerate() {
+            for (i, &key) in column.iter().enumerate() {
+                if key == NOT_APPLICABLE {
+                    continue;
+                }
+                if keys[i] != NOT_APPLICABLE && keys[i] != key {
+                    return None;
+                }
+                keys[i] = key;
+                applying[i] |= 1 << r;
+            }
+        }
+        Some((keys, applying))
+    }
+
+    proptest! {
+        #[test]
+        fn keys_prepared_without_their_columns_replay_as_the_columns(
+            shape in prop::collection::vec((0usize..6, any::<bool>()), 1..5),
+            requests in 1u64..6,
+            events in prop::collection::vec((0u32..900, 0u32..5, 0u32..5), 1..300),
+        ) {
+            let mut t = 1_000_000;
+            let ts: Vec<Millis> = events.iter().map(|e| { t += i64::from(e.0); t }).collect();
+            let by_endpoint: Vec<bool> = shape.iter().map(|s| s.1).collect();
+            let columns = columns(&events, &by_endpoint);
+            let kinds: Vec<usize> = shape.iter().map(|s| s.0).collect();
+            let rules = rule_set(&columns, &kinds, requests);
+            let Some((keys, applying)) = shared(&columns) else { return Ok(()) };
+            let mut replayer = Replayer::new(&ts);
+            let prepared = replayer.prepare_shared(keys, &applying, vec![5; rules.len()]).unwrap();
+            let limiters: Vec<Limiter> = rules.iter().map(|r| r.limiter.clone()).collect();
+            let got = replayer.replay_prepared(&limiters, &prepared);
+            prop_assert_eq!(got, replay(&ts, &rules).unwrap());
+            // Where preparing the columns fails, so does this.
+            let (keys, applying) = shared(&columns).unwrap();
+            let narrow: Vec<Rule> = rule_set(&columns, &kinds, requests)
+                .into_iter()
+                .map(|r| Rule { key_count: 2, ..r })
+                .collect();
+            let without = replayer.prepare_shared(keys, &applying, vec![2; rules.len()]).is_some();
+            prop_assert_eq!(without, replayer.prepare(&narrow).is_ok());
         }
     }
 

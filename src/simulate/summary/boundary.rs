@@ -13,14 +13,16 @@ use crate::units::Millis;
 /// in one pass in time order with a queue of recent admitted times per client.
 /// Among equal counts the first client wins, then its earliest request (as
 /// scanning each client's requests in turn would find).
+/// `rejected`, when known, lists the rows `allowed` rejects (in order).
 pub(super) fn boundary_effect(
     spec: &AlgorithmSpec,
     traffic: &Traffic,
     allowed: &[bool],
+    rejected: Option<&[u32]>,
 ) -> BoundaryEffect {
     let window = spec.limit.window.millis();
     let best = match traffic.by_client {
-        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed),
+        Some(by_client) => busiest_span_by_client(window, traffic, by_client, allowed, rejected),
         None => busiest_span(window, traffic, allowed),
     };
     let max_admitted = best.map_or(0, |b| b.0);
@@ -71,36 +73,68 @@ fn busiest_span(
 /// [`busiest_span`] client by client, in parallel: each client's admitted
 /// requests in (t − W, t] with two pointers over its times; the same result
 /// (the most, then the lowest client id, then that client's earliest span).
+/// With `rejected` (the rows `allowed` rejects) and the traffic's census, a
+/// client none of whose requests is rejected takes its all-admitted span from
+/// the census instead of a scan.
 fn busiest_span_by_client(
     window: Millis,
     traffic: &Traffic,
     by_client: ByClient,
     allowed: &[bool],
+    rejected: Option<&[u32]>,
 ) -> Option<(u64, usize, usize)> {
+    let known = traffic.census.zip(rejected).map(|(census, rejected)| {
+        let mut marked = vec![false; census.client_requests.len()];
+        for &row in rejected {
+            marked[traffic.client[row as usize] as usize] = true;
+        }
+        (census.spans(window, traffic, by_client), marked)
+    });
     let offsets = &by_client.groups.offsets;
     (0..by_client.groups.len())
         .into_par_iter()
         .filter_map(|g| {
-            let span = offsets[g]..offsets[g + 1];
-            let rows = &by_client.groups.rows[span.clone()];
-            let ts = &by_client.ts[span.clone()];
-            let grouped = by_client.allowed.map(|grouped| &grouped[span]);
-            let admitted = |i: usize| grouped.map_or_else(|| allowed[rows[i] as usize], |g| g[i]);
-            let (mut left, mut count, mut best) = (0, 0u64, None);
-            for (i, &t) in ts.iter().enumerate() {
-                if !admitted(i) {
-                    continue;
+            let rows = &by_client.groups.rows[offsets[g]..offsets[g + 1]];
+            let client = traffic.client[*rows.first()? as usize] as usize;
+            let best = match &known {
+                Some((spans, marked)) if !marked[client] => spans[client],
+                _ => {
+                    let grouped = by_client.allowed.map(|grouped| &grouped[offsets[g]..]);
+                    let admitted =
+                        |i: usize| grouped.map_or_else(|| allowed[rows[i] as usize], |g| g[i]);
+                    busiest_in_group(window, by_client, g, admitted)
                 }
-                count += 1;
-                while ts[left] <= t - window {
-                    count -= u64::from(admitted(left));
-                    left += 1;
-                }
-                if best.is_none_or(|(most, _)| count > most) {
-                    best = Some((count, rows[i] as usize));
-                }
-            }
-            best.map(|(most, row)| (most, traffic.client[row] as usize, row))
+            };
+            best.map(|(most, row)| (most, client, row))
         })
         .reduce_with(|a, b| if (b.0, a.1) > (a.0, b.1) { b } else { a })
+}
+
+/// The busiest span of group `g` of `by_client` (its client's requests, `i`-th
+/// admitted when `admitted(i)`) as (count, row of its end), the earliest among
+/// equal counts; `None` when none is admitted.
+pub(super) fn busiest_in_group(
+    window: Millis,
+    by_client: ByClient,
+    g: usize,
+    admitted: impl Fn(usize) -> bool,
+) -> Option<(u64, usize)> {
+    let span = by_client.groups.offsets[g]..by_client.groups.offsets[g + 1];
+    let rows = &by_client.groups.rows[span.clone()];
+    let ts = &by_client.ts[span];
+    let (mut left, mut count, mut best) = (0, 0u64, None);
+    for (i, &t) in ts.iter().enumerate() {
+        if !admitted(i) {
+            continue;
+        }
+        count += 1;
+        while ts[left] <= t - window {
+            count -= u64::from(admitted(left));
+            left += 1;
+        }
+        if best.is_none_or(|(most, _)| count > most) {
+            best = Some((count, rows[i] as usize));
+        }
+    }
+    best
 }

@@ -38,6 +38,7 @@ impl Fixture {
             client_names: &self.clients,
             endpoint_names: &self.endpoints,
             by_client: None,
+            census: None,
         }
     }
 
@@ -84,7 +85,7 @@ impl Fixture {
     }
 }
 
-fn spec(text: &str, limit: &str) -> AlgorithmSpec {
+pub(super) fn spec(text: &str, limit: &str) -> AlgorithmSpec {
     AlgorithmSpec::new(text.parse().unwrap(), limit.parse().unwrap())
 }
 
@@ -211,12 +212,14 @@ fn empty_input() {
 
 /// The boundary effect as defined: two pointers over each client's admitted
 /// times in turn, the first largest count winning.
-fn boundary_by_clients(
+pub(super) fn boundary_by_clients(
     window: Millis,
     traffic: &Traffic,
     allowed: &[bool],
 ) -> Option<(u64, String, Millis)> {
-    let groups = crate::events::group_rows(traffic.client, traffic.client_names.len());
+    let ids = traffic.client.iter().map(|&c| c as usize + 1).max();
+    let ids = ids.unwrap_or(0).max(traffic.client_names.len());
+    let groups = crate::events::group_rows(traffic.client, ids);
     let mut best: Option<(u64, usize, Millis)> = None;
     for client in 0..groups.len() {
         let times: Vec<Millis> = groups
@@ -237,7 +240,7 @@ fn boundary_by_clients(
             }
         }
     }
-    best.map(|(n, c, t)| (n, traffic.client_names.name(c as u32).to_string(), t))
+    best.map(|(n, c, t)| (n, name_of(traffic.client_names, c), t))
 }
 
 /// Delay percentiles by sorting.
@@ -278,7 +281,7 @@ proptest::proptest! {
         let allowed: Vec<bool> = events.iter().map(|e| e.2).collect();
         let delays: Vec<u64> = events.iter().map(|e| e.3).collect();
         let spec = AlgorithmSpec::new(AlgorithmKind::FixedWindow, format!("5/{window}s").parse().unwrap());
-        let got = boundary::boundary_effect(&spec, &f.traffic(), &allowed);
+        let got = boundary::boundary_effect(&spec, &f.traffic(), &allowed, None);
         let want = boundary_by_clients(spec.limit.window.millis(), &f.traffic(), &allowed);
         proptest::prop_assert_eq!(
             (got.max_admitted, got.client.clone(), got.span_end),
