@@ -74,6 +74,7 @@ impl Interner {
 
     /// The id of `name`, adding it when new.
     pub fn intern(&mut self, name: &str) -> Id {
+        self.restore_lookups();
         let hash = hash_name(name.as_bytes());
         match self.find(name.as_bytes(), hash) {
             Some(id) => id,
@@ -87,6 +88,7 @@ impl Interner {
     /// again: every stored name is valid UTF-8, so bytes that are not never
     /// match one and take the lossy way.
     pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
+        self.restore_lookups();
         let hash = hash_name(bytes);
         if let Some(id) = self.find(bytes, hash) {
             return id;
@@ -132,7 +134,7 @@ impl Interner {
     }
 
     /// Rebuilds the table with room for twice the names, hashing them in id
-    /// order (the text read front to back).
+    /// order (the text read front to back); also what restores a released table.
     fn grow_table(&mut self) {
         let Interner {
             text,
@@ -153,9 +155,30 @@ impl Interner {
         *table = grown;
     }
 
-    /// The id of `name` if it was interned.
+    /// The id of `name` if it was interned (after [`Self::release_lookups`]
+    /// and until the next `intern`, found by reading the names in turn).
     pub fn get(&self, name: &str) -> Option<Id> {
+        if self.lookups_released() {
+            return self.names().position(|n| n == name).map(|i| i as Id);
+        }
         self.find(name.as_bytes(), hash_name(name.as_bytes()))
+    }
+
+    /// Frees the lookup table, keeping every name and id: for a table whose
+    /// names are read by id from now on (a million distinct names hold about
+    /// 10 MB of table). The next `intern` builds the table again.
+    pub fn release_lookups(&mut self) {
+        self.table = HashTable::new();
+    }
+
+    fn lookups_released(&self) -> bool {
+        self.table.len() != self.ends.len()
+    }
+
+    fn restore_lookups(&mut self) {
+        if self.lookups_released() {
+            self.grow_table();
+        }
     }
 
     /// The name behind `id`.
@@ -218,6 +241,21 @@ mod tests {
             assert_eq!(i.name(n), format!("/api/users/{n}"));
         }
         assert_eq!(i.len(), 10_000);
+    }
+
+    #[test]
+    fn released_lookups_keep_names_and_come_back_on_interning() {
+        let mut i = Interner::default();
+        for n in 0..100 {
+            i.intern(&format!("/p/{n}"));
+        }
+        i.release_lookups();
+        assert_eq!((i.len(), i.name(42)), (100, "/p/42"));
+        assert_eq!((i.get("/p/7"), i.get("/q")), (Some(7), None));
+        assert_eq!(i.intern("/p/99"), 99);
+        assert_eq!(i.intern("/q"), 100);
+        assert_eq!((i.get("/p/7"), i.get("/q")), (Some(7), Some(100)));
+        assert_eq!(i.table.len(), 101);
     }
 
     #[test]

@@ -251,6 +251,12 @@ impl<'s> Merger<'s> {
             progress.finish();
         }
         self.table.sort_by_time();
+        // From here on names are read by id: a table of a million distinct
+        // names need not keep their lookup tables.
+        let table = &mut self.table;
+        for names in [&mut table.clients, &mut table.endpoints, &mut table.paths] {
+            names.release_lookups();
+        }
         self.report.resolution = if self.subsecond {
             Resolution::Millisecond
         } else {
