@@ -114,7 +114,7 @@ fn build_trie(paths: &Paths) -> trie::Node {
     let feed = |node: &mut trie::Node, owners: &[Id], skip: usize| {
         let mut segments: Vec<&str> = Vec::new();
         for key in canonical_order(paths, owners) {
-            let path = paths.path(key.owner).unwrap_or_default();
+            let path = paths.owner_path(key.owner);
             segments.clear();
             segments.extend(path[1..].split('/').skip(skip));
             node.insert(&segments, key.requests);
@@ -157,7 +157,7 @@ struct SortKey {
 /// same way (a path that ends early sorts first, as the zero padding does),
 /// and where they are equal the rest of the paths is compared.
 fn canonical_order(paths: &Paths, owners: &[Id]) -> Vec<SortKey> {
-    let path = |e: Id| paths.path(e).unwrap_or_default().as_bytes();
+    let path = |e: Id| paths.owner_path(e).as_bytes();
     let Some(&first) = owners.first() else {
         return Vec::new();
     };

@@ -38,24 +38,36 @@ fn hash_name(name: &[u8]) -> u64 {
     u64::from((h ^ (h >> 32)) as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Where name `i` ends in the text: its stored end plus 2^32 for every wrap
-/// at or before `i`.
-fn end_of(ends: &[u32], wraps: &[Id], i: usize) -> usize {
-    let wrapped = if wraps.is_empty() {
+/// How many 4 GiB wraps come at or before name `i`.
+#[inline]
+fn wraps_before(wraps: &[Id], i: usize) -> u64 {
+    if wraps.is_empty() {
         0
     } else {
-        wraps.partition_point(|&w| w as usize <= i)
-    };
-    // 2^32 per wrap: on a 32-bit target the text never reaches it.
-    ((wrapped as u64) << 32 | u64::from(ends[i])) as usize
+        wraps.partition_point(|&w| w as usize <= i) as u64
+    }
 }
 
+/// Where name `i` ends in the text: its stored end plus 2^32 for every wrap
+/// at or before `i`.
+#[inline]
+fn end_of(ends: &[u32], wraps: &[Id], i: usize) -> usize {
+    // 2^32 per wrap: on a 32-bit target the text never reaches it.
+    (wraps_before(wraps, i) << 32 | u64::from(ends[i])) as usize
+}
+
+#[inline]
 fn span(ends: &[u32], wraps: &[Id], id: Id) -> (usize, usize) {
     let i = id as usize;
+    if wraps.is_empty() {
+        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+        return (start, ends[i] as usize);
+    }
     let start = if i == 0 { 0 } else { end_of(ends, wraps, i - 1) };
     (start, end_of(ends, wraps, i))
 }
 
+#[inline]
 fn bytes_of<'t>(text: &'t str, ends: &[u32], wraps: &[Id], id: Id) -> &'t [u8] {
     let (start, end) = span(ends, wraps, id);
     &text.as_bytes()[start..end]
@@ -182,6 +194,7 @@ impl Interner {
     }
 
     /// The name behind `id`.
+    #[inline]
     pub fn name(&self, id: Id) -> &str {
         let (start, end) = span(&self.ends, &self.wraps, id);
         &self.text[start..end]
