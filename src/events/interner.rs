@@ -63,7 +63,11 @@ fn span(ends: &[u32], wraps: &[Id], id: Id) -> (usize, usize) {
         let start = if i == 0 { 0 } else { ends[i - 1] as usize };
         return (start, ends[i] as usize);
     }
-    let start = if i == 0 { 0 } else { end_of(ends, wraps, i - 1) };
+    let start = if i == 0 {
+        0
+    } else {
+        end_of(ends, wraps, i - 1)
+    };
     (start, end_of(ends, wraps, i))
 }
 
@@ -139,9 +143,7 @@ impl Interner {
         }
         ends.push(end as u32);
         // The table has room (see above), so it never calls the hasher.
-        table.insert_unique(hash, id, |&id| {
-            hash_name(bytes_of(text, ends, wraps, id))
-        });
+        table.insert_unique(hash, id, |&id| hash_name(bytes_of(text, ends, wraps, id)));
         id
     }
 
