@@ -99,8 +99,9 @@ fn discover_paths(paths: &Paths) -> TemplateSet {
 /// With fewer than [`trie::CAP`] distinct first segments the root never
 /// collapses while paths are fed, so the subtrie under each first segment
 /// sees the same inserts, in the same order, as in one pass: those subtries
-/// are built on their own, in parallel, each from its own paths in the
-/// canonical order. Otherwise every path is fed in one pass.
+/// are built on their own, in parallel, each from its own paths sorted in
+/// the canonical order (so that only the groups being built hold their
+/// sorted paths). Otherwise every path is fed in one pass.
 fn build_trie(paths: &Paths) -> trie::Node {
     let mut groups: FxHashMap<&str, Vec<Id>> = FxHashMap::default();
     let mut total = 0;
@@ -111,91 +112,38 @@ fn build_trie(paths: &Paths) -> trie::Node {
         groups.entry(first).or_default().push(e);
         total += paths.requests[e as usize];
     }
-    let feed = |node: &mut trie::Node, owners: &[Id], skip: usize| {
+    let feed = |node: &mut trie::Node, owners: Vec<Id>, skip: usize| {
+        let mut order: Vec<(&str, u64)> = owners
+            .iter()
+            .map(|&e| (paths.owner_path(e), paths.requests[e as usize]))
+            .collect();
+        drop(owners);
+        // Paths are distinct, so this order is total and an unstable sort is exact.
+        order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         let mut segments: Vec<&str> = Vec::new();
-        for key in canonical_order(paths, owners) {
-            let path = paths.owner_path(key.owner);
+        for (path, requests) in order {
             segments.clear();
             segments.extend(path[1..].split('/').skip(skip));
-            node.insert(&segments, key.requests);
+            node.insert(&segments, requests);
         }
     };
     let mut root = trie::Node::default();
     if groups.len() >= trie::CAP {
         let owners: Vec<Id> = groups.into_values().flatten().collect();
-        feed(&mut root, &owners, 0);
+        feed(&mut root, owners, 0);
         return root;
     }
     let children: Vec<(String, trie::Node)> = groups
         .into_par_iter()
         .map(|(first, owners)| {
             let mut child = trie::Node::default();
-            feed(&mut child, &owners, 1);
+            feed(&mut child, owners, 1);
             (first.to_string(), child)
         })
         .collect();
     root.count = total;
     root.children = children.into_iter().collect();
     root
-}
-
-/// A path's place in the canonical order: its requests, then the 12 bytes of
-/// the path after the prefix every sorted path shares (zero-padded, read as
-/// big-endian integers), so that most comparisons read no text.
-#[derive(Debug, Clone, Copy)]
-struct SortKey {
-    requests: u64,
-    head: u64,
-    tail: u32,
-    owner: Id,
-}
-
-/// `owners` (endpoints standing for distinct paths) in the canonical order:
-/// most requests first, ties by path.
-///
-/// Exact: where two keys differ in their padded bytes the paths differ the
-/// same way (a path that ends early sorts first, as the zero padding does),
-/// and where they are equal the rest of the paths is compared.
-fn canonical_order(paths: &Paths, owners: &[Id]) -> Vec<SortKey> {
-    let path = |e: Id| paths.owner_path(e).as_bytes();
-    let Some(&first) = owners.first() else {
-        return Vec::new();
-    };
-    let mut shared = path(first);
-    for &e in owners {
-        let common = shared
-            .iter()
-            .zip(path(e))
-            .take_while(|(a, b)| a == b)
-            .count();
-        shared = &shared[..common];
-    }
-    let shared = shared.len();
-    let mut keys: Vec<SortKey> = owners
-        .iter()
-        .map(|&e| {
-            let rest = &path(e)[shared..];
-            let mut padded = [0u8; 12];
-            let n = rest.len().min(12);
-            padded[..n].copy_from_slice(&rest[..n]);
-            let (head, tail) = padded.split_at(8);
-            SortKey {
-                requests: paths.requests[e as usize],
-                head: u64::from_be_bytes(head.try_into().expect("8 bytes")),
-                tail: u32::from_be_bytes(tail.try_into().expect("4 bytes")),
-                owner: e,
-            }
-        })
-        .collect();
-    // Paths are distinct, so this order is total and an unstable sort is exact.
-    keys.par_sort_unstable_by(|a, b| {
-        b.requests
-            .cmp(&a.requests)
-            .then(a.head.cmp(&b.head))
-            .then(a.tail.cmp(&b.tail))
-            .then_with(|| path(a.owner)[shared..].cmp(&path(b.owner)[shared..]))
-    });
-    keys
 }
 
 /// Every template of the finished trie (one per node where paths end).

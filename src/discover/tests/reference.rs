@@ -209,8 +209,8 @@ fn paths_under_a_thousand_first_segments_are_fed_in_one_pass_like_the_reference(
 fn the_order_paths_are_fed_in_decides_a_collapse_like_the_reference() {
     // A node reaches its cap while paths are fed: the child holding 300 paths
     // keeps its name only if those paths come first, which among paths of
-    // equal requests only their text decides: in the first 8 bytes after the
-    // prefix the paths share (`/xN/shared/`), in the next 4, or beyond.
+    // equal requests only their text decides, at a byte 0, 8 or 14 places
+    // after the prefix the paths share (`/xN/shared/`).
     for pad in [0, 8, 14] {
         let p = "p".repeat(pad);
         let mut rows: Vec<(String, u64)> = (0..300)
