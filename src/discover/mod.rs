@@ -86,37 +86,42 @@ pub fn discover_and_apply(
 }
 
 fn discover_paths(paths: &Paths) -> TemplateSet {
-    // Each path is split out of its name once, not at every comparison.
-    let mut order: Vec<(&str, u64)> = paths
-        .owners()
-        .filter_map(|e| Some((paths.path(e)?, paths.requests[e as usize])))
-        .collect();
-    // Paths are distinct, so this order is total and an unstable sort is exact.
-    order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
-    let mut root = build_trie(&order);
+    let mut root = build_trie(paths);
     root.finish();
     let mut templates = Vec::new();
     collect(&root, &mut Vec::new(), &mut templates);
     TemplateSet::new(templates)
 }
 
-/// The trie of the paths of `order`, fed in that order.
+/// The trie of the distinct paths, fed in the canonical order (most requests
+/// first, ties by path).
 ///
 /// With fewer than [`trie::CAP`] distinct first segments the root never
 /// collapses while paths are fed, so the subtrie under each first segment
 /// sees the same inserts, in the same order, as in one pass: those subtries
-/// are built on their own, in parallel. Otherwise the paths are fed in one pass.
-fn build_trie(order: &[(&str, u64)]) -> trie::Node {
-    let mut groups: FxHashMap<&str, Vec<u32>> = FxHashMap::default();
-    for (i, &(path, _)) in order.iter().enumerate() {
+/// are built on their own, in parallel, each from its own paths sorted in
+/// the canonical order (so that only the groups being built hold their
+/// sorted paths). Otherwise every path is fed in one pass.
+fn build_trie(paths: &Paths) -> trie::Node {
+    let mut groups: FxHashMap<&str, Vec<Id>> = FxHashMap::default();
+    let mut total = 0;
+    for e in paths.owners() {
+        let Some(path) = paths.path(e) else { continue };
         let rest = &path[1..];
         let first = &rest[..memchr::memchr(b'/', rest.as_bytes()).unwrap_or(rest.len())];
-        groups.entry(first).or_default().push(i as u32);
+        groups.entry(first).or_default().push(e);
+        total += paths.requests[e as usize];
     }
-    let feed = |node: &mut trie::Node, rows: &mut dyn Iterator<Item = usize>, skip: usize| {
+    let feed = |node: &mut trie::Node, owners: Vec<Id>, skip: usize| {
+        let mut order: Vec<(&str, u64)> = owners
+            .iter()
+            .map(|&e| (paths.owner_path(e), paths.requests[e as usize]))
+            .collect();
+        drop(owners);
+        // Paths are distinct, so this order is total and an unstable sort is exact.
+        order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
         let mut segments: Vec<&str> = Vec::new();
-        for i in rows {
-            let (path, requests) = order[i];
+        for (path, requests) in order {
             segments.clear();
             segments.extend(path[1..].split('/').skip(skip));
             node.insert(&segments, requests);
@@ -124,18 +129,19 @@ fn build_trie(order: &[(&str, u64)]) -> trie::Node {
     };
     let mut root = trie::Node::default();
     if groups.len() >= trie::CAP {
-        feed(&mut root, &mut (0..order.len()), 0);
+        let owners: Vec<Id> = groups.into_values().flatten().collect();
+        feed(&mut root, owners, 0);
         return root;
     }
     let children: Vec<(String, trie::Node)> = groups
         .into_par_iter()
-        .map(|(first, rows)| {
+        .map(|(first, owners)| {
             let mut child = trie::Node::default();
-            feed(&mut child, &mut rows.into_iter().map(|i| i as usize), 1);
+            feed(&mut child, owners, 1);
             (first.to_string(), child)
         })
         .collect();
-    root.count = order.iter().map(|&(_, requests)| requests).sum();
+    root.count = total;
     root.children = children.into_iter().collect();
     root
 }

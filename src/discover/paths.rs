@@ -91,6 +91,14 @@ impl<'t> Paths<'t> {
             .flatten()
     }
 
+    /// The path of `owner`, one of [`Self::owners`] (whose names were read
+    /// as `METHOD /path` already: the path follows the first space).
+    pub(super) fn owner_path(&self, owner: Id) -> &'t str {
+        let name = self.names.name(owner);
+        debug_assert_eq!(self.owner[owner as usize], owner);
+        memchr::memchr(b' ', name.as_bytes()).map_or("", |space| &name[space + 1..])
+    }
+
     /// The endpoints standing for a path, one per distinct path, in id order.
     pub(super) fn owners(&self) -> impl Iterator<Item = Id> + '_ {
         (0..self.owner.len() as Id).filter(|&e| self.owner[e as usize] == e)

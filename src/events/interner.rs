@@ -1,7 +1,10 @@
 //! Interning strings to dense ids, with every name stored once in one text
-//! buffer: memory is the names' bytes plus about 16 bytes per name, whatever
-//! their number, and interning allocates nothing but amortised buffer growth.
-//! The table keeps a 32-bit hash beside each id, so growing it rehashes no text.
+//! buffer: memory is the names' bytes plus about 9 bytes per name (a 4-byte
+//! end offset, a 4-byte id in the table and its control byte, at the table's
+//! load), whatever their number, and interning allocates nothing but
+//! amortised buffer growth. The table holds ids only: when it is full it is
+//! rebuilt at twice the size by hashing the names in id order, one pass over
+//! the text as it lies in memory, so growing it jumps around no text.
 
 use std::hash::Hasher;
 
@@ -15,29 +18,63 @@ use super::Id;
 pub struct Interner {
     /// Every name, one after another.
     text: String,
-    /// Where each name ends in `text`; name `i` starts where name `i - 1` ends.
-    ends: Vec<usize>,
-    /// Ids with the hash of their name (so growing the table rehashes no text).
-    table: HashTable<Slot>,
+    /// Where each name ends in `text`, modulo 2^32 (see [`end_of`]); name `i`
+    /// starts where name `i - 1` ends.
+    ends: Vec<u32>,
+    /// The ids from which the ends are one more 2^32 further: one entry per
+    /// 4 GiB of text, so empty for any table that fits in less.
+    wraps: Vec<Id>,
+    /// The ids, found by the hash of their name.
+    table: HashTable<Id>,
 }
 
-#[derive(Debug, Clone, Copy)]
-struct Slot {
-    id: Id,
-    hash: u32,
-}
-
-/// The 32-bit hash of a name.
-fn hash_name(name: &[u8]) -> u32 {
+/// The hash of a name, as the table uses it.
+fn hash_name(name: &[u8]) -> u64 {
     let mut hasher = FxHasher::default();
     hasher.write(name);
     let h = hasher.finish();
-    (h ^ (h >> 32)) as u32
+    // Folded to 32 bits and spread over 64, so that the table's top bits (its
+    // control tags) and low bits (its positions) both depend on every byte.
+    u64::from((h ^ (h >> 32)) as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
-/// Spreads a 32-bit hash over the 64 bits the table uses.
-fn table_hash(hash: u32) -> u64 {
-    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+/// How many 4 GiB wraps come at or before name `i`.
+#[inline]
+fn wraps_before(wraps: &[Id], i: usize) -> u64 {
+    if wraps.is_empty() {
+        0
+    } else {
+        wraps.partition_point(|&w| w as usize <= i) as u64
+    }
+}
+
+/// Where name `i` ends in the text: its stored end plus 2^32 for every wrap
+/// at or before `i`.
+#[inline]
+fn end_of(ends: &[u32], wraps: &[Id], i: usize) -> usize {
+    // 2^32 per wrap: on a 32-bit target the text never reaches it.
+    (wraps_before(wraps, i) << 32 | u64::from(ends[i])) as usize
+}
+
+#[inline]
+fn span(ends: &[u32], wraps: &[Id], id: Id) -> (usize, usize) {
+    let i = id as usize;
+    if wraps.is_empty() {
+        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+        return (start, ends[i] as usize);
+    }
+    let start = if i == 0 {
+        0
+    } else {
+        end_of(ends, wraps, i - 1)
+    };
+    (start, end_of(ends, wraps, i))
+}
+
+#[inline]
+fn bytes_of<'t>(text: &'t str, ends: &[u32], wraps: &[Id], id: Id) -> &'t [u8] {
+    let (start, end) = span(ends, wraps, id);
+    &text.as_bytes()[start..end]
 }
 
 impl Interner {
@@ -46,12 +83,14 @@ impl Interner {
         Interner {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
+            wraps: Vec::new(),
             table: HashTable::with_capacity(names),
         }
     }
 
     /// The id of `name`, adding it when new.
     pub fn intern(&mut self, name: &str) -> Id {
+        self.restore_lookups();
         let hash = hash_name(name.as_bytes());
         match self.find(name.as_bytes(), hash) {
             Some(id) => id,
@@ -65,6 +104,7 @@ impl Interner {
     /// again: every stored name is valid UTF-8, so bytes that are not never
     /// match one and take the lossy way.
     pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
+        self.restore_lookups();
         let hash = hash_name(bytes);
         if let Some(id) = self.find(bytes, hash) {
             return id;
@@ -75,34 +115,90 @@ impl Interner {
         }
     }
 
-    fn find(&self, name: &[u8], hash: u32) -> Option<Id> {
+    fn find(&self, name: &[u8], hash: u64) -> Option<Id> {
+        let Interner {
+            text, ends, wraps, ..
+        } = self;
         self.table
-            .find(table_hash(hash), |slot| {
-                slot.hash == hash && bytes_of(&self.text, &self.ends, slot.id) == name
-            })
-            .map(|slot| slot.id)
+            .find(hash, |&id| bytes_of(text, ends, wraps, id) == name)
+            .copied()
     }
 
     /// Adds `name`, which is not interned yet and hashes to `hash`.
-    fn insert_new(&mut self, name: &str, hash: u32) -> Id {
-        let Interner { text, ends, table } = self;
+    fn insert_new(&mut self, name: &str, hash: u64) -> Id {
+        if self.table.len() == self.table.capacity() {
+            self.grow_table();
+        }
+        let Interner {
+            text,
+            ends,
+            wraps,
+            table,
+        } = self;
         let id = Id::try_from(ends.len()).expect("more than 4 billion distinct names");
         text.push_str(name);
-        ends.push(text.len());
-        table.insert_unique(table_hash(hash), Slot { id, hash }, |slot| {
-            table_hash(slot.hash)
-        });
+        let end = text.len() as u64;
+        while (end >> 32) as usize > wraps.len() {
+            wraps.push(id);
+        }
+        ends.push(end as u32);
+        // The table has room (see above), so it never calls the hasher.
+        table.insert_unique(hash, id, |&id| hash_name(bytes_of(text, ends, wraps, id)));
         id
     }
 
-    /// The id of `name` if it was interned.
+    /// Rebuilds the table with room for twice the names, hashing them in id
+    /// order (the text read front to back); also what restores a released table.
+    fn grow_table(&mut self) {
+        let Interner {
+            text,
+            ends,
+            wraps,
+            table,
+        } = self;
+        let mut grown = HashTable::with_capacity((ends.len() * 2).max(16));
+        let mut start = 0;
+        for i in 0..ends.len() {
+            let end = end_of(ends, wraps, i);
+            let id = i as Id;
+            grown.insert_unique(hash_name(&text.as_bytes()[start..end]), id, |&id| {
+                hash_name(bytes_of(text, ends, wraps, id))
+            });
+            start = end;
+        }
+        *table = grown;
+    }
+
+    /// The id of `name` if it was interned (after [`Self::release_lookups`]
+    /// and until the next `intern`, found by reading the names in turn).
     pub fn get(&self, name: &str) -> Option<Id> {
+        if self.lookups_released() {
+            return self.names().position(|n| n == name).map(|i| i as Id);
+        }
         self.find(name.as_bytes(), hash_name(name.as_bytes()))
     }
 
+    /// Frees the lookup table, keeping every name and id: for a table whose
+    /// names are read by id from now on (a million distinct names hold about
+    /// 10 MB of table). The next `intern` builds the table again.
+    pub fn release_lookups(&mut self) {
+        self.table = HashTable::new();
+    }
+
+    fn lookups_released(&self) -> bool {
+        self.table.len() != self.ends.len()
+    }
+
+    fn restore_lookups(&mut self) {
+        if self.lookups_released() {
+            self.grow_table();
+        }
+    }
+
     /// The name behind `id`.
+    #[inline]
     pub fn name(&self, id: Id) -> &str {
-        let (start, end) = span(&self.ends, id);
+        let (start, end) = span(&self.ends, &self.wraps, id);
         &self.text[start..end]
     }
 
@@ -124,19 +220,10 @@ impl Interner {
     /// Bytes held by this interner (names, offsets and table), for memory accounting.
     pub fn heap_bytes(&self) -> usize {
         self.text.capacity()
-            + self.ends.capacity() * std::mem::size_of::<usize>()
+            + self.ends.capacity() * std::mem::size_of::<u32>()
+            + self.wraps.capacity() * std::mem::size_of::<Id>()
             + self.table.allocation_size()
     }
-}
-
-fn span(ends: &[usize], id: Id) -> (usize, usize) {
-    let i = id as usize;
-    (if i == 0 { 0 } else { ends[i - 1] }, ends[i])
-}
-
-fn bytes_of<'t>(text: &'t str, ends: &[usize], id: Id) -> &'t [u8] {
-    let (start, end) = span(ends, id);
-    &text.as_bytes()[start..end]
 }
 
 #[cfg(test)]
@@ -171,7 +258,59 @@ mod tests {
         assert_eq!(i.len(), 10_000);
     }
 
+    #[test]
+    fn released_lookups_keep_names_and_come_back_on_interning() {
+        let mut i = Interner::default();
+        for n in 0..100 {
+            i.intern(&format!("/p/{n}"));
+        }
+        i.release_lookups();
+        assert_eq!((i.len(), i.name(42)), (100, "/p/42"));
+        assert_eq!((i.get("/p/7"), i.get("/q")), (Some(7), None));
+        assert_eq!(i.intern("/p/99"), 99);
+        assert_eq!(i.intern("/q"), 100);
+        assert_eq!((i.get("/p/7"), i.get("/q")), (Some(7), Some(100)));
+        assert_eq!(i.table.len(), 101);
+    }
+
+    #[test]
+    fn ends_past_4_gib_count_their_wraps() {
+        // Names 0 and 1 end below 2^32, name 2 past it, name 3 past 2^33.
+        let ends = [10, u32::MAX, 5, 7];
+        let wraps = [2, 3];
+        let got: Vec<usize> = (0..4).map(|i| end_of(&ends, &wraps, i)).collect();
+        let want = [10u64, u64::from(u32::MAX), (1 << 32) + 5, (2 << 32) + 7];
+        if usize::BITS == 64 {
+            assert_eq!(got.iter().map(|&e| e as u64).collect::<Vec<_>>(), want);
+        }
+        assert_eq!(end_of(&ends, &[], 1), u32::MAX as usize);
+    }
+
     proptest::proptest! {
+        /// Ids, names and lookups equal those of a plain map and list,
+        /// whatever the names and however often the table is rebuilt.
+        #[test]
+        fn interning_equals_a_map_and_a_list(
+            names in proptest::collection::vec("[a-c/]{0,4}", 0..300),
+            capacity in 0usize..40,
+        ) {
+            let mut interner = Interner::with_capacity(capacity, capacity * 3);
+            let mut list: Vec<String> = Vec::new();
+            let mut map = std::collections::HashMap::new();
+            for name in &names {
+                let want = *map.entry(name.clone()).or_insert_with(|| {
+                    list.push(name.clone());
+                    (list.len() - 1) as Id
+                });
+                proptest::prop_assert_eq!(interner.intern(name), want);
+            }
+            proptest::prop_assert_eq!(interner.names().collect::<Vec<_>>(), list.clone());
+            for (id, name) in list.iter().enumerate() {
+                proptest::prop_assert_eq!(interner.get(name), Some(id as Id));
+            }
+            proptest::prop_assert_eq!(interner.get("never interned"), None);
+        }
+
         /// Interning bytes lossily gives the ids and names that interning
         /// their `from_utf8_lossy` text gives, whatever the mix of valid and
         /// invalid UTF-8 (and of text that already holds U+FFFD).

@@ -121,7 +121,7 @@ proptest::proptest! {
     #[test]
     fn apply_agrees_with_the_reference(
         rows in proptest::collection::vec(
-            (0usize..4, 0u64..300, 0u64..6, 1u64..4),
+            (0usize..4, 0u64..300, 0u64..9, 1u64..4),
             1..400,
         ),
     ) {
@@ -136,6 +136,12 @@ proptest::proptest! {
                     (m, 2) => format!("{m} /static/app.{}.js", id),
                     (m, 3) => format!("{m} /api/orders/search"),
                     (m, 4) => format!("{m} /{}/app.1.js", hex8(id)),
+                    // Paths alike for more than the bytes a sort key holds.
+                    (m, 6) => format!("{m} /api/orders/by-customer-{}/{}", id % 3, id % 7),
+                    // A path that is its first segment, and one whose next
+                    // byte sorts before `/`.
+                    (m, 7) => format!("{m} /api{}", ["", "/", "-v2/x", "/orders"][id as usize % 4]),
+                    (m, 8) => format!("{m} /api/{}", id % 2),
                     (m, _) => format!("{m} /api/orders/:id"),
                 };
                 (name, n)
@@ -197,4 +203,26 @@ fn paths_under_a_thousand_first_segments_are_fed_in_one_pass_like_the_reference(
     let texts = template_texts(&discover(&table, &[]));
     assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
     assert!(texts.iter().any(|t| t.starts_with("/:")), "{texts:?}");
+}
+
+#[test]
+fn the_order_paths_are_fed_in_decides_a_collapse_like_the_reference() {
+    // A node reaches its cap while paths are fed: the child holding 300 paths
+    // keeps its name only if those paths come first, which among paths of
+    // equal requests only their text decides, at a byte 0, 8 or 14 places
+    // after the prefix the paths share (`/xN/shared/`).
+    for pad in [0, 8, 14] {
+        let p = "p".repeat(pad);
+        let mut rows: Vec<(String, u64)> = (0..300)
+            .map(|j| (format!("GET /x{pad}/shared/{p}00000/k/{j}"), 1))
+            .collect();
+        rows.extend((1..2000).map(|i| (format!("GET /x{pad}/shared/{p}{i:05}"), 1)));
+        rows.push((format!("GET /x{pad}/shared/q"), 1));
+        rows.reverse();
+        let table = table(&rows);
+        let texts = template_texts(&discover(&table, &[]));
+        assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+        let kept = format!("/x{pad}/shared/{p}00000/");
+        assert!(texts.iter().any(|t| t.starts_with(&kept)), "{texts:?}");
+    }
 }
