@@ -1,16 +1,18 @@
-//! The facts about each client that the profiles read, gathered client after
-//! client from the time-ordered table (plus the per-client totals the
-//! analysis already holds): memory follows one client's requests, not the
-//! (client × user agent, client × user, client × endpoint) pairs of all.
+//! The facts about each client that the profiles read, gathered group of
+//! consecutive clients after group from the time-ordered table (plus the
+//! per-client totals the analysis already holds): memory follows one group's
+//! requests and pairs, not the (client × user agent, client × user, client ×
+//! endpoint) pairs of all.
 
 use rustc_hash::FxHashSet;
 
 use rayon::prelude::*;
 
-use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
+use super::facts_group::{GroupGatherer, clients_per_group};
+use crate::events::{EventTable, Id};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
+use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -58,9 +60,10 @@ pub struct ClientFacts {
 
 /// `visit` of the facts of every client with requests (excluded clients have
 /// none), the `Some` answers in client-id order. A few threads each go
-/// through a range of clients one client after another, each client's rows in
-/// time order ([`ClientRows`]), so a thread holds one client's facts and
-/// pair sets at a time.
+/// through a range of clients one group of consecutive clients after
+/// another, the group's rows in time order ([`ClientRows`]), so a thread
+/// holds one group's facts and pair sets at a time
+/// ([`super::facts_group`]).
 pub fn map_clients<T: Send>(
     table: &EventTable,
     analysis: &Analysis,
@@ -68,17 +71,26 @@ pub fn map_clients<T: Send>(
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
 ) -> Vec<T> {
-    map_clients_indexing(table, analysis, columns, is_crawler, visit, INDEXED_ROWS)
+    map_clients_indexing(
+        table,
+        analysis,
+        columns,
+        is_crawler,
+        visit,
+        (INDEXED_ROWS, None),
+    )
 }
 
-/// [`map_clients`] indexing at most `indexed_rows` rows at a time (tests vary it).
+/// [`map_clients`] indexing at most `indexed_rows` rows at a time, `per_group`
+/// clients gathered at once (else as many as [`clients_per_group`] says);
+/// tests vary both.
 pub(super) fn map_clients_indexing<T: Send>(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
-    indexed_rows: usize,
+    (indexed_rows, per_group): (usize, Option<usize>),
 ) -> Vec<T> {
     let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
@@ -88,121 +100,32 @@ pub(super) fn map_clients_indexing<T: Send>(
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
     let crawler: Vec<bool> =
         agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
+    let per_group = per_group
+        .unwrap_or_else(|| clients_per_group(table.endpoints.len()))
+        .max(1);
     let ranges = client_ranges(&events, table.len(), rayon::current_num_threads().max(1));
     let parts: Vec<Vec<T>> = ranges
         .into_par_iter()
         .map(|clients| {
-            let mut gatherer = Gatherer::new(table, columns, &crawler);
+            let per_group = per_group.min(clients.len().max(1));
+            let users = columns.user.map(|i| &table.extra_keys[i]);
+            let mut gatherer = GroupGatherer::new(table, agents, users, &crawler, per_group);
             let mut found = Vec::new();
             // Indexed a bounded number of rows at a time.
             for some in by_rows(&events, clients, indexed_rows) {
-                let grouped = ClientRows::group(table, some.clone(), &events, 1);
-                found.extend(
-                    some.filter(|&c| events[c] > 0)
-                        .filter_map(|c| visit(c as Id, gatherer.facts(grouped.of(c)))),
-                );
+                let grouped = ClientRows::group(table, some, &events, per_group);
+                for g in 0..grouped.groups() {
+                    let group = grouped.clients(g);
+                    let rows = grouped.rows(g);
+                    gatherer.facts(group.start, group.len(), &events, rows, |c, f| {
+                        found.extend(visit(c, f));
+                    });
+                }
             }
             found
         })
         .collect();
     parts.into_iter().flatten().collect()
-}
-
-/// Gathers the facts of one client after another, with buffers kept from
-/// one client to the next.
-struct Gatherer<'t> {
-    table: &'t EventTable,
-    agents: Option<&'t KeyColumn>,
-    users: Option<&'t KeyColumn>,
-    crawler: &'t [bool],
-    /// Per endpoint id, its place in the facts' `endpoints` (reset after each client).
-    endpoint_at: Vec<Id>,
-    endpoints: Vec<Id>,
-    statuses: Vec<u16>,
-    ids: Vec<Id>,
-    agents_seen: Distinct,
-    users_seen: Distinct,
-    error_endpoints: Distinct,
-}
-
-impl<'t> Gatherer<'t> {
-    fn new(table: &'t EventTable, columns: ProfileColumns, crawler: &'t [bool]) -> Self {
-        let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
-        let users = columns.user.map(|i| &table.extra_keys[i]);
-        Gatherer {
-            table,
-            agents,
-            users,
-            crawler,
-            endpoint_at: vec![NO_KEY; table.endpoints.len()],
-            endpoints: Vec::new(),
-            statuses: Vec::new(),
-            ids: Vec::new(),
-            agents_seen: Distinct::new(agents.map_or(0, |col| col.names.len())),
-            users_seen: Distinct::new(users.map_or(0, |col| col.names.len())),
-            error_endpoints: Distinct::new(table.endpoints.len()),
-        }
-    }
-
-    /// The facts of the client whose rows (in time order) are `rows`.
-    fn facts(&mut self, rows: &[u32]) -> ClientFacts {
-        let table = self.table;
-        let mut f = ClientFacts {
-            requests: rows.len() as u64,
-            ..ClientFacts::default()
-        };
-        // The client's columns first, in tight loops whose reads overlap.
-        gather(&table.endpoint, rows, &mut self.endpoints);
-        gather(&table.status, rows, &mut self.statuses);
-        for &e in &self.endpoints {
-            let at = &mut self.endpoint_at[e as usize];
-            if *at == NO_KEY {
-                *at = f.endpoints.len() as Id;
-                f.endpoints.push((e, 0));
-            }
-            f.endpoints[*at as usize].1 += 1;
-        }
-        for &(e, _) in &f.endpoints {
-            self.endpoint_at[e as usize] = NO_KEY;
-        }
-        f.endpoints
-            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-        if let Some(col) = self.agents {
-            gather(&col.ids, rows, &mut self.ids);
-            for &ua in self.ids.iter().filter(|&&ua| ua != NO_KEY) {
-                f.first_user_agent.get_or_insert(ua);
-                self.agents_seen.add(ua);
-                if self.crawler[ua as usize] {
-                    f.crawler_requests += 1;
-                    f.crawler_agent.get_or_insert(ua);
-                }
-            }
-            f.distinct_user_agents = self.agents_seen.count_and_reset();
-        }
-        if let Some(col) = self.users {
-            gather(&col.ids, rows, &mut self.ids);
-            for &u in self.ids.iter().filter(|&&u| u != NO_KEY) {
-                self.users_seen.add(u);
-            }
-            f.distinct_users = self.users_seen.count_and_reset();
-        }
-        for (&e, &status) in self.endpoints.iter().zip(&self.statuses) {
-            if (400..500).contains(&status) && status != 429 {
-                f.client_errors += 1;
-                self.error_endpoints.add(e);
-            }
-        }
-        f.client_error_endpoints = self.error_endpoints.count_and_reset();
-        let top = f.endpoints.first().map(|&(e, _)| e);
-        let mut gaps = GapStats::default();
-        for (&e, &row) in self.endpoints.iter().zip(rows) {
-            if Some(e) == top {
-                gaps.add(table.ts[row as usize]);
-            }
-        }
-        (f.gaps, f.gap_mean_ms, f.gap_cv) = gaps.summary();
-        f
-    }
 }
 
 impl ClientFacts {
@@ -211,41 +134,6 @@ impl ClientFacts {
         let mut f = ClientFacts::default();
         (f.gaps, f.gap_mean_ms, f.gap_cv) = GapStats::default().summary();
         f
-    }
-}
-
-/// The distinct ids one client has, with a mark per id that is reset after
-/// each client (linear in the client's requests, whatever their number).
-struct Distinct {
-    seen: Vec<bool>,
-    marked: Vec<Id>,
-}
-
-impl Distinct {
-    /// For ids below `ids`.
-    fn new(ids: usize) -> Self {
-        Distinct {
-            seen: vec![false; ids],
-            marked: Vec::new(),
-        }
-    }
-
-    fn add(&mut self, id: Id) {
-        let seen = &mut self.seen[id as usize];
-        if !*seen {
-            *seen = true;
-            self.marked.push(id);
-        }
-    }
-
-    /// How many distinct ids were added since the last reset; resets.
-    fn count_and_reset(&mut self) -> u64 {
-        for &id in &self.marked {
-            self.seen[id as usize] = false;
-        }
-        let n = self.marked.len() as u64;
-        self.marked.clear();
-        n
     }
 }
 

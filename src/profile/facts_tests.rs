@@ -105,6 +105,7 @@ proptest::proptest! {
         excluded in proptest::option::of(0u32..12),
         threads in 1usize..4,
         indexed_rows in proptest::sample::select(vec![1usize, 20, 1 << 20]),
+        per_group in proptest::sample::select(vec![None, Some(1usize), Some(3)]),
     ) {
         let mut t = EventTable {
             extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
@@ -137,7 +138,7 @@ proptest::proptest! {
         let expected = gather(&t, &analysis, columns, is_crawler);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let pairs = pool.install(|| {
-            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), indexed_rows)
+            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (indexed_rows, per_group))
         });
         let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
         let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();

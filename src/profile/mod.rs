@@ -10,6 +10,7 @@
 
 pub mod crawler;
 pub mod facts;
+mod facts_group;
 pub mod periodic;
 pub mod runaway;
 pub mod scanner;

@@ -11,6 +11,9 @@ use std::ops::Range;
 
 use crate::events::EventTable;
 
+/// A client of the range whose rows are left out, in [`ClientRows::group`].
+const LEFT_OUT: u32 = u32::MAX;
+
 /// Row indices of the clients of one range, group after group, a group being
 /// `per_group` consecutive clients (the last one may have fewer).
 pub struct ClientRows {
@@ -42,16 +45,50 @@ impl ClientRows {
             total += group.iter().sum::<u32>();
             starts.push(total);
         }
-        let mut next = starts[..starts.len() - 1].to_vec();
-        let mut rows = vec![0u32; total as usize];
-        for (row, &client) in table.client.iter().enumerate() {
-            let c = client as usize;
-            if clients.contains(&c) && events[c] > 0 {
-                let at = &mut next[(c - first) / per_group];
-                rows[*at as usize] = row as u32;
-                *at += 1;
+        // Per client of the range, its group, or none when it is left out
+        // (and none past the range): one read per row where a division and a
+        // second check would be.
+        let mut group_of: Vec<u32> = clients
+            .clone()
+            .map(|c| {
+                if events[c] > 0 {
+                    ((c - first) / per_group) as u32
+                } else {
+                    LEFT_OUT
+                }
+            })
+            .collect();
+        group_of.push(LEFT_OUT);
+        let outside = clients.len();
+        let rows = if starts.len() == 2 {
+            // One group: a filter without branches. A branch taken for a
+            // random part of the rows is mispredicted about as often as it
+            // is taken; here every row is written after the kept ones and
+            // counted only when kept (the last write may fall one past them).
+            let mut rows = vec![0u32; total as usize + 1];
+            let mut kept = 0usize;
+            for (row, &client) in table.client.iter().enumerate() {
+                // Below `first`, the difference wraps to beyond the range.
+                let local = (client as usize).wrapping_sub(first).min(outside);
+                rows[kept] = row as u32;
+                kept += usize::from(group_of[local] != LEFT_OUT);
             }
-        }
+            rows.truncate(total as usize);
+            rows
+        } else {
+            let mut next = starts[..starts.len() - 1].to_vec();
+            let mut rows = vec![0u32; total as usize];
+            for (row, &client) in table.client.iter().enumerate() {
+                let local = (client as usize).wrapping_sub(first).min(outside);
+                let g = group_of[local];
+                if g != LEFT_OUT {
+                    let at = &mut next[g as usize];
+                    rows[*at as usize] = row as u32;
+                    *at += 1;
+                }
+            }
+            rows
+        };
         ClientRows {
             clients,
             per_group,
@@ -158,6 +195,44 @@ mod tests {
         assert_eq!((grouped.clients(0), grouped.clients(1)), (1..3, 3..4));
         assert_eq!(grouped.rows(0), [0, 1, 2, 4, 5]);
         assert_eq!(grouped.rows(1), [] as [u32; 0]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn grouping_equals_filtering_the_table_group_by_group(
+            table_clients in proptest::collection::vec(0u32..10, 0..200),
+            left_out in proptest::collection::vec(proptest::bool::ANY, 10),
+            (start, len) in (0usize..10, 0usize..11),
+            per_group in 1usize..5,
+        ) {
+            let mut t = EventTable::default();
+            for c in 0..10 {
+                t.clients.intern(&format!("c{c}"));
+            }
+            let mut events = vec![0u32; 10];
+            for &client in &table_clients {
+                t.push(Event { client, ..Event::default() });
+                events[client as usize] += 1;
+            }
+            for (n, &out) in events.iter_mut().zip(&left_out) {
+                if out {
+                    *n = 0;
+                }
+            }
+            let clients = start..(start + len).min(10);
+            let grouped = ClientRows::group(&t, clients.clone(), &events, per_group);
+            proptest::prop_assert_eq!(grouped.groups(), clients.len().div_ceil(per_group));
+            for g in 0..grouped.groups() {
+                let of_group = grouped.clients(g);
+                let want: Vec<u32> = (0..table_clients.len() as u32)
+                    .filter(|&row| {
+                        let c = table_clients[row as usize] as usize;
+                        of_group.contains(&c) && events[c] > 0
+                    })
+                    .collect();
+                proptest::prop_assert_eq!(grouped.rows(g), &want[..]);
+            }
+        }
     }
 
     #[test]
