@@ -10,6 +10,7 @@ mod interner;
 pub use interner::Interner;
 
 use crate::units::Millis;
+use rayon::slice::ParallelSliceMut;
 
 /// Dense id of an interned string (a client key or an endpoint).
 pub type Id = u32;
@@ -163,19 +164,35 @@ impl EventTable {
             return;
         }
         let mut order: Vec<u32> = (0..self.ts.len() as u32).collect();
-        order.sort_by_key(|&i| self.ts[i as usize]); // stable
-        self.ts = permute(&self.ts, &order);
-        self.client = permute(&self.client, &order);
-        self.endpoint = permute(&self.endpoint, &order);
-        if !self.path.is_empty() {
-            self.path = permute(&self.path, &order);
-        }
-        self.method = permute(&self.method, &order);
-        self.status = permute(&self.status, &order);
-        for column in &mut self.extra_keys {
-            column.ids = permute(&column.ids, &order);
-        }
-        self.logged = permute(&self.logged, &order);
+        // Stable, on every core: equal times keep their input order.
+        order.par_sort_by_key(|&i| self.ts[i as usize]);
+        // Each column moved on its own thread.
+        let EventTable {
+            ts,
+            client,
+            endpoint,
+            path,
+            method,
+            status,
+            extra_keys,
+            logged,
+            ..
+        } = self;
+        let order = &order;
+        rayon::scope(|s| {
+            s.spawn(|_| *ts = permute(ts, order));
+            s.spawn(|_| *client = permute(client, order));
+            s.spawn(|_| *endpoint = permute(endpoint, order));
+            if !path.is_empty() {
+                s.spawn(|_| *path = permute(path, order));
+            }
+            s.spawn(|_| *method = permute(method, order));
+            s.spawn(|_| *status = permute(status, order));
+            for column in extra_keys.iter_mut() {
+                s.spawn(|_| column.ids = permute(&column.ids, order));
+            }
+            s.spawn(|_| *logged = permute(logged, order));
+        });
     }
 
     /// Time of the first and last event.
