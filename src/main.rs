@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 fn main() -> ExitCode {
+    rlctl::ingest::return_freed_memory_promptly();
     let cli = rlctl::cli::Cli::parse();
     match rlctl::run(cli) {
         Ok(outcome) => outcome.exit_code(),

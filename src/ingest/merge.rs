@@ -67,7 +67,6 @@ pub(super) struct Merger<'s> {
 
 impl<'s> Merger<'s> {
     pub(super) fn new(settings: &'s Settings) -> Self {
-        return_freed_memory_promptly();
         let total: u64 = settings
             .inputs
             .iter()
@@ -280,8 +279,9 @@ impl<'s> Merger<'s> {
 /// with a million distinct paths (8 MB with thirty). Setting the threshold
 /// turns that adjustment off (`mallopt(3)`, M_MMAP_THRESHOLD); 2 MiB rather
 /// than the initial 128 KiB keeps the per-chunk buffers of the parse workers
-/// in their heaps, reused from one chunk to the next.
-fn return_freed_memory_promptly() {
+/// in their heaps, reused from one chunk to the next. A process-wide
+/// setting: the binary calls it once as it starts.
+pub fn return_freed_memory_promptly() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only changes a tuning parameter of glibc's allocator.
     unsafe {
