@@ -8,11 +8,13 @@ use rustc_hash::FxHashSet;
 
 use rayon::prelude::*;
 
-use super::facts_group::{GroupGatherer, clients_per_group};
+use super::facts_group::GroupGatherer;
 use crate::events::{EventTable, Id};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges};
+use crate::stats::by_client::{
+    ClientRows, INDEXED_ROWS, by_rows, client_ranges, clients_per_group,
+};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]

@@ -3,7 +3,8 @@
 //! in the time-ordered table, so reading its columns client by client misses
 //! the cache on nearly every value; a group's rows, many clients' together,
 //! are read nearly in sequence. The state of the group's (client, endpoint)
-//! pairs is a dense table of at most [`GROUP_PAIRS`] entries (reset through
+//! pairs is a dense table of at most
+//! [`crate::stats::by_client::GROUP_PAIRS`] entries (reset through
 //! the pairs touched), its (client, user agent) and (client, user) pairs a
 //! set bounded by the group's rows.
 //!
@@ -14,19 +15,7 @@ use rustc_hash::FxHashSet;
 
 use super::facts::{ClientFacts, GapStats};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
-use crate::stats::by_client::gather;
-
-/// Most entries (clients × endpoints) of a group's pair table.
-const GROUP_PAIRS: usize = 1 << 18;
-/// Most clients in a group.
-const GROUP_CLIENTS: usize = 1 << 16;
-/// Rows whose columns are read at once.
-const GATHERED_ROWS: usize = 1 << 13;
-
-/// Clients per group when the table has `endpoints` distinct endpoints.
-pub(super) fn clients_per_group(endpoints: usize) -> usize {
-    (GROUP_PAIRS / endpoints.max(1)).clamp(1, GROUP_CLIENTS)
-}
+use crate::stats::by_client::{GATHERED_ROWS, gather};
 
 /// What a group's pass holds about one of its clients.
 #[derive(Clone, Default)]

@@ -112,13 +112,6 @@ impl ClientRows {
     pub fn rows(&self, g: usize) -> &[u32] {
         &self.rows[self.starts[g] as usize..self.starts[g + 1] as usize]
     }
-
-    /// The rows of `client` (of this range), in table order, when every
-    /// group is one client.
-    pub fn of(&self, client: usize) -> &[u32] {
-        debug_assert_eq!(self.per_group, 1);
-        self.rows(client - self.clients.start)
-    }
 }
 
 /// `parts` contiguous client ranges with about the same number of the
@@ -136,6 +129,21 @@ pub fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<us
     }
     ranges.push(first..events.len());
     ranges
+}
+
+/// Most entries (clients × columns, e.g. endpoints) of the dense table a
+/// pass over a group of clients keeps.
+pub const GROUP_PAIRS: usize = 1 << 18;
+/// Most clients in a group.
+const GROUP_CLIENTS: usize = 1 << 16;
+/// Rows whose columns are read at once.
+pub const GATHERED_ROWS: usize = 1 << 13;
+
+/// Clients per group when each client has `columns` entries in the group's
+/// table: as many as fit [`GROUP_PAIRS`] (at least one), so that few clients
+/// are counted as one group, streaming the table.
+pub fn clients_per_group(columns: usize) -> usize {
+    (GROUP_PAIRS / columns.max(1)).clamp(1, GROUP_CLIENTS)
 }
 
 /// The most rows to index at once (4 bytes each), beyond one client's.
@@ -184,11 +192,12 @@ mod tests {
                 ..Event::default()
             });
         }
-        // Client 3 is excluded (0 events), client 0 outside the range.
+        // Client 3 is excluded (0 events), client 0 outside the range; one
+        // group per client, group g being client 1 + g.
         let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 1);
-        assert_eq!(grouped.of(1), [1, 4]);
-        assert_eq!(grouped.of(2), [0, 2, 5]);
-        assert_eq!(grouped.of(3), [] as [u32; 0]);
+        assert_eq!(grouped.rows(0), [1, 4]);
+        assert_eq!(grouped.rows(1), [0, 2, 5]);
+        assert_eq!(grouped.rows(2), [] as [u32; 0]);
         // Groups of two clients: 1 and 2, then 3.
         let grouped = ClientRows::group(&t, 1..4, &[1, 2, 3, 0], 2);
         assert_eq!(grouped.groups(), 2);

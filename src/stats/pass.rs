@@ -16,7 +16,9 @@ use std::ops::Range;
 
 use rayon::prelude::*;
 
-use super::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges, gather};
+use super::by_client::{
+    ClientRows, GATHERED_ROWS, INDEXED_ROWS, by_rows, client_ranges, clients_per_group, gather,
+};
 use super::counting::{KeyCounts, ScopeTally};
 use super::detail::Detail;
 use super::{ClientPeak, CountRows};
@@ -199,19 +201,6 @@ struct PairState {
 
 /// No pair yet, in the group's pair table.
 const NO_PAIR: u32 = u32::MAX;
-/// Most entries (clients × detailed endpoints) of a group's pair table.
-const GROUP_PAIRS: usize = 1 << 18;
-/// Most clients in a group.
-const GROUP_CLIENTS: usize = 1 << 16;
-/// Rows whose columns are read at once.
-const GATHERED_ROWS: usize = 1 << 13;
-
-/// Clients per group: as many as fit `GROUP_PAIRS` (at least one), so that
-/// few clients are counted as one group, streaming the table.
-fn clients_per_group(detailed: usize) -> usize {
-    (GROUP_PAIRS / detailed.max(1)).clamp(1, GROUP_CLIENTS)
-}
-
 /// Counts the clients of one range, one group of `per_group` clients after
 /// another, indexing at most `indexed_rows` rows at a time.
 fn count_clients(
