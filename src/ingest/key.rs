@@ -315,15 +315,13 @@ fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
     if let Some(inner) = addr.strip_prefix(b"[") {
         return memchr::memchr(b']', inner).map_or(0..addr.len(), |end| 1..1 + end);
     }
-    // Most addresses are IPv4 without a port: a short loop, not a search.
-    if addr.iter().all(|&b| b != b':') {
-        return 0..addr.len();
-    }
-    let Some(colon) = memchr::memrchr(b':', addr) else {
+    // A short loop, not a search: most addresses are a few bytes of IPv4
+    // without a port.
+    let Some(colon) = addr.iter().rposition(|&b| b == b':') else {
         return 0..addr.len();
     };
     let port = &addr[colon + 1..];
-    let one_colon = memchr::memchr(b':', &addr[..colon]).is_none();
+    let one_colon = !addr[..colon].contains(&b':');
     if one_colon && colon > 0 && !port.is_empty() && port.iter().all(u8::is_ascii_digit) {
         0..colon
     } else {
