@@ -116,7 +116,7 @@ fn rejects(ids: &[u32], rejected: &[u32], requests: &[u64], names: &Interner) ->
 }
 
 /// Entries with rejections, most rejected first (then most requests, then name).
-fn most_rejected(mut all: Vec<Rejects>, top: usize) -> Vec<Rejects> {
+pub(super) fn most_rejected(mut all: Vec<Rejects>, top: usize) -> Vec<Rejects> {
     all.retain(|r| r.rejected > 0);
     all.sort_by(|a, b| {
         (b.rejected, b.requests)

@@ -2,6 +2,7 @@
 //! boundary effects against their first definitions.
 
 use super::super::tests::{boundary_by_clients, spec};
+use super::super::totals::most_rejected;
 use super::super::*;
 use crate::simulate::{Replayer, Rule};
 
@@ -24,16 +25,6 @@ fn totals_by_tally(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
                 rejected,
             })
             .collect::<Vec<_>>()
-    };
-    let most_rejected = |mut all: Vec<Rejects>, top: usize| {
-        all.retain(|r| r.rejected > 0);
-        all.sort_by(|a, b| {
-            (b.rejected, b.requests)
-                .cmp(&(a.rejected, a.requests))
-                .then_with(|| a.name.cmp(&b.name))
-        });
-        all.truncate(top);
-        all
     };
     let clients = tally(traffic.client, traffic.client_names);
     let endpoints = tally(traffic.endpoint, traffic.endpoint_names);
