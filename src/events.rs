@@ -9,8 +9,9 @@ mod interner;
 
 pub use interner::Interner;
 
-use crate::units::Millis;
 use rayon::slice::ParallelSliceMut;
+
+use crate::units::Millis;
 
 /// Dense id of an interned string (a client key or an endpoint).
 pub type Id = u32;
