@@ -156,48 +156,64 @@ unsafe fn avx2(line: &[u8], m: &mut Marks) {
         _mm256_srli_epi16,
     };
     let len = line.len();
-    let full = len / 32;
-    let rest = len % 32;
     // A line shorter than 32 bytes is read from a zero-padded copy.
     let mut short = [0u8; 32];
     if len < 32 {
         short[..len].copy_from_slice(line);
     }
     // SAFETY: AVX2 is present (the caller's contract). Each load reads 32
-    // bytes: block `b < full` at `32 * b`, inside `line`; the last, partial
-    // block from `len - 32` (inside `line`, as `len >= 32`) or from `short`.
+    // bytes: whole blocks at offsets `o` with `o + 32 <= len`, inside `line`;
+    // the last, partial block from `len - 32` (inside `line`, as `len >= 32`)
+    // or from `short`. `word` stays below WORDS as `len <= MAX_LINE`.
     unsafe {
         let table = |t: &[i8; 16]| _mm256_loadu_si256([*t, *t].as_ptr().cast::<__m256i>());
         let (low, high) = (table(&LOW), table(&HIGH));
         let nibble = _mm256_set1_epi8(0x0f);
         let [space, quote, bracket] = [SPACE, QUOTE, BRACKET].map(|c| _mm256_set1_epi8(c));
         let mut classes = _mm256_setzero_si256();
-        // The classes of the 32 bytes at `from`, kept from bit `skip` on,
-        // into the bits from `at` on.
-        let mut block = |from: *const u8, skip: u32, at: usize| {
+        // The class of each of the 32 bytes at `from`.
+        let mut classify = |from: *const u8| {
             let bytes = _mm256_loadu_si256(from.cast::<__m256i>());
             let class = _mm256_and_si256(
                 _mm256_shuffle_epi8(low, bytes),
                 _mm256_shuffle_epi8(high, _mm256_and_si256(_mm256_srli_epi16(bytes, 4), nibble)),
             );
             classes = _mm256_or_si256(classes, class);
-            let bits = |c| {
-                u64::from(_mm256_movemask_epi8(_mm256_cmpeq_epi8(class, c)) as u32 >> skip)
-                    << (at % 64)
-            };
-            m.space.0[at / 64] |= bits(space);
-            m.quote.0[at / 64] |= bits(quote);
-            m.bracket.0[at / 64] |= bits(bracket);
+            class
         };
-        for b in 0..full {
-            block(line.as_ptr().add(32 * b), 0, 32 * b);
+        // The bytes of class `c` among 32 classes, one bit each.
+        let bits = |class, c| _mm256_movemask_epi8(_mm256_cmpeq_epi8(class, c)) as u32;
+        let at = |offset: usize| line.as_ptr().add(offset);
+        // Whole words of 64 bytes, each written once.
+        let mut word = 0;
+        while 64 * word + 64 <= len {
+            let (a, b) = (classify(at(64 * word)), classify(at(64 * word + 32)));
+            let pair = |c| u64::from(bits(a, c)) | u64::from(bits(b, c)) << 32;
+            m.space.0[word] = pair(space);
+            m.quote.0[word] = pair(quote);
+            m.bracket.0[word] = pair(bracket);
+            word += 1;
         }
-        if rest > 0 {
-            if len >= 32 {
-                block(line.as_ptr().add(len - 32), (32 - rest) as u32, 32 * full);
+        // Then at most one whole block of 32 bytes, and the partial one.
+        let mut done = 64 * word;
+        if done + 32 <= len {
+            let a = classify(at(done));
+            m.space.0[word] = u64::from(bits(a, space));
+            m.quote.0[word] = u64::from(bits(a, quote));
+            m.bracket.0[word] = u64::from(bits(a, bracket));
+            done += 32;
+        }
+        if done < len {
+            // The last 32 bytes of the line, of which the first `skip` were done.
+            let (class, skip) = if len >= 32 {
+                (classify(at(len - 32)), 32 - (len - done) as u32)
             } else {
-                block(short.as_ptr(), 0, 0);
-            }
+                (classify(short.as_ptr()), 0)
+            };
+            let shift = done % 64;
+            m.space.0[word] |= u64::from(bits(class, space) >> skip) << shift;
+            m.quote.0[word] |= u64::from(bits(class, quote) >> skip) << shift;
+            m.bracket.0[word] |= u64::from(bits(class, bracket) >> skip) << shift;
         }
         let backslashes = _mm256_cmpeq_epi8(
             _mm256_and_si256(classes, _mm256_set1_epi8(BACKSLASH)),
