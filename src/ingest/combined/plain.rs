@@ -135,6 +135,7 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
 /// to `split_request`) when the request starts or ends with white space.
 ///
 /// [`split_request`]: crate::ingest::record::split_request
+#[inline(always)]
 fn request_parts<'a>(
     line: &'a [u8],
     m: &Marks,
