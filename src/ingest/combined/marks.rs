@@ -130,15 +130,21 @@ fn sse2(line: &[u8], m: &mut Marks) {
 /// `LOW[low nibble] & HIGH[high nibble]`, exactly one of these for the five
 /// delimiters and 0 for every other byte (a byte of 0x80 or more reads 0 from
 /// `LOW`, as `vpshufb` gives for an index with its top bit set).
+#[cfg(target_arch = "x86_64")]
 const SPACE: i8 = 1;
+#[cfg(target_arch = "x86_64")]
 const QUOTE: i8 = 2;
+#[cfg(target_arch = "x86_64")]
 const BRACKET: i8 = 4;
+#[cfg(target_arch = "x86_64")]
 const BACKSLASH: i8 = 8;
 /// By low nibble: ` ` 0x20, `"` 0x22, `[` 0x5B, `\` 0x5C, `]` 0x5D.
+#[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]
 const LOW: [i8; 16] = [SPACE, 0, QUOTE, 0, 0, 0, 0, 0, 0, 0, 0, BRACKET, BACKSLASH, BRACKET, 0, 0];
 /// By high nibble: 0x2_ holds the space and the quote, 0x5_ the brackets and
 /// the backslash.
+#[cfg(target_arch = "x86_64")]
 #[rustfmt::skip]
 const HIGH: [i8; 16] = [0, 0, SPACE | QUOTE, 0, 0, BRACKET | BACKSLASH, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
 
@@ -255,6 +261,35 @@ mod tests {
                         marks.space.next(from),
                         line.iter().skip(from).position(|&b| b == b' ').map(|i| from + i)
                     );
+                }
+            }
+        }
+    }
+
+    /// Every byte value, alone and among others, in lines of every length
+    /// up to 100 (each kernel's whole blocks, its partial block and its
+    /// zero-padded short line).
+    #[test]
+    fn every_byte_is_marked_as_bytewise_marks_it() {
+        for byte in 0..=255u8 {
+            for len in 0..100 {
+                let line: Vec<u8> = (0..len)
+                    .map(|i| {
+                        if i % 3 == 0 {
+                            byte
+                        } else {
+                            [b'a', b' ', b'\\'][i % 3]
+                        }
+                    })
+                    .collect();
+                let mut want = Marks::default();
+                bytewise(&line, &mut want);
+                assert_eq!(Marks::of(&line).as_ref(), Some(&want), "{byte:#x}, {len}");
+                #[cfg(target_arch = "x86_64")]
+                {
+                    let mut got = Marks::default();
+                    sse2(&line, &mut got);
+                    assert_eq!(got, want, "{byte:#x}, {len}");
                 }
             }
         }
