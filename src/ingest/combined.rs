@@ -64,6 +64,16 @@ struct Split<'a> {
     fields: [&'a [u8]; 17],
     /// What follows STATUS (BYTES and the quoted fields).
     after_status: &'a [u8],
+    /// The request's method and target when already found (by the shortcut).
+    request: Option<(&'a [u8], &'a [u8])>,
+}
+
+impl<'a> Split<'a> {
+    /// The request's method and target ([`split_request`] of the request).
+    fn request_parts(&self) -> (&'a [u8], &'a [u8]) {
+        self.request
+            .unwrap_or_else(|| split_request(self.fields[4]))
+    }
 }
 
 /// Index of BYTES in [`FIELD_NAMES`]; the quoted fields come after it.
@@ -356,7 +366,7 @@ impl LineParser for CombinedParser {
         } else {
             time
         });
-        let (method, path) = split_request(f[4]);
+        let (method, path) = s.request_parts();
         record.addr = Cow::Borrowed(f[0]);
         record.user = Cow::Borrowed(f[2]);
         record.method = Cow::Borrowed(method);

@@ -156,6 +156,9 @@ impl KeySpec {
             [KeyPart::UserAgent] => record.user_agent.trim_ascii(),
             [KeyPart::Field(f)] => record.extra[*f].trim_ascii(),
             [KeyPart::Ip] if self.cidr4.is_none() && self.cidr6.is_none() => {
+                if bare_address(&record.addr) {
+                    return Some(KeyValue::Bytes(&record.addr));
+                }
                 match single_address_bytes(&record.addr) {
                     Some(address) => &address[host_span(address)],
                     None => return self.key(record, scratch).map(KeyValue::Text),
@@ -367,6 +370,33 @@ fn single_address(field: &[u8]) -> Option<Option<&str>> {
     let field = single_address_bytes(field)?;
     let text = std::str::from_utf8(field).expect("ASCII is UTF-8");
     Some((!text.is_empty() && text != "-").then_some(text))
+}
+
+/// True for the common address field, 8 to 16 bytes of ASCII from `-` to
+/// DEL without a `:` and not starting with `[` (an IPv4 address, a hostname):
+/// a single address without a port, so the key is the field as it is (what
+/// [`single_address_bytes`] and [`host_span`] would leave whole). Decided on
+/// two overlapping 8-byte words, without a loop over the bytes.
+#[inline]
+fn bare_address(field: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (Some(head), Some(tail)) = (field.first_chunk::<8>(), field.last_chunk::<8>()) else {
+        return false;
+    };
+    // Any byte of `x` below `n` (n at most 0x80) or at or above 0x80, or a
+    // colon: the usual "has a byte less than" test (exact in whether any
+    // byte is, even when bits above the first such byte are spurious).
+    let odd = |x: u64| {
+        let below = x.wrapping_sub(ONES * 0x2d) & !x;
+        let colons = x ^ (ONES * u64::from(b':'));
+        let colon = colons.wrapping_sub(ONES) & !colons;
+        (x | below | colon) & HIGH != 0
+    };
+    field.len() <= 16
+        && head[0] != b'['
+        && !odd(u64::from_le_bytes(*head))
+        && !odd(u64::from_le_bytes(*tail))
 }
 
 /// `field` when it is ASCII without separators (one address, or none).

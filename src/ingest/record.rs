@@ -72,8 +72,13 @@ impl Record<'_> {
         for field in [addr, user, xff, user_agent, method, path, limit_req_status] {
             *field = EMPTY;
         }
-        extra.clear();
-        extra.resize(extra_fields, EMPTY);
+        if extra.len() == extra_fields {
+            // The usual case (the same fields every line): no call to resize.
+            extra.iter_mut().for_each(|field| *field = EMPTY);
+        } else {
+            extra.clear();
+            extra.resize(extra_fields, EMPTY);
+        }
     }
 }
 
@@ -226,6 +231,41 @@ pub trait LineParser: Send + Sync {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clear_empties_every_field_and_sizes_the_extra_fields() {
+        let owned = || Cow::Owned(b"x".to_vec());
+        let mut r = Record {
+            time: Some(Stamp {
+                ms: 1,
+                subsecond: true,
+            }),
+            addr: owned(),
+            user: owned(),
+            xff: owned(),
+            user_agent: owned(),
+            method: owned(),
+            path: owned(),
+            status: Some(200),
+            limit_req_status: owned(),
+            extra: vec![owned(), owned()],
+        };
+        for n in [2, 2, 3, 0, 1] {
+            r.extra.iter_mut().for_each(|f| *f = owned());
+            r.clear(n);
+            assert_eq!((r.time, r.status, r.extra.len()), (None, None, n));
+            let fields = [
+                &r.addr,
+                &r.user,
+                &r.xff,
+                &r.user_agent,
+                &r.method,
+                &r.path,
+                &r.limit_req_status,
+            ];
+            assert!(fields.into_iter().chain(&r.extra).all(|f| f.is_empty()));
+        }
+    }
 
     #[test]
     fn request_lines_split() {

@@ -222,9 +222,17 @@ pub fn parse_any(text: &[u8]) -> Option<Stamp> {
 
 /// Parses `$time_local` with a one-entry cache of the date part and one of the
 /// zone: consecutive lines almost always share the day and the zone, so only the
-/// clock is parsed again.
+/// clock is parsed again. A third entry keeps the minute of the usual 26-byte
+/// shape (`10/Oct/2000:13:55:36 -0700`): a line of the same minute and zone
+/// only has its seconds read.
 #[derive(Debug, Default, Clone)]
 pub struct ClfCache {
+    /// `dd/Mon/yyyy:HH:MM` of the last 26-byte stamp without a fraction.
+    minute_text: [u8; 17],
+    /// Its text after the seconds (` -0700`).
+    minute_zone: [u8; 6],
+    /// Its time at second 0 (UTC milliseconds), `None` until one is seen.
+    minute_ms: Option<i64>,
     day_text: [u8; 11],
     day_ms: Option<i64>,
     /// The text after the clock (` +0000`) of a line without a fraction, and its offset.
@@ -243,7 +251,35 @@ fn two_digits(tens: u8, ones: u8) -> Option<u32> {
 
 impl ClfCache {
     /// Same result as [`parse_clf`].
+    #[inline]
     pub fn parse(&mut self, text: &[u8]) -> Option<Stamp> {
+        let Ok(usual) = <&[u8; 26]>::try_from(text) else {
+            return self.parse_by_day(text);
+        };
+        if let Some(minute_ms) = self.minute_ms
+            && usual[..17] == self.minute_text
+            && usual[20..] == self.minute_zone
+            && usual[17] == b':'
+            && let Some(second) = two_digits(usual[18], usual[19]).filter(|&s| s <= 60)
+        {
+            return Some(Stamp {
+                ms: minute_ms + i64::from(second) * 1000,
+                subsecond: false,
+            });
+        }
+        let stamp = self.parse_by_day(text)?;
+        if !stamp.subsecond {
+            // A valid stamp: its seconds are two digits.
+            let second = two_digits(usual[18], usual[19])?;
+            self.minute_text.copy_from_slice(&usual[..17]);
+            self.minute_zone.copy_from_slice(&usual[20..]);
+            self.minute_ms = Some(stamp.ms - i64::from(second) * 1000);
+        }
+        Some(stamp)
+    }
+
+    /// [`Self::parse`] from the caches of the day and the zone.
+    fn parse_by_day(&mut self, text: &[u8]) -> Option<Stamp> {
         if text.len() < 20 || text[11] != b':' {
             return None;
         }

@@ -15,6 +15,7 @@
 
 use super::marks::Marks;
 use super::{BYTES_FIELD, CombinedParser, Split};
+use crate::ingest::record::split_request;
 
 /// What the shortcut reads besides the fields up to STATUS.
 #[derive(Debug, Clone, Copy)]
@@ -38,17 +39,17 @@ impl CombinedParser {
     pub fn shortcut_disagrees(&self, line: &[u8]) -> bool {
         let (mut fast, mut general) = (Split::default(), Split::default());
         split(line, self.wanted(), &mut fast)
-            && Ok(fast.fields)
+            && Ok((fast.fields, fast.request_parts()))
                 != self
                     .split_any(line, &mut general)
                     .and_then(|()| self.finish(&mut general))
-                    .map(|()| general.fields)
+                    .map(|()| (general.fields, split_request(general.fields[4])))
     }
 }
 
 fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
-    let m = Marks::of(line)?;
-    if m.backslash {
+    let mut m = Marks::default();
+    if !m.fill(line) || m.backslash {
         return None;
     }
     // `ADDR IDENT USER [`: three spaces, then the first `[`, which opens a
@@ -66,9 +67,10 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
     if addr_end == 0
         || ident_end == addr_end + 1
         || user_end == ident_end + 1
-        || [0, addr_end - 1, ident_end - 1, user_end - 1]
-            .into_iter()
-            .any(trimmed)
+        || trimmed(0)
+        || trimmed(addr_end - 1)
+        || trimmed(ident_end - 1)
+        || trimmed(user_end - 1)
     {
         return None;
     }
@@ -98,6 +100,7 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
     s.fields[2] = &line[ident_end + 1..user_end];
     s.fields[3] = &line[open + 1..close];
     s.fields[4] = &line[close + 3..request_end];
+    s.request = request_parts(line, &m, close + 3, request_end);
     s.fields[7] = &after_request[1..4];
     s.after_status = &after_request[4..];
     if !wanted.bytes {
@@ -127,6 +130,35 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
     Some(())
 }
 
+/// The method and target of the request `line[start..end]` as
+/// [`split_request`] reads them, found from the spaces' marks; `None` (left
+/// to `split_request`) when the request starts or ends with white space.
+///
+/// [`split_request`]: crate::ingest::record::split_request
+#[inline(always)]
+fn request_parts<'a>(
+    line: &'a [u8],
+    m: &Marks,
+    start: usize,
+    end: usize,
+) -> Option<(&'a [u8], &'a [u8])> {
+    let request = &line[start..end];
+    let (Some(first), Some(last)) = (request.first(), request.last()) else {
+        return Some((b"", b""));
+    };
+    if first.is_ascii_whitespace() || last.is_ascii_whitespace() {
+        return None;
+    }
+    if request == b"-" {
+        return Some((b"", b""));
+    }
+    let Some(space) = m.space.next(start).filter(|&at| at < end) else {
+        return Some((request, b""));
+    };
+    let target_end = m.space.next(space + 1).map_or(end, |at| at.min(end));
+    Some((&line[start..space], &line[space + 1..target_end]))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::CombinedParser;
@@ -150,6 +182,15 @@ mod tests {
             "[10/Oct/2000:13:55:36",
             "\"GET /a?b HTTP/1.1\"",
             "\"GET /x\"y HTTP/1.1\"",
+            // Requests of every shape `split_request` reads.
+            "\"GET\"",
+            "\"\"",
+            "\" GET /a \"",
+            "\"GET  /a  HTTP/1.1\"",
+            "\"GET\t/a HTTP/1.1\"",
+            "\"\u{c}GET /a\"",
+            "\"GET /a \"",
+            "\"- x\"",
             "200",
             "099",
             "0",

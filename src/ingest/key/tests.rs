@@ -203,6 +203,7 @@ proptest::proptest! {
                 proptest::sample::select(vec![
                     &b"alice"[..], b"-", b" ", b"\t", b"\xff", "\u{fffd}".as_bytes(), b"Mozilla/5.0",
                     "é".as_bytes(), b"", b"1.2.3.4", b":8080", b"[2001:db8::1]", b"::1", b",", b"\"",
+                    b"192.168.100.200", b"10.0.0.1", b"[", b"+", b"\x7f", b"\x80",
                 ]),
                 0..5,
             ),
@@ -267,4 +268,31 @@ fn addresses_are_read_as_logged_bytes_only_when_single_and_not_aggregated() {
         ip.key_value(&r, &mut scratch),
         Some(KeyValue::Text("192.0.2.7"))
     );
+}
+
+proptest::proptest! {
+    /// An address field taken whole without reading it byte by byte is one
+    /// that the byte-wise reading leaves whole.
+    #[test]
+    fn bare_addresses_are_what_the_bytewise_reading_leaves_whole(
+        field in proptest::collection::vec(
+            // Mostly bytes of addresses, so that whole fields of them come up.
+            proptest::prop_oneof![
+                12 => proptest::sample::select(vec![b'0', b'9', b'.', b'a', b'-', b']', b'/', b'\x7f', b'\\']),
+                1 => proptest::sample::select(vec![
+                    b':', b'[', b',', b'"', b' ', b'\t', b'\x0b', b'\x0c', b'\r', b'+', 0x80, 0xff, 0, b'-' - 1,
+                ]),
+            ],
+            0..20,
+        )
+    ) {
+        if bare_address(&field) {
+            proptest::prop_assert_eq!(single_address_bytes(&field), Some(&field[..]));
+            proptest::prop_assert_eq!(host_span(&field), 0..field.len());
+            proptest::prop_assert!(field != b"-");
+        }
+        let all_plain = field.iter().all(|&b| (0x2d..0x80).contains(&b) && b != b':');
+        let expected = (8..=16).contains(&field.len()) && all_plain && field[0] != b'[';
+        proptest::prop_assert_eq!(bare_address(&field), expected);
+    }
 }

@@ -116,3 +116,27 @@ fn cache_agrees_with_full_parse() {
         );
     }
 }
+
+proptest::proptest! {
+    /// The cache reads every stamp of a sequence as [`parse_clf`] does, whatever
+    /// came before it (same minute or not, odd seconds, zones, fractions).
+    #[test]
+    fn the_cache_agrees_with_the_full_parse_over_sequences(
+        stamps in proptest::collection::vec(
+            (
+                proptest::sample::select(vec!["10/Oct/2000", "11/Oct/2000", "29/Feb/2001", "10/oct/2000"]),
+                proptest::sample::select(vec!["13:55", "13:56", "00:00", "23:59", "24:00", "13:60", "1x:55"]),
+                proptest::sample::select(vec!["00", "07", "59", "60", "61", "99", "6x", " 1", "7"]),
+                proptest::sample::select(vec![" +0000", " -0700", " +01:30", " +0130", "", " +2400", ".250 +0000", " +0000 ", "x+0000", " Z"]),
+                proptest::sample::select(vec![":", ".", " "]),
+            ),
+            1..30,
+        )
+    ) {
+        let mut cache = ClfCache::default();
+        for (day, minute, second, zone, colon) in stamps {
+            let text = format!("{day}:{minute}{colon}{second}{zone}");
+            proptest::prop_assert_eq!(cache.parse(text.as_bytes()), parse_clf(text.as_bytes()), "{}", text);
+        }
+    }
+}
