@@ -96,6 +96,8 @@ pub fn parse_chunk(
         extra_key: String::new(),
         requests: RequestCache::with_capacity(distinct),
     };
+    // Endpoints are as many as the requests when most paths are distinct.
+    out.endpoints = Interner::with_capacity(distinct, distinct * 32);
     if ctx.paths {
         out.paths = Interner::with_capacity(distinct, distinct * 32);
     }

@@ -5,6 +5,7 @@
 //! string), so `/search?q=a` and `/search?q=b` share one entry. Memory is
 //! bounded by the chunk the cache serves: it is dropped with it.
 
+use std::borrow::Cow;
 use std::hash::Hasher;
 
 use hashbrown::HashTable;
@@ -48,8 +49,35 @@ pub struct RequestCache {
     entries: Vec<Entry>,
     /// Method, host and target key of every entry, one after another.
     bytes: Vec<u8>,
-    /// Scratch for the endpoint name.
+    /// What resolving a request reuses.
+    scratch: Scratch,
+}
+
+/// Buffers and the last method, reused from one resolved request to the next.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// The endpoint name.
     endpoint_name: String,
+    /// The method last interned and its id: requests of a chunk mostly share
+    /// one or two methods.
+    last_method: Vec<u8>,
+    last_method_id: Option<Id>,
+}
+
+impl Scratch {
+    /// The id of `method` in `methods`, interned as `intern_lossy` does.
+    fn method_id(&mut self, method: &[u8], methods: &mut Interner) -> Id {
+        match self.last_method_id {
+            Some(id) if self.last_method == method => id,
+            _ => {
+                let id = methods.intern_lossy(method);
+                self.last_method.clear();
+                self.last_method.extend_from_slice(method);
+                self.last_method_id = Some(id);
+                id
+            }
+        }
+    }
 }
 
 impl Entry {
@@ -82,7 +110,7 @@ impl RequestCache {
             table: HashTable::with_capacity(requests),
             entries: Vec::with_capacity(requests),
             bytes: Vec::with_capacity(requests * 32),
-            endpoint_name: String::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -102,14 +130,14 @@ impl RequestCache {
             table,
             entries,
             bytes,
-            endpoint_name,
+            scratch,
         } = self;
         if let Some(&i) = table.find(hash, |&i| {
             entries[i as usize].key(bytes) == (method, host, target)
         }) {
             return entries[i as usize].ids;
         }
-        let ids = resolve(method, host, target, routes, names, endpoint_name);
+        let ids = resolve(method, host, target, routes, names, scratch);
         let index = u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
         entries.push(Entry {
             start: bytes.len(),
@@ -137,16 +165,23 @@ pub fn resolve(
     target: &[u8],
     routes: &[RouteRule],
     names: RequestInterners<'_>,
-    endpoint_name: &mut String,
+    scratch: &mut Scratch,
 ) -> RequestIds {
     let target = lossy(target);
-    endpoint_of_text(method, &lossy(host), &target, routes, endpoint_name);
+    let host = if host.is_empty() {
+        Cow::Borrowed("")
+    } else {
+        lossy(host)
+    };
+    let method_id = scratch.method_id(method, names.methods);
+    let endpoint_name = &mut scratch.endpoint_name;
+    endpoint_of_text(method, &host, &target, routes, endpoint_name);
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
         path: names
             .paths
             .map_or(0, |paths| paths.intern(without_query(&target))),
-        method: names.methods.intern(&lossy(method)),
+        method: method_id,
         invalid_utf8: !endpoint_name.is_ascii() && endpoint_name.contains('\u{fffd}'),
     }
 }
