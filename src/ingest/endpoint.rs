@@ -233,20 +233,77 @@ fn strip_origin(target: &str) -> &str {
     target
 }
 
+/// How [`id_tail_prefix`] reads a byte, from the end of a target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TailByte {
+    Digit,
+    /// Any other byte an id may hold (base64url, `=` and `~`).
+    IdChar,
+    Slash,
+    /// A byte no id holds: the last segment is not one.
+    Other,
+}
+
+const TAIL_BYTES: [TailByte; 256] = {
+    let mut classes = [TailByte::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_digit() {
+            classes[b] = TailByte::Digit;
+        } else if c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'=' | b'~') {
+            classes[b] = TailByte::IdChar;
+        }
+        b += 1;
+    }
+    classes[b'/' as usize] = TailByte::Slash;
+    classes
+};
+
+/// The target before its last `/` when the segment after it is an id
+/// ([`is_id`]), so that the target's endpoint is the prefix's with `/:id`
+/// added; `None` for a proxy-style absolute target (whose path starts after
+/// its origin) and a target without `/`. Read from the end: a byte that no
+/// id holds stops the search at once.
+pub fn id_tail_prefix(target: &[u8]) -> Option<&[u8]> {
+    if target.starts_with(b"http://") || target.starts_with(b"https://") {
+        return None;
+    }
+    let mut digits_only = true;
+    let mut i = target.len();
+    let slash = loop {
+        let b = *target.get(i.checked_sub(1)?)?;
+        i -= 1;
+        match TAIL_BYTES[usize::from(b)] {
+            TailByte::Digit => {}
+            TailByte::IdChar => digits_only = false,
+            TailByte::Slash => break i,
+            TailByte::Other => return None,
+        }
+    };
+    let tail = &target[slash + 1..];
+    let id = match tail.len() {
+        0 => false,
+        1..16 => digits_only,
+        _ => is_id_bytes(tail),
+    };
+    id.then(|| &target[..slash])
+}
+
 /// Whether a path segment looks like an identifier rather than a route name.
 pub fn is_id(segment: &str) -> bool {
     is_id_bytes(segment.as_bytes())
 }
 
 /// [`is_id`] of a segment's bytes.
-fn is_id_bytes(b: &[u8]) -> bool {
+pub fn is_id_bytes(b: &[u8]) -> bool {
     if b.is_empty() {
         return false;
     }
     if b.len() < 16 {
         return b.iter().all(u8::is_ascii_digit); // the other shapes are longer
     }
-    if b.iter().all(u8::is_ascii_digit) || is_uuid(b) {
+    if (b.len() == 36 && is_uuid(b)) || b.iter().all(u8::is_ascii_digit) {
         return true;
     }
     let has_digit = b.iter().any(u8::is_ascii_digit);
@@ -263,10 +320,10 @@ fn is_id_bytes(b: &[u8]) -> bool {
 
 fn is_uuid(b: &[u8]) -> bool {
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+        && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-')
+        && [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]]
+            .iter()
+            .all(|group| group.iter().all(u8::is_ascii_hexdigit))
 }
 
 #[cfg(test)]
@@ -316,7 +373,11 @@ mod tests {
         let has_digit = b.iter().any(u8::is_ascii_digit);
         !b.is_empty()
             && (b.iter().all(u8::is_ascii_digit)
-                || is_uuid(b)
+                || (b.len() == 36
+                    && b.iter().enumerate().all(|(i, c)| match i {
+                        8 | 13 | 18 | 23 => *c == b'-',
+                        _ => c.is_ascii_hexdigit(),
+                    }))
                 || (b.len() >= 16 && has_digit && b.iter().all(u8::is_ascii_hexdigit))
                 || (b.len() >= 20
                     && has_digit
@@ -329,7 +390,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn is_id_follows_the_definition(segment in "[0-9a-fA-FgzZ_~=.-]{0,40}") {
+        fn is_id_follows_the_definition(
+            segment in "[0-9a-fA-FgzZ_~=.-]{0,40}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-fg]{4}-[0-9a-f-]{4}-[0-9A-F]{11,13}"
+        ) {
             proptest::prop_assert_eq!(is_id(&segment), is_id_by_definition(&segment));
         }
 
@@ -371,6 +434,28 @@ mod tests {
         ) {
             let target = format!("{origin}{}", parts.concat());
             proptest::prop_assert_eq!(ep("GET", &target, &[]), endpoint_by_splitting("GET", &target));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_id_tail_prefix_is_the_target_before_an_id_last_segment(
+            origin in "(https?://[a-z]{0,3})?",
+            parts in proptest::collection::vec(
+                "/[0-9]{0,17}|/[0-9a-fA-F]{14,18}|/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|/[A-Za-z0-9_~=-]{18,22}|/[a1\u{e9}.-]{0,3}|[a1]",
+                0..5,
+            ),
+        ) {
+            let target = format!("{origin}{}", parts.concat());
+            let by_split = if origin.is_empty() {
+                target
+                    .rsplit_once('/')
+                    .filter(|(_, tail)| is_id(tail))
+                    .map(|(prefix, _)| prefix.as_bytes())
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(id_tail_prefix(target.as_bytes()), by_split);
         }
     }
 

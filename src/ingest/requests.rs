@@ -2,8 +2,13 @@
 //! when a `--route` rule is limited to one) to its endpoint, path and method
 //! ids, so that a target seen before in the chunk is neither normalised nor
 //! interned again. Keyed by [`target_key`] (the target without its query
-//! string), so `/search?q=a` and `/search?q=b` share one entry. Memory is
-//! bounded by the chunk the cache serves: it is dropped with it.
+//! string), so `/search?q=a` and `/search?q=b` share one entry. Without
+//! `--route` rules, a target whose last segment is an id is keyed by the
+//! target before that segment instead ([`id_tail_prefix`]): its endpoint is
+//! the prefix's segments normalised and `:id`, so `/users/1` and `/users/2`
+//! share one entry too, and a log of mostly distinct ids is normalised once
+//! per prefix. Memory is bounded by the chunk the cache serves: it is
+//! dropped with it.
 
 use std::borrow::Cow;
 use std::hash::Hasher;
@@ -11,7 +16,9 @@ use std::hash::Hasher;
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 
-use super::endpoint::{RouteRule, endpoint_of_text, lossy, target_key, without_query};
+use super::endpoint::{
+    RouteRule, endpoint_of_text, id_tail_prefix, lossy, target_key, without_query,
+};
 use crate::events::{Id, Interner};
 
 /// What one request resolves to, as ids of the chunk's interners.
@@ -32,6 +39,17 @@ pub struct RequestInterners<'a> {
     pub methods: &'a mut Interner,
 }
 
+impl RequestInterners<'_> {
+    /// The same interners, borrowed for a shorter while.
+    fn reborrow(&mut self) -> RequestInterners<'_> {
+        RequestInterners {
+            endpoints: self.endpoints,
+            paths: self.paths.as_deref_mut(),
+            methods: self.methods,
+        }
+    }
+}
+
 /// One cached request: its key bytes in `RequestCache::bytes` and its ids.
 #[derive(Debug)]
 struct Entry {
@@ -39,6 +57,8 @@ struct Entry {
     method_len: usize,
     host_len: usize,
     target_len: usize,
+    /// The key is a prefix, standing for that prefix, `/` and an id.
+    id_tail: bool,
     ids: RequestIds,
 }
 
@@ -93,8 +113,9 @@ impl Entry {
     }
 }
 
-fn hash_request(method: &[u8], host: &[u8], target: &[u8]) -> u64 {
+fn hash_request(method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> u64 {
     let mut hasher = FxHasher::default();
+    hasher.write_u8(u8::from(id_tail));
     hasher.write(method);
     hasher.write_usize(method.len());
     hasher.write(host);
@@ -122,37 +143,59 @@ impl RequestCache {
         host: &[u8],
         target: &[u8],
         routes: &[RouteRule],
-        names: RequestInterners<'_>,
+        mut names: RequestInterners<'_>,
     ) -> RequestIds {
         let target = target_key(target);
-        let hash = hash_request(method, host, target);
+        // Rules match whole paths: with any, every target is its own key.
+        let prefix = if routes.is_empty() {
+            id_tail_prefix(target)
+        } else {
+            None
+        };
+        let (key, id_tail) = prefix.map_or((target, false), |p| (p, true));
+        let hash = hash_request(method, host, key, id_tail);
         let RequestCache {
             table,
             entries,
             bytes,
             scratch,
         } = self;
-        if let Some(&i) = table.find(hash, |&i| {
-            entries[i as usize].key(bytes) == (method, host, target)
-        }) {
-            return entries[i as usize].ids;
+        let found = table.find(hash, |&i| {
+            let entry = &entries[i as usize];
+            entry.id_tail == id_tail && entry.key(bytes) == (method, host, key)
+        });
+        let mut ids = match found {
+            Some(&i) => entries[i as usize].ids,
+            None => {
+                let ids = resolve(method, host, target, routes, names.reborrow(), scratch);
+                let index =
+                    u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
+                entries.push(Entry {
+                    start: bytes.len(),
+                    method_len: method.len(),
+                    host_len: host.len(),
+                    target_len: key.len(),
+                    id_tail,
+                    ids,
+                });
+                bytes.extend_from_slice(method);
+                bytes.extend_from_slice(host);
+                bytes.extend_from_slice(key);
+                table.insert_unique(hash, index, |&i| {
+                    let entry = &entries[i as usize];
+                    let (m, h, t) = entry.key(bytes);
+                    hash_request(m, h, t, entry.id_tail)
+                });
+                return ids;
+            }
+        };
+        // An entry for a prefix holds the first such target's path: each
+        // target has its own (the target is its path: it has no query).
+        if id_tail {
+            if let Some(paths) = names.paths {
+                ids.path = paths.intern_lossy(target);
+            }
         }
-        let ids = resolve(method, host, target, routes, names, scratch);
-        let index = u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
-        entries.push(Entry {
-            start: bytes.len(),
-            method_len: method.len(),
-            host_len: host.len(),
-            target_len: target.len(),
-            ids,
-        });
-        bytes.extend_from_slice(method);
-        bytes.extend_from_slice(host);
-        bytes.extend_from_slice(target);
-        table.insert_unique(hash, index, |&i| {
-            let (m, h, t) = entries[i as usize].key(bytes);
-            hash_request(m, h, t)
-        });
         ids
     }
 }
@@ -216,7 +259,9 @@ mod tests {
         assert_eq!((b.path, c.path), (1, 0));
         assert_eq!((d.endpoint, d.path, d.method), (1, 0, 1));
         assert!(bad.invalid_utf8 && !a.invalid_utf8);
-        assert_eq!(cache.entries.len(), 4);
+        // `/users/1` and `/users/2` share the entry of `/users` + an id.
+        assert_eq!(cache.entries.len(), 3);
+        assert!(cache.entries[0].id_tail && !cache.entries[2].id_tail);
         assert_eq!(
             e.names().collect::<Vec<_>>(),
             ["GET /users/:id", "POST /users/:id", "GET /\u{fffd}/x"]
