@@ -101,6 +101,20 @@ impl Scratch {
 }
 
 impl Entry {
+    /// Whether this entry's key is `method`, `host`, `target` and `id_tail`
+    /// (lengths first, then the target, which differs most often).
+    fn is(&self, bytes: &[u8], method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> bool {
+        if self.id_tail != id_tail
+            || self.target_len != target.len()
+            || self.method_len != method.len()
+            || self.host_len != host.len()
+        {
+            return false;
+        }
+        let (m, h, t) = self.key(bytes);
+        t == target && m == method && (host.is_empty() || h == host)
+    }
+
     /// The method, host and target key of this entry.
     fn key<'b>(&self, bytes: &'b [u8]) -> (&'b [u8], &'b [u8], &'b [u8]) {
         let method_end = self.start + self.method_len;
@@ -113,13 +127,21 @@ impl Entry {
     }
 }
 
+/// The hash of a request's cache key: the method's first 8 bytes as one
+/// word and its length with the flag in another (methods are short), the
+/// host only when there is one, then the target. Keys that share a hash are
+/// told apart by [`Entry::is`].
 fn hash_request(method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> u64 {
     let mut hasher = FxHasher::default();
-    hasher.write_u8(u8::from(id_tail));
-    hasher.write(method);
-    hasher.write_usize(method.len());
-    hasher.write(host);
-    hasher.write_usize(host.len());
+    let mut word = [0u8; 8];
+    let n = method.len().min(8);
+    word[..n].copy_from_slice(&method[..n]);
+    hasher.write_u64(u64::from_le_bytes(word));
+    hasher.write_usize(method.len() << 1 | usize::from(id_tail));
+    if !host.is_empty() {
+        hasher.write(host);
+        hasher.write_usize(host.len());
+    }
     hasher.write(target);
     hasher.finish()
 }
@@ -161,8 +183,7 @@ impl RequestCache {
             scratch,
         } = self;
         let found = table.find(hash, |&i| {
-            let entry = &entries[i as usize];
-            entry.id_tail == id_tail && entry.key(bytes) == (method, host, key)
+            entries[i as usize].is(bytes, method, host, key, id_tail)
         });
         let mut ids = match found {
             Some(&i) => entries[i as usize].ids,
