@@ -9,6 +9,7 @@
 use std::hash::Hasher;
 
 use hashbrown::HashTable;
+use hashbrown::hash_table::Entry;
 use rustc_hash::FxHasher;
 
 use super::Id;
@@ -92,10 +93,8 @@ impl Interner {
     pub fn intern(&mut self, name: &str) -> Id {
         self.restore_lookups();
         let hash = hash_name(name.as_bytes());
-        match self.find(name.as_bytes(), hash) {
-            Some(id) => id,
-            None => self.insert_new(name, hash),
-        }
+        self.find_or_add(name.as_bytes(), hash, |_| Some(name))
+            .expect("a name given as text is added as it is")
     }
 
     /// The id of `bytes` read as UTF-8 with invalid sequences shown as U+FFFD
@@ -106,12 +105,9 @@ impl Interner {
     pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
         self.restore_lookups();
         let hash = hash_name(bytes);
-        if let Some(id) = self.find(bytes, hash) {
-            return id;
-        }
-        match std::str::from_utf8(bytes) {
-            Ok(name) => self.insert_new(name, hash),
-            Err(_) => self.intern(&String::from_utf8_lossy(bytes)),
+        match self.find_or_add(bytes, hash, |b| std::str::from_utf8(b).ok()) {
+            Some(id) => id,
+            None => self.intern(&String::from_utf8_lossy(bytes)),
         }
     }
 
@@ -124,8 +120,16 @@ impl Interner {
             .copied()
     }
 
-    /// Adds `name`, which is not interned yet and hashes to `hash`.
-    fn insert_new(&mut self, name: &str, hash: u64) -> Id {
+    /// The id of `name` (which hashes to `hash`), found or added with one
+    /// probe of the table; when it is new and `as_text` gives no text for
+    /// it, nothing is added and the answer is `None`.
+    fn find_or_add<'n>(
+        &mut self,
+        name: &'n [u8],
+        hash: u64,
+        as_text: impl FnOnce(&'n [u8]) -> Option<&'n str>,
+    ) -> Option<Id> {
+        // Grown here, by the names in id order, the table never grows by itself.
         if self.table.len() == self.table.capacity() {
             self.grow_table();
         }
@@ -135,6 +139,16 @@ impl Interner {
             wraps,
             table,
         } = self;
+        let entry = table.entry(
+            hash,
+            |&id| bytes_of(text, ends, wraps, id) == name,
+            |&id| hash_name(bytes_of(text, ends, wraps, id)),
+        );
+        let vacant = match entry {
+            Entry::Occupied(found) => return Some(*found.get()),
+            Entry::Vacant(vacant) => vacant,
+        };
+        let name = as_text(name)?;
         let id = Id::try_from(ends.len()).expect("more than 4 billion distinct names");
         text.push_str(name);
         let end = text.len() as u64;
@@ -142,9 +156,8 @@ impl Interner {
             wraps.push(id);
         }
         ends.push(end as u32);
-        // The table has room (see above), so it never calls the hasher.
-        table.insert_unique(hash, id, |&id| hash_name(bytes_of(text, ends, wraps, id)));
-        id
+        vacant.insert(id);
+        Some(id)
     }
 
     /// Rebuilds the table with room for twice the names, hashing them in id

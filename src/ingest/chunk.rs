@@ -96,6 +96,8 @@ pub fn parse_chunk(
         extra_key: String::new(),
         requests: RequestCache::with_capacity(distinct),
     };
+    // Endpoints are as many as the requests when most paths are distinct.
+    out.endpoints = Interner::with_capacity(distinct, distinct * 32);
     if ctx.paths {
         out.paths = Interner::with_capacity(distinct, distinct * 32);
     }
@@ -307,11 +309,14 @@ mod tests {
     proptest::proptest! {
         #[test]
         fn the_request_cache_changes_no_result(
-            lines in proptest::collection::vec((0usize..5, 0usize..6, 0usize..9, 0usize..3), 0..60)
+            lines in proptest::collection::vec((0usize..5, 0usize..6, 0usize..14, 0usize..3), 0..60)
         ) {
             let addrs = ["1.2.3.4", "5.6.7.8", "\"9.9.9.9, 10.0.0.1\" 10.0.0.2", "-", "\u{fffd}x"];
             let methods = ["GET", "POST", "get", "-", "", "PUT"];
-            let targets = ["/a/1?x=1", "/a/2#f", "http://h?x/a/3", "/\u{e9}/4", "/users/12", "", "?q", "/a/1", "/s?x=/1"];
+            let targets = [
+                "/a/1?x=1", "/a/2#f", "http://h?x/a/3", "/\u{e9}/4", "/users/12", "", "?q", "/a/1", "/s?x=/1",
+                "/a", "/12", "/a/1/b", "/a/0123456789abcdef0", "/a/1/",
+            ];
             let mut data = Vec::new();
             for (a, m, t, shape) in lines {
                 let request = format!("{} {} HTTP/1.1", methods[m], targets[t]);

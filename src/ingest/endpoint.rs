@@ -117,32 +117,86 @@ pub fn endpoint_of_text(
         out.push_str(INVALID_REQUEST);
         return;
     }
-    let path = without_query(strip_origin(target));
-    if let Some(rule) = routes.iter().find(|r| r.matches(host, path)) {
-        out.push_str(&rule.name);
-        return;
+    let target = strip_origin(target);
+    if !routes.is_empty() {
+        let path = without_query(target);
+        if let Some(rule) = routes.iter().find(|r| r.matches(host, path)) {
+            out.push_str(&rule.name);
+            return;
+        }
     }
-    out.push_str(std::str::from_utf8(method).unwrap_or("?"));
+    // The method is ASCII (checked above).
+    out.extend(method.iter().map(|&b| char::from(b)));
     out.push(' ');
-    if path.is_empty() {
-        out.push('/');
-        return;
+    push_path_with_ids(target, out);
+}
+
+/// How [`push_path_with_ids`] reads a byte.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ByteClass {
+    Digit,
+    Other,
+    Slash,
+    /// `?` or `#`: the path ends.
+    End,
+}
+
+const BYTE_CLASSES: [ByteClass; 256] = {
+    let mut classes = [ByteClass::Other; 256];
+    let mut b = b'0';
+    while b <= b'9' {
+        classes[b as usize] = ByteClass::Digit;
+        b += 1;
     }
-    // Segments are copied in runs: text up to the next id segment at once.
-    let bytes = path.as_bytes();
+    classes[b'/' as usize] = ByteClass::Slash;
+    classes[b'?' as usize] = ByteClass::End;
+    classes[b'#' as usize] = ByteClass::End;
+    classes
+};
+
+/// Appends the path of `target` (up to its query or fragment; `/` when
+/// that is empty) with every id-like segment written `:id`. One pass over
+/// the bytes: a segment shorter than 16 bytes is an id when all digits,
+/// which the pass tracks as it goes; only longer segments are tested whole.
+/// Text between id segments is copied in runs.
+fn push_path_with_ids(target: &str, out: &mut String) {
+    let bytes = target.as_bytes();
     let (mut start, mut copied) = (0, 0);
-    loop {
-        let end = memchr::memchr(b'/', &bytes[start..]).map_or(bytes.len(), |i| start + i);
-        if is_id(&path[start..end]) {
-            out.push_str(&path[copied..start]);
+    let mut digits_only = true;
+    // Ends the segment `start..end`, writing what precedes it when it is an id.
+    let mut end_segment = |start: usize, end: usize, digits_only: bool, out: &mut String| {
+        let id = match end - start {
+            0 => false,
+            1..16 => digits_only,
+            _ => is_id_bytes(&bytes[start..end]),
+        };
+        if id {
+            out.push_str(&target[copied..start]);
             out.push_str(":id");
             copied = end;
         }
-        if end == bytes.len() {
-            out.push_str(&path[copied..]);
-            return;
+    };
+    let mut end = bytes.len();
+    for (i, &b) in bytes.iter().enumerate() {
+        match BYTE_CLASSES[usize::from(b)] {
+            ByteClass::Digit => {}
+            ByteClass::Other => digits_only = false,
+            ByteClass::Slash => {
+                end_segment(start, i, digits_only, out);
+                start = i + 1;
+                digits_only = true;
+            }
+            ByteClass::End => {
+                end = i;
+                break;
+            }
         }
-        start = end + 1;
+    }
+    end_segment(start, end, digits_only, out);
+    if end == 0 {
+        out.push('/');
+    } else {
+        out.push_str(&target[copied..end]);
     }
 }
 
@@ -179,16 +233,77 @@ fn strip_origin(target: &str) -> &str {
     target
 }
 
+/// How [`id_tail_prefix`] reads a byte, from the end of a target.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum TailByte {
+    Digit,
+    /// Any other byte an id may hold (base64url, `=` and `~`).
+    IdChar,
+    Slash,
+    /// A byte no id holds: the last segment is not one.
+    Other,
+}
+
+const TAIL_BYTES: [TailByte; 256] = {
+    let mut classes = [TailByte::Other; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_digit() {
+            classes[b] = TailByte::Digit;
+        } else if c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'=' | b'~') {
+            classes[b] = TailByte::IdChar;
+        }
+        b += 1;
+    }
+    classes[b'/' as usize] = TailByte::Slash;
+    classes
+};
+
+/// The target before its last `/` when the segment after it is an id
+/// ([`is_id`]), so that the target's endpoint is the prefix's with `/:id`
+/// added; `None` for a proxy-style absolute target (whose path starts after
+/// its origin) and a target without `/`. Read from the end: a byte that no
+/// id holds stops the search at once.
+pub fn id_tail_prefix(target: &[u8]) -> Option<&[u8]> {
+    if target.starts_with(b"http://") || target.starts_with(b"https://") {
+        return None;
+    }
+    let mut digits_only = true;
+    let mut i = target.len();
+    let slash = loop {
+        let b = *target.get(i.checked_sub(1)?)?;
+        i -= 1;
+        match TAIL_BYTES[usize::from(b)] {
+            TailByte::Digit => {}
+            TailByte::IdChar => digits_only = false,
+            TailByte::Slash => break i,
+            TailByte::Other => return None,
+        }
+    };
+    let tail = &target[slash + 1..];
+    let id = match tail.len() {
+        0 => false,
+        1..16 => digits_only,
+        _ => is_id_bytes(tail),
+    };
+    id.then(|| &target[..slash])
+}
+
 /// Whether a path segment looks like an identifier rather than a route name.
 pub fn is_id(segment: &str) -> bool {
-    let b = segment.as_bytes();
+    is_id_bytes(segment.as_bytes())
+}
+
+/// [`is_id`] of a segment's bytes.
+pub fn is_id_bytes(b: &[u8]) -> bool {
     if b.is_empty() {
         return false;
     }
     if b.len() < 16 {
         return b.iter().all(u8::is_ascii_digit); // the other shapes are longer
     }
-    if b.iter().all(u8::is_ascii_digit) || is_uuid(b) {
+    if (b.len() == 36 && is_uuid(b)) || b.iter().all(u8::is_ascii_digit) {
         return true;
     }
     let has_digit = b.iter().any(u8::is_ascii_digit);
@@ -205,10 +320,10 @@ pub fn is_id(segment: &str) -> bool {
 
 fn is_uuid(b: &[u8]) -> bool {
     b.len() == 36
-        && b.iter().enumerate().all(|(i, c)| match i {
-            8 | 13 | 18 | 23 => *c == b'-',
-            _ => c.is_ascii_hexdigit(),
-        })
+        && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-')
+        && [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]]
+            .iter()
+            .all(|group| group.iter().all(u8::is_ascii_hexdigit))
 }
 
 #[cfg(test)]
@@ -258,7 +373,11 @@ mod tests {
         let has_digit = b.iter().any(u8::is_ascii_digit);
         !b.is_empty()
             && (b.iter().all(u8::is_ascii_digit)
-                || is_uuid(b)
+                || (b.len() == 36
+                    && b.iter().enumerate().all(|(i, c)| match i {
+                        8 | 13 | 18 | 23 => *c == b'-',
+                        _ => c.is_ascii_hexdigit(),
+                    }))
                 || (b.len() >= 16 && has_digit && b.iter().all(u8::is_ascii_hexdigit))
                 || (b.len() >= 20
                     && has_digit
@@ -271,7 +390,9 @@ mod tests {
 
     proptest::proptest! {
         #[test]
-        fn is_id_follows_the_definition(segment in "[0-9a-fA-FgzZ_~=.-]{0,40}") {
+        fn is_id_follows_the_definition(
+            segment in "[0-9a-fA-FgzZ_~=.-]{0,40}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-fg]{4}-[0-9a-f-]{4}-[0-9A-F]{11,13}"
+        ) {
             proptest::prop_assert_eq!(is_id(&segment), is_id_by_definition(&segment));
         }
 
@@ -285,6 +406,56 @@ mod tests {
                 .collect();
             let expected = if path.is_empty() { "GET /".to_string() } else { format!("GET {}", expected.join("/")) };
             proptest::prop_assert_eq!(ep("GET", &path, &[]), expected);
+        }
+    }
+
+    /// The endpoint as it was written before the one-pass normaliser: the
+    /// path cut at its query, split on `/`, every id segment replaced.
+    fn endpoint_by_splitting(method: &str, target: &str) -> String {
+        let path = without_query(strip_origin(target));
+        if path.is_empty() {
+            return format!("{method} /");
+        }
+        let segments: Vec<&str> = path
+            .split('/')
+            .map(|s| if is_id(s) { ":id" } else { s })
+            .collect();
+        format!("{method} {}", segments.join("/"))
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_one_pass_normaliser_equals_splitting_the_path(
+            origin in "(https?://[a-z?:0-9]{0,4})?",
+            parts in proptest::collection::vec(
+                "/[0-9]{0,17}|/[0-9a-fA-F]{14,18}|/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|/[A-Za-z0-9_~=-]{18,22}|/[a1\u{e9}.-]{0,3}|[?#][a/1]{0,3}",
+                0..6,
+            ),
+        ) {
+            let target = format!("{origin}{}", parts.concat());
+            proptest::prop_assert_eq!(ep("GET", &target, &[]), endpoint_by_splitting("GET", &target));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_id_tail_prefix_is_the_target_before_an_id_last_segment(
+            origin in "(https?://[a-z]{0,3})?",
+            parts in proptest::collection::vec(
+                "/[0-9]{0,17}|/[0-9a-fA-F]{14,18}|/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|/[A-Za-z0-9_~=-]{18,22}|/[a1\u{e9}.-]{0,3}|[a1]",
+                0..5,
+            ),
+        ) {
+            let target = format!("{origin}{}", parts.concat());
+            let by_split = if origin.is_empty() {
+                target
+                    .rsplit_once('/')
+                    .filter(|(_, tail)| is_id(tail))
+                    .map(|(prefix, _)| prefix.as_bytes())
+            } else {
+                None
+            };
+            proptest::prop_assert_eq!(id_tail_prefix(target.as_bytes()), by_split);
         }
     }
 

@@ -253,6 +253,77 @@ mod tests {
     use crate::ingest::key::{KeySet, KeySpec};
     use crate::ingest::record::SkipReason;
 
+    /// Every chunk size and thread count gives each event the same endpoint
+    /// and path, on targets that share request-cache entries within a chunk
+    /// (ids after a common prefix, queries, nested ids) and on distinct ones.
+    #[test]
+    fn endpoints_and_paths_do_not_depend_on_chunks_or_threads() {
+        let targets = [
+            "/api/users/{n}",
+            "/api/users/{n}?page=2",
+            "/api/orders/{n}/items/{n}",
+            "/blog/post-{n}",
+            "/static/app.{n}.js",
+            "/api/users",
+            "/v/{n}abcdefghijklmnopqrstuv",
+        ];
+        let mut text = String::new();
+        for i in 0..400 {
+            let target = targets[i % targets.len()].replace("{n}", &(i * 7 % 23).to_string());
+            let method = ["GET", "POST"][i % 3 % 2];
+            text.push_str(&format!(
+                "10.0.0.{} - - [10/Oct/2000:13:55:36 +0000] \"{method} {target} HTTP/1.1\" 200 1\n",
+                i % 5
+            ));
+        }
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &[],
+            paths: true,
+        };
+        let mut seen = Vec::new();
+        for chunk_bytes in [256, 1000, 1 << 20] {
+            for threads in [1, 2] {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(threads)
+                    .build()
+                    .unwrap();
+                let mut named = Vec::new();
+                pool.install(|| {
+                    run_in_chunks(
+                        Data::Stream(Box::new(io::Cursor::new(text.clone().into_bytes()))),
+                        chunk_bytes,
+                        &AtomicU64::new(0),
+                        &ctx,
+                        |_| Ok(Box::new(CombinedParser::new(&[]).unwrap())),
+                        |chunk| {
+                            let chunk = chunk.unwrap();
+                            named.extend(chunk.events.iter().map(|e| {
+                                (
+                                    chunk.endpoints.name(e.endpoint).to_string(),
+                                    chunk.paths.name(e.path).to_string(),
+                                )
+                            }));
+                            Ok(())
+                        },
+                    )
+                })
+                .unwrap();
+                seen.push(named);
+            }
+        }
+        assert_eq!(seen[0].len(), 400);
+        assert_eq!(
+            seen[0][2],
+            (
+                "GET /api/orders/:id/items/:id".to_string(),
+                "/api/orders/14/items/14".to_string()
+            )
+        );
+        assert!(seen.iter().all(|named| *named == seen[0]));
+    }
+
     /// Every chunk size, thread count and source (stream or mapped file) gives
     /// the same counts and the same line numbers.
     #[test]

@@ -2,15 +2,23 @@
 //! when a `--route` rule is limited to one) to its endpoint, path and method
 //! ids, so that a target seen before in the chunk is neither normalised nor
 //! interned again. Keyed by [`target_key`] (the target without its query
-//! string), so `/search?q=a` and `/search?q=b` share one entry. Memory is
-//! bounded by the chunk the cache serves: it is dropped with it.
+//! string), so `/search?q=a` and `/search?q=b` share one entry. Without
+//! `--route` rules, a target whose last segment is an id is keyed by the
+//! target before that segment instead ([`id_tail_prefix`]): its endpoint is
+//! the prefix's segments normalised and `:id`, so `/users/1` and `/users/2`
+//! share one entry too, and a log of mostly distinct ids is normalised once
+//! per prefix. Memory is bounded by the chunk the cache serves: it is
+//! dropped with it.
 
+use std::borrow::Cow;
 use std::hash::Hasher;
 
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 
-use super::endpoint::{RouteRule, endpoint_of_text, lossy, target_key, without_query};
+use super::endpoint::{
+    RouteRule, endpoint_of_text, id_tail_prefix, lossy, target_key, without_query,
+};
 use crate::events::{Id, Interner};
 
 /// What one request resolves to, as ids of the chunk's interners.
@@ -31,6 +39,17 @@ pub struct RequestInterners<'a> {
     pub methods: &'a mut Interner,
 }
 
+impl RequestInterners<'_> {
+    /// The same interners, borrowed for a shorter while.
+    fn reborrow(&mut self) -> RequestInterners<'_> {
+        RequestInterners {
+            endpoints: self.endpoints,
+            paths: self.paths.as_deref_mut(),
+            methods: self.methods,
+        }
+    }
+}
+
 /// One cached request: its key bytes in `RequestCache::bytes` and its ids.
 #[derive(Debug)]
 struct Entry {
@@ -38,6 +57,8 @@ struct Entry {
     method_len: usize,
     host_len: usize,
     target_len: usize,
+    /// The key is a prefix, standing for that prefix, `/` and an id.
+    id_tail: bool,
     ids: RequestIds,
 }
 
@@ -48,11 +69,52 @@ pub struct RequestCache {
     entries: Vec<Entry>,
     /// Method, host and target key of every entry, one after another.
     bytes: Vec<u8>,
-    /// Scratch for the endpoint name.
+    /// What resolving a request reuses.
+    scratch: Scratch,
+}
+
+/// Buffers and the last method, reused from one resolved request to the next.
+#[derive(Debug, Default)]
+pub struct Scratch {
+    /// The endpoint name.
     endpoint_name: String,
+    /// The method last interned and its id: requests of a chunk mostly share
+    /// one or two methods.
+    last_method: Vec<u8>,
+    last_method_id: Option<Id>,
+}
+
+impl Scratch {
+    /// The id of `method` in `methods`, interned as `intern_lossy` does.
+    fn method_id(&mut self, method: &[u8], methods: &mut Interner) -> Id {
+        match self.last_method_id {
+            Some(id) if self.last_method == method => id,
+            _ => {
+                let id = methods.intern_lossy(method);
+                self.last_method.clear();
+                self.last_method.extend_from_slice(method);
+                self.last_method_id = Some(id);
+                id
+            }
+        }
+    }
 }
 
 impl Entry {
+    /// Whether this entry's key is `method`, `host`, `target` and `id_tail`
+    /// (lengths first, then the target, which differs most often).
+    fn is(&self, bytes: &[u8], method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> bool {
+        if self.id_tail != id_tail
+            || self.target_len != target.len()
+            || self.method_len != method.len()
+            || self.host_len != host.len()
+        {
+            return false;
+        }
+        let (m, h, t) = self.key(bytes);
+        t == target && m == method && (host.is_empty() || h == host)
+    }
+
     /// The method, host and target key of this entry.
     fn key<'b>(&self, bytes: &'b [u8]) -> (&'b [u8], &'b [u8], &'b [u8]) {
         let method_end = self.start + self.method_len;
@@ -65,12 +127,21 @@ impl Entry {
     }
 }
 
-fn hash_request(method: &[u8], host: &[u8], target: &[u8]) -> u64 {
+/// The hash of a request's cache key: the method's first 8 bytes as one
+/// word and its length with the flag in another (methods are short), the
+/// host only when there is one, then the target. Keys that share a hash are
+/// told apart by [`Entry::is`].
+fn hash_request(method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> u64 {
     let mut hasher = FxHasher::default();
-    hasher.write(method);
-    hasher.write_usize(method.len());
-    hasher.write(host);
-    hasher.write_usize(host.len());
+    let mut word = [0u8; 8];
+    let n = method.len().min(8);
+    word[..n].copy_from_slice(&method[..n]);
+    hasher.write_u64(u64::from_le_bytes(word));
+    hasher.write_usize(method.len() << 1 | usize::from(id_tail));
+    if !host.is_empty() {
+        hasher.write(host);
+        hasher.write_usize(host.len());
+    }
     hasher.write(target);
     hasher.finish()
 }
@@ -82,7 +153,7 @@ impl RequestCache {
             table: HashTable::with_capacity(requests),
             entries: Vec::with_capacity(requests),
             bytes: Vec::with_capacity(requests * 32),
-            endpoint_name: String::new(),
+            scratch: Scratch::default(),
         }
     }
 
@@ -94,37 +165,58 @@ impl RequestCache {
         host: &[u8],
         target: &[u8],
         routes: &[RouteRule],
-        names: RequestInterners<'_>,
+        mut names: RequestInterners<'_>,
     ) -> RequestIds {
         let target = target_key(target);
-        let hash = hash_request(method, host, target);
+        // Rules match whole paths: with any, every target is its own key.
+        let prefix = if routes.is_empty() {
+            id_tail_prefix(target)
+        } else {
+            None
+        };
+        let (key, id_tail) = prefix.map_or((target, false), |p| (p, true));
+        let hash = hash_request(method, host, key, id_tail);
         let RequestCache {
             table,
             entries,
             bytes,
-            endpoint_name,
+            scratch,
         } = self;
-        if let Some(&i) = table.find(hash, |&i| {
-            entries[i as usize].key(bytes) == (method, host, target)
-        }) {
-            return entries[i as usize].ids;
+        let found = table.find(hash, |&i| {
+            entries[i as usize].is(bytes, method, host, key, id_tail)
+        });
+        let mut ids = match found {
+            Some(&i) => entries[i as usize].ids,
+            None => {
+                let ids = resolve(method, host, target, routes, names.reborrow(), scratch);
+                let index =
+                    u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
+                entries.push(Entry {
+                    start: bytes.len(),
+                    method_len: method.len(),
+                    host_len: host.len(),
+                    target_len: key.len(),
+                    id_tail,
+                    ids,
+                });
+                bytes.extend_from_slice(method);
+                bytes.extend_from_slice(host);
+                bytes.extend_from_slice(key);
+                table.insert_unique(hash, index, |&i| {
+                    let entry = &entries[i as usize];
+                    let (m, h, t) = entry.key(bytes);
+                    hash_request(m, h, t, entry.id_tail)
+                });
+                return ids;
+            }
+        };
+        // An entry for a prefix holds the first such target's path: each
+        // target has its own (the target is its path: it has no query).
+        if id_tail {
+            if let Some(paths) = names.paths {
+                ids.path = paths.intern_lossy(target);
+            }
         }
-        let ids = resolve(method, host, target, routes, names, endpoint_name);
-        let index = u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
-        entries.push(Entry {
-            start: bytes.len(),
-            method_len: method.len(),
-            host_len: host.len(),
-            target_len: target.len(),
-            ids,
-        });
-        bytes.extend_from_slice(method);
-        bytes.extend_from_slice(host);
-        bytes.extend_from_slice(target);
-        table.insert_unique(hash, index, |&i| {
-            let (m, h, t) = entries[i as usize].key(bytes);
-            hash_request(m, h, t)
-        });
         ids
     }
 }
@@ -137,16 +229,23 @@ pub fn resolve(
     target: &[u8],
     routes: &[RouteRule],
     names: RequestInterners<'_>,
-    endpoint_name: &mut String,
+    scratch: &mut Scratch,
 ) -> RequestIds {
     let target = lossy(target);
-    endpoint_of_text(method, &lossy(host), &target, routes, endpoint_name);
+    let host = if host.is_empty() {
+        Cow::Borrowed("")
+    } else {
+        lossy(host)
+    };
+    let method_id = scratch.method_id(method, names.methods);
+    let endpoint_name = &mut scratch.endpoint_name;
+    endpoint_of_text(method, &host, &target, routes, endpoint_name);
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
         path: names
             .paths
             .map_or(0, |paths| paths.intern(without_query(&target))),
-        method: names.methods.intern(&lossy(method)),
+        method: method_id,
         invalid_utf8: !endpoint_name.is_ascii() && endpoint_name.contains('\u{fffd}'),
     }
 }
@@ -181,7 +280,9 @@ mod tests {
         assert_eq!((b.path, c.path), (1, 0));
         assert_eq!((d.endpoint, d.path, d.method), (1, 0, 1));
         assert!(bad.invalid_utf8 && !a.invalid_utf8);
-        assert_eq!(cache.entries.len(), 4);
+        // `/users/1` and `/users/2` share the entry of `/users` + an id.
+        assert_eq!(cache.entries.len(), 3);
+        assert!(cache.entries[0].id_tail && !cache.entries[2].id_tail);
         assert_eq!(
             e.names().collect::<Vec<_>>(),
             ["GET /users/:id", "POST /users/:id", "GET /\u{fffd}/x"]
