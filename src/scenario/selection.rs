@@ -304,6 +304,11 @@ impl Subset {
         column
     }
 
+    /// The subset's rows, in increasing order.
+    pub(crate) fn rows(&self) -> &[u32] {
+        &self.rows
+    }
+
     /// The values of `column` (one per event) at the subset's rows.
     pub(crate) fn pick<T: Copy>(&self, column: &[T]) -> Vec<T> {
         self.rows.iter().map(|&i| column[i as usize]).collect()

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::{Columns, NOT_APPLICABLE, Replay, Rule};
+use super::{Columns, Decisions, NOT_APPLICABLE, Rule};
 use crate::events::{ClientGroups, group_rows};
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
@@ -57,7 +57,7 @@ pub(super) fn replay_grouped(
     grouping: &Grouping,
     rules: &[Rule],
     applies: Option<&[u64]>,
-) -> Replay {
+) -> Decisions {
     let computed = (applies.is_none() && rules.len() > 1).then(|| rules_applying(grouping, rules));
     let applies = applies.or(computed.as_deref());
     let parts: Vec<Columns> = grouping
@@ -76,9 +76,12 @@ pub(super) fn replay_grouped(
         .iter()
         .for_each(|p| grouped_allowed.extend_from_slice(&p.allowed));
     grouped_allowed.resize(grouping.ts.len(), true);
-    let mut replay = scatter(parts, &grouping.groups.rows, out).finish(rules);
-    replay.grouped_allowed = Some(grouped_allowed);
-    replay
+    let bases: Vec<usize> = (grouping.chunks.iter())
+        .map(|&(first, _)| grouping.groups.offsets[first])
+        .collect();
+    let mut decisions = scatter(parts, &bases, &grouping.groups.rows, out).finish(rules);
+    decisions.grouped_allowed = Some(grouped_allowed);
+    decisions
 }
 
 /// Per event in group order, a bit per rule that applies to it (at most
@@ -169,12 +172,14 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
         })
     };
     let mut allowed = true;
+    let mut rejected_by = 0u64;
     for r in rules() {
         let verdict = banks[r].allows(0, t);
         allowed &= verdict;
-        if let Some(bits) = &mut out.rejected_by {
-            bits[at] |= u64::from(!verdict) << r;
-        }
+        rejected_by |= u64::from(!verdict) << r;
+    }
+    if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
+        rejections.push((at as u32, rejected_by));
     }
     out.allowed[at] = allowed;
     if !allowed {
@@ -187,10 +192,11 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
     }
 }
 
-/// Moves chunk results (in the order of `rows`) to their events' positions in
-/// `out`, one column at a time (so the writes stay within one column's memory),
-/// the columns side by side.
-fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
+/// Moves chunk results (in the order of `rows`, each chunk's from its base
+/// position in `bases`) to their events' positions in `out`, one column at a
+/// time (so the writes stay within one column's memory), the columns side by
+/// side; the rejections are sorted by event.
+fn scatter(parts: Vec<Columns>, bases: &[usize], rows: &[u32], mut out: Columns) -> Columns {
     let rule_columns = out.rule_allowed.par_iter_mut().enumerate();
     rayon::join(
         || place(&mut out.allowed, rows, parts.iter().map(|p| &p.allowed[..])),
@@ -202,9 +208,12 @@ fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
                 let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
                 place(to, rows, from);
             }
-            if let Some(to) = &mut out.rejected_by {
-                let from = parts.iter().filter_map(|p| p.rejected_by.as_deref());
-                place(to, rows, from);
+            if let Some(to) = &mut out.rejections {
+                for (part, &base) in parts.iter().zip(bases) {
+                    let from = part.rejections.iter().flatten();
+                    to.extend(from.map(|&(at, bits)| (rows[base + at as usize], bits)));
+                }
+                to.par_sort_unstable_by_key(|&(row, _)| row);
             }
         },
     );
@@ -298,8 +307,8 @@ fn replay_key_of_rules<A: Algorithm>(
             allowed &= verdict;
             rejected_by |= u64::from(!verdict) << r;
         }
-        if let Some(bits) = &mut out.rejected_by {
-            bits[at + j] |= rejected_by;
+        if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
+            rejections.push(((at + j) as u32, rejected_by));
         }
         out.allowed[at + j] = allowed;
         if !allowed {
