@@ -36,11 +36,11 @@ impl Grouping {
     pub(super) fn new(ts: &[Millis], keys: Cow<[u32]>, key_count: usize) -> Self {
         let pass = key_count as u32;
         let dense: Vec<u32> = keys
-            .iter()
+            .par_iter()
             .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
             .collect();
         let groups = group_rows(&dense, key_count + 1);
-        let grouped_ts = groups.rows.iter().map(|&r| ts[r as usize]).collect();
+        let grouped_ts = groups.rows.par_iter().map(|&r| ts[r as usize]).collect();
         let chunks = chunk_groups(&groups, key_count, ts.len());
         Grouping {
             keys: keys.into_owned(),

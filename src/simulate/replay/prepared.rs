@@ -78,7 +78,7 @@ impl Replayer<'_> {
             && applying.len() == events
             && key_counts.iter().all(|&n| n < NOT_APPLICABLE as usize)
             && self.ts.is_sorted()
-            && (keys.iter().zip(applying)).all(|(&key, &bits)| {
+            && (keys.par_iter().zip(applying)).all(|(&key, &bits)| {
                 // Every rule that applies has the key in its range.
                 let mut bits = bits;
                 while bits != 0 {
