@@ -24,6 +24,8 @@ pub(super) struct Grouping {
     pub(super) groups: ClientGroups,
     /// `ts[groups.rows[i]]` at `i`.
     pub(super) ts: Vec<Millis>,
+    /// Per event, its position in group order (`groups.rows` inverted).
+    positions: Vec<u32>,
     /// Runs of groups replayed as one parallel task (see [`chunk_groups`]).
     chunks: Vec<(usize, usize)>,
     /// Keys that are replayed (`0..key_count`; the last group is left out).
@@ -42,10 +44,15 @@ impl Grouping {
         let groups = group_rows(&dense, key_count + 1);
         let grouped_ts = groups.rows.par_iter().map(|&r| ts[r as usize]).collect();
         let chunks = chunk_groups(&groups, key_count, ts.len());
+        let mut positions = vec![0u32; ts.len()];
+        for (at, &row) in groups.rows.iter().enumerate() {
+            positions[row as usize] = at as u32;
+        }
         Grouping {
             keys: keys.into_owned(),
             groups,
             ts: grouped_ts,
+            positions,
             chunks,
             key_count,
         }
@@ -65,23 +72,73 @@ pub(super) fn replay_grouped(
         .par_iter()
         .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
         .collect();
-    let out = match applies.is_some() && rules.len() > 1 {
-        true => Columns::with_bits(grouping.ts.len(), rules),
-        false => Columns::new(grouping.ts.len(), rules),
+    let multi = applies.is_some() && rules.len() > 1;
+    let events = grouping.ts.len();
+    // Each column in group order as the chunks made it (the last group, never
+    // replayed: admitted by every rule, not delayed), then read at each
+    // event's position in that order, in parallel.
+    let gather = |grouped: &[bool]| -> Vec<bool> {
+        (grouping.positions.par_iter())
+            .map(|&at| grouped[at as usize])
+            .collect()
     };
-    // The decisions in group order, as the chunks made them (the last group,
-    // never replayed, admitted).
-    let mut grouped_allowed = Vec::with_capacity(grouping.ts.len());
-    parts
-        .iter()
-        .for_each(|p| grouped_allowed.extend_from_slice(&p.allowed));
-    grouped_allowed.resize(grouping.ts.len(), true);
-    let bases: Vec<usize> = (grouping.chunks.iter())
-        .map(|&(first, _)| grouping.groups.offsets[first])
+    let grouped_allowed = in_group_order(parts.iter().map(|p| &p.allowed[..]), events, true);
+    let per_rule = if multi || rules.len() < 2 {
+        0
+    } else {
+        rules.len()
+    };
+    let rule_allowed = (0..per_rule)
+        .map(|r| {
+            gather(&in_group_order(
+                parts.iter().map(|p| &p.rule_allowed[r][..]),
+                events,
+                true,
+            ))
+        })
         .collect();
-    let mut decisions = scatter(parts, &bases, &grouping.groups.rows, out).finish(rules);
+    let delay_ms = rules.iter().any(|r| r.limiter.reports_delays()).then(|| {
+        let grouped = in_group_order(
+            parts.iter().filter_map(|p| p.delay_ms.as_deref()),
+            events,
+            0,
+        );
+        (grouping.positions.par_iter())
+            .map(|&at| grouped[at as usize])
+            .collect()
+    });
+    let rejections = multi.then(|| {
+        let rows = &grouping.groups.rows;
+        let mut all = Vec::new();
+        for (part, &(first, _)) in parts.iter().zip(&grouping.chunks) {
+            let base = grouping.groups.offsets[first];
+            let from = part.rejections.iter().flatten();
+            all.extend(from.map(|&(at, bits)| (rows[base + at as usize], bits)));
+        }
+        all.par_sort_unstable_by_key(|&(row, _)| row);
+        all
+    });
+    let columns = Columns {
+        allowed: gather(&grouped_allowed),
+        rule_allowed,
+        rejections,
+        delay_ms,
+    };
+    let mut decisions = columns.finish(rules);
     decisions.grouped_allowed = Some(grouped_allowed);
     decisions
+}
+
+/// The `pieces` one after another, then `fill` up to `len` values.
+fn in_group_order<'p, T: Copy + 'p>(
+    pieces: impl Iterator<Item = &'p [T]>,
+    len: usize,
+    fill: T,
+) -> Vec<T> {
+    let mut all = Vec::with_capacity(len);
+    pieces.for_each(|piece| all.extend_from_slice(piece));
+    all.resize(len, fill);
+    all
 }
 
 /// Per event in group order, a bit per rule that applies to it (at most
@@ -189,45 +246,6 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
     let delay = rules().fold(0, |delay, r| delay.max(banks[r].record(0, t)));
     if let Some(delays) = &mut out.delay_ms {
         delays[at] = delay;
-    }
-}
-
-/// Moves chunk results (in the order of `rows`, each chunk's from its base
-/// position in `bases`) to their events' positions in `out`, one column at a
-/// time (so the writes stay within one column's memory), the columns side by
-/// side; the rejections are sorted by event.
-fn scatter(parts: Vec<Columns>, bases: &[usize], rows: &[u32], mut out: Columns) -> Columns {
-    let rule_columns = out.rule_allowed.par_iter_mut().enumerate();
-    rayon::join(
-        || place(&mut out.allowed, rows, parts.iter().map(|p| &p.allowed[..])),
-        || {
-            rule_columns.for_each(|(r, column)| {
-                place(column, rows, parts.iter().map(|p| &p.rule_allowed[r][..]));
-            });
-            if let Some(to) = &mut out.delay_ms {
-                let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
-                place(to, rows, from);
-            }
-            if let Some(to) = &mut out.rejections {
-                for (part, &base) in parts.iter().zip(bases) {
-                    let from = part.rejections.iter().flatten();
-                    to.extend(from.map(|&(at, bits)| (rows[base + at as usize], bits)));
-                }
-                to.par_sort_unstable_by_key(|&(row, _)| row);
-            }
-        },
-    );
-    out
-}
-
-/// Writes the values of `pieces`, one after another, to `to[rows[i]]`.
-fn place<'p, T: Copy + 'p>(to: &mut [T], rows: &[u32], pieces: impl Iterator<Item = &'p [T]>) {
-    let mut rows = rows.iter();
-    for piece in pieces {
-        // The piece first: zip then stops without taking a row from the next piece.
-        for (&value, &row) in piece.iter().zip(rows.by_ref()) {
-            to[row as usize] = value;
-        }
     }
 }
 
