@@ -2,6 +2,7 @@
 //! replayed in sequence, keys in parallel, results scattered back to input order.
 
 use std::borrow::Cow;
+use std::mem::take;
 
 use rayon::prelude::*;
 
@@ -67,7 +68,7 @@ pub(super) fn replay_grouped(
 ) -> Decisions {
     let computed = (applies.is_none() && rules.len() > 1).then(|| rules_applying(grouping, rules));
     let applies = applies.or(computed.as_deref());
-    let parts: Vec<Columns> = grouping
+    let mut parts: Vec<Columns> = grouping
         .chunks
         .par_iter()
         .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
@@ -82,7 +83,9 @@ pub(super) fn replay_grouped(
             .map(|&at| grouped[at as usize])
             .collect()
     };
-    let grouped_allowed = in_group_order(parts.iter().map(|p| &p.allowed[..]), events, true);
+    // (Each piece is freed once copied.)
+    let pieces = parts.iter_mut().map(|p| take(&mut p.allowed));
+    let grouped_allowed = in_group_order(pieces, events, true);
     let per_rule = if multi || rules.len() < 2 {
         0
     } else {
@@ -90,19 +93,13 @@ pub(super) fn replay_grouped(
     };
     let rule_allowed = (0..per_rule)
         .map(|r| {
-            gather(&in_group_order(
-                parts.iter().map(|p| &p.rule_allowed[r][..]),
-                events,
-                true,
-            ))
+            let pieces = parts.iter_mut().map(|p| take(&mut p.rule_allowed[r]));
+            gather(&in_group_order(pieces, events, true))
         })
         .collect();
     let delay_ms = rules.iter().any(|r| r.limiter.reports_delays()).then(|| {
-        let grouped = in_group_order(
-            parts.iter().filter_map(|p| p.delay_ms.as_deref()),
-            events,
-            0,
-        );
+        let pieces = parts.iter_mut().filter_map(|p| p.delay_ms.take());
+        let grouped = in_group_order(pieces, events, 0);
         (grouping.positions.par_iter())
             .map(|&at| grouped[at as usize])
             .collect()
@@ -130,13 +127,9 @@ pub(super) fn replay_grouped(
 }
 
 /// The `pieces` one after another, then `fill` up to `len` values.
-fn in_group_order<'p, T: Copy + 'p>(
-    pieces: impl Iterator<Item = &'p [T]>,
-    len: usize,
-    fill: T,
-) -> Vec<T> {
+fn in_group_order<T: Copy>(pieces: impl Iterator<Item = Vec<T>>, len: usize, fill: T) -> Vec<T> {
     let mut all = Vec::with_capacity(len);
-    pieces.for_each(|piece| all.extend_from_slice(piece));
+    pieces.for_each(|piece| all.extend_from_slice(&piece));
     all.resize(len, fill);
     all
 }
