@@ -300,7 +300,73 @@ fn replay_key_of_rules<A: Algorithm>(
     at: usize,
 ) {
     let mut states = vec![A::State::default(); algs.len()];
-    let rules = |mask: u64| {
+    for (j, (&t, &mask)) in ts.iter().zip(applies).enumerate() {
+        let rest = mask & mask.wrapping_sub(1);
+        // One or two rules (a policy's global rule and one endpoint's, the
+        // usual case) without a loop over the bits.
+        let (allowed, rejected_by, delay) = match (mask, rest) {
+            (1.., 0) => one_rule(algs, &mut states, mask.trailing_zeros() as usize, t),
+            (1.., 1..) if rest & (rest - 1) == 0 => {
+                let pair = (mask.trailing_zeros(), rest.trailing_zeros());
+                two_rules(algs, &mut states, (pair.0 as usize, pair.1 as usize), t)
+            }
+            _ => rules_of(algs, &mut states, mask, t),
+        };
+        if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
+            rejections.push(((at + j) as u32, rejected_by));
+        }
+        out.allowed[at + j] = allowed;
+        if let Some(delays) = out.delay_ms.as_mut().filter(|_| allowed) {
+            delays[at + j] = delay;
+        }
+    }
+}
+
+/// What [`replay_key_of_rules`] decides for a request at `t` to which rule
+/// `r` alone applies: admitted, the rules rejecting it, the delay.
+fn one_rule<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    r: usize,
+    t: Millis,
+) -> (bool, u64, u64) {
+    let (alg, state) = (algs[r], &mut states[r]);
+    if alg.allows(state, t) {
+        (true, 0, alg.record(state, t))
+    } else {
+        alg.rejected(state, t);
+        (false, 1 << r, 0)
+    }
+}
+
+/// [`one_rule`] for two rules `r0 < r1`.
+fn two_rules<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    (r0, r1): (usize, usize),
+    t: Millis,
+) -> (bool, u64, u64) {
+    let (low, high) = states.split_at_mut(r1);
+    let (s0, s1) = (&mut low[r0], &mut high[0]);
+    let (a0, a1) = (algs[r0], algs[r1]);
+    let (v0, v1) = (a0.allows(s0, t), a1.allows(s1, t));
+    if v0 && v1 {
+        let delay = a0.record(s0, t).max(a1.record(s1, t));
+        return (true, 0, delay);
+    }
+    a0.rejected(s0, t);
+    a1.rejected(s1, t);
+    (false, u64::from(!v0) << r0 | u64::from(!v1) << r1, 0)
+}
+
+/// [`one_rule`] for the rules whose bit is set in `mask` (any number).
+fn rules_of<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    mask: u64,
+    t: Millis,
+) -> (bool, u64, u64) {
+    let rules = || {
         let mut bits = mask;
         std::iter::from_fn(move || {
             (bits != 0).then(|| {
@@ -310,25 +376,17 @@ fn replay_key_of_rules<A: Algorithm>(
             })
         })
     };
-    for (j, (&t, &mask)) in ts.iter().zip(applies).enumerate() {
-        let mut allowed = true;
-        let mut rejected_by = 0u64;
-        for r in rules(mask) {
-            let verdict = algs[r].allows(&mut states[r], t);
-            allowed &= verdict;
-            rejected_by |= u64::from(!verdict) << r;
-        }
-        if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
-            rejections.push(((at + j) as u32, rejected_by));
-        }
-        out.allowed[at + j] = allowed;
-        if !allowed {
-            rules(mask).for_each(|r| algs[r].rejected(&mut states[r], t));
-            continue;
-        }
-        let delay = rules(mask).fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
-        if let Some(delays) = &mut out.delay_ms {
-            delays[at + j] = delay;
-        }
+    let mut allowed = true;
+    let mut rejected_by = 0u64;
+    for r in rules() {
+        let verdict = algs[r].allows(&mut states[r], t);
+        allowed &= verdict;
+        rejected_by |= u64::from(!verdict) << r;
     }
+    if !allowed {
+        rules().for_each(|r| algs[r].rejected(&mut states[r], t));
+        return (false, rejected_by, 0);
+    }
+    let delay = rules().fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
+    (true, 0, delay)
 }
