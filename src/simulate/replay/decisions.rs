@@ -73,10 +73,16 @@ impl Decisions {
                 let len = rows.map_or(self.allowed.len(), <[u32]>::len);
                 let mut verdicts = vec![true; len];
                 let rejected = rejections.iter().filter(|(_, bits)| bits >> r & 1 == 1);
+                // Both in increasing order: each row is looked for from where
+                // the last one was found.
+                let mut from = 0;
                 for &(row, _) in rejected {
                     let at = match rows {
                         None => Some(row as usize),
-                        Some(rows) => rows.binary_search(&row).ok(),
+                        Some(rows) => {
+                            from += first_at_least(&rows[from..], row);
+                            (rows.get(from) == Some(&row)).then_some(from)
+                        }
                     };
                     if let Some(at) = at {
                         verdicts[at] = false;
@@ -106,6 +112,19 @@ impl Decisions {
             grouped_allowed: self.grouped_allowed,
         }
     }
+}
+
+/// The position of the first value of `sorted` not below `value` (its
+/// length if none), searched from the front in steps that double, so that
+/// a value near the front is found in few steps.
+fn first_at_least(sorted: &[u32], value: u32) -> usize {
+    let mut bound = 1;
+    while bound < sorted.len() && sorted[bound] < value {
+        bound *= 2;
+    }
+    let start = bound / 2;
+    let end = (bound + 1).min(sorted.len());
+    start + sorted[start..end].partition_point(|&x| x < value)
 }
 
 impl From<Replay> for Decisions {
@@ -165,6 +184,18 @@ mod tests {
             }
             let replay = decisions.into_replay();
             prop_assert_eq!(replay.rule_allowed, columns);
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn the_first_value_not_below_is_found_as_by_a_plain_search(
+            values in prop::collection::vec(0u32..200, 0..100),
+            value in 0u32..210,
+        ) {
+            let mut sorted = values;
+            sorted.sort_unstable();
+            prop_assert_eq!(first_at_least(&sorted, value), sorted.partition_point(|&x| x < value));
         }
     }
 
