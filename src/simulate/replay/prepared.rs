@@ -72,6 +72,8 @@ impl Replayer<'_> {
         key_counts: Vec<usize>,
     ) -> Option<PreparedKeys> {
         let events = self.ts.len();
+        // A key below every rule's count is in range whichever rules apply.
+        let in_every_range = key_counts.iter().copied().min().unwrap_or(0);
         let fits = key_counts.len() <= MAX_GROUPED_RULES
             && !key_counts.is_empty()
             && keys.len() == events
@@ -79,6 +81,9 @@ impl Replayer<'_> {
             && key_counts.iter().all(|&n| n < NOT_APPLICABLE as usize)
             && self.ts.is_sorted()
             && (keys.par_iter().zip(applying)).all(|(&key, &bits)| {
+                if (key as usize) < in_every_range {
+                    return true;
+                }
                 // Every rule that applies has the key in its range.
                 let mut bits = bits;
                 while bits != 0 {
