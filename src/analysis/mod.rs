@@ -92,8 +92,27 @@ pub fn compute(settings: &AnalysisSettings) -> Result<AnalyzeRun, AnalysisError>
 
 /// Analyzes what was ingested (an error when nothing was).
 pub fn analyze_ingested(
+    ingested: Ingested,
+    settings: &AnalysisSettings,
+) -> Result<AnalyzeRun, AnalysisError> {
+    analyze(ingested, settings, true)
+}
+
+/// [`analyze_ingested`] without the client profiles (left empty), which the
+/// recommended policy does not rest on: what `simulate` replays the
+/// recommendation from.
+pub fn analyze_for_policy(
+    ingested: Ingested,
+    settings: &AnalysisSettings,
+) -> Result<AnalyzeRun, AnalysisError> {
+    analyze(ingested, settings, false)
+}
+
+/// The analysis, with the client profiles when `with_profiles`.
+fn analyze(
     mut ingested: Ingested,
     settings: &AnalysisSettings,
+    with_profiles: bool,
 ) -> Result<AnalyzeRun, AnalysisError> {
     if ingested.table.is_empty() {
         return Err(AnalysisError::NoEvents(no_events_message(&ingested.report)));
@@ -108,7 +127,8 @@ pub fn analyze_ingested(
     let mapped =
         settings.recommend.routes.is_some() || settings.recommend.discover == DiscoverChoice::On;
     // Counted before the endpoints are folded into templates.
-    let error_endpoints = mapped.then(|| profile::facts::client_error_endpoints(table));
+    let error_endpoints =
+        (mapped && with_profiles).then(|| profile::facts::client_error_endpoints(table));
     let (templates, template_uses) = match (&settings.recommend.routes, settings.recommend.discover)
     {
         (Some(set), _) => (Some(set.clone()), discover::apply(table, set, &routed)),
@@ -121,14 +141,17 @@ pub fn analyze_ingested(
     let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
     let (recommendation, endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
-    let profiles = profiles(
-        &ingested.table,
-        &analysis,
-        &recommendation,
-        &endpoint_recommendations,
-        settings.recommend.profile_columns,
-        error_endpoints.as_deref(),
-    );
+    let profiles = match with_profiles {
+        true => profiles(
+            &ingested.table,
+            &analysis,
+            &recommendation,
+            &endpoint_recommendations,
+            settings.recommend.profile_columns,
+            error_endpoints.as_deref(),
+        ),
+        false => Vec::new(),
+    };
     Ok(AnalyzeRun {
         span: ingested.table.span(),
         ingested,

@@ -13,7 +13,7 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Census, Deployment, Limiter, PreparedKeys, Replay, ReplayError, Replayer, Rule,
+    ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError, Replayer, Rule,
     Summary, Totals, Traffic, deploy, summarize, totals,
 };
 use crate::units::Millis;
@@ -151,7 +151,7 @@ impl<'a> ScenarioRunner<'a> {
         } else {
             let columns = key_columns(table, scenario, &selections);
             let rules = rules(table, scenario, &columns);
-            deploy::replay_deployed(replayer, &rules, &table.client, &self.deployment)?
+            deploy::decide_deployed(replayer, &rules, &table.client, &self.deployment)?
         };
         let census = (self.census).get_or_init(|| Census::new(&table.client, &table.endpoint));
         Ok(summarise(
@@ -213,7 +213,7 @@ fn summarise(
     census: &Census,
     scenario: &Scenario,
     selections: &[Arc<Selection>],
-    replay: Replay,
+    replay: Decisions,
     top: usize,
 ) -> ScenarioResult {
     let traffic = Traffic {
@@ -236,28 +236,21 @@ fn summarise(
     };
     let rule_results: Vec<RuleResult> = (scenario.rules.par_iter())
         .zip(selections)
-        .zip(&replay.rule_allowed)
-        .map(|((rule, selection), verdicts)| RuleResult {
+        .enumerate()
+        .map(|(r, (rule, selection))| RuleResult {
             scenario: scenario.name.clone(),
             rule: rule.name.clone(),
             key: rule.key_text.clone(),
             method: rule.method.clone(),
             route: rule.route.as_ref().map(|r| r.as_str().to_string()),
-            summary: rule_summary(
-                rule,
-                &rule_traffic,
-                selection.subset(),
-                verdicts,
-                replay.delay_ms.as_deref(),
-                top,
-            ),
+            summary: rule_summary(rule, &rule_traffic, selection.subset(), &replay, r, top),
         })
         .collect();
     // One rule deciding every request: its totals are the scenario's.
-    let reuse = match (&rule_results[..], &replay.rule_allowed[..], selections) {
-        ([only], [verdicts], [selection]) => (*verdicts == replay.allowed
-            && selection.subset().is_none())
-        .then(|| only.summary.totals.clone()),
+    let reuse = match (&rule_results[..], selections) {
+        ([only], [selection]) => (selection.subset().is_none()
+            && replay.rule_allowed(0)[..] == replay.allowed[..])
+            .then(|| only.summary.totals.clone()),
         _ => None,
     };
     ScenarioResult {
@@ -268,20 +261,22 @@ fn summarise(
     }
 }
 
-/// A rule's summary over the requests it applies to (`subset`, or all of
-/// `traffic`), from its own verdicts.
+/// Rule `r`'s summary over the requests it applies to (`subset`, or all of
+/// `traffic`), from its own verdicts in `replay`.
 fn rule_summary(
     rule: &PlannedRule,
     traffic: &Traffic,
     subset: Option<&Subset>,
-    verdicts: &[bool],
-    delay_ms: Option<&[u64]>,
+    replay: &Decisions,
+    r: usize,
     top: usize,
 ) -> Summary {
+    let delay_ms = replay.delay_ms.as_deref();
     let Some(subset) = subset else {
-        return summarize(&rule.spec, &rule.limiter, traffic, verdicts, delay_ms, top);
+        let verdicts = replay.rule_allowed(r);
+        return summarize(&rule.spec, &rule.limiter, traffic, &verdicts, delay_ms, top);
     };
-    let verdicts = subset.pick(verdicts);
+    let verdicts = replay.rule_allowed_at(r, Some(subset.rows()));
     let delays = delay_ms.map(|d| subset.pick(d));
     summarize(
         &rule.spec,

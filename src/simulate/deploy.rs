@@ -11,7 +11,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::replay::{Replay, ReplayError, Replayer, Rule};
+use super::replay::{Decisions, Replay, ReplayError, Replayer, Rule};
 use crate::units::{EARLIEST_MS, LATEST_MS, Millis};
 
 /// How the balancer picks an instance.
@@ -143,8 +143,19 @@ pub fn replay_deployed(
     client: &[u32],
     deployment: &Deployment,
 ) -> Result<Replay, ReplayError> {
+    decide_deployed(replayer, rules, client, deployment).map(Decisions::into_replay)
+}
+
+/// [`replay_deployed`], each rule's verdicts kept as the replay found them
+/// (see [`Decisions`]).
+pub fn decide_deployed(
+    replayer: &mut Replayer,
+    rules: &[Rule],
+    client: &[u32],
+    deployment: &Deployment,
+) -> Result<Decisions, ReplayError> {
     if deployment.instances == 1 {
-        return replayer.replay(rules);
+        return replayer.decide(rules);
     }
     let events = replayer.times().len();
     if client.len() != events {
@@ -174,7 +185,7 @@ pub fn replay_deployed(
             key_count,
         })
         .collect();
-    replayer.replay(&split)
+    replayer.decide(&split)
 }
 
 /// Key `k` on instance `i` becomes `i · stride + k`; not-applicable stays so.

@@ -47,7 +47,10 @@ mod reconcile_properties;
 use crate::units::Millis;
 
 pub use deploy::{Balance, Deployment};
-pub use replay::{NOT_APPLICABLE, PreparedKeys, Replay, ReplayError, Replayer, Rule, replay};
+pub use replay::{
+    Decisions, NOT_APPLICABLE, PreparedKeys, Replay, ReplayError, Replayer, Rule, RuleVerdicts,
+    replay,
+};
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 pub use summary::{ByClient, Census, Summary, Totals, Traffic, summarize, totals};
 

@@ -20,8 +20,6 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use rayon::prelude::*;
-
 use super::Limiter;
 use super::bank::Bank;
 use super::summary::ByClient;
@@ -144,6 +142,12 @@ impl<'a> Replayer<'a> {
 
     /// Replays the events through `rules`.
     pub fn replay(&mut self, rules: &[Rule]) -> Result<Replay, ReplayError> {
+        self.decide(rules).map(Decisions::into_replay)
+    }
+
+    /// [`Replayer::replay`], each rule's verdicts kept as the replay found
+    /// them (see [`Decisions`]).
+    pub fn decide(&mut self, rules: &[Rule]) -> Result<Decisions, ReplayError> {
         validate(self.ts, rules)?;
         let ts = self.ts;
         let keys = (rules.len() <= MAX_GROUPED_RULES)
@@ -231,9 +235,9 @@ fn shared_keys<'r>(rules: &[Rule<'r>], events: usize) -> Option<Cow<'r, [u32]>> 
 struct Columns {
     allowed: Vec<bool>,
     rule_allowed: Vec<Vec<bool>>,
-    /// Instead of `rule_allowed` (at most 64 rules): per event, a bit per rule
-    /// that rejected it.
-    rejected_by: Option<Vec<u64>>,
+    /// Instead of `rule_allowed` (at most 64 rules): the events some rule
+    /// rejected, in increasing order, with a bit per rule that rejected each.
+    rejections: Option<Vec<(u32, u64)>>,
     delay_ms: Option<Vec<u64>>,
 }
 
@@ -244,7 +248,7 @@ impl Columns {
         Columns {
             allowed: vec![true; len],
             rule_allowed: vec![vec![true; len]; per_rule],
-            rejected_by: None,
+            rejections: None,
             delay_ms: delays.then(|| vec![0; len]),
         }
     }
@@ -256,33 +260,30 @@ impl Columns {
         Columns {
             allowed: vec![true; len],
             rule_allowed: Vec::new(),
-            rejected_by: Some(vec![0; len]),
+            rejections: Some(Vec::new()),
             delay_ms: delays.then(|| vec![0; len]),
         }
     }
 
-    /// With one rule its verdict is the overall decision: stored once, copied
-    /// here; verdicts kept as bits become one column per rule.
-    fn finish(mut self, rules: &[Rule]) -> Replay {
-        if rules.len() == 1 {
-            self.rule_allowed = vec![self.allowed.clone()];
-        }
-        if let Some(bits) = &self.rejected_by {
-            self.rule_allowed = (0..rules.len())
-                .into_par_iter()
-                .map(|r| bits.iter().map(|&b| b >> r & 1 == 0).collect())
-                .collect();
-        }
-        Replay {
+    /// With one rule its verdict is the overall decision, stored once; the
+    /// verdicts of several rules as they were kept.
+    fn finish(self, rules: &[Rule]) -> Decisions {
+        let verdicts = match (self.rejections, rules.len()) {
+            (Some(rejections), 2..) => RuleVerdicts::Rejections(rejections),
+            (_, 0 | 1) => RuleVerdicts::Decisions,
+            (None, _) => RuleVerdicts::Columns(self.rule_allowed),
+        };
+        Decisions {
             allowed: self.allowed,
-            rule_allowed: self.rule_allowed,
+            verdicts,
             delay_ms: self.delay_ms,
             grouped_allowed: None,
+            rules: rules.len(),
         }
     }
 }
 
-fn replay_sequential(ts: &[Millis], rules: &[Rule]) -> Replay {
+fn replay_sequential(ts: &[Millis], rules: &[Rule]) -> Decisions {
     let mut banks: Vec<Bank> = rules
         .iter()
         .map(|r| Bank::new(&r.limiter, r.key_count))
@@ -342,11 +343,13 @@ fn step(
 #[cfg(test)]
 pub(crate) fn replay_in_time_order(ts: &[Millis], rules: &[Rule]) -> Result<Replay, ReplayError> {
     validate(ts, rules)?;
-    Ok(replay_sequential(ts, rules))
+    Ok(replay_sequential(ts, rules).into_replay())
 }
 
+mod decisions;
 mod grouped;
 mod prepared;
+pub use decisions::{Decisions, RuleVerdicts};
 pub use prepared::PreparedKeys;
 #[cfg(test)]
 mod tests;

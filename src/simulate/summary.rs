@@ -211,26 +211,28 @@ fn name_of(names: &Interner, id: usize) -> String {
 }
 
 fn delay_stats(delay_ms: &[u64], allowed: &[bool]) -> DelayStats {
+    // Of the admitted requests' delays, the zeros (usually most) come first in
+    // sorted order: they are counted, and only the others kept.
+    let admitted = allowed.iter().filter(|&&ok| ok).count();
     let mut delays: Vec<u64> = delay_ms
         .iter()
         .zip(allowed)
-        .filter(|&(_, &ok)| ok)
+        .filter(|&(&d, &ok)| ok && d > 0)
         .map(|(&d, _)| d)
         .collect();
-    // The nearest-rank index of a percentile; its value is found by selection,
-    // which puts the element a full sort would put there (no sort needed).
-    let rank = |percent: usize| (percent * delays.len()).div_ceil(100).max(1) - 1;
+    let zeros = admitted - delays.len();
+    // The nearest-rank index of a percentile among the admitted; its value is
+    // 0 among the zeros, else found by selection among the others, which puts
+    // the element a full sort would put there (no sort needed).
+    let rank = |percent: usize| (percent * admitted).div_ceil(100).max(1) - 1;
     let (p50, p99) = (rank(50), rank(99));
-    let mut at = |index: usize| {
-        if index < delays.len() {
-            *delays.select_nth_unstable(index).1
-        } else {
-            0
-        }
+    let mut at = |index: usize| match index.checked_sub(zeros) {
+        Some(i) if i < delays.len() => *delays.select_nth_unstable(i).1,
+        _ => 0,
     };
     let (p50_ms, p99_ms) = (at(p50), at(p99));
     DelayStats {
-        delayed: delays.iter().filter(|&&d| d > 0).count() as u64,
+        delayed: delays.len() as u64,
         p50_ms,
         p99_ms,
         max_ms: delays.iter().copied().max().unwrap_or(0),

@@ -90,7 +90,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     };
     let (ingested, scenarios, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
-            let run = analysis::analyze_ingested(load()?, analyze_settings)?;
+            let run = analysis::analyze_for_policy(load()?, analyze_settings)?;
             let policy = analysis::recommended_policy(&run, analyze_settings)
                 .context("no traffic to recommend limits for")?;
             let rules = policy.check("the recommendation")?;

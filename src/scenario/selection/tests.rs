@@ -141,6 +141,7 @@ proptest! {
         events in prop::collection::vec((0u32..5, 0usize..6, 0usize..3, 0u32..4, any::<bool>()), 0..200),
         shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
         exempting in any::<bool>(),
+        block in 1usize..40,
     ) {
         const PATHS: [&str; 6] = ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c"];
         const METHODS: [&str; 3] = ["GET", "post", "PUT"];
@@ -199,6 +200,8 @@ proptest! {
                 applying[i] |= 1 << r;
             }
         }
-        prop_assert_eq!(shared_keys(&table, &keys, &first), want);
+        prop_assert_eq!(shared_keys(&table, &keys, &first), want.clone());
+        // Worked out in blocks of any size, the same.
+        prop_assert_eq!(shared_keys_in_blocks(&table, &keys, &first, block), want);
     }
 }

@@ -2,10 +2,11 @@
 //! replayed in sequence, keys in parallel, results scattered back to input order.
 
 use std::borrow::Cow;
+use std::mem::take;
 
 use rayon::prelude::*;
 
-use super::{Columns, NOT_APPLICABLE, Replay, Rule};
+use super::{Columns, Decisions, NOT_APPLICABLE, Rule};
 use crate::events::{ClientGroups, group_rows};
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
@@ -24,6 +25,8 @@ pub(super) struct Grouping {
     pub(super) groups: ClientGroups,
     /// `ts[groups.rows[i]]` at `i`.
     pub(super) ts: Vec<Millis>,
+    /// Per event, its position in group order (`groups.rows` inverted).
+    positions: Vec<u32>,
     /// Runs of groups replayed as one parallel task (see [`chunk_groups`]).
     chunks: Vec<(usize, usize)>,
     /// Keys that are replayed (`0..key_count`; the last group is left out).
@@ -36,16 +39,21 @@ impl Grouping {
     pub(super) fn new(ts: &[Millis], keys: Cow<[u32]>, key_count: usize) -> Self {
         let pass = key_count as u32;
         let dense: Vec<u32> = keys
-            .iter()
+            .par_iter()
             .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
             .collect();
         let groups = group_rows(&dense, key_count + 1);
-        let grouped_ts = groups.rows.iter().map(|&r| ts[r as usize]).collect();
+        let grouped_ts = groups.rows.par_iter().map(|&r| ts[r as usize]).collect();
         let chunks = chunk_groups(&groups, key_count, ts.len());
+        let mut positions = vec![0u32; ts.len()];
+        for (at, &row) in groups.rows.iter().enumerate() {
+            positions[row as usize] = at as u32;
+        }
         Grouping {
             keys: keys.into_owned(),
             groups,
             ts: grouped_ts,
+            positions,
             chunks,
             key_count,
         }
@@ -57,28 +65,73 @@ pub(super) fn replay_grouped(
     grouping: &Grouping,
     rules: &[Rule],
     applies: Option<&[u64]>,
-) -> Replay {
+) -> Decisions {
     let computed = (applies.is_none() && rules.len() > 1).then(|| rules_applying(grouping, rules));
     let applies = applies.or(computed.as_deref());
-    let parts: Vec<Columns> = grouping
+    let mut parts: Vec<Columns> = grouping
         .chunks
         .par_iter()
         .map(|&(first, end)| replay_chunk(grouping, rules, applies, first, end))
         .collect();
-    let out = match applies.is_some() && rules.len() > 1 {
-        true => Columns::with_bits(grouping.ts.len(), rules),
-        false => Columns::new(grouping.ts.len(), rules),
+    let multi = applies.is_some() && rules.len() > 1;
+    let events = grouping.ts.len();
+    // Each column in group order as the chunks made it (the last group, never
+    // replayed: admitted by every rule, not delayed), then read at each
+    // event's position in that order, in parallel.
+    let gather = |grouped: &[bool]| -> Vec<bool> {
+        (grouping.positions.par_iter())
+            .map(|&at| grouped[at as usize])
+            .collect()
     };
-    // The decisions in group order, as the chunks made them (the last group,
-    // never replayed, admitted).
-    let mut grouped_allowed = Vec::with_capacity(grouping.ts.len());
-    parts
-        .iter()
-        .for_each(|p| grouped_allowed.extend_from_slice(&p.allowed));
-    grouped_allowed.resize(grouping.ts.len(), true);
-    let mut replay = scatter(parts, &grouping.groups.rows, out).finish(rules);
-    replay.grouped_allowed = Some(grouped_allowed);
-    replay
+    // (Each piece is freed once copied.)
+    let pieces = parts.iter_mut().map(|p| take(&mut p.allowed));
+    let grouped_allowed = in_group_order(pieces, events, true);
+    let per_rule = if multi || rules.len() < 2 {
+        0
+    } else {
+        rules.len()
+    };
+    let rule_allowed = (0..per_rule)
+        .map(|r| {
+            let pieces = parts.iter_mut().map(|p| take(&mut p.rule_allowed[r]));
+            gather(&in_group_order(pieces, events, true))
+        })
+        .collect();
+    let delay_ms = rules.iter().any(|r| r.limiter.reports_delays()).then(|| {
+        let pieces = parts.iter_mut().filter_map(|p| p.delay_ms.take());
+        let grouped = in_group_order(pieces, events, 0);
+        (grouping.positions.par_iter())
+            .map(|&at| grouped[at as usize])
+            .collect()
+    });
+    let rejections = multi.then(|| {
+        let rows = &grouping.groups.rows;
+        let mut all = Vec::new();
+        for (part, &(first, _)) in parts.iter().zip(&grouping.chunks) {
+            let base = grouping.groups.offsets[first];
+            let from = part.rejections.iter().flatten();
+            all.extend(from.map(|&(at, bits)| (rows[base + at as usize], bits)));
+        }
+        all.par_sort_unstable_by_key(|&(row, _)| row);
+        all
+    });
+    let columns = Columns {
+        allowed: gather(&grouped_allowed),
+        rule_allowed,
+        rejections,
+        delay_ms,
+    };
+    let mut decisions = columns.finish(rules);
+    decisions.grouped_allowed = Some(grouped_allowed);
+    decisions
+}
+
+/// The `pieces` one after another, then `fill` up to `len` values.
+fn in_group_order<T: Copy>(pieces: impl Iterator<Item = Vec<T>>, len: usize, fill: T) -> Vec<T> {
+    let mut all = Vec::with_capacity(len);
+    pieces.for_each(|piece| all.extend_from_slice(&piece));
+    all.resize(len, fill);
+    all
 }
 
 /// Per event in group order, a bit per rule that applies to it (at most
@@ -169,12 +222,14 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
         })
     };
     let mut allowed = true;
+    let mut rejected_by = 0u64;
     for r in rules() {
         let verdict = banks[r].allows(0, t);
         allowed &= verdict;
-        if let Some(bits) = &mut out.rejected_by {
-            bits[at] |= u64::from(!verdict) << r;
-        }
+        rejected_by |= u64::from(!verdict) << r;
+    }
+    if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
+        rejections.push((at as u32, rejected_by));
     }
     out.allowed[at] = allowed;
     if !allowed {
@@ -184,41 +239,6 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
     let delay = rules().fold(0, |delay, r| delay.max(banks[r].record(0, t)));
     if let Some(delays) = &mut out.delay_ms {
         delays[at] = delay;
-    }
-}
-
-/// Moves chunk results (in the order of `rows`) to their events' positions in
-/// `out`, one column at a time (so the writes stay within one column's memory),
-/// the columns side by side.
-fn scatter(parts: Vec<Columns>, rows: &[u32], mut out: Columns) -> Columns {
-    let rule_columns = out.rule_allowed.par_iter_mut().enumerate();
-    rayon::join(
-        || place(&mut out.allowed, rows, parts.iter().map(|p| &p.allowed[..])),
-        || {
-            rule_columns.for_each(|(r, column)| {
-                place(column, rows, parts.iter().map(|p| &p.rule_allowed[r][..]));
-            });
-            if let Some(to) = &mut out.delay_ms {
-                let from = parts.iter().filter_map(|p| p.delay_ms.as_deref());
-                place(to, rows, from);
-            }
-            if let Some(to) = &mut out.rejected_by {
-                let from = parts.iter().filter_map(|p| p.rejected_by.as_deref());
-                place(to, rows, from);
-            }
-        },
-    );
-    out
-}
-
-/// Writes the values of `pieces`, one after another, to `to[rows[i]]`.
-fn place<'p, T: Copy + 'p>(to: &mut [T], rows: &[u32], pieces: impl Iterator<Item = &'p [T]>) {
-    let mut rows = rows.iter();
-    for piece in pieces {
-        // The piece first: zip then stops without taking a row from the next piece.
-        for (&value, &row) in piece.iter().zip(rows.by_ref()) {
-            to[row as usize] = value;
-        }
     }
 }
 
@@ -280,7 +300,73 @@ fn replay_key_of_rules<A: Algorithm>(
     at: usize,
 ) {
     let mut states = vec![A::State::default(); algs.len()];
-    let rules = |mask: u64| {
+    for (j, (&t, &mask)) in ts.iter().zip(applies).enumerate() {
+        let rest = mask & mask.wrapping_sub(1);
+        // One or two rules (a policy's global rule and one endpoint's, the
+        // usual case) without a loop over the bits.
+        let (allowed, rejected_by, delay) = match (mask, rest) {
+            (1.., 0) => one_rule(algs, &mut states, mask.trailing_zeros() as usize, t),
+            (1.., 1..) if rest & (rest - 1) == 0 => {
+                let pair = (mask.trailing_zeros(), rest.trailing_zeros());
+                two_rules(algs, &mut states, (pair.0 as usize, pair.1 as usize), t)
+            }
+            _ => rules_of(algs, &mut states, mask, t),
+        };
+        if let Some(rejections) = out.rejections.as_mut().filter(|_| rejected_by != 0) {
+            rejections.push(((at + j) as u32, rejected_by));
+        }
+        out.allowed[at + j] = allowed;
+        if let Some(delays) = out.delay_ms.as_mut().filter(|_| allowed) {
+            delays[at + j] = delay;
+        }
+    }
+}
+
+/// What [`replay_key_of_rules`] decides for a request at `t` to which rule
+/// `r` alone applies: admitted, the rules rejecting it, the delay.
+fn one_rule<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    r: usize,
+    t: Millis,
+) -> (bool, u64, u64) {
+    let (alg, state) = (algs[r], &mut states[r]);
+    if alg.allows(state, t) {
+        (true, 0, alg.record(state, t))
+    } else {
+        alg.rejected(state, t);
+        (false, 1 << r, 0)
+    }
+}
+
+/// [`one_rule`] for two rules `r0 < r1`.
+fn two_rules<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    (r0, r1): (usize, usize),
+    t: Millis,
+) -> (bool, u64, u64) {
+    let (low, high) = states.split_at_mut(r1);
+    let (s0, s1) = (&mut low[r0], &mut high[0]);
+    let (a0, a1) = (algs[r0], algs[r1]);
+    let (v0, v1) = (a0.allows(s0, t), a1.allows(s1, t));
+    if v0 && v1 {
+        let delay = a0.record(s0, t).max(a1.record(s1, t));
+        return (true, 0, delay);
+    }
+    a0.rejected(s0, t);
+    a1.rejected(s1, t);
+    (false, u64::from(!v0) << r0 | u64::from(!v1) << r1, 0)
+}
+
+/// [`one_rule`] for the rules whose bit is set in `mask` (any number).
+fn rules_of<A: Algorithm>(
+    algs: &[&A],
+    states: &mut [A::State],
+    mask: u64,
+    t: Millis,
+) -> (bool, u64, u64) {
+    let rules = || {
         let mut bits = mask;
         std::iter::from_fn(move || {
             (bits != 0).then(|| {
@@ -290,25 +376,17 @@ fn replay_key_of_rules<A: Algorithm>(
             })
         })
     };
-    for (j, (&t, &mask)) in ts.iter().zip(applies).enumerate() {
-        let mut allowed = true;
-        let mut rejected_by = 0u64;
-        for r in rules(mask) {
-            let verdict = algs[r].allows(&mut states[r], t);
-            allowed &= verdict;
-            rejected_by |= u64::from(!verdict) << r;
-        }
-        if let Some(bits) = &mut out.rejected_by {
-            bits[at + j] |= rejected_by;
-        }
-        out.allowed[at + j] = allowed;
-        if !allowed {
-            rules(mask).for_each(|r| algs[r].rejected(&mut states[r], t));
-            continue;
-        }
-        let delay = rules(mask).fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
-        if let Some(delays) = &mut out.delay_ms {
-            delays[at + j] = delay;
-        }
+    let mut allowed = true;
+    let mut rejected_by = 0u64;
+    for r in rules() {
+        let verdict = algs[r].allows(&mut states[r], t);
+        allowed &= verdict;
+        rejected_by |= u64::from(!verdict) << r;
     }
+    if !allowed {
+        rules().for_each(|r| algs[r].rejected(&mut states[r], t));
+        return (false, rejected_by, 0);
+    }
+    let delay = rules().fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
+    (true, 0, delay)
 }

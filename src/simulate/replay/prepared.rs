@@ -11,7 +11,7 @@ use rayon::prelude::*;
 
 use super::grouped::{Grouping, replay_grouped, rules_applying};
 use super::{
-    MAX_GROUPED_RULES, NOT_APPLICABLE, Replay, ReplayError, Replayer, Rule, replay_sequential,
+    Decisions, MAX_GROUPED_RULES, NOT_APPLICABLE, ReplayError, Replayer, Rule, replay_sequential,
 };
 use super::{shared_keys, validate};
 use crate::simulate::Limiter;
@@ -72,13 +72,18 @@ impl Replayer<'_> {
         key_counts: Vec<usize>,
     ) -> Option<PreparedKeys> {
         let events = self.ts.len();
+        // A key below every rule's count is in range whichever rules apply.
+        let in_every_range = key_counts.iter().copied().min().unwrap_or(0);
         let fits = key_counts.len() <= MAX_GROUPED_RULES
             && !key_counts.is_empty()
             && keys.len() == events
             && applying.len() == events
             && key_counts.iter().all(|&n| n < NOT_APPLICABLE as usize)
             && self.ts.is_sorted()
-            && (keys.iter().zip(applying)).all(|(&key, &bits)| {
+            && (keys.par_iter().zip(applying)).all(|(&key, &bits)| {
+                if (key as usize) < in_every_range {
+                    return true;
+                }
                 // Every rule that applies has the key in its range.
                 let mut bits = bits;
                 while bits != 0 {
@@ -112,12 +117,12 @@ impl Replayer<'_> {
     }
 
     /// Replays the rules `prepared` was prepared from, with `limiters` (one per
-    /// rule, in their order) instead of theirs: what [`Replayer::replay`] of
-    /// those rules with these limiters returns.
+    /// rule, in their order) instead of theirs: the decisions of what
+    /// [`Replayer::replay`] of those rules with these limiters returns.
     ///
     /// # Panics
     /// When `limiters` has not one limiter per prepared rule.
-    pub fn replay_prepared(&mut self, limiters: &[Limiter], prepared: &PreparedKeys) -> Replay {
+    pub fn replay_prepared(&mut self, limiters: &[Limiter], prepared: &PreparedKeys) -> Decisions {
         assert_eq!(
             limiters.len(),
             prepared.key_counts.len(),
@@ -209,14 +214,14 @@ mod tests {
                 rule_set(&columns, kinds, requests).into_iter().map(|r| r.limiter).collect::<Vec<_>>()
             };
             for kinds in [&first, &second, &first] {
-                let got = replayer.replay_prepared(&limiters(kinds), &prepared);
+                let got = replayer.replay_prepared(&limiters(kinds), &prepared).into_replay();
                 prop_assert_eq!(got, replay(&ts, &rule_set(&columns, kinds, requests)).unwrap());
             }
             // Another grouping in between: the prepared one is used again.
             let endpoints: Vec<u32> = events.iter().map(|e| e.2).collect();
             let other = [Rule { limiter: limiter(0, 1, 1), keys: &endpoints, key_count: 5 }];
             replayer.replay(&other).unwrap();
-            let got = replayer.replay_prepared(&limiters(&second), &prepared);
+            let got = replayer.replay_prepared(&limiters(&second), &prepared).into_replay();
             prop_assert_eq!(got, replay(&ts, &rule_set(&columns, &second, requests)).unwrap());
         }
     }
@@ -258,7 +263,7 @@ mod tests {
             let mut replayer = Replayer::new(&ts);
             let prepared = replayer.prepare_shared(keys, &applying, vec![5; rules.len()]).unwrap();
             let limiters: Vec<Limiter> = rules.iter().map(|r| r.limiter.clone()).collect();
-            let got = replayer.replay_prepared(&limiters, &prepared);
+            let got = replayer.replay_prepared(&limiters, &prepared).into_replay();
             prop_assert_eq!(got, replay(&ts, &rules).unwrap());
             // Where preparing the columns fails, so does this.
             let (keys, applying) = shared(&columns).unwrap();

@@ -270,7 +270,7 @@ fn delays_by_sorting(delay_ms: &[u64], allowed: &[bool]) -> (u64, u64, u64, u64)
 proptest::proptest! {
     #[test]
     fn one_pass_boundary_and_selected_delays_match_their_definitions(
-        events in proptest::collection::vec((0i64..20_000, 0usize..4, proptest::bool::weighted(0.8), 0u64..50), 0..200),
+        events in proptest::collection::vec((0i64..20_000, 0usize..4, proptest::bool::weighted(0.8), 0u64..100), 0..200),
         window in 1u32..6,
     ) {
         let mut events = events;
@@ -279,7 +279,8 @@ proptest::proptest! {
         let rows: Vec<(Millis, &str, &str)> = events.iter().map(|e| (e.0, names[e.1], "/x")).collect();
         let f = Fixture::new(&rows);
         let allowed: Vec<bool> = events.iter().map(|e| e.2).collect();
-        let delays: Vec<u64> = events.iter().map(|e| e.3).collect();
+        // About half the delays 0, as when most requests pass undelayed.
+        let delays: Vec<u64> = events.iter().map(|e| e.3.saturating_sub(50)).collect();
         let spec = AlgorithmSpec::new(AlgorithmKind::FixedWindow, format!("5/{window}s").parse().unwrap());
         let got = boundary::boundary_effect(&spec, &f.traffic(), &allowed, None);
         let want = boundary_by_clients(spec.limit.window.millis(), &f.traffic(), &allowed);
