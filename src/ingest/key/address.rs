@@ -1,0 +1,109 @@
+//! One address field: its addresses (an X-Forwarded-For list, or the common
+//! single address decided in one pass) and an address's host without its port.
+
+/// An address without its port: `1.2.3.4:5678` → `1.2.3.4`, `[2001:db8::1]:443`
+/// and `[2001:db8::1]` → `2001:db8::1`, `host.example:8080` → `host.example`.
+/// A bare IPv6 address (several colons) and a hostname stay as they are.
+pub fn without_port(addr: &str) -> &str {
+    // The span's ends are next to ASCII bytes (`[`, `]`, `:`), so on char boundaries.
+    &addr[host_span(addr.as_bytes())]
+}
+
+/// Where the host of `addr` is ([`without_port`]).
+pub(super) fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
+    if let Some(inner) = addr.strip_prefix(b"[") {
+        return memchr::memchr(b']', inner).map_or(0..addr.len(), |end| 1..1 + end);
+    }
+    // A short loop, not a search: most addresses are a few bytes of IPv4
+    // without a port.
+    let Some(colon) = addr.iter().rposition(|&b| b == b':') else {
+        return 0..addr.len();
+    };
+    let port = &addr[colon + 1..];
+    let one_colon = !addr[..colon].contains(&b':');
+    if one_colon && colon > 0 && !port.is_empty() && port.iter().all(u8::is_ascii_digit) {
+        0..colon
+    } else {
+        0..addr.len()
+    }
+}
+
+/// The addresses in an address or X-Forwarded-For field: separated by commas,
+/// spaces or quotes; `-` and empty mean none (so does a field that is not UTF-8).
+pub fn address_list(field: &[u8]) -> Vec<&str> {
+    addresses(field).collect()
+}
+
+/// The last address of a field ([`address_list`] without building the list).
+pub fn last_address(field: &[u8]) -> Option<&str> {
+    match single_address(field) {
+        Some(single) => single,
+        None => addresses(field).next_back(),
+    }
+}
+
+/// The first address of a field ([`address_list`] without building the list).
+pub fn first_address(field: &[u8]) -> Option<&str> {
+    match single_address(field) {
+        Some(single) => single,
+        None => addresses(field).next(),
+    }
+}
+
+fn addresses(field: &[u8]) -> impl DoubleEndedIterator<Item = &str> {
+    let text = std::str::from_utf8(field).unwrap_or("");
+    text.split(|c: char| c == ',' || c == '"' || c.is_whitespace())
+        .filter(|a| !a.is_empty() && *a != "-")
+}
+
+/// The common case decided in one pass: an ASCII field without separators is a
+/// single address (or none when empty or `-`). `None` when the field needs splitting.
+fn single_address(field: &[u8]) -> Option<Option<&str>> {
+    let field = single_address_bytes(field)?;
+    let text = std::str::from_utf8(field).expect("ASCII is UTF-8");
+    Some((!text.is_empty() && text != "-").then_some(text))
+}
+
+/// True for the common address field, 8 to 16 bytes of ASCII from `-` to
+/// DEL without a `:` and not starting with `[` (an IPv4 address, a hostname):
+/// a single address without a port, so the key is the field as it is (what
+/// [`single_address_bytes`] and [`host_span`] would leave whole). Decided on
+/// two overlapping 8-byte words, without a loop over the bytes.
+#[inline]
+pub(super) fn bare_address(field: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let (Some(head), Some(tail)) = (field.first_chunk::<8>(), field.last_chunk::<8>()) else {
+        return false;
+    };
+    // Any byte of `x` below `n` (n at most 0x80) or at or above 0x80, or a
+    // colon: the usual "has a byte less than" test (exact in whether any
+    // byte is, even when bits above the first such byte are spurious).
+    let odd = |x: u64| {
+        let below = x.wrapping_sub(ONES * 0x2d) & !x;
+        let colons = x ^ (ONES * u64::from(b':'));
+        let colon = colons.wrapping_sub(ONES) & !colons;
+        (x | below | colon) & HIGH != 0
+    };
+    field.len() <= 16
+        && head[0] != b'['
+        && !odd(u64::from_le_bytes(*head))
+        && !odd(u64::from_le_bytes(*tail))
+}
+
+/// `field` when it is ASCII without separators (one address, or none).
+pub(super) fn single_address_bytes(field: &[u8]) -> Option<&[u8]> {
+    (!field.iter().any(|&b| NEEDS_SPLITTING[usize::from(b)])).then_some(field)
+}
+
+/// Bytes that make a field need [`addresses`]: the separators (`,`, `"` and the
+/// ASCII characters `char::is_whitespace` accepts) and any byte that is not ASCII.
+const NEEDS_SPLITTING: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 256 {
+        table[b] = b >= 0x80 || matches!(b as u8, b',' | b'"' | b' ' | b'\t'..=b'\r');
+        b += 1;
+    }
+    table
+};
