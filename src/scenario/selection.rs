@@ -51,7 +51,7 @@ impl Selection {
         exempt: Option<&[bool]>,
     ) -> Vec<Self> {
         let batch = |rules: &[&PlannedRule]| {
-            let rows = rows_applying(table, rules, exempt);
+            let rows = rows_applying(table, rules, exempt, EVENTS_PER_TASK);
             (rows.into_par_iter())
                 .map(|rows| Selection {
                     subset: (rows.len() != table.len())
@@ -155,6 +155,9 @@ pub(crate) fn shared_keys(
 /// Events per block of [`shared_keys`], whose blocks are worked out in parallel.
 const SHARED_KEYS_BLOCK: usize = 1 << 16;
 
+/// Events per parallel task finding the rows each rule applies to.
+const EVENTS_PER_TASK: usize = 1 << 16;
+
 /// [`shared_keys`], the events in blocks of `block` worked out in parallel
 /// (each block's rows of each rule in turn, as the rules' rows are read one
 /// rule after the other for all events: a block agrees wherever all do).
@@ -205,11 +208,12 @@ fn shared_keys_in_blocks(
 
 /// Per rule of `rules` (at most 64), the rows it applies to: where its method
 /// and route pick the request, no exemption (`exempt`) matches, and its key
-/// has a value (as [`key_column`] has it).
+/// has a value (as [`key_column`] has it); worked out in runs of `run` events.
 fn rows_applying(
     table: &EventTable,
     rules: &[&PlannedRule],
     exempt: Option<&[bool]>,
+    run: usize,
 ) -> Vec<Vec<u32>> {
     let wants: Vec<_> = (rules.iter())
         .map(|r| (r.method.as_deref(), r.route.as_ref()))
@@ -226,35 +230,41 @@ fn rows_applying(
     let keys: Vec<(&[Id], u64)> = (keys.into_iter())
         .map(|(key, bits)| (key_ids(table, key), bits))
         .collect();
-    let applying: Vec<u64> = (0..table.len())
-        .into_par_iter()
-        .map(|i| {
-            if exempt.is_some_and(|mask| mask[i]) {
-                return 0;
-            }
-            let picked = names.picks(table.method[i], table.path_at(i));
-            (keys.iter())
-                .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
-                .fold(picked, |bits, (_, of_key)| bits & !of_key)
-        })
-        .collect();
-    let mut rows: Vec<Vec<u32>> = (0..rules.len())
-        .map(|r| {
-            let count = applying
-                .par_iter()
-                .filter(|&&bits| bits >> r & 1 == 1)
-                .count();
-            Vec::with_capacity(count)
-        })
-        .collect();
-    for (i, &bits) in applying.iter().enumerate() {
-        let mut bits = bits;
-        while bits != 0 {
-            rows[bits.trailing_zeros() as usize].push(i as u32);
-            bits &= bits - 1;
+    let applying = |i: usize| {
+        if exempt.is_some_and(|mask| mask[i]) {
+            return 0;
         }
-    }
-    rows
+        let picked = names.picks(table.method[i], table.path_at(i));
+        (keys.iter())
+            .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
+            .fold(picked, |bits, (_, of_key)| bits & !of_key)
+    };
+    // Each run of `run` events gives each rule's rows in it, in parallel; each
+    // rule's rows are then its runs' one after another.
+    let pieces: Vec<Vec<Vec<u32>>> = (0..table.len().div_ceil(run))
+        .into_par_iter()
+        .map(|piece| {
+            let mut rows = vec![Vec::new(); rules.len()];
+            for i in piece * run..table.len().min((piece + 1) * run) {
+                let mut bits = applying(i);
+                while bits != 0 {
+                    rows[bits.trailing_zeros() as usize].push(i as u32);
+                    bits &= bits - 1;
+                }
+            }
+            rows
+        })
+        .collect();
+    (0..rules.len())
+        .into_par_iter()
+        .map(|r| {
+            let mut rows = Vec::with_capacity(pieces.iter().map(|p| p[r].len()).sum());
+            for piece in &pieces {
+                rows.extend_from_slice(&piece[r]);
+            }
+            rows
+        })
+        .collect()
 }
 
 /// Some of the events: their rows (in time order), times, clients and
@@ -311,7 +321,7 @@ impl Subset {
         subset.endpoint = subset.pick(endpoint);
         let groups = subset.client.iter().max().map_or(0, |&c| c as usize + 1);
         subset.groups = group_rows(&subset.client, groups);
-        subset.grouped_ts = (subset.groups.rows.iter())
+        subset.grouped_ts = (subset.groups.rows.par_iter())
             .map(|&i| subset.ts[i as usize])
             .collect();
         subset.census = Census::new(&subset.client, &subset.endpoint);
@@ -333,8 +343,10 @@ impl Subset {
     }
 
     /// The values of `column` (one per event) at the subset's rows.
-    pub(crate) fn pick<T: Copy>(&self, column: &[T]) -> Vec<T> {
-        self.rows.iter().map(|&i| column[i as usize]).collect()
+    pub(crate) fn pick<T: Copy + Send + Sync>(&self, column: &[T]) -> Vec<T> {
+        (self.rows.par_iter())
+            .map(|&i| column[i as usize])
+            .collect()
     }
 
     /// `traffic` (all events) restricted to the subset, grouped by client.

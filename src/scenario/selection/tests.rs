@@ -181,6 +181,13 @@ proptest! {
             prop_assert_eq!(rows(got), rows(&want));
             prop_assert_eq!(got.keys(&table, rule.key), want.keys(&table, rule.key));
         }
+        // The rows of the first 64 rules, worked out in runs of any size.
+        let in_runs = rows_applying(&table, &refs[..refs.len().min(64)], exempt, block);
+        for (rule, got) in rules.iter().zip(&in_runs) {
+            let want = Selection::new(&table, &table.ts, rule, exempt);
+            let all: Vec<u32> = (0..table.len() as u32).collect();
+            prop_assert_eq!(got, &want.subset().map_or(all, |s| s.rows.clone()));
+        }
         // The shared keys and applying rules are read off the key columns.
         let first: Vec<&Selection> = together.iter().take(64).collect();
         let keys: Vec<KeyRef> = rules.iter().take(64).map(|r| r.key).collect();

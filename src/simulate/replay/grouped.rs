@@ -7,7 +7,7 @@ use std::mem::take;
 use rayon::prelude::*;
 
 use super::{Columns, Decisions, NOT_APPLICABLE, Rule};
-use crate::events::{ClientGroups, group_rows};
+use crate::events::ClientGroups;
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
 use crate::simulate::spec::with_algorithm;
@@ -37,18 +37,9 @@ impl Grouping {
     /// Groups the events of times `ts` by `keys` (below `key_count`, or
     /// [`NOT_APPLICABLE`], which go to one last group that is never replayed).
     pub(super) fn new(ts: &[Millis], keys: Cow<[u32]>, key_count: usize) -> Self {
-        let pass = key_count as u32;
-        let dense: Vec<u32> = keys
-            .par_iter()
-            .map(|&k| if k == NOT_APPLICABLE { pass } else { k })
-            .collect();
-        let groups = group_rows(&dense, key_count + 1);
+        let (groups, positions) = group_with_positions(&keys, key_count);
         let grouped_ts = groups.rows.par_iter().map(|&r| ts[r as usize]).collect();
         let chunks = chunk_groups(&groups, key_count, ts.len());
-        let mut positions = vec![0u32; ts.len()];
-        for (at, &row) in groups.rows.iter().enumerate() {
-            positions[row as usize] = at as u32;
-        }
         Grouping {
             keys: keys.into_owned(),
             groups,
@@ -58,6 +49,38 @@ impl Grouping {
             key_count,
         }
     }
+}
+
+/// [`crate::events::group_rows`] of `keys` below `key_count` (and [`NOT_APPLICABLE`] as key
+/// `key_count`), with each row's position in group order, found in the same pass
+/// that places it.
+pub(super) fn group_with_positions(keys: &[u32], key_count: usize) -> (ClientGroups, Vec<u32>) {
+    let group_of = |k: u32| {
+        if k == NOT_APPLICABLE {
+            key_count
+        } else {
+            k as usize
+        }
+    };
+    let mut offsets = vec![0usize; key_count + 2];
+    for &k in keys {
+        offsets[group_of(k) + 1] += 1;
+    }
+    for g in 0..=key_count {
+        offsets[g + 1] += offsets[g];
+    }
+    let mut next = offsets.clone();
+    let mut rows = vec![0u32; keys.len()];
+    let positions = (keys.iter().enumerate())
+        .map(|(row, &k)| {
+            let slot = &mut next[group_of(k)];
+            let at = *slot;
+            rows[at] = row as u32;
+            *slot += 1;
+            at as u32
+        })
+        .collect();
+    (ClientGroups { offsets, rows }, positions)
 }
 
 /// Replays `rules` over `grouping`; `applies` is [`rules_applying`] when known.

@@ -231,3 +231,29 @@ fn a_replayer_reuses_its_grouping_only_for_the_same_keys() {
         );
     }
 }
+
+proptest::proptest! {
+    /// The one-pass grouping equals the counting sort of the keys (with
+    /// [`NOT_APPLICABLE`] as the last key) and that sort's rows inverted.
+    #[test]
+    fn grouping_positions_invert_the_counting_sort(
+        key_count in 0usize..6,
+        raw in proptest::collection::vec(0u32..8, 0..200),
+    ) {
+        let keys: Vec<u32> = (raw.iter())
+            .map(|&k| if k as usize >= key_count { NOT_APPLICABLE } else { k })
+            .collect();
+        let (groups, positions) = grouped::group_with_positions(&keys, key_count);
+        let dense: Vec<u32> = (keys.iter())
+            .map(|&k| if k == NOT_APPLICABLE { key_count as u32 } else { k })
+            .collect();
+        let expected = crate::events::group_rows(&dense, key_count + 1);
+        proptest::prop_assert_eq!(&groups.offsets, &expected.offsets);
+        proptest::prop_assert_eq!(&groups.rows, &expected.rows);
+        let mut inverted = vec![0u32; keys.len()];
+        for (at, &row) in expected.rows.iter().enumerate() {
+            inverted[row as usize] = at as u32;
+        }
+        proptest::prop_assert_eq!(positions, inverted);
+    }
+}
