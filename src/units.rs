@@ -68,9 +68,9 @@ impl Window {
 impl fmt::Display for Window {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let s = self.secs;
-        if s % 3600 == 0 {
+        if s.is_multiple_of(3600) {
             write!(f, "{}h", s / 3600)
-        } else if s % 60 == 0 {
+        } else if s.is_multiple_of(60) {
             write!(f, "{}m", s / 60)
         } else {
             write!(f, "{s}s")

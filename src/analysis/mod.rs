@@ -187,10 +187,10 @@ fn profiles(
             .map(|s| &s.client)
             .chain(r.flagged.iter().map(|f| &f.client));
         for name in names {
-            if let Some(id) = table.clients.get(name) {
-                if seen.insert(id) {
-                    reviewed.push(id);
-                }
+            if let Some(id) = table.clients.get(name)
+                && seen.insert(id)
+            {
+                reviewed.push(id);
             }
         }
     }

@@ -88,10 +88,10 @@ impl MatchNode {
             return Some(found);
         }
         for (_, parts, child) in &self.patterns {
-            if match_parts(parts, segment) {
-                if let Some(found) = next(child) {
-                    return Some(found);
-                }
+            if match_parts(parts, segment)
+                && let Some(found) = next(child)
+            {
+                return Some(found);
             }
         }
         match &self.whole {

@@ -288,10 +288,10 @@ impl TemplateSet {
 
     /// The position in [`TemplateSet::templates`] of [`TemplateSet::find`]'s template.
     pub fn find_index(&self, path: &str) -> Option<usize> {
-        if path.contains(':') {
-            if let Some(&i) = self.texts.get(path) {
-                return Some(i);
-            }
+        if path.contains(':')
+            && let Some(&i) = self.texts.get(path)
+        {
+            return Some(i);
         }
         self.index.find(path)
     }

@@ -67,7 +67,7 @@ pub fn token_bucket(limit: Limit, capacity: u64) -> TokenBucket {
 
 /// A protobuf JSON duration: `1.500s`, `60s`.
 pub fn duration(ms: u64) -> String {
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{}.{:03}s", ms / 1000, ms % 1000)

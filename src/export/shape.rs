@@ -93,7 +93,7 @@ impl Shape {
         if self.family == Family::Bucket {
             return span;
         }
-        if secs % w == 0 {
+        if secs.is_multiple_of(w) {
             span.min(l.saturating_mul(secs / w))
         } else if w % secs == 0 {
             span.min(l)

@@ -24,9 +24,9 @@ pub struct Traefik;
 /// A Go duration for a window: `1m`, `1h`, `90s`.
 pub fn period(window: Window) -> String {
     let s = window.secs();
-    if s % 3600 == 0 {
+    if s.is_multiple_of(3600) {
         format!("{}h", s / 3600)
-    } else if s % 60 == 0 {
+    } else if s.is_multiple_of(60) {
         format!("{}m", s / 60)
     } else {
         format!("{s}s")

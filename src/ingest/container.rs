@@ -120,10 +120,10 @@ fn unwrap_docker(line: &[u8]) -> Unwrapped<'_> {
     };
     // Docker writes `log`, `stream`, `time` in this order: a line whose only
     // escape is the final `\n` is borrowed as it is.
-    if let Some(end) = memchr::memchr2(b'"', b'\\', body) {
-        if body[end..].starts_with(b"\\n\",\"stream\":\"") {
-            return Unwrapped::Line(&body[..end]);
-        }
+    if let Some(end) = memchr::memchr2(b'"', b'\\', body)
+        && body[end..].starts_with(b"\\n\",\"stream\":\"")
+    {
+        return Unwrapped::Line(&body[..end]);
     }
     let Ok(entry) = serde_json::from_slice::<DockerLine<'_>>(line) else {
         return Unwrapped::NotWrapped;

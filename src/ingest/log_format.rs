@@ -319,14 +319,15 @@ impl LineParser for LogFormatParser {
                     start.map(|s| duration_ms.map_or(s, |d| arrival::end_from_arrival(s, d)))
             }
         }
-        if self.addr_from_xff && record.addr.is_empty() {
-            if let Some(first) = first_address(&record.xff) {
-                let at = first.as_ptr() as usize - record.xff.as_ptr() as usize;
-                record.addr = match &record.xff {
-                    Cow::Borrowed(xff) => Cow::Borrowed(&xff[at..at + first.len()]),
-                    Cow::Owned(_) => Cow::Owned(first.as_bytes().to_vec()),
-                };
-            }
+        if self.addr_from_xff
+            && record.addr.is_empty()
+            && let Some(first) = first_address(&record.xff)
+        {
+            let at = first.as_ptr() as usize - record.xff.as_ptr() as usize;
+            record.addr = match &record.xff {
+                Cow::Borrowed(xff) => Cow::Borrowed(&xff[at..at + first.len()]),
+                Cow::Owned(_) => Cow::Owned(first.as_bytes().to_vec()),
+            };
         }
         if record.method.is_empty() {
             record.method = Cow::Borrowed(method_from_request);

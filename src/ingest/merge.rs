@@ -176,14 +176,14 @@ impl<'s> Merger<'s> {
 
     fn merge(&mut self, mut chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
         chunk.renumber(file.lines);
-        if self.settings.strict {
-            if let Some((line, reason)) = chunk.first_bad {
-                return Err(IngestError::Strict {
-                    file: file.name.clone(),
-                    line,
-                    reason,
-                });
-            }
+        if self.settings.strict
+            && let Some((line, reason)) = chunk.first_bad
+        {
+            return Err(IngestError::Strict {
+                file: file.name.clone(),
+                line,
+                reason,
+            });
         }
         let skipped: u64 = chunk.skipped.values().sum();
         file.lines += chunk.lines;

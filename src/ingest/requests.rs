@@ -212,10 +212,8 @@ impl RequestCache {
         };
         // An entry for a prefix holds the first such target's path: each
         // target has its own (the target is its path: it has no query).
-        if id_tail {
-            if let Some(paths) = names.paths {
-                ids.path = paths.intern_lossy(target);
-            }
+        if id_tail && let Some(paths) = names.paths {
+            ids.path = paths.intern_lossy(target);
         }
         ids
     }

@@ -135,12 +135,12 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         (None, true) => Some(Delay::NoDelay),
         (None, false) => None,
     };
-    if let Some(x) = args.what_if_scale {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(usage(format!(
-                "--what-if-scale {x}: must be a number above 0 (2 = twice the traffic)"
-            )));
-        }
+    if let Some(x) = args.what_if_scale
+        && !(x.is_finite() && x > 0.0)
+    {
+        return Err(usage(format!(
+            "--what-if-scale {x}: must be a number above 0 (2 = twice the traffic)"
+        )));
     }
     let key_sample_rate = match &args.key_sample_rate {
         None => None,

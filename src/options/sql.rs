@@ -27,13 +27,13 @@ pub fn sql_settings(args: &SqlArgs) -> Result<SqlSettings, OptionsError> {
         .iter()
         .map(|text| RouteRule::parse(text))
         .collect::<Result<Vec<_>, _>>()?;
-    if let Some(host) = routes.iter().find_map(|r| r.host.as_ref()) {
-        if args.host.is_none() {
-            return Err(usage(format!(
-                "--route `@{} ...`: give --host COL, the column holding the virtual host",
-                host.host
-            )));
-        }
+    if let Some(host) = routes.iter().find_map(|r| r.host.as_ref())
+        && args.host.is_none()
+    {
+        return Err(usage(format!(
+            "--route `@{} ...`: give --host COL, the column holding the virtual host",
+            host.host
+        )));
     }
     if args.endpoint.is_some() && !routes.is_empty() {
         return Err(usage(

@@ -244,14 +244,13 @@ impl Watcher {
             self.shadow.decide(t, &request);
         }
         self.released = released;
-        if let Some(now) = self.shadow.now() {
-            if self
+        if let Some(now) = self.shadow.now()
+            && self
                 .last_sweep
                 .is_none_or(|last| now - last >= SWEEP_EVERY_MS)
-            {
-                self.shadow.sweep(now);
-                self.last_sweep = Some(now);
-            }
+        {
+            self.shadow.sweep(now);
+            self.last_sweep = Some(now);
         }
     }
 

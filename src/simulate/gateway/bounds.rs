@@ -60,7 +60,7 @@ pub(crate) fn most_in_aligned_window(spec: &AlgorithmSpec, secs: u64) -> u64 {
     let span = most_in_span(spec, secs);
     if family == Family::Bucket {
         span
-    } else if secs % w == 0 {
+    } else if secs.is_multiple_of(w) {
         span.min(l.saturating_mul(secs / w))
     } else if w % secs == 0 {
         span.min(l)

@@ -259,7 +259,7 @@ fn workload(events: usize, clients: u32) -> (Vec<Millis>, Vec<u32>) {
         t += (state % 5) as i64;
         ts.push(t);
         // A few busy clients and a long tail.
-        let c = if state % 3 == 0 {
+        let c = if state.is_multiple_of(3) {
             (state >> 20) as u32 % 8
         } else {
             (state >> 24) as u32 % clients
