@@ -14,7 +14,7 @@ use rayon::prelude::*;
 use super::names::NameBits;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, group_rows};
-use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic};
+use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic, rules_in};
 use crate::units::Millis;
 
 /// A rule's requests.
@@ -246,10 +246,8 @@ fn rows_applying(
         .map(|piece| {
             let mut rows = vec![Vec::new(); rules.len()];
             for i in piece * run..table.len().min((piece + 1) * run) {
-                let mut bits = applying(i);
-                while bits != 0 {
-                    rows[bits.trailing_zeros() as usize].push(i as u32);
-                    bits &= bits - 1;
+                for r in rules_in(applying(i)) {
+                    rows[r].push(i as u32);
                 }
             }
             rows

@@ -49,7 +49,7 @@ use crate::units::Millis;
 pub use deploy::{Balance, Deployment};
 pub use replay::{
     Decisions, NOT_APPLICABLE, PreparedKeys, Replay, ReplayError, Replayer, Rule, RuleVerdicts,
-    replay,
+    replay, rules_in,
 };
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 pub use summary::{ByClient, Census, Summary, Totals, Traffic, summarize, totals};

@@ -33,6 +33,19 @@ pub const NOT_APPLICABLE: u32 = u32::MAX;
 /// the sequential path.
 const MAX_GROUPED_RULES: usize = 64;
 
+/// The rules whose bit is set in `mask` (a set of rules, one bit each),
+/// lowest first.
+pub fn rules_in(mask: u64) -> impl Iterator<Item = usize> {
+    let mut bits = mask;
+    std::iter::from_fn(move || {
+        (bits != 0).then(|| {
+            let r = bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            r
+        })
+    })
+}
+
 /// One rule: a limiter and, per event, the key whose state it uses.
 #[derive(Debug, Clone)]
 pub struct Rule<'a> {

@@ -6,7 +6,7 @@ use std::mem::take;
 
 use rayon::prelude::*;
 
-use super::{Columns, Decisions, NOT_APPLICABLE, Rule};
+use super::{Columns, Decisions, NOT_APPLICABLE, Rule, rules_in};
 use crate::events::ClientGroups;
 use crate::simulate::Algorithm;
 use crate::simulate::bank::Bank;
@@ -234,19 +234,9 @@ fn replay_chunk(
 /// [`step`](super::step) for one key: the rules whose bit is set in `mask`
 /// decide (each with its one state), the others are not visited.
 fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at: usize) {
-    let rules = || {
-        let mut bits = mask;
-        std::iter::from_fn(move || {
-            (bits != 0).then(|| {
-                let r = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                r
-            })
-        })
-    };
     let mut allowed = true;
     let mut rejected_by = 0u64;
-    for r in rules() {
+    for r in rules_in(mask) {
         let verdict = banks[r].allows(0, t);
         allowed &= verdict;
         rejected_by |= u64::from(!verdict) << r;
@@ -256,10 +246,10 @@ fn step_applying(banks: &mut [Bank], t: Millis, mask: u64, out: &mut Columns, at
     }
     out.allowed[at] = allowed;
     if !allowed {
-        rules().for_each(|r| banks[r].rejected(0, t));
+        rules_in(mask).for_each(|r| banks[r].rejected(0, t));
         return;
     }
-    let delay = rules().fold(0, |delay, r| delay.max(banks[r].record(0, t)));
+    let delay = rules_in(mask).fold(0, |delay, r| delay.max(banks[r].record(0, t)));
     if let Some(delays) = &mut out.delay_ms {
         delays[at] = delay;
     }
@@ -389,27 +379,17 @@ fn rules_of<A: Algorithm>(
     mask: u64,
     t: Millis,
 ) -> (bool, u64, u64) {
-    let rules = || {
-        let mut bits = mask;
-        std::iter::from_fn(move || {
-            (bits != 0).then(|| {
-                let r = bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                r
-            })
-        })
-    };
     let mut allowed = true;
     let mut rejected_by = 0u64;
-    for r in rules() {
+    for r in rules_in(mask) {
         let verdict = algs[r].allows(&mut states[r], t);
         allowed &= verdict;
         rejected_by |= u64::from(!verdict) << r;
     }
     if !allowed {
-        rules().for_each(|r| algs[r].rejected(&mut states[r], t));
+        rules_in(mask).for_each(|r| algs[r].rejected(&mut states[r], t));
         return (false, rejected_by, 0);
     }
-    let delay = rules().fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
+    let delay = rules_in(mask).fold(0, |delay, r| delay.max(algs[r].record(&mut states[r], t)));
     (true, 0, delay)
 }

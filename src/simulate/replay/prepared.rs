@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use super::grouped::{Grouping, replay_grouped, rules_applying};
 use super::{
     Decisions, MAX_GROUPED_RULES, NOT_APPLICABLE, ReplayError, Replayer, Rule, replay_sequential,
+    rules_in,
 };
 use super::{shared_keys, validate};
 use crate::simulate::Limiter;
@@ -85,14 +86,7 @@ impl Replayer<'_> {
                     return true;
                 }
                 // Every rule that applies has the key in its range.
-                let mut bits = bits;
-                while bits != 0 {
-                    if key as usize >= key_counts[bits.trailing_zeros() as usize] {
-                        return false;
-                    }
-                    bits &= bits - 1;
-                }
-                true
+                rules_in(bits).all(|r| (key as usize) < key_counts[r])
             });
         if !fits {
             return None;
