@@ -131,21 +131,30 @@ pub fn endpoint_of_text(
     push_path_with_ids(target, out);
 }
 
-/// How [`push_path_with_ids`] reads a byte.
+/// What a byte is to the readers of a path ([`push_path_with_ids`] from the
+/// front, [`id_tail_prefix`] from the end).
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum ByteClass {
     Digit,
-    Other,
+    /// Any other byte an id may hold (base64url, `=` and `~`).
+    IdChar,
     Slash,
     /// `?` or `#`: the path ends.
     End,
+    /// A byte no id holds.
+    Other,
 }
 
 const BYTE_CLASSES: [ByteClass; 256] = {
     let mut classes = [ByteClass::Other; 256];
-    let mut b = b'0';
-    while b <= b'9' {
-        classes[b as usize] = ByteClass::Digit;
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_digit() {
+            classes[b] = ByteClass::Digit;
+        } else if c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'=' | b'~') {
+            classes[b] = ByteClass::IdChar;
+        }
         b += 1;
     }
     classes[b'/' as usize] = ByteClass::Slash;
@@ -153,6 +162,23 @@ const BYTE_CLASSES: [ByteClass; 256] = {
     classes[b'#' as usize] = ByteClass::End;
     classes
 };
+
+/// [`is_id_bytes`] of a segment already known to be all digits or not
+/// (`digits_only`): a segment shorter than 16 bytes is an id when all
+/// digits, so only longer ones are tested whole.
+fn segment_is_id(segment: &[u8], digits_only: bool) -> bool {
+    match segment.len() {
+        0 => false,
+        1..16 => digits_only,
+        _ => is_id_bytes(segment),
+    }
+}
+
+/// Whether `target` is proxy-style absolute (`http://host/path`), whose
+/// path starts after its origin.
+fn is_absolute(target: &[u8]) -> bool {
+    target.starts_with(b"http://") || target.starts_with(b"https://")
+}
 
 /// Appends the path of `target` (up to its query or fragment; `/` when
 /// that is empty) with every id-like segment written `:id`. One pass over
@@ -165,12 +191,7 @@ fn push_path_with_ids(target: &str, out: &mut String) {
     let mut digits_only = true;
     // Ends the segment `start..end`, writing what precedes it when it is an id.
     let mut end_segment = |start: usize, end: usize, digits_only: bool, out: &mut String| {
-        let id = match end - start {
-            0 => false,
-            1..16 => digits_only,
-            _ => is_id_bytes(&bytes[start..end]),
-        };
-        if id {
+        if segment_is_id(&bytes[start..end], digits_only) {
             out.push_str(&target[copied..start]);
             out.push_str(":id");
             copied = end;
@@ -180,7 +201,7 @@ fn push_path_with_ids(target: &str, out: &mut String) {
     for (i, &b) in bytes.iter().enumerate() {
         match BYTE_CLASSES[usize::from(b)] {
             ByteClass::Digit => {}
-            ByteClass::Other => digits_only = false,
+            ByteClass::IdChar | ByteClass::Other => digits_only = false,
             ByteClass::Slash => {
                 end_segment(start, i, digits_only, out);
                 start = i + 1;
@@ -217,7 +238,7 @@ pub fn without_query(target: &str) -> &str {
 /// up to its query or fragment, or all of it for a proxy-style absolute target
 /// (whose `?` may come before the path). Lets callers cache endpoints by it.
 pub fn target_key(target: &[u8]) -> &[u8] {
-    if target.starts_with(b"http://") || target.starts_with(b"https://") {
+    if is_absolute(target) {
         return target;
     }
     memchr::memchr2(b'?', b'#', target).map_or(target, |i| &target[..i])
@@ -233,40 +254,13 @@ fn strip_origin(target: &str) -> &str {
     target
 }
 
-/// How [`id_tail_prefix`] reads a byte, from the end of a target.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TailByte {
-    Digit,
-    /// Any other byte an id may hold (base64url, `=` and `~`).
-    IdChar,
-    Slash,
-    /// A byte no id holds: the last segment is not one.
-    Other,
-}
-
-const TAIL_BYTES: [TailByte; 256] = {
-    let mut classes = [TailByte::Other; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        if c.is_ascii_digit() {
-            classes[b] = TailByte::Digit;
-        } else if c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'=' | b'~') {
-            classes[b] = TailByte::IdChar;
-        }
-        b += 1;
-    }
-    classes[b'/' as usize] = TailByte::Slash;
-    classes
-};
-
 /// The target before its last `/` when the segment after it is an id
 /// ([`is_id`]), so that the target's endpoint is the prefix's with `/:id`
 /// added; `None` for a proxy-style absolute target (whose path starts after
 /// its origin) and a target without `/`. Read from the end: a byte that no
 /// id holds stops the search at once.
 pub fn id_tail_prefix(target: &[u8]) -> Option<&[u8]> {
-    if target.starts_with(b"http://") || target.starts_with(b"https://") {
+    if is_absolute(target) {
         return None;
     }
     let mut digits_only = true;
@@ -274,20 +268,14 @@ pub fn id_tail_prefix(target: &[u8]) -> Option<&[u8]> {
     let slash = loop {
         let b = *target.get(i.checked_sub(1)?)?;
         i -= 1;
-        match TAIL_BYTES[usize::from(b)] {
-            TailByte::Digit => {}
-            TailByte::IdChar => digits_only = false,
-            TailByte::Slash => break i,
-            TailByte::Other => return None,
+        match BYTE_CLASSES[usize::from(b)] {
+            ByteClass::Digit => {}
+            ByteClass::IdChar => digits_only = false,
+            ByteClass::Slash => break i,
+            ByteClass::End | ByteClass::Other => return None,
         }
     };
-    let tail = &target[slash + 1..];
-    let id = match tail.len() {
-        0 => false,
-        1..16 => digits_only,
-        _ => is_id_bytes(tail),
-    };
-    id.then(|| &target[..slash])
+    segment_is_id(&target[slash + 1..], digits_only).then(|| &target[..slash])
 }
 
 /// Whether a path segment looks like an identifier rather than a route name.
