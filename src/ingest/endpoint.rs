@@ -186,7 +186,7 @@ pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
 
 /// `path?query#fragment` → `path`.
 pub fn without_query(target: &str) -> &str {
-    memchr::memchr2(b'?', b'#', target.as_bytes()).map_or(target, |i| &target[..i])
+    path_end::path_end(target.as_bytes()).map_or(target, |i| &target[..i])
 }
 
 /// The part of a request target that decides its endpoint and path: the target
@@ -196,7 +196,7 @@ pub fn target_key(target: &[u8]) -> &[u8] {
     if is_absolute(target) {
         return target;
     }
-    memchr::memchr2(b'?', b'#', target).map_or(target, |i| &target[..i])
+    path_end::path_end(target).map_or(target, |i| &target[..i])
 }
 
 /// `http://host:port/path` (proxy-style absolute targets) → `/path`.
@@ -242,6 +242,7 @@ pub fn is_id_bytes(b: &[u8]) -> bool {
     segment::is_id_shaped(b, segment::shape(b))
 }
 
+mod path_end;
 mod segment;
 
 #[cfg(test)]
