@@ -14,7 +14,7 @@ fn first_in_word(word: u64) -> Option<usize> {
     // A byte equal to `b` is zero in `word ^ b`; `x - 1 & !x` sets the high
     // bit of the lowest zero byte exactly (a borrow sets bits only above it).
     let zero = |x: u64| x.wrapping_sub(ONES) & !x & HIGHS;
-    let found = zero(word ^ ONES * u64::from(b'?')) | zero(word ^ ONES * u64::from(b'#'));
+    let found = zero(word ^ (ONES * u64::from(b'?'))) | zero(word ^ (ONES * u64::from(b'#')));
     (found != 0).then(|| found.trailing_zeros() as usize / 8)
 }
 
