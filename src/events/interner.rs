@@ -57,13 +57,23 @@ fn end_of(ends: &[u32], wraps: &[Id], i: usize) -> usize {
     (wraps_before(wraps, i) << 32 | u64::from(ends[i])) as usize
 }
 
-#[inline]
+/// Where name `id` lies in the text: read from the ends alone, inline, for
+/// a text below 4 GiB (every lookup compares a name, so this is on the path
+/// of every interned event).
+#[inline(always)]
 fn span(ends: &[u32], wraps: &[Id], id: Id) -> (usize, usize) {
     let i = id as usize;
-    if wraps.is_empty() {
-        let start = if i == 0 { 0 } else { ends[i - 1] as usize };
-        return (start, ends[i] as usize);
+    if !wraps.is_empty() {
+        return wrapped_span(ends, wraps, i);
     }
+    let start = if i == 0 { 0 } else { ends[i - 1] as usize };
+    (start, ends[i] as usize)
+}
+
+/// [`span`] of name `i` in a text of 4 GiB or more.
+#[cold]
+#[inline(never)]
+fn wrapped_span(ends: &[u32], wraps: &[Id], i: usize) -> (usize, usize) {
     let start = if i == 0 {
         0
     } else {
@@ -295,6 +305,18 @@ mod tests {
         let want = [10u64, u64::from(u32::MAX), (1 << 32) + 5, (2 << 32) + 7];
         if usize::BITS == 64 {
             assert_eq!(got.iter().map(|&e| e as u64).collect::<Vec<_>>(), want);
+            let spans: Vec<(usize, usize)> = (0..4).map(|id| span(&ends, &wraps, id)).collect();
+            let ends = got.clone();
+            assert_eq!(
+                spans,
+                [
+                    (0, ends[0]),
+                    (ends[0], ends[1]),
+                    (ends[1], ends[2]),
+                    (ends[2], ends[3])
+                ]
+            );
+            assert_eq!(span(&[3, 8], &[], 1), (3, 8));
         }
         assert_eq!(end_of(&ends, &[], 1), u32::MAX as usize);
     }

@@ -95,6 +95,7 @@ pub fn parse_chunk(
         key: String::new(),
         extra_key: String::new(),
         requests: RequestCache::with_capacity(distinct),
+        replaced_clients: Vec::new(),
     };
     // Endpoints are as many as the requests when most paths are distinct.
     out.endpoints = Interner::with_capacity(distinct, distinct * 32);
@@ -127,6 +128,8 @@ struct LineState<'a> {
     key: String,
     extra_key: String,
     requests: RequestCache,
+    /// Whether each client id's name holds U+FFFD.
+    replaced_clients: Vec<bool>,
 }
 
 fn parse_line<'a>(
@@ -152,6 +155,7 @@ fn parse_line<'a>(
         key,
         extra_key,
         requests,
+        replaced_clients,
     } = state;
     record.clear(ctx.keys.fields.len());
     if let Err(reason) = parser.parse(line, record) {
@@ -183,12 +187,20 @@ fn parse_line<'a>(
             methods: &mut out.methods,
         },
     );
-    if request.invalid_utf8 || key.has_replacement() {
+    let client = key.intern(&mut out.clients);
+    // Whether the key holds U+FFFD ([`KeyValue::has_replacement`]) is a
+    // property of its name (bytes that are not UTF-8 are interned as their
+    // lossy text), so it is found once per client of the chunk.
+    //
+    // [`KeyValue::has_replacement`]: super::key::KeyValue::has_replacement
+    if client as usize == replaced_clients.len() {
+        replaced_clients.push(out.clients.name(client).contains('\u{fffd}'));
+    }
+    if request.invalid_utf8 || replaced_clients[client as usize] {
         out.invalid_utf8 += 1;
     }
     out.subsecond |= stamp.subsecond;
     out.parsed += 1;
-    let client = key.intern(&mut out.clients);
     for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
         let id: Id = match spec.key_value(record, extra_key) {
             Some(key) => key.intern(&mut column.names),
@@ -329,6 +341,10 @@ mod tests {
                 data.push(b'\n');
             }
             data.extend(b"1.1.1.1 - - [10/Oct/2000:13:55:38 +0000] \"GET /\xff/5 HTTP/1.1\" 200 1\n");
+            // A client whose address is not UTF-8, seen twice.
+            for _ in 0..2 {
+                data.extend(b"\xfe1.1.1.1 - - [10/Oct/2000:13:55:38 +0000] \"GET /a HTTP/1.1\" 200 1\n");
+            }
             let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
             let ctx = ChunkContext {
                 keys: &keys,

@@ -131,49 +131,6 @@ pub fn endpoint_of_text(
     push_path_with_ids(target, out);
 }
 
-/// What a byte is to the readers of a path ([`push_path_with_ids`] from the
-/// front, [`id_tail_prefix`] from the end).
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ByteClass {
-    Digit,
-    /// Any other byte an id may hold (base64url, `=` and `~`).
-    IdChar,
-    Slash,
-    /// `?` or `#`: the path ends.
-    End,
-    /// A byte no id holds.
-    Other,
-}
-
-const BYTE_CLASSES: [ByteClass; 256] = {
-    let mut classes = [ByteClass::Other; 256];
-    let mut b = 0;
-    while b < 256 {
-        let c = b as u8;
-        if c.is_ascii_digit() {
-            classes[b] = ByteClass::Digit;
-        } else if c.is_ascii_alphabetic() || matches!(c, b'-' | b'_' | b'=' | b'~') {
-            classes[b] = ByteClass::IdChar;
-        }
-        b += 1;
-    }
-    classes[b'/' as usize] = ByteClass::Slash;
-    classes[b'?' as usize] = ByteClass::End;
-    classes[b'#' as usize] = ByteClass::End;
-    classes
-};
-
-/// [`is_id_bytes`] of a segment already known to be all digits or not
-/// (`digits_only`): a segment shorter than 16 bytes is an id when all
-/// digits, so only longer ones are tested whole.
-fn segment_is_id(segment: &[u8], digits_only: bool) -> bool {
-    match segment.len() {
-        0 => false,
-        1..16 => digits_only,
-        _ => is_id_bytes(segment),
-    }
-}
-
 /// Whether `target` is proxy-style absolute (`http://host/path`), whose
 /// path starts after its origin.
 fn is_absolute(target: &[u8]) -> bool {
@@ -182,16 +139,16 @@ fn is_absolute(target: &[u8]) -> bool {
 
 /// Appends the path of `target` (up to its query or fragment; `/` when
 /// that is empty) with every id-like segment written `:id`. One pass over
-/// the bytes: a segment shorter than 16 bytes is an id when all digits,
-/// which the pass tracks as it goes; only longer segments are tested whole.
-/// Text between id segments is copied in runs.
+/// the bytes, gathering each segment's [`segment::shape`] as it goes, which
+/// decides whether the segment is an id. Text between id segments is copied
+/// in runs.
 fn push_path_with_ids(target: &str, out: &mut String) {
     let bytes = target.as_bytes();
     let (mut start, mut copied) = (0, 0);
-    let mut digits_only = true;
+    let mut shape = 0;
     // Ends the segment `start..end`, writing what precedes it when it is an id.
-    let mut end_segment = |start: usize, end: usize, digits_only: bool, out: &mut String| {
-        if segment_is_id(&bytes[start..end], digits_only) {
+    let mut end_segment = |start: usize, end: usize, shape: u16, out: &mut String| {
+        if segment::is_id_shaped(&bytes[start..end], shape) {
             out.push_str(&target[copied..start]);
             out.push_str(":id");
             copied = end;
@@ -199,21 +156,19 @@ fn push_path_with_ids(target: &str, out: &mut String) {
     };
     let mut end = bytes.len();
     for (i, &b) in bytes.iter().enumerate() {
-        match BYTE_CLASSES[usize::from(b)] {
-            ByteClass::Digit => {}
-            ByteClass::IdChar | ByteClass::Other => digits_only = false,
-            ByteClass::Slash => {
-                end_segment(start, i, digits_only, out);
-                start = i + 1;
-                digits_only = true;
-            }
-            ByteClass::End => {
-                end = i;
-                break;
-            }
+        let class = segment::class(b);
+        if class & (segment::SLASH | segment::END) == 0 {
+            shape |= class;
+        } else if class == segment::SLASH {
+            end_segment(start, i, shape, out);
+            start = i + 1;
+            shape = 0;
+        } else {
+            end = i;
+            break;
         }
     }
-    end_segment(start, end, digits_only, out);
+    end_segment(start, end, shape, out);
     if end == 0 {
         out.push('/');
     } else {
@@ -231,7 +186,7 @@ pub fn lossy(bytes: &[u8]) -> Cow<'_, str> {
 
 /// `path?query#fragment` → `path`.
 pub fn without_query(target: &str) -> &str {
-    memchr::memchr2(b'?', b'#', target.as_bytes()).map_or(target, |i| &target[..i])
+    path_end::path_end(target.as_bytes()).map_or(target, |i| &target[..i])
 }
 
 /// The part of a request target that decides its endpoint and path: the target
@@ -241,7 +196,7 @@ pub fn target_key(target: &[u8]) -> &[u8] {
     if is_absolute(target) {
         return target;
     }
-    memchr::memchr2(b'?', b'#', target).map_or(target, |i| &target[..i])
+    path_end::path_end(target).map_or(target, |i| &target[..i])
 }
 
 /// `http://host:port/path` (proxy-style absolute targets) → `/path`.
@@ -257,25 +212,24 @@ fn strip_origin(target: &str) -> &str {
 /// The target before its last `/` when the segment after it is an id
 /// ([`is_id`]), so that the target's endpoint is the prefix's with `/:id`
 /// added; `None` for a proxy-style absolute target (whose path starts after
-/// its origin) and a target without `/`. Read from the end: a byte that no
-/// id holds stops the search at once.
+/// its origin) and a target without `/`. Read from the end, one table lookup
+/// and one test per byte: a byte that no id holds stops the search at once.
 pub fn id_tail_prefix(target: &[u8]) -> Option<&[u8]> {
     if is_absolute(target) {
         return None;
     }
-    let mut digits_only = true;
-    let mut i = target.len();
-    let slash = loop {
-        let b = *target.get(i.checked_sub(1)?)?;
-        i -= 1;
-        match BYTE_CLASSES[usize::from(b)] {
-            ByteClass::Digit => {}
-            ByteClass::IdChar => digits_only = false,
-            ByteClass::Slash => break i,
-            ByteClass::End | ByteClass::Other => return None,
-        }
-    };
-    segment_is_id(&target[slash + 1..], digits_only).then(|| &target[..slash])
+    // The classes of the bytes after the last stop, and of the stop.
+    let mut shape = 0;
+    let slash = target.iter().rposition(|&b| {
+        shape |= segment::class(b);
+        shape & (segment::SLASH | segment::END | segment::OTHER) != 0
+    })?;
+    if target[slash] != b'/' {
+        return None;
+    }
+    shape &= !segment::SLASH;
+    let (prefix, tail) = (&target[..slash], &target[slash + 1..]);
+    segment::is_id_shaped(tail, shape).then_some(prefix)
 }
 
 /// Whether a path segment looks like an identifier rather than a route name.
@@ -285,34 +239,13 @@ pub fn is_id(segment: &str) -> bool {
 
 /// [`is_id`] of a segment's bytes.
 pub fn is_id_bytes(b: &[u8]) -> bool {
-    if b.is_empty() {
-        return false;
-    }
-    if b.len() < 16 {
-        return b.iter().all(u8::is_ascii_digit); // the other shapes are longer
-    }
-    if (b.len() == 36 && is_uuid(b)) || b.iter().all(u8::is_ascii_digit) {
-        return true;
-    }
-    let has_digit = b.iter().any(u8::is_ascii_digit);
-    if has_digit && b.iter().all(u8::is_ascii_hexdigit) {
-        return true;
-    }
-    b.len() >= 20
-        && has_digit
-        && b.iter().any(u8::is_ascii_lowercase)
-        && b.iter().any(u8::is_ascii_uppercase)
-        && b.iter()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'=' | b'~'))
+    segment::is_id_shaped(b, segment::shape(b))
 }
 
-fn is_uuid(b: &[u8]) -> bool {
-    b.len() == 36
-        && [8, 13, 18, 23].iter().all(|&i| b[i] == b'-')
-        && [&b[..8], &b[9..13], &b[14..18], &b[19..23], &b[24..]]
-            .iter()
-            .all(|group| group.iter().all(u8::is_ascii_hexdigit))
-}
+mod path_end;
+mod segment;
 
+#[cfg(test)]
+mod reference;
 #[cfg(test)]
 mod tests;
