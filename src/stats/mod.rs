@@ -20,6 +20,7 @@ mod detail;
 pub mod histograms;
 mod pass;
 pub mod quantiles;
+pub mod radix;
 pub mod timeline;
 
 use serde::Serialize;
