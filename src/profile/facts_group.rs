@@ -12,7 +12,7 @@
 use rustc_hash::FxHashSet;
 
 use super::facts::{ClientFacts, GapStats};
-use super::facts_pairs::{PairCounting, PairCounts, is_client_error};
+use super::facts_pairs::{PairCounting, PairCounts};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::{GATHERED_ROWS, gather};
 
@@ -155,40 +155,56 @@ impl<'t> GroupGatherer<'t> {
         if let Some(col) = self.users {
             gather(&col.ids, rows, &mut self.user_ids);
         }
-        self.pairs
-            .add(first, &self.ids, &self.endpoint_ids, &self.statuses);
-        for k in 0..rows.len() {
-            let local = self.ids[k] as usize - first;
-            let run = &mut self.running[local];
-            if is_client_error(self.statuses[k]) {
-                run.client_errors += 1;
-            }
-            if self.agents.is_some() {
-                let ua = self.agent_ids[k];
-                if ua != NO_KEY {
-                    run.first_user_agent.get_or_insert(ua);
-                    if run.last_user_agent != Some(ua) {
-                        run.last_user_agent = Some(ua);
-                        if self.agents_seen.insert(pair(local, ua)) {
-                            run.distinct_user_agents += 1;
+        let GroupGatherer {
+            pairs,
+            running,
+            agents,
+            users,
+            crawler,
+            agents_seen,
+            users_seen,
+            ids,
+            endpoint_ids,
+            statuses,
+            agent_ids,
+            user_ids,
+            ..
+        } = self;
+        // The rest of each request counted in the pairs' own loop.
+        pairs.add(
+            first,
+            (ids, endpoint_ids, statuses),
+            #[inline(always)]
+            |k, local, error| {
+                let run = &mut running[local];
+                run.client_errors += u64::from(error);
+                if agents.is_some() {
+                    let ua = agent_ids[k];
+                    if ua != NO_KEY {
+                        run.first_user_agent.get_or_insert(ua);
+                        if run.last_user_agent != Some(ua) {
+                            run.last_user_agent = Some(ua);
+                            if agents_seen.insert(pair(local, ua)) {
+                                run.distinct_user_agents += 1;
+                            }
+                        }
+                        if crawler[ua as usize] {
+                            run.crawler_requests += 1;
+                            run.crawler_agent.get_or_insert(ua);
                         }
                     }
-                    if self.crawler[ua as usize] {
-                        run.crawler_requests += 1;
-                        run.crawler_agent.get_or_insert(ua);
+                }
+                if users.is_some() {
+                    let user = user_ids[k];
+                    if user != NO_KEY && run.last_user != Some(user) {
+                        run.last_user = Some(user);
+                        if users_seen.insert(pair(local, user)) {
+                            run.distinct_users += 1;
+                        }
                     }
                 }
-            }
-            if self.users.is_some() {
-                let user = self.user_ids[k];
-                if user != NO_KEY && run.last_user != Some(user) {
-                    run.last_user = Some(user);
-                    if self.users_seen.insert(pair(local, user)) {
-                        run.distinct_users += 1;
-                    }
-                }
-            }
-        }
+            },
+        );
     }
 }
 

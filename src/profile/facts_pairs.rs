@@ -51,7 +51,7 @@ impl PairCounting {
 
 /// Whether a status is a client error: 400–499 other than 429 (a limiter's
 /// answer is not the client's mistake).
-pub(super) fn is_client_error(status: u16) -> bool {
+fn is_client_error(status: u16) -> bool {
     (400..500).contains(&status) && status != 429
 }
 
@@ -134,9 +134,17 @@ impl PairCounts {
     }
 
     /// Adds request `k` of each column: client `clients[k]` (the group's
-    /// first being `first`), endpoint `endpoints[k]`, status `statuses[k]`.
-    pub(super) fn add(&mut self, first: usize, clients: &[Id], endpoints: &[Id], statuses: &[u16]) {
-        let requests = clients.iter().zip(endpoints).zip(statuses);
+    /// first being `first`), endpoint `endpoints[k]`, status `statuses[k]`;
+    /// and calls `each(k, local client, whether it is a client error)` in
+    /// the same loop.
+    #[inline]
+    pub(super) fn add(
+        &mut self,
+        first: usize,
+        (clients, endpoints, statuses): (&[Id], &[Id], &[u16]),
+        mut each: impl FnMut(usize, usize, bool),
+    ) {
+        let requests = clients.iter().zip(endpoints).zip(statuses).enumerate();
         match self {
             PairCounts::Dense {
                 endpoints: columns,
@@ -144,23 +152,28 @@ impl PairCounts {
                 error,
                 touched,
             } => {
-                for ((&c, &e), &status) in requests {
+                for (k, ((&c, &e), &status)) in requests {
                     let local = c as usize - first;
                     let place = local * *columns + e as usize;
                     if count[place] == 0 {
                         touched.push((local as u32, e));
                     }
                     count[place] += 1;
-                    if is_client_error(status) {
+                    let client_error = is_client_error(status);
+                    if client_error {
                         error[place] = true;
                     }
+                    each(k, local, client_error);
                 }
             }
             PairCounts::Sorted { keys, next, .. } => {
-                for ((&c, &e), &status) in requests {
-                    let at = &mut next[c as usize - first];
-                    keys[*at as usize] = e << 1 | u32::from(is_client_error(status));
+                for (k, ((&c, &e), &status)) in requests {
+                    let local = c as usize - first;
+                    let at = &mut next[local];
+                    let client_error = is_client_error(status);
+                    keys[*at as usize] = e << 1 | u32::from(client_error);
                     *at += 1;
+                    each(k, local, client_error);
                 }
             }
         }
@@ -257,8 +270,13 @@ mod tests {
                     pairs.begin(&per_client);
                     // Added in two parts, as chunks of rows are.
                     let half = requests.len() / 2;
-                    pairs.add(first, &clients[..half], &ends[..half], &statuses[..half]);
-                    pairs.add(first, &clients[half..], &ends[half..], &statuses[half..]);
+                    let mut each = vec![];
+                    pairs.add(first, (&clients[..half], &ends[..half], &statuses[..half]), |k, l, err| each.push((k, l, err)));
+                    pairs.add(first, (&clients[half..], &ends[half..], &statuses[half..]), |k, l, err| each.push((half + k, l, err)));
+                    let want_each: Vec<(usize, usize, bool)> = (0..requests.len())
+                        .map(|k| (k, clients[k] as usize - first, is_client_error(statuses[k])))
+                        .collect();
+                    proptest::prop_assert_eq!(each, want_each);
                     let mut got = Vec::new();
                     pairs.drain(|l, e, n, err| got.push((l, e, n, err)));
                     proptest::prop_assert_eq!(&got, &want);
