@@ -9,12 +9,11 @@ use rustc_hash::FxHashSet;
 use rayon::prelude::*;
 
 use super::facts_group::GroupGatherer;
+use super::facts_pairs::PairCounting;
 use crate::events::{EventTable, Id};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{
-    ClientRows, INDEXED_ROWS, by_rows, client_ranges, clients_per_group,
-};
+use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -79,20 +78,21 @@ pub fn map_clients<T: Send>(
         columns,
         is_crawler,
         visit,
-        (INDEXED_ROWS, None),
+        (INDEXED_ROWS, None, None),
     )
 }
 
 /// [`map_clients`] indexing at most `indexed_rows` rows at a time, `per_group`
-/// clients gathered at once (else as many as [`clients_per_group`] says);
-/// tests vary both.
+/// clients gathered at once, their pairs counted as `counting` says (else as
+/// [`PairCounting::for_endpoints`] and [`PairCounting::clients_per_group`]
+/// say); tests vary all three.
 pub(super) fn map_clients_indexing<T: Send>(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
-    (indexed_rows, per_group): (usize, Option<usize>),
+    (indexed_rows, per_group, counting): (usize, Option<usize>, Option<PairCounting>),
 ) -> Vec<T> {
     let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
@@ -102,8 +102,10 @@ pub(super) fn map_clients_indexing<T: Send>(
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
     let crawler: Vec<bool> =
         agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
+    let endpoints = table.endpoints.len();
+    let counting = counting.unwrap_or_else(|| PairCounting::for_endpoints(endpoints));
     let per_group = per_group
-        .unwrap_or_else(|| clients_per_group(table.endpoints.len()))
+        .unwrap_or_else(|| counting.clients_per_group(endpoints))
         .max(1);
     let ranges = client_ranges(&events, table.len(), rayon::current_num_threads().max(1));
     let parts: Vec<Vec<T>> = ranges
@@ -111,7 +113,8 @@ pub(super) fn map_clients_indexing<T: Send>(
         .map(|clients| {
             let per_group = per_group.min(clients.len().max(1));
             let users = columns.user.map(|i| &table.extra_keys[i]);
-            let mut gatherer = GroupGatherer::new(table, agents, users, &crawler, per_group);
+            let mut gatherer =
+                GroupGatherer::new(table, (agents, users), &crawler, per_group, counting);
             let mut found = Vec::new();
             // Indexed a bounded number of rows at a time.
             for some in by_rows(&events, clients, indexed_rows) {

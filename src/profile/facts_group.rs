@@ -2,11 +2,9 @@
 //! at once, the group's rows in table order. A client's rows lie far apart
 //! in the time-ordered table, so reading its columns client by client misses
 //! the cache on nearly every value; a group's rows, many clients' together,
-//! are read nearly in sequence. The state of the group's (client, endpoint)
-//! pairs is a dense table of at most
-//! [`crate::stats::by_client::GROUP_PAIRS`] entries (reset through
-//! the pairs touched), its (client, user agent) and (client, user) pairs a
-//! set bounded by the group's rows.
+//! are read nearly in sequence. The group's (client, endpoint) pairs are
+//! counted by [`super::facts_pairs`], its (client, user agent) and (client,
+//! user) pairs in a set bounded by the group's rows.
 //!
 //! The facts equal those of one client's rows read alone: every client sees
 //! its own rows in time order, and its endpoints are ranked the same way.
@@ -14,6 +12,7 @@
 use rustc_hash::FxHashSet;
 
 use super::facts::{ClientFacts, GapStats};
+use super::facts_pairs::{PairCounting, PairCounts};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::{GATHERED_ROWS, gather};
 
@@ -40,14 +39,7 @@ pub(super) struct GroupGatherer<'t> {
     agents: Option<&'t KeyColumn>,
     users: Option<&'t KeyColumn>,
     crawler: &'t [bool],
-    endpoints: usize,
-    /// `count[local * endpoints + e]`: requests of the group's client
-    /// `local` to endpoint `e`; `error[..]` the same place: whether it had a
-    /// client error there.
-    count: Vec<u32>,
-    error: Vec<bool>,
-    /// The (local client, endpoint) pairs with a count, to read and reset.
-    touched: Vec<(u32, Id)>,
+    pairs: PairCounts,
     running: Vec<Running>,
     agents_seen: FxHashSet<u64>,
     users_seen: FxHashSet<u64>,
@@ -60,24 +52,21 @@ pub(super) struct GroupGatherer<'t> {
 }
 
 impl<'t> GroupGatherer<'t> {
-    /// For groups of at most `per_group` clients.
+    /// For groups of at most `per_group` clients, their pairs counted as
+    /// `counting` says.
     pub(super) fn new(
         table: &'t EventTable,
-        agents: Option<&'t KeyColumn>,
-        users: Option<&'t KeyColumn>,
+        (agents, users): (Option<&'t KeyColumn>, Option<&'t KeyColumn>),
         crawler: &'t [bool],
         per_group: usize,
+        counting: PairCounting,
     ) -> Self {
-        let endpoints = table.endpoints.len();
         GroupGatherer {
             table,
             agents,
             users,
             crawler,
-            endpoints,
-            count: vec![0; per_group * endpoints],
-            error: vec![false; per_group * endpoints],
-            touched: Vec::new(),
+            pairs: PairCounts::new(counting, per_group, table.endpoints.len()),
             running: vec![Running::default(); per_group],
             agents_seen: FxHashSet::default(),
             users_seen: FxHashSet::default(),
@@ -101,33 +90,27 @@ impl<'t> GroupGatherer<'t> {
         rows: &[u32],
         mut visit: impl FnMut(Id, ClientFacts),
     ) {
+        self.pairs.begin(&events[first..first + clients]);
         for chunk in rows.chunks(GATHERED_ROWS) {
             self.count_chunk(first, chunk);
         }
-        // Each client's endpoints, most first (ties by endpoint id).
-        self.touched.sort_unstable();
-        let mut facts: Vec<ClientFacts> = Vec::with_capacity(clients);
-        let mut at = 0;
-        for local in 0..clients {
-            let mut f = ClientFacts {
-                requests: u64::from(events[first + local]),
+        let mut facts: Vec<ClientFacts> = (first..first + clients)
+            .map(|c| ClientFacts {
+                requests: u64::from(events[c]),
                 ..ClientFacts::default()
-            };
-            while let Some(&(l, e)) = self.touched.get(at) {
-                if l as usize != local {
-                    break;
-                }
-                let place = local * self.endpoints + e as usize;
-                f.endpoints.push((e, u64::from(self.count[place])));
-                (self.count[place], self.error[place]) = (0, false);
-                at += 1;
-            }
+            })
+            .collect();
+        let running = &mut self.running;
+        self.pairs.drain(|local, e, requests, error| {
+            facts[local].endpoints.push((e, requests));
+            running[local].client_error_endpoints += u64::from(error);
+        });
+        // Each client's endpoints, most first (ties by endpoint id).
+        for (f, run) in facts.iter_mut().zip(running.iter_mut()) {
             f.endpoints
                 .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            self.running[local].top = f.endpoints.first().map(|&(e, _)| e);
-            facts.push(f);
+            run.top = f.endpoints.first().map(|&(e, _)| e);
         }
-        self.touched.clear();
         // The spacing of each client's requests to its top endpoint.
         for chunk in rows.chunks(GATHERED_ROWS) {
             gather(&self.table.client, chunk, &mut self.ids);
@@ -172,49 +155,56 @@ impl<'t> GroupGatherer<'t> {
         if let Some(col) = self.users {
             gather(&col.ids, rows, &mut self.user_ids);
         }
-        for k in 0..rows.len() {
-            let local = self.ids[k] as usize - first;
-            let e = self.endpoint_ids[k];
-            let place = local * self.endpoints + e as usize;
-            if self.count[place] == 0 {
-                self.touched.push((local as u32, e));
-            }
-            self.count[place] += 1;
-            let status = self.statuses[k];
-            let run = &mut self.running[local];
-            if (400..500).contains(&status) && status != 429 {
-                run.client_errors += 1;
-                if !self.error[place] {
-                    self.error[place] = true;
-                    run.client_error_endpoints += 1;
-                }
-            }
-            if self.agents.is_some() {
-                let ua = self.agent_ids[k];
-                if ua != NO_KEY {
-                    run.first_user_agent.get_or_insert(ua);
-                    if run.last_user_agent != Some(ua) {
-                        run.last_user_agent = Some(ua);
-                        if self.agents_seen.insert(pair(local, ua)) {
-                            run.distinct_user_agents += 1;
+        let GroupGatherer {
+            pairs,
+            running,
+            agents,
+            users,
+            crawler,
+            agents_seen,
+            users_seen,
+            ids,
+            endpoint_ids,
+            statuses,
+            agent_ids,
+            user_ids,
+            ..
+        } = self;
+        // The rest of each request counted in the pairs' own loop.
+        pairs.add(
+            first,
+            (ids, endpoint_ids, statuses),
+            #[inline(always)]
+            |k, local, error| {
+                let run = &mut running[local];
+                run.client_errors += u64::from(error);
+                if agents.is_some() {
+                    let ua = agent_ids[k];
+                    if ua != NO_KEY {
+                        run.first_user_agent.get_or_insert(ua);
+                        if run.last_user_agent != Some(ua) {
+                            run.last_user_agent = Some(ua);
+                            if agents_seen.insert(pair(local, ua)) {
+                                run.distinct_user_agents += 1;
+                            }
+                        }
+                        if crawler[ua as usize] {
+                            run.crawler_requests += 1;
+                            run.crawler_agent.get_or_insert(ua);
                         }
                     }
-                    if self.crawler[ua as usize] {
-                        run.crawler_requests += 1;
-                        run.crawler_agent.get_or_insert(ua);
+                }
+                if users.is_some() {
+                    let user = user_ids[k];
+                    if user != NO_KEY && run.last_user != Some(user) {
+                        run.last_user = Some(user);
+                        if users_seen.insert(pair(local, user)) {
+                            run.distinct_users += 1;
+                        }
                     }
                 }
-            }
-            if self.users.is_some() {
-                let user = self.user_ids[k];
-                if user != NO_KEY && run.last_user != Some(user) {
-                    run.last_user = Some(user);
-                    if self.users_seen.insert(pair(local, user)) {
-                        run.distinct_users += 1;
-                    }
-                }
-            }
-        }
+            },
+        );
     }
 }
 

@@ -6,6 +6,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
+use super::facts_pairs::PairCounting;
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::{Analysis, StatsSettings, analyze};
 
@@ -106,6 +107,7 @@ proptest::proptest! {
         threads in 1usize..4,
         indexed_rows in proptest::sample::select(vec![1usize, 20, 1 << 20]),
         per_group in proptest::sample::select(vec![None, Some(1usize), Some(3)]),
+        counting in proptest::sample::select(vec![None, Some(PairCounting::Dense), Some(PairCounting::Sorted)]),
     ) {
         let mut t = EventTable {
             extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
@@ -138,7 +140,7 @@ proptest::proptest! {
         let expected = gather(&t, &analysis, columns, is_crawler);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let pairs = pool.install(|| {
-            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (indexed_rows, per_group))
+            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (indexed_rows, per_group, counting))
         });
         let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
         let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();

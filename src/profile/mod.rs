@@ -11,6 +11,7 @@
 pub mod crawler;
 pub mod facts;
 mod facts_group;
+mod facts_pairs;
 pub mod periodic;
 pub mod runaway;
 pub mod scanner;

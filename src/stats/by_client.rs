@@ -135,7 +135,7 @@ pub fn client_ranges(events: &[u32], total: usize, parts: usize) -> Vec<Range<us
 /// pass over a group of clients keeps.
 pub const GROUP_PAIRS: usize = 1 << 18;
 /// Most clients in a group.
-const GROUP_CLIENTS: usize = 1 << 16;
+pub const GROUP_CLIENTS: usize = 1 << 16;
 /// Rows whose columns are read at once.
 pub const GATHERED_ROWS: usize = 1 << 13;
 

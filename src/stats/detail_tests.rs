@@ -105,3 +105,39 @@ proptest! {
         prop_assert_eq!(&some.overall.peaks, &all.overall.peaks);
     }
 }
+
+/// [`busiest`] as the plain sort of every endpoint it shortcuts.
+fn busiest_by_sorting(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
+    let mut ids: Vec<Id> = (0..requests.len() as Id)
+        .filter(|&e| requests[e as usize] > 0)
+        .collect();
+    ids.sort_by(|a, b| {
+        requests[*b as usize]
+            .cmp(&requests[*a as usize])
+            .then_with(|| table.endpoints.name(*a).cmp(table.endpoints.name(*b)))
+    });
+    ids.truncate(n);
+    ids
+}
+
+proptest! {
+    #[test]
+    fn the_busiest_endpoints_equal_the_first_of_all_sorted(
+        requests in proptest::collection::vec(0u64..5, 0..60),
+        names in Just(()).prop_perturb(|_, mut rng| {
+            let mut order: Vec<u32> = (0..60).collect();
+            for i in (1..order.len()).rev() {
+                order.swap(i, rng.random_range(0..=i));
+            }
+            order
+        }),
+        n in 0usize..70,
+    ) {
+        // Endpoint ids in one order, their names in another.
+        let mut t = EventTable::default();
+        for &k in &names[..requests.len()] {
+            t.endpoints.intern(&format!("GET /{k:02}"));
+        }
+        prop_assert_eq!(busiest(&t, &requests, n), busiest_by_sorting(&t, &requests, n));
+    }
+}

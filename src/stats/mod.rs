@@ -20,6 +20,7 @@ mod detail;
 pub mod histograms;
 mod pass;
 pub mod quantiles;
+pub mod radix;
 pub mod timeline;
 
 use serde::Serialize;
@@ -217,6 +218,9 @@ fn endpoint_requests(table: &EventTable, excluded: &[bool]) -> Vec<u64> {
 }
 
 /// The `n` endpoints with the most requests (ties by name), in that order.
+/// Every one of them has at least the `n`-th largest count, found first by
+/// counts alone: with a million endpoints of a request or two, the names
+/// are compared only among those at that count, not across all of them.
 fn busiest(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
     let order = |a: &Id, b: &Id| {
         requests[*b as usize]
@@ -226,6 +230,15 @@ fn busiest(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
     let mut ids: Vec<Id> = (0..requests.len() as Id)
         .filter(|&e| requests[e as usize] > 0)
         .collect();
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < ids.len() {
+        let (_, &mut nth, _) =
+            ids.select_nth_unstable_by_key(n - 1, |&e| std::cmp::Reverse(requests[e as usize]));
+        let least = requests[nth as usize];
+        ids.retain(|&e| requests[e as usize] >= least);
+    }
     if n < ids.len() {
         ids.select_nth_unstable_by(n, order);
         ids.truncate(n);
