@@ -67,10 +67,23 @@ const PARALLEL_RUN: usize = 1 << 14;
 pub(super) fn sort<'p>(entries: &mut [Entry], path: impl Fn(Id) -> &'p [u8], offset: usize) {
     // Runs still to sort, with the offset their paths agree up to.
     let mut todo = vec![(0..entries.len(), offset)];
-    while let Some((range, offset)) = todo.pop() {
+    while let Some((range, mut offset)) = todo.pop() {
         let run = &mut entries[range.clone()];
-        for entry in run.iter_mut() {
-            entry.read(path(entry.owner), offset);
+        if run.len() < 2 {
+            continue;
+        }
+        // Eight bytes every path of the run has are skipped before any sort,
+        // so that the paths are read in the order they came in, not sorted.
+        loop {
+            for entry in run.iter_mut() {
+                entry.read(path(entry.owner), offset);
+            }
+            let first = (run[0].chunk, run[0].filled);
+            if first.1 == 8 && run.iter().all(|e| (e.chunk, e.filled) == first) {
+                offset += 8;
+            } else {
+                break;
+            }
         }
         if run.len() >= PARALLEL_RUN {
             run.par_sort_unstable_by_key(Entry::key);
