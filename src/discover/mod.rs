@@ -121,8 +121,18 @@ fn build_trie(paths: &Paths) -> trie::Node {
         drop(owners);
         order::sort(&mut order, |e| paths.owner_path(e).as_bytes(), shared);
         let mut segments: Vec<&str> = Vec::new();
-        for entry in order {
-            split_segments(paths.owner_path(entry.owner), &mut segments);
+        // Each path is looked up, and its first byte read, one path ahead of
+        // its insert: the names lie in memory in endpoint order, not in this
+        // one, so that the reads wait while the insert before runs.
+        let ahead = |entry: Option<&order::Entry>| {
+            let path = entry.map_or("", |e| paths.owner_path(e.owner));
+            std::hint::black_box(path.as_bytes().first().copied());
+            path
+        };
+        let mut next = ahead(order.first());
+        for (i, entry) in order.iter().enumerate() {
+            let path = std::mem::replace(&mut next, ahead(order.get(i + 1)));
+            split_segments(path, &mut segments);
             node.insert(&segments[skip..], entry.requests);
         }
     };
