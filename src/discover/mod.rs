@@ -11,6 +11,7 @@
 //! same mapping applies templates read from a routes file ([`routes_file`]).
 
 mod matcher;
+mod order;
 mod paths;
 pub mod routes_file;
 pub mod shape;
@@ -24,7 +25,7 @@ use serde::Serialize;
 use crate::events::{EventTable, Id, Interner};
 use crate::ingest::endpoint::RouteRule;
 pub use paths::method_and_path;
-use paths::{NO_PATH, Paths};
+use paths::{NO_PATH, Paths, split_segments};
 pub use template::{Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
@@ -106,38 +107,46 @@ fn build_trie(paths: &Paths) -> trie::Node {
     let mut groups: FxHashMap<&str, Vec<Id>> = FxHashMap::default();
     let mut total = 0;
     for e in paths.owners() {
-        let Some(path) = paths.path(e) else { continue };
-        let rest = &path[1..];
-        let first = &rest[..memchr::memchr(b'/', rest.as_bytes()).unwrap_or(rest.len())];
+        let rest = paths.owner_path(e).get(1..).unwrap_or_default();
+        let first = &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
         groups.entry(first).or_default().push(e);
         total += paths.requests[e as usize];
     }
-    let feed = |node: &mut trie::Node, owners: Vec<Id>, skip: usize| {
-        let mut order: Vec<(&str, u64)> = owners
+    // `shared`: the bytes every path of the group starts with (`/first`).
+    let feed = |node: &mut trie::Node, owners: Vec<Id>, shared: usize, skip: usize| {
+        let mut order: Vec<order::Entry> = owners
             .iter()
-            .map(|&e| (paths.owner_path(e), paths.requests[e as usize]))
+            .map(|&e| order::Entry::new(e, paths.requests[e as usize]))
             .collect();
         drop(owners);
-        // Paths are distinct, so this order is total and an unstable sort is exact.
-        order.par_sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        order::sort(&mut order, |e| paths.owner_path(e).as_bytes(), shared);
         let mut segments: Vec<&str> = Vec::new();
-        for (path, requests) in order {
-            segments.clear();
-            segments.extend(path[1..].split('/').skip(skip));
-            node.insert(&segments, requests);
+        // Each path is looked up, and its first byte read, one path ahead of
+        // its insert: the names lie in memory in endpoint order, not in this
+        // one, so that the reads wait while the insert before runs.
+        let ahead = |entry: Option<&order::Entry>| {
+            let path = entry.map_or("", |e| paths.owner_path(e.owner));
+            std::hint::black_box(path.as_bytes().first().copied());
+            path
+        };
+        let mut next = ahead(order.first());
+        for (i, entry) in order.iter().enumerate() {
+            let path = std::mem::replace(&mut next, ahead(order.get(i + 1)));
+            split_segments(path, &mut segments);
+            node.insert(&segments[skip..], entry.requests);
         }
     };
     let mut root = trie::Node::default();
     if groups.len() >= trie::CAP {
         let owners: Vec<Id> = groups.into_values().flatten().collect();
-        feed(&mut root, owners, 0);
+        feed(&mut root, owners, 1, 0);
         return root;
     }
     let children: Vec<(String, trie::Node)> = groups
         .into_par_iter()
         .map(|(first, owners)| {
             let mut child = trie::Node::default();
-            feed(&mut child, owners, 1);
+            feed(&mut child, owners, 1 + first.len(), 1);
             (first.to_string(), child)
         })
         .collect();
@@ -209,9 +218,10 @@ struct Mapping {
 impl Mapping {
     /// Renames the table's endpoints; returns the template uses.
     fn rewrite(self, table: &mut EventTable) -> Vec<TemplateUse> {
-        for e in &mut table.endpoint {
-            *e = self.map[*e as usize];
-        }
+        table
+            .endpoint
+            .par_iter_mut()
+            .for_each(|e| *e = self.map[*e as usize]);
         table.endpoints = self.names;
         self.uses
     }
@@ -225,19 +235,13 @@ fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet) -> Mappin
         .collect();
     // Per endpoint standing for a path: its template, matched once.
     let mut template = vec![NO_TEMPLATE; paths.owner.len()];
-    let owners: Vec<Id> = paths.owners().collect();
-    let found: Vec<u32> = owners
-        .par_iter()
-        .map(|&e| {
-            paths
-                .path(e)
-                .and_then(|p| templates.find_index(p))
-                .map_or(NO_TEMPLATE, |t| t as u32)
-        })
-        .collect();
-    for (&e, t) in owners.iter().zip(found) {
-        template[e as usize] = t;
-    }
+    template.par_iter_mut().enumerate().for_each(|(e, t)| {
+        let e = e as Id;
+        if paths.owner[e as usize] == e {
+            let found = templates.find_index(paths.owner_path(e));
+            *t = found.map_or(NO_TEMPLATE, |t| t as u32);
+        }
+    });
     let mut names = Interner::default();
     let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
     let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
@@ -248,11 +252,14 @@ fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet) -> Mappin
         } else {
             template[owner as usize]
         };
-        let id = match method_and_path(name) {
-            Some((method, _)) if t != NO_TEMPLATE => *renamed
+        let id = if t == NO_TEMPLATE {
+            names.intern(name)
+        } else {
+            // A name with a path is `METHOD /path` (see `Paths`).
+            let method = &name[..name.bytes().position(|b| b == b' ').unwrap_or(0)];
+            *renamed
                 .entry((method, t))
-                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
-            _ => names.intern(name),
+                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize])))
         };
         map.push(id);
     }
@@ -263,9 +270,13 @@ fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet) -> Mappin
 /// No template matched the path.
 const NO_TEMPLATE: u32 = u32::MAX;
 
+/// A candidate example: whether the path is as logged (no `:`, which only a
+/// template the shape rules wrote has), its requests, and the path.
+type Example<'p> = (bool, u64, &'p str);
+
 /// Per template while paths are counted: requests, distinct paths, and the
-/// example path so far with its requests.
-type TemplateTally<'p> = (u64, u64, Option<(&'p str, u64)>);
+/// example so far.
+type TemplateTally<'p> = (u64, u64, Option<Example<'p>>);
 
 /// Requests, distinct paths and the example path of every template that
 /// collapsed more than one path, most requests first (ties by template).
@@ -274,18 +285,17 @@ fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<Templ
     let mut per: Vec<TemplateTally> = vec![(0, 0, None); texts.len()];
     for e in paths.owners() {
         let t = template[e as usize];
-        let Some(path) = paths.path(e).filter(|_| t != NO_TEMPLATE) else {
+        if t == NO_TEMPLATE {
             continue;
-        };
+        }
+        let path = paths.owner_path(e);
         let requests = paths.requests[e as usize];
         let slot = &mut per[t as usize];
         slot.0 += requests;
         slot.1 += 1;
-        if slot
-            .2
-            .is_none_or(|best| better_example((path, requests), best))
-        {
-            slot.2 = Some((path, requests));
+        let candidate = (!path.contains(':'), requests, path);
+        if slot.2.is_none_or(|best| better_example(candidate, best)) {
+            slot.2 = Some(candidate);
         }
     }
     let mut out: Vec<TemplateUse> = per
@@ -296,7 +306,7 @@ fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<Templ
             template: text.clone(),
             requests,
             distinct_paths: distinct,
-            example: example.map(|(p, _)| p.to_string()).unwrap_or_default(),
+            example: example.map(|(_, _, p)| p.to_string()).unwrap_or_default(),
         })
         .collect();
     out.sort_by(|a, b| {
@@ -307,14 +317,11 @@ fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<Templ
     out
 }
 
-/// Whether path `a` makes a better example than `b` (with their requests):
-/// a path as logged before one the shape rules already turned into a
-/// template, then more requests, then the first by text.
-fn better_example(a: (&str, u64), b: (&str, u64)) -> bool {
-    (!a.0.contains(':'), a.1)
-        .cmp(&(!b.0.contains(':'), b.1))
-        .then(b.0.cmp(a.0))
-        .is_gt()
+/// Whether `a` makes a better example than `b`: a path as logged before one
+/// the shape rules already turned into a template, then more requests, then
+/// the first by text.
+fn better_example(a: Example, b: Example) -> bool {
+    (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.cmp(a.2)).is_gt()
 }
 
 #[cfg(test)]

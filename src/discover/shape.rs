@@ -28,39 +28,89 @@ pub enum ValueShape {
 }
 
 /// Where `segment` goes once its position is a parameter.
+///
+/// Most segments are one whole parameter: each token is classed in one pass
+/// over its bytes, and the skeleton is written only for a segment that has one.
 pub fn param_key(segment: &str) -> ParamKey {
-    let mut skeleton = String::with_capacity(segment.len());
+    let bytes = segment.as_bytes();
     let (mut hashed, mut literal) = (false, false);
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        // Classes seen in the token, and those every byte of it has.
+        let (mut any, mut all) = (0, HEX);
+        while let Some(&b) = bytes.get(i) {
+            let class = CLASS[b as usize];
+            if class == 0 {
+                break;
+            }
+            any |= class;
+            all &= class;
+            i += 1;
+        }
+        if i == start {
+            literal = true;
+            i += 1;
+        } else if token_is_hash_like(i - start, any, all) {
+            hashed = true;
+        } else {
+            literal = true;
+        }
+        if hashed && literal {
+            return ParamKey::Skeleton(skeleton(segment));
+        }
+    }
+    ParamKey::Whole
+}
+
+/// Byte classes of ASCII letters and digits (0: any other byte).
+const DIGIT: u8 = 1;
+const LETTER: u8 = 2;
+const HEX: u8 = 4;
+const CLASS: [u8; 256] = {
+    let mut class = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        class[b] = if c.is_ascii_digit() {
+            DIGIT | HEX
+        } else if c.is_ascii_hexdigit() {
+            LETTER | HEX
+        } else if c.is_ascii_alphabetic() {
+            LETTER
+        } else {
+            0
+        };
+        b += 1;
+    }
+    class
+};
+
+/// [`is_hash_like`] of a token of `len` bytes, given the classes any of its
+/// bytes has and those all of them have.
+fn token_is_hash_like(len: usize, any: u8, all: u8) -> bool {
+    (len >= 6 && any & DIGIT != 0 && any & LETTER != 0) || (len >= 8 && all & HEX != 0)
+}
+
+/// The segment with each hash-like token written `:hash`.
+fn skeleton(segment: &str) -> String {
+    let mut skeleton = String::with_capacity(segment.len());
     let bytes = segment.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if bytes[i].is_ascii_alphanumeric() {
-            let start = i;
-            while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            let token = &segment[start..i];
-            if is_hash_like(token) {
-                skeleton.push_str(":hash");
-                hashed = true;
-            } else {
-                skeleton.push_str(token);
-                literal = true;
-            }
+        let alphanumeric = bytes[i].is_ascii_alphanumeric();
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() == alphanumeric {
+            i += 1;
+        }
+        let run = &segment[start..i];
+        if alphanumeric && is_hash_like(run) {
+            skeleton.push_str(":hash");
         } else {
-            let start = i;
-            while i < bytes.len() && !bytes[i].is_ascii_alphanumeric() {
-                i += 1;
-            }
-            skeleton.push_str(&segment[start..i]);
-            literal = true;
+            skeleton.push_str(run);
         }
     }
-    if hashed && literal {
-        ParamKey::Skeleton(skeleton)
-    } else {
-        ParamKey::Whole
-    }
+    skeleton
 }
 
 /// Whether a token of letters and digits looks like a hash.
@@ -96,6 +146,62 @@ pub fn whole_name(ids: u64, slugs: u64, names: u64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The key as first written (the skeleton built for every segment, then
+    /// kept or dropped): the definition [`param_key`] must agree with.
+    fn param_key_reference(segment: &str) -> ParamKey {
+        let mut skeleton = String::with_capacity(segment.len());
+        let (mut hashed, mut literal) = (false, false);
+        let bytes = segment.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i].is_ascii_alphanumeric() {
+                let start = i;
+                while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                let token = &segment[start..i];
+                if is_hash_like(token) {
+                    skeleton.push_str(":hash");
+                    hashed = true;
+                } else {
+                    skeleton.push_str(token);
+                    literal = true;
+                }
+            } else {
+                let start = i;
+                while i < bytes.len() && !bytes[i].is_ascii_alphanumeric() {
+                    i += 1;
+                }
+                skeleton.push_str(&segment[start..i]);
+                literal = true;
+            }
+        }
+        if hashed && literal {
+            ParamKey::Skeleton(skeleton)
+        } else {
+            ParamKey::Whole
+        }
+    }
+
+    proptest::proptest! {
+        /// Segments of hex runs, words, digits and separators (ASCII and not).
+        #[test]
+        fn param_key_agrees_with_the_reference(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "[0-9a-f]{1,12}",
+                    "[a-zA-Z0-9]{1,10}",
+                    "[a-z]{1,8}",
+                    "[-._~é:]{1,3}",
+                ],
+                0..6,
+            ),
+        ) {
+            let segment = parts.concat();
+            proptest::prop_assert_eq!(param_key(&segment), param_key_reference(&segment));
+        }
+    }
 
     #[test]
     fn skeletons_keep_the_text_around_hashes() {
