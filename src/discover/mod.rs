@@ -120,21 +120,7 @@ fn build_trie(paths: &Paths) -> trie::Node {
             .collect();
         drop(owners);
         order::sort(&mut order, |e| paths.owner_path(e).as_bytes(), shared);
-        let mut segments: Vec<&str> = Vec::new();
-        // Each path is looked up, and its first byte read, one path ahead of
-        // its insert: the names lie in memory in endpoint order, not in this
-        // one, so that the reads wait while the insert before runs.
-        let ahead = |entry: Option<&order::Entry>| {
-            let path = entry.map_or("", |e| paths.owner_path(e.owner));
-            std::hint::black_box(path.as_bytes().first().copied());
-            path
-        };
-        let mut next = ahead(order.first());
-        for (i, entry) in order.iter().enumerate() {
-            let path = std::mem::replace(&mut next, ahead(order.get(i + 1)));
-            split_segments(path, &mut segments);
-            node.insert(&segments[skip..], entry.requests);
-        }
+        feed_in_order(node, &order, paths, skip);
     };
     let mut root = trie::Node::default();
     if groups.len() >= trie::CAP {
@@ -153,6 +139,36 @@ fn build_trie(paths: &Paths) -> trie::Node {
     root.count = total;
     root.children = children.into_iter().collect();
     root
+}
+
+/// Paths fed to the trie are copied a block at a time, in feeding order.
+const FEED_BLOCK: usize = 1 << 14;
+
+/// Inserts the paths of `order` into `node`, in that order, leaving out their
+/// first `skip` segments.
+///
+/// The names lie in memory in endpoint order, not in this one: read one by
+/// one between inserts, each read waits on memory. So the paths of a block
+/// are first copied into one buffer, whose reads do not depend on one another
+/// and overlap, and the inserts then read the buffer front to back.
+fn feed_in_order(node: &mut trie::Node, order: &[order::Entry], paths: &Paths, skip: usize) {
+    let mut text = String::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(FEED_BLOCK.min(order.len()));
+    for block in order.chunks(FEED_BLOCK) {
+        text.clear();
+        ends.clear();
+        for entry in block {
+            text.push_str(paths.owner_path(entry.owner));
+            ends.push(text.len());
+        }
+        let mut segments: Vec<&str> = Vec::new();
+        let mut start = 0;
+        for (entry, &end) in block.iter().zip(&ends) {
+            split_segments(&text[start..end], &mut segments);
+            start = end;
+            node.insert(&segments[skip..], entry.requests);
+        }
+    }
 }
 
 /// Every template of the finished trie (one per node where paths end).
