@@ -7,6 +7,7 @@
 use std::hash::Hasher;
 
 use hashbrown::HashTable;
+use rayon::prelude::*;
 use rustc_hash::FxHasher;
 
 use crate::events::{EventTable, Id, Interner};
@@ -51,40 +52,121 @@ pub(super) struct Paths<'t> {
     pub(super) requests: Vec<u64>,
 }
 
-fn hash_path(path: &str) -> u64 {
+/// The path's hash, 32 bits: its top bits choose the partition.
+fn hash_path(path: &str) -> u32 {
     let mut h = FxHasher::default();
     h.write(path.as_bytes());
-    h.finish()
+    let h = h.finish();
+    (h ^ (h >> 32)) as u32
 }
+
+/// Bits of a path's hash that choose its partition of the index.
+const PARTITION_BITS: u32 = 8;
 
 /// Per endpoint of `names`: the first endpoint with its path, or [`NO_PATH`]
 /// (`routed` names, and names that are not `METHOD /path`).
+///
+/// One hash table over a million paths is a cache miss or two per path, on
+/// one core. Instead every path's hash is computed in parallel, reading the
+/// names in the order they lie in memory; the endpoints are then put in
+/// partitions by the hash's top bits (in id order within each), and each
+/// partition is indexed on its own, in parallel, in a table small enough to
+/// stay in cache. Two paths are compared only when their hashes are equal.
 fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
-    let path_of = |e: Id| method_and_path(names.name(e)).map(|(_, p)| p);
-    let mut index: HashTable<Id> = HashTable::with_capacity(names.len());
-    let mut owner = Vec::with_capacity(names.len());
-    for (e, name) in names.names().enumerate() {
-        let e = e as Id;
-        let path = (!routed.iter().any(|r| r == name))
+    let path_of = |e: Id| {
+        let name = names.name(e);
+        (!routed.iter().any(|r| r == name))
             .then(|| method_and_path(name))
             .flatten()
-            .map(|(_, path)| path);
-        let Some(path) = path else {
-            owner.push(NO_PATH);
-            continue;
-        };
-        let hash = hash_path(path);
-        let first = *index
-            .entry(
-                hash,
-                |&o| path_of(o) == Some(path),
-                |&o| hash_path(path_of(o).unwrap_or_default()),
-            )
-            .or_insert(e)
-            .get();
-        owner.push(first);
+            .map(|(_, path)| path)
+    };
+    let mut owner = vec![NO_PATH; names.len()];
+    let mut hashes = vec![0u32; names.len()];
+    owner
+        .par_iter_mut()
+        .zip(hashes.par_iter_mut())
+        .enumerate()
+        .with_min_len(1 << 12)
+        .for_each(|(e, (owner, hash))| {
+            if let Some(path) = path_of(e as Id) {
+                (*owner, *hash) = (e as Id, hash_path(path));
+            }
+        });
+    let partition = |e: Id| (hashes[e as usize] >> (32 - PARTITION_BITS)) as usize;
+    let mut starts = vec![0usize; (1 << PARTITION_BITS) + 1];
+    for (e, &o) in owner.iter().enumerate() {
+        if o != NO_PATH {
+            starts[partition(e as Id) + 1] += 1;
+        }
+    }
+    for p in 1..starts.len() {
+        starts[p] += starts[p - 1];
+    }
+    let mut by_partition = vec![0 as Id; starts[starts.len() - 1]];
+    let mut next = starts.clone();
+    for (e, &o) in owner.iter().enumerate() {
+        if o != NO_PATH {
+            let p = partition(e as Id);
+            by_partition[next[p]] = e as Id;
+            next[p] += 1;
+        }
+    }
+    // Per partition, the endpoints whose path an earlier endpoint has.
+    let repeats: Vec<Vec<(Id, Id)>> = starts
+        .par_windows(2)
+        .map(|w| {
+            let members = &by_partition[w[0]..w[1]];
+            let mut index: HashTable<Id> = HashTable::with_capacity(members.len());
+            let mut repeats = Vec::new();
+            let table_hash = |e: Id| spread(hashes[e as usize]);
+            for &e in members {
+                // Paths are read only to tell equal hashes apart: read in
+                // partition order, each would be a cache miss.
+                let first = *index
+                    .entry(
+                        table_hash(e),
+                        |&o| hashes[o as usize] == hashes[e as usize] && path_of(o) == path_of(e),
+                        |&o| table_hash(o),
+                    )
+                    .or_insert(e)
+                    .get();
+                if first != e {
+                    repeats.push((e, first));
+                }
+            }
+            repeats
+        })
+        .collect();
+    for (e, first) in repeats.into_iter().flatten() {
+        owner[e as usize] = first;
     }
     owner
+}
+
+/// A 32-bit hash spread over 64 bits, so that a table's top bits (its control
+/// tags) and low bits (its positions) both depend on all of it.
+fn spread(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// [`owners`] as first written, one table for every path: the reference the
+/// partitioned index must agree with.
+#[cfg(test)]
+fn owners_reference(names: &Interner, routed: &[String]) -> Vec<Id> {
+    let mut first: std::collections::HashMap<&str, Id> = std::collections::HashMap::new();
+    names
+        .names()
+        .enumerate()
+        .map(|(e, name)| {
+            let path = (!routed.iter().any(|r| r == name))
+                .then(|| method_and_path(name))
+                .flatten();
+            match path {
+                Some((_, path)) => *first.entry(path).or_insert(e as Id),
+                None => NO_PATH,
+            }
+        })
+        .collect()
 }
 
 impl<'t> Paths<'t> {
@@ -135,7 +217,45 @@ impl<'t> Paths<'t> {
 mod tests {
     use super::*;
 
+    #[test]
+    fn owners_of_many_paths_agree_with_one_table() {
+        let mut interner = Interner::default();
+        for i in 0..30_000u32 {
+            let method = ["GET", "POST", "PUT"][(i % 7 % 3) as usize];
+            interner.intern(&format!("{method} /items/{}", i / 3));
+        }
+        interner.intern("(invalid request)");
+        interner.intern("GET /items/7");
+        let owner = owners(&interner, &["PUT /items/5".to_string()]);
+        assert_eq!(
+            owner,
+            owners_reference(&interner, &["PUT /items/5".to_string()])
+        );
+        assert!(owner.iter().filter(|&&o| o != NO_PATH).count() > 20_000);
+    }
+
     proptest::proptest! {
+        /// Names with and without a method, paths shared by several methods,
+        /// routed names, in numbers that fill several partitions.
+        #[test]
+        fn owners_agree_with_one_table(
+            names in proptest::collection::vec(
+                ("(GET|POST|HEAD|get|)", "(/[a-c]{0,2}){0,3}|[a-c/]{0,3}"),
+                0..600,
+            ),
+            routed in proptest::collection::vec("(GET|POST) /[a-c]{0,2}", 0..3),
+        ) {
+            let mut interner = Interner::default();
+            for (method, path) in &names {
+                interner.intern(&format!("{method} {path}"));
+            }
+            interner.release_lookups();
+            proptest::prop_assert_eq!(
+                owners(&interner, &routed),
+                owners_reference(&interner, &routed)
+            );
+        }
+
         #[test]
         fn segments_are_those_split_gives(path in "/[a-z/é.]{0,12}") {
             let mut segments = vec!["stale"];
