@@ -296,24 +296,36 @@ type TemplateTally<'p> = (u64, u64, Option<Example<'p>>);
 
 /// Requests, distinct paths and the example path of every template that
 /// collapsed more than one path, most requests first (ties by template).
-fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
-    // Per template: requests, distinct paths, and the example so far.
-    let mut per: Vec<TemplateTally> = vec![(0, 0, None); texts.len()];
-    for e in paths.owners() {
+fn template_uses<'t>(paths: &Paths<'t>, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
+    // Per template: requests, distinct paths, and the example so far; the
+    // paths are tallied in parallel, in ranges whose tallies then add up
+    // (the better example of two is the same whichever range saw it first).
+    let tally = |mut per: Vec<TemplateTally<'t>>, e: Id| {
         let t = template[e as usize];
-        if t == NO_TEMPLATE {
-            continue;
+        if t != NO_TEMPLATE {
+            let path = paths.owner_path(e);
+            let requests = paths.requests[e as usize];
+            add_to_tally(
+                &mut per[t as usize],
+                (requests, 1, Some((!path.contains(':'), requests, path))),
+            );
         }
-        let path = paths.owner_path(e);
-        let requests = paths.requests[e as usize];
-        let slot = &mut per[t as usize];
-        slot.0 += requests;
-        slot.1 += 1;
-        let candidate = (!path.contains(':'), requests, path);
-        if slot.2.is_none_or(|best| better_example(candidate, best)) {
-            slot.2 = Some(candidate);
-        }
-    }
+        per
+    };
+    let per = (0..paths.owner.len() as Id)
+        .into_par_iter()
+        .with_min_len(1 << 14)
+        .filter(|&e| paths.owner[e as usize] == e)
+        .fold(|| vec![(0, 0, None); texts.len()], tally)
+        .reduce(
+            || vec![(0, 0, None); texts.len()],
+            |mut a, b| {
+                for (slot, other) in a.iter_mut().zip(b) {
+                    add_to_tally(slot, other);
+                }
+                a
+            },
+        );
     let mut out: Vec<TemplateUse> = per
         .into_iter()
         .zip(texts)
@@ -331,6 +343,17 @@ fn template_uses(paths: &Paths, template: &[u32], texts: &[String]) -> Vec<Templ
             .then_with(|| a.template.cmp(&b.template))
     });
     out
+}
+
+/// Adds `other`'s requests and distinct paths to `slot`, keeping the better example.
+fn add_to_tally<'p>(slot: &mut TemplateTally<'p>, other: TemplateTally<'p>) {
+    slot.0 += other.0;
+    slot.1 += other.1;
+    if let Some(candidate) = other.2
+        && slot.2.is_none_or(|best| better_example(candidate, best))
+    {
+        slot.2 = Some(candidate);
+    }
 }
 
 /// Whether `a` makes a better example than `b`: a path as logged before one

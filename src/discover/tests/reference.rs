@@ -226,3 +226,27 @@ fn the_order_paths_are_fed_in_decides_a_collapse_like_the_reference() {
         assert!(texts.iter().any(|t| t.starts_with(&kept)), "{texts:?}");
     }
 }
+
+#[test]
+fn template_uses_of_many_paths_tallied_in_parallel_agree_with_the_reference() {
+    // More distinct paths than one range of the parallel tally holds, with
+    // the best example of a template in any range.
+    let rows: Vec<(String, u64)> = (0..60_000u64)
+        .map(|i| match i % 3 {
+            0 => (format!("GET /api/orders/{}", hex8(i)), 1 + i % 5),
+            1 => (format!("POST /static/app.{}.js", hex8(i)), 1 + (i * 7) % 11),
+            _ => (format!("GET /api/orders/{}", hex8(i / 3 * 3)), 2),
+        })
+        .chain([("GET /api/orders/:id".to_string(), 1)])
+        .collect();
+    let file = "/api/orders/:id\n/static/app.:hash.js\n";
+    let set = TemplateSet::new(routes_file::parse(file, "routes").unwrap());
+    let (mut fast, mut reference) = (table(&rows), table(&rows));
+    let uses = apply(&mut fast, &set, &[]);
+    assert_eq!(
+        uses_text(&uses),
+        uses_text(&apply_reference(&mut reference, &set, &[]))
+    );
+    assert_eq!(uses.len(), 2);
+    assert!(uses.iter().all(|u| u.distinct_paths > 1 << 14), "{uses:?}");
+}
