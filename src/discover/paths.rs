@@ -10,7 +10,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxHasher;
 
-use crate::events::{EventTable, Id, Interner};
+use crate::events::{EventTable, Id, Interner, group_rows};
 
 /// Marks an endpoint that is no path: a routed name, or not `METHOD /path`.
 pub(super) const NO_PATH: Id = Id::MAX;
@@ -62,6 +62,8 @@ fn hash_path(path: &str) -> u32 {
 
 /// Bits of a path's hash that choose its partition of the index.
 const PARTITION_BITS: u32 = 8;
+/// Partitions of the index.
+const PARTITIONS: usize = 1 << PARTITION_BITS;
 
 /// Per endpoint of `names`: the first endpoint with its path, or [`NO_PATH`]
 /// (`routed` names, and names that are not `METHOD /path`).
@@ -92,30 +94,26 @@ fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
                 (*owner, *hash) = (e as Id, hash_path(path));
             }
         });
-    let partition = |e: Id| (hashes[e as usize] >> (32 - PARTITION_BITS)) as usize;
-    let mut starts = vec![0usize; (1 << PARTITION_BITS) + 1];
-    for (e, &o) in owner.iter().enumerate() {
-        if o != NO_PATH {
-            starts[partition(e as Id) + 1] += 1;
-        }
-    }
-    for p in 1..starts.len() {
-        starts[p] += starts[p - 1];
-    }
-    let mut by_partition = vec![0 as Id; starts[starts.len() - 1]];
-    let mut next = starts.clone();
-    for (e, &o) in owner.iter().enumerate() {
-        if o != NO_PATH {
-            let p = partition(e as Id);
-            by_partition[next[p]] = e as Id;
-            next[p] += 1;
-        }
-    }
+    // The endpoints by partition, in id order within each; names that are
+    // no path go to one more group, left out.
+    let partitions: Vec<Id> = owner
+        .par_iter()
+        .zip(&hashes)
+        .map(|(&o, &h)| {
+            if o == NO_PATH {
+                PARTITIONS as Id
+            } else {
+                h >> (32 - PARTITION_BITS)
+            }
+        })
+        .collect();
+    let by_partition = group_rows(&partitions, PARTITIONS + 1);
+    drop(partitions);
     // Per partition, the endpoints whose path an earlier endpoint has.
-    let repeats: Vec<Vec<(Id, Id)>> = starts
-        .par_windows(2)
-        .map(|w| {
-            let members = &by_partition[w[0]..w[1]];
+    let repeats: Vec<Vec<(Id, Id)>> = (0..PARTITIONS)
+        .into_par_iter()
+        .map(|p| {
+            let members = by_partition.rows(p);
             let mut index: HashTable<Id> = HashTable::with_capacity(members.len());
             let mut repeats = Vec::new();
             let table_hash = |e: Id| spread(hashes[e as usize]);
