@@ -253,7 +253,7 @@ fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet) -> Mappin
     let mut template = vec![NO_TEMPLATE; paths.owner.len()];
     template.par_iter_mut().enumerate().for_each(|(e, t)| {
         let e = e as Id;
-        if paths.owner[e as usize] == e {
+        if paths.is_owner(e) {
             let found = templates.find_index(paths.owner_path(e));
             *t = found.map_or(NO_TEMPLATE, |t| t as u32);
         }
@@ -315,7 +315,7 @@ fn template_uses<'t>(paths: &Paths<'t>, template: &[u32], texts: &[String]) -> V
     let per = (0..paths.owner.len() as Id)
         .into_par_iter()
         .with_min_len(1 << 14)
-        .filter(|&e| paths.owner[e as usize] == e)
+        .filter(|&e| paths.is_owner(e))
         .fold(|| vec![(0, 0, None); texts.len()], tally)
         .reduce(
             || vec![(0, 0, None); texts.len()],

@@ -199,7 +199,7 @@ impl<'t> Paths<'t> {
     /// as `METHOD /path` already: the path follows the first space).
     pub(super) fn owner_path(&self, owner: Id) -> &'t str {
         let name = self.names.name(owner);
-        debug_assert_eq!(self.owner[owner as usize], owner);
+        debug_assert!(self.is_owner(owner));
         // A method is a few bytes: a plain scan finds its end sooner than memchr.
         let space = name.bytes().position(|b| b == b' ');
         space.map_or("", |space| &name[space + 1..])
@@ -207,7 +207,12 @@ impl<'t> Paths<'t> {
 
     /// The endpoints standing for a path, one per distinct path, in id order.
     pub(super) fn owners(&self) -> impl Iterator<Item = Id> + '_ {
-        (0..self.owner.len() as Id).filter(|&e| self.owner[e as usize] == e)
+        (0..self.owner.len() as Id).filter(|&e| self.is_owner(e))
+    }
+
+    /// Whether endpoint `e` stands for its path (is one of [`Self::owners`]).
+    pub(super) fn is_owner(&self, e: Id) -> bool {
+        self.owner[e as usize] == e
     }
 }
 
