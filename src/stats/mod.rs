@@ -222,6 +222,9 @@ fn endpoint_requests(table: &EventTable, excluded: &[bool]) -> Vec<u64> {
 /// counts alone: with a million endpoints of a request or two, the names
 /// are compared only among those at that count, not across all of them.
 fn busiest(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
+    if n == 0 {
+        return Vec::new();
+    }
     let order = |a: &Id, b: &Id| {
         requests[*b as usize]
             .cmp(&requests[*a as usize])
@@ -230,9 +233,6 @@ fn busiest(table: &EventTable, requests: &[u64], n: usize) -> Vec<Id> {
     let mut ids: Vec<Id> = (0..requests.len() as Id)
         .filter(|&e| requests[e as usize] > 0)
         .collect();
-    if n == 0 {
-        return Vec::new();
-    }
     if n < ids.len() {
         let (_, &mut nth, _) =
             ids.select_nth_unstable_by_key(n - 1, |&e| std::cmp::Reverse(requests[e as usize]));
