@@ -6,12 +6,13 @@
 //! rebuilt at twice the size by hashing the names in id order, one pass over
 //! the text as it lies in memory, so growing it jumps around no text.
 
+mod id_table;
+
 use std::hash::Hasher;
 
-use hashbrown::HashTable;
-use hashbrown::hash_table::Entry;
 use rustc_hash::FxHasher;
 
+use self::id_table::IdTable;
 use super::Id;
 
 /// Maps strings to dense ids (in order of first interning) and back.
@@ -26,7 +27,7 @@ pub struct Interner {
     /// 4 GiB of text, so empty for any table that fits in less.
     wraps: Vec<Id>,
     /// The ids, found by the hash of their name.
-    table: HashTable<Id>,
+    table: IdTable,
 }
 
 /// The hash of a name, as the table uses it.
@@ -37,6 +38,17 @@ fn hash_name(name: &[u8]) -> u64 {
     // Folded to 32 bits and spread over 64, so that the table's top bits (its
     // control tags) and low bits (its positions) both depend on every byte.
     u64::from((h ^ (h >> 32)) as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Names whose table lines are asked for together, ahead of their lookups.
+const AHEAD: usize = 16;
+
+/// The ids `0..n` in blocks of [`AHEAD`].
+fn blocks(n: usize) -> impl Iterator<Item = std::ops::Range<Id>> {
+    (0..n).step_by(AHEAD).map(move |start| {
+        let end = (start + AHEAD).min(n);
+        start as Id..end as Id
+    })
 }
 
 /// How many 4 GiB wraps come at or before name `i`.
@@ -95,7 +107,7 @@ impl Interner {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
             wraps: Vec::new(),
-            table: HashTable::with_capacity(names),
+            table: IdTable::with_capacity(names),
         }
     }
 
@@ -126,13 +138,12 @@ impl Interner {
             text, ends, wraps, ..
         } = self;
         self.table
-            .find(hash, |&id| bytes_of(text, ends, wraps, id) == name)
-            .copied()
+            .find(hash, |id| bytes_of(text, ends, wraps, id) == name)
     }
 
-    /// The id of `name` (which hashes to `hash`), found or added with one
-    /// probe of the table; when it is new and `as_text` gives no text for
-    /// it, nothing is added and the answer is `None`.
+    /// The id of `name` (which hashes to `hash`), found or added; when it is
+    /// new and `as_text` gives no text for it, nothing is added and the
+    /// answer is `None`.
     fn find_or_add<'n>(
         &mut self,
         name: &'n [u8],
@@ -143,22 +154,16 @@ impl Interner {
         if self.table.len() == self.table.capacity() {
             self.grow_table();
         }
+        if let Some(id) = self.find(name, hash) {
+            return Some(id);
+        }
+        let name = as_text(name)?;
         let Interner {
             text,
             ends,
             wraps,
             table,
         } = self;
-        let entry = table.entry(
-            hash,
-            |&id| bytes_of(text, ends, wraps, id) == name,
-            |&id| hash_name(bytes_of(text, ends, wraps, id)),
-        );
-        let vacant = match entry {
-            Entry::Occupied(found) => return Some(*found.get()),
-            Entry::Vacant(vacant) => vacant,
-        };
-        let name = as_text(name)?;
         let id = Id::try_from(ends.len()).expect("more than 4 billion distinct names");
         text.push_str(name);
         let end = text.len() as u64;
@@ -166,12 +171,35 @@ impl Interner {
             wraps.push(id);
         }
         ends.push(end as u32);
-        vacant.insert(id);
+        table.insert(hash, id);
         Some(id)
     }
 
+    /// The ids of every name of `names`, in its id order, adding the new ones
+    /// in that order: what interning them one by one gives. The table lines
+    /// of the next [`AHEAD`] names are asked for before any of them is
+    /// looked up, so their cache misses overlap.
+    pub fn intern_all(&mut self, names: &Interner) -> Vec<Id> {
+        self.restore_lookups();
+        let mut ids = Vec::with_capacity(names.len());
+        let mut hashes = [0u64; AHEAD];
+        for block in blocks(names.len()) {
+            for (hash, id) in hashes.iter_mut().zip(block.clone()) {
+                *hash = hash_name(names.name(id).as_bytes());
+                self.table.prefetch(*hash);
+            }
+            for (&hash, id) in hashes.iter().zip(block) {
+                let name = names.name(id);
+                let found = self.find_or_add(name.as_bytes(), hash, |_| Some(name));
+                ids.push(found.expect("a name given as text is added as it is"));
+            }
+        }
+        ids
+    }
+
     /// Rebuilds the table with room for twice the names, hashing them in id
-    /// order (the text read front to back); also what restores a released table.
+    /// order (the text read front to back, the table lines of [`AHEAD`]
+    /// names asked for at a time); also what restores a released table.
     fn grow_table(&mut self) {
         let Interner {
             text,
@@ -179,15 +207,19 @@ impl Interner {
             wraps,
             table,
         } = self;
-        let mut grown = HashTable::with_capacity((ends.len() * 2).max(16));
+        let mut grown = IdTable::with_capacity((ends.len() * 2).max(16));
+        let mut hashes = [0u64; AHEAD];
         let mut start = 0;
-        for i in 0..ends.len() {
-            let end = end_of(ends, wraps, i);
-            let id = i as Id;
-            grown.insert_unique(hash_name(&text.as_bytes()[start..end]), id, |&id| {
-                hash_name(bytes_of(text, ends, wraps, id))
-            });
-            start = end;
+        for block in blocks(ends.len()) {
+            for (hash, id) in hashes.iter_mut().zip(block.clone()) {
+                let end = end_of(ends, wraps, id as usize);
+                *hash = hash_name(&text.as_bytes()[start..end]);
+                grown.prefetch(*hash);
+                start = end;
+            }
+            for (&hash, id) in hashes.iter().zip(block) {
+                grown.insert(hash, id);
+            }
         }
         *table = grown;
     }
@@ -205,7 +237,7 @@ impl Interner {
     /// names are read by id from now on (a million distinct names hold about
     /// 10 MB of table). The next `intern` builds the table again.
     pub fn release_lookups(&mut self) {
-        self.table = HashTable::new();
+        self.table = IdTable::default();
     }
 
     fn lookups_released(&self) -> bool {
@@ -279,6 +311,16 @@ mod tests {
             assert_eq!(i.name(n), format!("/api/users/{n}"));
         }
         assert_eq!(i.len(), 10_000);
+        // Half of them again and as many new ones, at once, into a table
+        // rebuilt from released lookups.
+        let mut batch = Interner::default();
+        for n in 5_000..15_000 {
+            batch.intern(&format!("/api/users/{n}"));
+        }
+        i.release_lookups();
+        let want: Vec<Id> = (5_000..15_000).collect();
+        assert_eq!(i.intern_all(&batch), want);
+        assert_eq!(i.get("/api/users/14999"), Some(14_999));
     }
 
     #[test]
@@ -344,6 +386,35 @@ mod tests {
                 proptest::prop_assert_eq!(interner.get(name), Some(id as Id));
             }
             proptest::prop_assert_eq!(interner.get("never interned"), None);
+        }
+
+        /// Interning another interner's names at once gives the ids that
+        /// interning them one by one gives, old names and new mixed, the
+        /// table growing within a block, and every name found afterwards.
+        #[test]
+        fn interning_all_equals_interning_one_by_one(
+            before in proptest::collection::vec("[a-c/]{0,3}", 0..60),
+            batch in proptest::collection::vec("[a-d/]{0,3}", 0..200),
+            released: bool,
+        ) {
+            let mut local = Interner::default();
+            for name in &batch {
+                local.intern(name);
+            }
+            let (mut one, mut all) = (Interner::default(), Interner::default());
+            for name in &before {
+                one.intern(name);
+                all.intern(name);
+            }
+            if released {
+                all.release_lookups();
+            }
+            let want: Vec<Id> = local.names().map(|name| one.intern(name)).collect();
+            proptest::prop_assert_eq!(all.intern_all(&local), want);
+            proptest::prop_assert_eq!(all.names().collect::<Vec<_>>(), one.names().collect::<Vec<_>>());
+            for (id, name) in one.names().enumerate() {
+                proptest::prop_assert_eq!(all.get(name), Some(id as Id));
+            }
         }
 
         /// Interning bytes lossily gives the ids and names that interning

@@ -53,7 +53,7 @@ pub struct IngestReport {
 
 /// Global ids for the names of a chunk-local interner, in local id order.
 fn remap(local: &Interner, global: &mut Interner) -> Vec<Id> {
-    local.names().map(|n| global.intern(n)).collect()
+    global.intern_all(local)
 }
 
 pub(super) struct Merger<'s> {
