@@ -24,6 +24,7 @@ use serde::Serialize;
 
 use crate::events::{EventTable, Id, Interner};
 use crate::ingest::endpoint::RouteRule;
+use order::PathSource;
 pub use paths::method_and_path;
 use paths::{NO_PATH, Paths, split_segments};
 pub use template::{Template, TemplateSet};
@@ -119,7 +120,7 @@ fn build_trie(paths: &Paths) -> trie::Node {
             .map(|&e| order::Entry::new(e, paths.requests[e as usize]))
             .collect();
         drop(owners);
-        order::sort(&mut order, |e| paths.owner_path(e).as_bytes(), shared);
+        order::sort(&mut order, paths, shared);
         feed_in_order(node, &order, paths, skip);
     };
     let mut root = trie::Node::default();
@@ -149,15 +150,17 @@ const FEED_BLOCK: usize = 1 << 14;
 ///
 /// The names lie in memory in endpoint order, not in this one: read one by
 /// one between inserts, each read waits on memory. So the paths of a block
-/// are first copied into one buffer, whose reads do not depend on one another
-/// and overlap, and the inserts then read the buffer front to back.
+/// are first copied into one buffer, each path's memory asked for a few
+/// paths ahead so that the waits overlap, and the inserts then read the
+/// buffer front to back.
 fn feed_in_order(node: &mut trie::Node, order: &[order::Entry], paths: &Paths, skip: usize) {
     let mut text = String::new();
     let mut ends: Vec<usize> = Vec::with_capacity(FEED_BLOCK.min(order.len()));
     for block in order.chunks(FEED_BLOCK) {
         text.clear();
         ends.clear();
-        for entry in block {
+        for (i, entry) in block.iter().enumerate() {
+            paths.prefetch_ahead(|k| block.get(i + k).map(|e| e.owner));
             text.push_str(paths.owner_path(entry.owner));
             ends.push(text.len());
         }

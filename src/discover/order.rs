@@ -8,7 +8,9 @@
 //! many bytes were real), so that comparisons read no text. Paths that tie on
 //! all eight bytes are sorted again on the eight after, and so on: a path's
 //! text is read once per eight bytes it shares with another of its requests,
-//! not once per comparison.
+//! not once per comparison. Those reads follow the sorted order, not the
+//! order paths lie in memory: each asks ahead for the paths a few entries on
+//! ([`PathSource::prefetch_ahead`]).
 //!
 //! Exact: where two entries' integers differ, their first differing byte is
 //! a real byte of both paths (the paths differ there the same way), or the
@@ -59,12 +61,28 @@ impl Entry {
     }
 }
 
+/// Where the sort reads the path of each entry's owner.
+pub(super) trait PathSource<'p> {
+    fn path(&self, owner: Id) -> &'p [u8];
+
+    /// Asks for the memory of the paths about to be read, `upcoming(k)` the
+    /// owner `k` places after the next (see `Interner::prefetch_ahead`);
+    /// nothing by default.
+    fn prefetch_ahead(&self, _upcoming: impl Fn(usize) -> Option<Id>) {}
+}
+
+impl<'p, F: Fn(Id) -> &'p [u8]> PathSource<'p> for F {
+    fn path(&self, owner: Id) -> &'p [u8] {
+        self(owner)
+    }
+}
+
 /// Runs at least this long are sorted in parallel.
 const PARALLEL_RUN: usize = 1 << 14;
 
-/// Sorts `entries` (distinct paths, each `path(owner)`) most requests first,
+/// Sorts `entries` (distinct paths, each `paths.path(owner)`) most requests first,
 /// ties by path; every path has the same `offset` bytes first.
-pub(super) fn sort<'p>(entries: &mut [Entry], path: impl Fn(Id) -> &'p [u8], offset: usize) {
+pub(super) fn sort<'p>(entries: &mut [Entry], paths: &impl PathSource<'p>, offset: usize) {
     // Runs still to sort, with the offset their paths agree up to.
     let mut todo = vec![(0..entries.len(), offset)];
     while let Some((range, mut offset)) = todo.pop() {
@@ -75,8 +93,10 @@ pub(super) fn sort<'p>(entries: &mut [Entry], path: impl Fn(Id) -> &'p [u8], off
         // Eight bytes every path of the run has are skipped before any sort,
         // so that the paths are read in the order they came in, not sorted.
         loop {
-            for entry in run.iter_mut() {
-                entry.read(path(entry.owner), offset);
+            for i in 0..run.len() {
+                paths.prefetch_ahead(|k| run.get(i + k).map(|e| e.owner));
+                let entry = &mut run[i];
+                entry.read(paths.path(entry.owner), offset);
             }
             let first = (run[0].chunk, run[0].filled);
             if first.1 == 8 && run.iter().all(|e| (e.chunk, e.filled) == first) {
@@ -118,7 +138,7 @@ mod tests {
             .enumerate()
             .map(|(i, (_, n))| Entry::new(i as Id, *n))
             .collect();
-        sort(&mut entries, |i| &rows[i as usize].0, offset);
+        sort(&mut entries, &|i: Id| rows[i as usize].0.as_slice(), offset);
         entries.iter().map(|e| e.owner).collect()
     }
 

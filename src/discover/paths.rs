@@ -10,6 +10,7 @@ use hashbrown::HashTable;
 use rayon::prelude::*;
 use rustc_hash::FxHasher;
 
+use super::order::PathSource;
 use crate::events::{EventTable, Id, Interner, group_rows};
 
 /// Marks an endpoint that is no path: a routed name, or not `METHOD /path`.
@@ -213,6 +214,16 @@ impl<'t> Paths<'t> {
     /// Whether endpoint `e` stands for its path (is one of [`Self::owners`]).
     pub(super) fn is_owner(&self, e: Id) -> bool {
         self.owner[e as usize] == e
+    }
+}
+
+impl<'t> PathSource<'t> for Paths<'t> {
+    fn path(&self, owner: Id) -> &'t [u8] {
+        self.owner_path(owner).as_bytes()
+    }
+
+    fn prefetch_ahead(&self, upcoming: impl Fn(usize) -> Option<Id>) {
+        self.names.prefetch_ahead(upcoming);
     }
 }
 

@@ -51,6 +51,23 @@ fn blocks(n: usize) -> impl Iterator<Item = std::ops::Range<Id>> {
     })
 }
 
+/// How far ahead of a read [`Interner::prefetch_ahead`] asks for where a
+/// name lies, and for its text.
+const PLACE_AHEAD: usize = 16;
+const TEXT_AHEAD: usize = 8;
+
+/// Asks for the cache line at `at` without waiting for it.
+#[inline(always)]
+fn prefetch(at: *const i8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch only hints the cache and never faults.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = at;
+}
+
 /// How many 4 GiB wraps come at or before name `i`.
 #[inline]
 fn wraps_before(wraps: &[Id], i: usize) -> u64 {
@@ -255,6 +272,25 @@ impl Interner {
     pub fn name(&self, id: Id) -> &str {
         let (start, end) = span(&self.ends, &self.wraps, id);
         &self.text[start..end]
+    }
+
+    /// Asks for the memory that reading names in an order other than their
+    /// ids' will wait on: `upcoming(k)` is the name `k` places after the one
+    /// read next, if any. Called once before each read, it asks for where the
+    /// name [`PLACE_AHEAD`] on lies and for the text of the one [`TEXT_AHEAD`]
+    /// on (whose place was asked for earlier), so that the two misses of each
+    /// read overlap those of the reads around it.
+    #[inline]
+    pub fn prefetch_ahead(&self, upcoming: impl Fn(usize) -> Option<Id>) {
+        if let Some(id) = upcoming(PLACE_AHEAD) {
+            prefetch(self.ends.as_ptr().wrapping_add(id as usize).cast());
+        }
+        if let Some(id) = upcoming(TEXT_AHEAD) {
+            let (start, end) = span(&self.ends, &self.wraps, id);
+            let text = self.text.as_ptr();
+            prefetch(text.wrapping_add(start).cast());
+            prefetch(text.wrapping_add(end.saturating_sub(1).max(start)).cast());
+        }
     }
 
     /// How many distinct names.

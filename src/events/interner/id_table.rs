@@ -178,19 +178,11 @@ impl IdTable {
     /// of control bytes and of ids) without waiting for it.
     #[inline]
     pub(super) fn prefetch(&self, hash: u64) {
-        #[cfg(target_arch = "x86_64")]
         if !self.slots.is_empty() {
-            use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
             let pos = hash as usize & self.mask();
-            // SAFETY: a prefetch only hints the cache; both addresses are in
-            // their buffers (`pos` is a bucket).
-            unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(self.ctrl.as_ptr().add(pos).cast());
-                _mm_prefetch::<_MM_HINT_T0>(self.slots.as_ptr().add(pos).cast());
-            }
+            super::prefetch(self.ctrl[pos..].as_ptr().cast());
+            super::prefetch(self.slots[pos..].as_ptr().cast());
         }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = hash;
     }
 }
 
