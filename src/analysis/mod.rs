@@ -126,17 +126,22 @@ fn analyze(
     let table = &mut ingested.table;
     let mapped =
         settings.recommend.routes.is_some() || settings.recommend.discover == DiscoverChoice::On;
-    // Counted before the endpoints are folded into templates.
-    let error_endpoints =
-        (mapped && with_profiles).then(|| profile::facts::client_error_endpoints(table));
-    let (templates, template_uses) = match (&settings.recommend.routes, settings.recommend.discover)
-    {
-        (Some(set), _) => (Some(set.clone()), discover::apply(table, set, &routed)),
-        (None, DiscoverChoice::On) => {
-            let (set, uses) = discover::discover_and_apply(table, &routed);
+    // Counted before the endpoints are folded into templates, while the
+    // templates are worked out (one pass over the rows, on one core).
+    let (error_endpoints, plan) = rayon::join(
+        || (mapped && with_profiles).then(|| profile::facts::client_error_endpoints(table)),
+        || match (&settings.recommend.routes, settings.recommend.discover) {
+            (Some(set), _) => Some(discover::plan_templates(table, set, &routed)),
+            (None, DiscoverChoice::On) => Some(discover::plan_discovery(table, &routed)),
+            (None, DiscoverChoice::Off) => None,
+        },
+    );
+    let (templates, template_uses) = match plan {
+        Some(plan) => {
+            let (set, uses) = plan.apply(table);
             (Some(set), uses)
         }
-        (None, DiscoverChoice::Off) => (None, Vec::new()),
+        None => (None, Vec::new()),
     };
     let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
     let (recommendation, endpoint_recommendations) =

@@ -78,13 +78,40 @@ pub fn discover_and_apply(
     table: &mut EventTable,
     routed: &[String],
 ) -> (TemplateSet, Vec<TemplateUse>) {
-    let (templates, mapping) = {
-        let paths = Paths::new(table, routed);
-        let templates = discover_paths(&paths);
-        let mapping = mapping(table, &paths, &templates);
-        (templates, mapping)
-    };
-    (templates, mapping.rewrite(table))
+    plan_discovery(table, routed).apply(table)
+}
+
+/// Templates and the renaming of a table's endpoints onto them, worked out
+/// from the table as it is (so that other readers of it can run meanwhile):
+/// [`Plan::apply`] renames.
+pub struct Plan {
+    templates: TemplateSet,
+    mapping: Mapping,
+}
+
+impl Plan {
+    /// Renames the table's endpoints (the table the plan was made from);
+    /// returns the templates and their uses.
+    pub fn apply(self, table: &mut EventTable) -> (TemplateSet, Vec<TemplateUse>) {
+        (self.templates, self.mapping.rewrite(table))
+    }
+}
+
+/// [`discover_and_apply`] up to the renaming.
+pub fn plan_discovery(table: &EventTable, routed: &[String]) -> Plan {
+    let paths = Paths::new(table, routed);
+    let templates = discover_paths(&paths);
+    let mapping = mapping(table, &paths, &templates);
+    Plan { templates, mapping }
+}
+
+/// [`apply`] of `templates` up to the renaming.
+pub fn plan_templates(table: &EventTable, templates: &TemplateSet, routed: &[String]) -> Plan {
+    let mapping = mapping(table, &Paths::new(table, routed), templates);
+    Plan {
+        templates: templates.clone(),
+        mapping,
+    }
 }
 
 fn discover_paths(paths: &Paths) -> TemplateSet {
