@@ -9,7 +9,7 @@ mod interner;
 
 pub use interner::Interner;
 
-use rayon::prelude::*;
+use rayon::slice::ParallelSliceMut;
 
 use crate::units::Millis;
 
@@ -164,7 +164,9 @@ impl EventTable {
         if self.ts.is_sorted() {
             return;
         }
-        let order = time_order(&self.ts);
+        let mut order: Vec<u32> = (0..self.ts.len() as u32).collect();
+        // Stable, on every core: equal times keep their input order.
+        order.par_sort_by_key(|&i| self.ts[i as usize]);
         // Each column moved on its own thread.
         let EventTable {
             ts,
@@ -249,35 +251,6 @@ pub fn group_rows(keys: &[Id], groups: usize) -> ClientGroups {
     ClientGroups { offsets, rows }
 }
 
-/// The rows of `ts` in time order, rows of equal times in row order.
-///
-/// Each row becomes one 64-bit word, its time (less the earliest) above its
-/// row number, and the words are sorted as plain integers on every core:
-/// the same order as a stable sort of the rows by time, without reading a
-/// row's time for every comparison. A merge sort, which takes runs already
-/// in order (the files of several servers) whole. Times too far apart to
-/// fit beside the row numbers are sorted by reading them instead.
-fn time_order(ts: &[Millis]) -> Vec<u32> {
-    let row_bits = usize::BITS - ts.len().saturating_sub(1).leading_zeros();
-    let (Some(&min), Some(&max)) = (ts.iter().min(), ts.iter().max()) else {
-        return Vec::new();
-    };
-    let span = max.abs_diff(min);
-    if row_bits == 0 || row_bits >= 64 || span >> (64 - row_bits) != 0 {
-        let mut order: Vec<u32> = (0..ts.len() as u32).collect();
-        order.par_sort_by_key(|&i| ts[i as usize]);
-        return order;
-    }
-    let mut words: Vec<u64> = ts
-        .par_iter()
-        .enumerate()
-        .map(|(row, &t)| t.abs_diff(min) << row_bits | row as u64)
-        .collect();
-    words.par_sort();
-    let rows = (1u64 << row_bits) - 1;
-    words.par_iter().map(|&w| (w & rows) as u32).collect()
-}
-
 fn permute<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
     order.iter().map(|&i| values[i as usize]).collect()
 }
@@ -304,28 +277,6 @@ mod tests {
         t.sort_by_time();
         assert_eq!(t.ts, vec![1, 1, 3, 5, 5]);
         assert_eq!(t.client, vec![1, 3, 4, 0, 2]);
-    }
-
-    proptest::proptest! {
-        /// The order is a stable sort by time, whether the times fit beside
-        /// the row numbers (a few bits of span) or not (the whole range).
-        #[test]
-        fn time_order_is_a_stable_sort_by_time(
-            ts in proptest::collection::vec(
-                proptest::prop_oneof![-3i64..4, proptest::prelude::any::<i64>()],
-                0..300,
-            ),
-            narrow: bool,
-        ) {
-            let ts: Vec<Millis> = if narrow {
-                ts.iter().map(|t| t.rem_euclid(5)).collect()
-            } else {
-                ts
-            };
-            let mut want: Vec<u32> = (0..ts.len() as u32).collect();
-            want.sort_by_key(|&i| ts[i as usize]);
-            proptest::prop_assert_eq!(time_order(&ts), want);
-        }
     }
 
     #[test]
