@@ -138,13 +138,13 @@ fn build_trie(paths: &Paths) -> trie::Node {
         let rest = paths.owner_path(e).get(1..).unwrap_or_default();
         let first = &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
         groups.entry(first).or_default().push(e);
-        total += paths.requests[e as usize];
+        total += u64::from(paths.requests[e as usize]);
     }
     // `shared`: the bytes every path of the group starts with (`/first`).
     let feed = |node: &mut trie::Node, owners: Vec<Id>, shared: usize, skip: usize| {
         let mut order: Vec<order::Entry> = owners
             .iter()
-            .map(|&e| order::Entry::new(e, paths.requests[e as usize]))
+            .map(|&e| order::Entry::new(e, u64::from(paths.requests[e as usize])))
             .collect();
         drop(owners);
         order::sort(&mut order, paths, shared);
@@ -334,7 +334,7 @@ fn template_uses<'t>(paths: &Paths<'t>, template: &[u32], texts: &[String]) -> V
         let t = template[e as usize];
         if t != NO_TEMPLATE {
             let path = paths.owner_path(e);
-            let requests = paths.requests[e as usize];
+            let requests = u64::from(paths.requests[e as usize]);
             add_to_tally(
                 &mut per[t as usize],
                 (requests, 1, Some((!path.contains(':'), requests, path))),

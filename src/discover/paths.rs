@@ -49,8 +49,9 @@ pub(super) struct Paths<'t> {
     /// Per endpoint: the endpoint standing for its path, or [`NO_PATH`].
     pub(super) owner: Vec<Id>,
     /// Per endpoint standing for a path: the path's requests over every method
-    /// (0 for the other endpoints).
-    pub(super) requests: Vec<u64>,
+    /// (0 for the other endpoints); 32 bits, like the numbers of the table's
+    /// rows, which no path's requests can outnumber.
+    pub(super) requests: Vec<u32>,
 }
 
 /// The path's hash, 32 bits: its top bits choose the partition.
@@ -175,9 +176,9 @@ impl<'t> Paths<'t> {
         // The events are counted while the paths are indexed.
         let (mut requests, owner) = rayon::join(
             || {
-                let mut requests = vec![0u64; names.len()];
+                let mut requests = vec![0u32; names.len()];
                 for &e in &table.endpoint {
-                    requests[e as usize] += 1;
+                    requests[e as usize] = requests[e as usize].saturating_add(1);
                 }
                 requests
             },
@@ -185,7 +186,7 @@ impl<'t> Paths<'t> {
         );
         for (e, &first) in owner.iter().enumerate() {
             if first != NO_PATH && first as usize != e {
-                requests[first as usize] += requests[e];
+                requests[first as usize] = requests[first as usize].saturating_add(requests[e]);
                 requests[e] = 0;
             }
         }
