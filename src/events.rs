@@ -7,7 +7,7 @@
 
 mod interner;
 
-pub use interner::Interner;
+pub use interner::{Interner, hash32, spread_hash};
 
 use rayon::slice::ParallelSliceMut;
 

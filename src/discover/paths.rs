@@ -4,14 +4,11 @@
 //! is copied: memory is a few bytes per endpoint (a million distinct paths
 //! cost about 16 MB here, against their text held once by the interner).
 
-use std::hash::Hasher;
-
 use hashbrown::HashTable;
 use rayon::prelude::*;
-use rustc_hash::FxHasher;
 
 use super::order::PathSource;
-use crate::events::{EventTable, Id, Interner, group_rows};
+use crate::events::{EventTable, Id, Interner, group_rows, hash32, spread_hash};
 
 /// Marks an endpoint that is no path: a routed name, or not `METHOD /path`.
 pub(super) const NO_PATH: Id = Id::MAX;
@@ -54,14 +51,6 @@ pub(super) struct Paths<'t> {
     pub(super) requests: Vec<u32>,
 }
 
-/// The path's hash, 32 bits: its top bits choose the partition.
-fn hash_path(path: &str) -> u32 {
-    let mut h = FxHasher::default();
-    h.write(path.as_bytes());
-    let h = h.finish();
-    (h ^ (h >> 32)) as u32
-}
-
 /// Bits of a path's hash that choose its partition of the index.
 const PARTITION_BITS: u32 = 8;
 /// Partitions of the index.
@@ -93,7 +82,7 @@ fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
         .with_min_len(1 << 12)
         .for_each(|(e, (owner, hash))| {
             if let Some(path) = path_of(e as Id) {
-                (*owner, *hash) = (e as Id, hash_path(path));
+                (*owner, *hash) = (e as Id, hash32(path.as_bytes()));
             }
         });
     // The endpoints by partition, in id order within each; names that are
@@ -118,7 +107,7 @@ fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
             let members = by_partition.rows(p);
             let mut index: HashTable<Id> = HashTable::with_capacity(members.len());
             let mut repeats = Vec::new();
-            let table_hash = |e: Id| spread(hashes[e as usize]);
+            let table_hash = |e: Id| spread_hash(hashes[e as usize]);
             for &e in members {
                 // Paths are read only to tell equal hashes apart: read in
                 // partition order, each would be a cache miss.
@@ -141,12 +130,6 @@ fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
         owner[e as usize] = first;
     }
     owner
-}
-
-/// A 32-bit hash spread over 64 bits, so that a table's top bits (its control
-/// tags) and low bits (its positions) both depend on all of it.
-fn spread(hash: u32) -> u64 {
-    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// [`owners`] as first written, one table for every path: the reference the

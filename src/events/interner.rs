@@ -32,12 +32,22 @@ pub struct Interner {
 
 /// The hash of a name, as the table uses it.
 fn hash_name(name: &[u8]) -> u64 {
+    spread_hash(hash32(name))
+}
+
+/// A name's hash folded to 32 bits (what a table of hashes per name stores,
+/// as discovery's index of paths does).
+pub fn hash32(name: &[u8]) -> u32 {
     let mut hasher = FxHasher::default();
     hasher.write(name);
     let h = hasher.finish();
-    // Folded to 32 bits and spread over 64, so that the table's top bits (its
-    // control tags) and low bits (its positions) both depend on every byte.
-    u64::from((h ^ (h >> 32)) as u32).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+    (h ^ (h >> 32)) as u32
+}
+
+/// A 32-bit hash spread over 64 bits, so that a hash table's top bits (its
+/// control tags) and low bits (its positions) both depend on every byte.
+pub fn spread_hash(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Names whose table lines are asked for together, ahead of their lookups.
