@@ -6,10 +6,10 @@
 //! layout and the ordering guarantee; it knows nothing about log formats.
 
 mod interner;
+mod time_order;
 
 pub use interner::{Interner, hash32, spread_hash};
-
-use rayon::slice::ParallelSliceMut;
+use time_order::TimeOrder;
 
 use crate::units::Millis;
 
@@ -164,9 +164,7 @@ impl EventTable {
         if self.ts.is_sorted() {
             return;
         }
-        let mut order: Vec<u32> = (0..self.ts.len() as u32).collect();
-        // Stable, on every core: equal times keep their input order.
-        order.par_sort_by_key(|&i| self.ts[i as usize]);
+        let order = TimeOrder::of(&self.ts);
         // Each column moved on its own thread.
         let EventTable {
             ts,
@@ -181,18 +179,18 @@ impl EventTable {
         } = self;
         let order = &order;
         rayon::scope(|s| {
-            s.spawn(|_| *ts = permute(ts, order));
-            s.spawn(|_| *client = permute(client, order));
-            s.spawn(|_| *endpoint = permute(endpoint, order));
+            s.spawn(|_| *ts = order.sorted_times(std::mem::take(ts)));
+            s.spawn(|_| *client = order.permute(client));
+            s.spawn(|_| *endpoint = order.permute(endpoint));
             if !path.is_empty() {
-                s.spawn(|_| *path = permute(path, order));
+                s.spawn(|_| *path = order.permute(path));
             }
-            s.spawn(|_| *method = permute(method, order));
-            s.spawn(|_| *status = permute(status, order));
+            s.spawn(|_| *method = order.permute(method));
+            s.spawn(|_| *status = order.permute(status));
             for column in extra_keys.iter_mut() {
-                s.spawn(|_| column.ids = permute(&column.ids, order));
+                s.spawn(|_| column.ids = order.permute(&column.ids));
             }
-            s.spawn(|_| *logged = permute(logged, order));
+            s.spawn(|_| *logged = order.permute(logged));
         });
     }
 
@@ -249,10 +247,6 @@ pub fn group_rows(keys: &[Id], groups: usize) -> ClientGroups {
         *slot += 1;
     }
     ClientGroups { offsets, rows }
-}
-
-fn permute<T: Copy>(values: &[T], order: &[u32]) -> Vec<T> {
-    order.iter().map(|&i| values[i as usize]).collect()
 }
 
 #[cfg(test)]
