@@ -132,14 +132,28 @@ fn discover_paths(paths: &Paths) -> TemplateSet {
 /// the canonical order (so that only the groups being built hold their
 /// sorted paths). Otherwise every path is fed in one pass.
 fn build_trie(paths: &Paths) -> trie::Node {
-    let mut groups: FxHashMap<&str, Vec<Id>> = FxHashMap::default();
-    let mut total = 0;
-    for e in paths.owners() {
-        let rest = paths.owner_path(e).get(1..).unwrap_or_default();
-        let first = &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
-        groups.entry(first).or_default().push(e);
-        total += u64::from(paths.requests[e as usize]);
-    }
+    // Grouped on every core: the order within a group does not matter, as
+    // its paths are sorted before they are fed.
+    let (groups, total) = paths
+        .par_owners()
+        .fold(
+            || (FxHashMap::<&str, Vec<Id>>::default(), 0u64),
+            |(mut groups, total), e| {
+                let rest = paths.owner_path(e).get(1..).unwrap_or_default();
+                let first = &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
+                groups.entry(first).or_default().push(e);
+                (groups, total + u64::from(paths.requests[e as usize]))
+            },
+        )
+        .reduce(
+            || (FxHashMap::default(), 0),
+            |(mut a, a_total), (b, b_total)| {
+                for (first, mut owners) in b {
+                    a.entry(first).or_default().append(&mut owners);
+                }
+                (a, a_total + b_total)
+            },
+        );
     // `shared`: the bytes every path of the group starts with (`/first`).
     let feed = |node: &mut trie::Node, owners: Vec<Id>, shared: usize, skip: usize| {
         let mut order: Vec<order::Entry> = owners
@@ -342,10 +356,8 @@ fn template_uses<'t>(paths: &Paths<'t>, template: &[u32], texts: &[String]) -> V
         }
         per
     };
-    let per = (0..paths.owner.len() as Id)
-        .into_par_iter()
-        .with_min_len(1 << 14)
-        .filter(|&e| paths.is_owner(e))
+    let per = paths
+        .par_owners()
         .fold(|| vec![(0, 0, None); texts.len()], tally)
         .reduce(
             || vec![(0, 0, None); texts.len()],

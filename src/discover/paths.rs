@@ -180,7 +180,7 @@ impl<'t> Paths<'t> {
         }
     }
 
-    /// The path of `owner`, one of [`Self::owners`] (whose names were read
+    /// The path of `owner`, one of [`Self::par_owners`] (whose names were read
     /// as `METHOD /path` already: the path follows the first space).
     pub(super) fn owner_path(&self, owner: Id) -> &'t str {
         let name = self.names.name(owner);
@@ -190,12 +190,16 @@ impl<'t> Paths<'t> {
         space.map_or("", |space| &name[space + 1..])
     }
 
-    /// The endpoints standing for a path, one per distinct path, in id order.
-    pub(super) fn owners(&self) -> impl Iterator<Item = Id> + '_ {
-        (0..self.owner.len() as Id).filter(|&e| self.is_owner(e))
+    /// The endpoints standing for a path, one per distinct path, on every
+    /// core (in id order within each of the ranges the cores take).
+    pub(super) fn par_owners(&self) -> impl ParallelIterator<Item = Id> + '_ {
+        (0..self.owner.len() as Id)
+            .into_par_iter()
+            .with_min_len(1 << 14)
+            .filter(|&e| self.is_owner(e))
     }
 
-    /// Whether endpoint `e` stands for its path (is one of [`Self::owners`]).
+    /// Whether endpoint `e` stands for its path (is one of [`Self::par_owners`]).
     pub(super) fn is_owner(&self, e: Id) -> bool {
         self.owner[e as usize] == e
     }
