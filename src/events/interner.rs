@@ -203,17 +203,30 @@ impl Interner {
     }
 
     /// The ids of every name of `names`, in its id order, adding the new ones
-    /// in that order: what interning them one by one gives. The table lines
-    /// of the next [`AHEAD`] names are asked for before any of them is
-    /// looked up, so their cache misses overlap.
+    /// in that order: what interning them one by one gives. The names are
+    /// looked up [`AHEAD`] at a time, each step of the lookups asked for
+    /// ahead for the whole block so that their cache misses overlap: the
+    /// table lines, then the place of the name each lookup compares first,
+    /// then its text.
     pub fn intern_all(&mut self, names: &Interner) -> Vec<Id> {
         self.restore_lookups();
         let mut ids = Vec::with_capacity(names.len());
         let mut hashes = [0u64; AHEAD];
+        let mut candidates = [None; AHEAD];
         for block in blocks(names.len()) {
             for (hash, id) in hashes.iter_mut().zip(block.clone()) {
                 *hash = hash_name(names.name(id).as_bytes());
                 self.table.prefetch(*hash);
+            }
+            for (candidate, &hash) in candidates.iter_mut().zip(&hashes).take(block.len()) {
+                *candidate = self.table.first_candidate(hash);
+                if let Some(id) = *candidate {
+                    prefetch(self.ends.as_ptr().wrapping_add(id as usize).cast());
+                }
+            }
+            for &id in candidates.iter().take(block.len()).flatten() {
+                let (start, _) = span(&self.ends, &self.wraps, id);
+                prefetch(self.text.as_ptr().wrapping_add(start).cast());
             }
             for (&hash, id) in hashes.iter().zip(block) {
                 let name = names.name(id);

@@ -174,6 +174,19 @@ impl IdTable {
         self.items += 1;
     }
 
+    /// The first id a lookup of `hash` compares, if any (the first in its
+    /// first group whose tag matches): a hint for asking ahead for that
+    /// name's memory.
+    #[inline]
+    pub(super) fn first_candidate(&self, hash: u64) -> Option<Id> {
+        if self.slots.is_empty() {
+            return None;
+        }
+        let pos = hash as usize & self.mask();
+        let hits = matching(self.group_at(pos), tag(hash));
+        (hits != 0).then(|| self.slots[(pos + first(hits)) & self.mask()])
+    }
+
     /// Asks for the memory a lookup of `hash` reads first (its first group
     /// of control bytes and of ids) without waiting for it.
     #[inline]
@@ -197,6 +210,7 @@ mod tests {
         assert_eq!(table.find(42, |_| true), None);
         assert_eq!((table.len(), table.capacity()), (0, 0));
         table.prefetch(42);
+        assert_eq!(table.first_candidate(42), None);
         assert_eq!(IdTable::with_capacity(0).capacity(), 0);
     }
 
@@ -220,6 +234,9 @@ mod tests {
         }
         assert_eq!(table.find(7, |_| false), None);
         assert_eq!(table.find(1 << 57 | 7, |_| true), None);
+        // The first compared is the first inserted; another tag has none.
+        assert_eq!(table.first_candidate(7), Some(0));
+        assert_eq!(table.first_candidate(1 << 57 | 7), None);
     }
 
     proptest::proptest! {
