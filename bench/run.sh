@@ -184,14 +184,14 @@ echo
 echo "rlctl $("$RLCTL" --version | awk '{print $2}') ($(git rev-parse --short HEAD 2>/dev/null || echo '?')), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "$LINES lines per input; median of $RUNS runs (GoAccess: $GOACCESS_RUNS) with the fastest and slowest; MB = 10^6 bytes"
 echo
-printf '%-34s %9s %8s %15s %9s %9s %9s  %s\n' "command" "input MB" "median s" "spread s" "MB/s" "peak MB" "B/event" "ratio"
+printf '%-38s %9s %8s %15s %9s %9s %9s  %s\n' "command" "input MB" "median s" "spread s" "MB/s" "peak MB" "B/event" "ratio"
 row() { # NAME LABEL FILE RATIO_TEXT
     local name=$1 label=$2 file=$3 ratio=${4:-}
     [[ -s "$TMP/$name" ]] || return 0
     read -r median min max rss < "$TMP/$name"
     local mb; mb=$(size_mb "$file")
     awk -v l="$label" -v mb="$mb" -v m="$median" -v lo="$min" -v hi="$max" -v rss="$rss" -v n="$LINES" -v r="$ratio" 'BEGIN {
-        printf "%-34s %9.1f %8.3f %7.3f-%-7.3f %9.0f %9.0f %9.0f  %s\n",
+        printf "%-38s %9.1f %8.3f %7.3f-%-7.3f %9.0f %9.0f %9.0f  %s\n",
             l, mb, m, lo, hi, (m > 0 ? mb / m : 0), rss / 1024, rss * 1024 / n, r
     }'
 }
