@@ -2,6 +2,7 @@
 //! definitions the faster code must agree with, on random and hand-made rows.
 
 use super::*;
+use crate::events::Interner;
 
 /// The mapping as first written (a template lookup and a copied path per
 /// endpoint): the definition [`apply`] must agree with.
