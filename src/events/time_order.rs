@@ -44,12 +44,14 @@ impl TimeOrder {
     /// and packs.
     fn packed_past(ts: &[Millis], few_runs: usize) -> TimeOrder {
         let runs = 1 + ts.par_windows(2).filter(|w| w[1] < w[0]).count();
-        match Packing::of(ts) {
-            Some(packing) if runs > few_runs => TimeOrder::Words {
+        // Packing reads every time three times: only worth it when used.
+        let packing = (runs > few_runs).then(|| Packing::of(ts)).flatten();
+        match packing {
+            Some(packing) => TimeOrder::Words {
                 words: packing.sorted_words(ts),
                 packing,
             },
-            _ => {
+            None => {
                 let mut order: Vec<u32> = (0..ts.len() as u32).collect();
                 order.par_sort_by_key(|&i| ts[i as usize]);
                 TimeOrder::Rows(order)
