@@ -35,15 +35,40 @@ pub(super) fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet
         .iter()
         .map(|t| t.to_string())
         .collect();
-    // Per endpoint standing for a path: its template, matched once.
+    // Per endpoint standing for a path: its template, matched once; the
+    // templates' uses are tallied in the same pass, while the path is at hand
+    // (in ranges whose tallies then add up: the better example of two is the
+    // same whichever range saw it first).
     let mut template = vec![NO_TEMPLATE; paths.owner.len()];
-    template.par_iter_mut().enumerate().for_each(|(e, t)| {
-        let e = e as Id;
-        if paths.is_owner(e) {
-            let found = templates.find_index(paths.owner_path(e));
-            *t = found.map_or(NO_TEMPLATE, |t| t as u32);
-        }
-    });
+    let tallies = template
+        .par_iter_mut()
+        .enumerate()
+        .with_min_len(1 << 14)
+        .fold(
+            || vec![(0, 0, None); texts.len()],
+            |mut per: Vec<TemplateTally>, (e, t)| {
+                let e = e as Id;
+                if paths.is_owner(e) {
+                    let path = paths.owner_path(e);
+                    if let Some(found) = templates.find_index(path) {
+                        *t = found as u32;
+                        let requests = u64::from(paths.requests[e as usize]);
+                        let example = (!path.contains(':'), requests, path);
+                        add_to_tally(&mut per[found], (requests, 1, Some(example)));
+                    }
+                }
+                per
+            },
+        )
+        .reduce(
+            || vec![(0, 0, None); texts.len()],
+            |mut a, b| {
+                for (slot, other) in a.iter_mut().zip(b) {
+                    add_to_tally(slot, other);
+                }
+                a
+            },
+        );
     let mut names = Interner::default();
     let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
     let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
@@ -65,7 +90,7 @@ pub(super) fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet
         };
         map.push(id);
     }
-    let uses = template_uses(paths, &template, &texts);
+    let uses = template_uses(tallies, &texts);
     Mapping { map, names, uses }
 }
 
@@ -80,36 +105,9 @@ type Example<'p> = (bool, u64, &'p str);
 /// example so far.
 type TemplateTally<'p> = (u64, u64, Option<Example<'p>>);
 
-/// Requests, distinct paths and the example path of every template that
-/// collapsed more than one path, most requests first (ties by template).
-fn template_uses<'t>(paths: &Paths<'t>, template: &[u32], texts: &[String]) -> Vec<TemplateUse> {
-    // Per template: requests, distinct paths, and the example so far; the
-    // paths are tallied in parallel, in ranges whose tallies then add up
-    // (the better example of two is the same whichever range saw it first).
-    let tally = |mut per: Vec<TemplateTally<'t>>, e: Id| {
-        let t = template[e as usize];
-        if t != NO_TEMPLATE {
-            let path = paths.owner_path(e);
-            let requests = u64::from(paths.requests[e as usize]);
-            add_to_tally(
-                &mut per[t as usize],
-                (requests, 1, Some((!path.contains(':'), requests, path))),
-            );
-        }
-        per
-    };
-    let per = paths
-        .par_owners()
-        .fold(|| vec![(0, 0, None); texts.len()], tally)
-        .reduce(
-            || vec![(0, 0, None); texts.len()],
-            |mut a, b| {
-                for (slot, other) in a.iter_mut().zip(b) {
-                    add_to_tally(slot, other);
-                }
-                a
-            },
-        );
+/// The templates that collapsed more than one path, from their tallies,
+/// most requests first (ties by template).
+fn template_uses(per: Vec<TemplateTally>, texts: &[String]) -> Vec<TemplateUse> {
     let mut out: Vec<TemplateUse> = per
         .into_iter()
         .zip(texts)
