@@ -18,6 +18,7 @@ pub mod routes_file;
 pub mod shape;
 pub mod template;
 pub mod trie;
+mod wide_root;
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
@@ -132,7 +133,8 @@ fn discover_paths(paths: &Paths) -> TemplateSet {
 /// sees the same inserts, in the same order, as in one pass: those subtries
 /// are built on their own, in parallel, each from its own paths sorted in
 /// the canonical order (so that only the groups being built hold their
-/// sorted paths). Otherwise every path is fed in one pass.
+/// sorted paths). With more, the root collapses on the way: see
+/// [`wide_root`].
 fn build_trie(paths: &Paths) -> trie::Node {
     // Grouped on every core: the order within a group does not matter, as
     // its paths are sorted before they are fed.
@@ -156,47 +158,54 @@ fn build_trie(paths: &Paths) -> trie::Node {
                 (a, a_total + b_total)
             },
         );
-    // `shared`: the bytes every path of the group starts with (`/first`).
-    let feed = |node: &mut trie::Node, owners: Vec<Id>, shared: usize, skip: usize| {
-        let mut order: Vec<order::Entry> = owners
-            .iter()
-            .map(|&e| order::Entry::new(e, u64::from(paths.requests[e as usize])))
-            .collect();
-        drop(owners);
-        order::sort(&mut order, paths, shared);
-        feed_in_order(node, &order, paths, skip);
-    };
-    let mut root = trie::Node::default();
     if groups.len() >= trie::CAP {
-        let owners: Vec<Id> = groups.into_values().flatten().collect();
-        feed(&mut root, owners, 1, 0);
-        return root;
+        return wide_root::build(paths, groups.into_iter().collect(), total);
     }
     let children: Vec<(String, trie::Node)> = groups
         .into_par_iter()
         .map(|(first, owners)| {
             let mut child = trie::Node::default();
-            feed(&mut child, owners, 1 + first.len(), 1);
+            let order = sorted(paths, owners, 1 + first.len());
+            feed_in_order(&order, paths, 1, |segments, n| child.insert(segments, n));
             (first.to_string(), child)
         })
         .collect();
-    root.count = total;
-    root.children = children.into_iter().collect();
-    root
+    trie::Node {
+        count: total,
+        children: children.into_iter().collect(),
+        ..trie::Node::default()
+    }
+}
+
+/// The paths of `owners` in the canonical order (every path has the same
+/// `shared` bytes first).
+fn sorted(paths: &Paths, owners: Vec<Id>, shared: usize) -> Vec<order::Entry> {
+    let mut order: Vec<order::Entry> = owners
+        .iter()
+        .map(|&e| order::Entry::new(e, u64::from(paths.requests[e as usize])))
+        .collect();
+    drop(owners);
+    order::sort(&mut order, paths, shared);
+    order
 }
 
 /// Paths fed to the trie are copied a block at a time, in feeding order.
 const FEED_BLOCK: usize = 1 << 14;
 
-/// Inserts the paths of `order` into `node`, in that order, leaving out their
-/// first `skip` segments.
+/// Hands `insert` the segments of each path of `order` but the first `skip`,
+/// with its requests, in that order.
 ///
 /// The names lie in memory in endpoint order, not in this one: read one by
 /// one between inserts, each read waits on memory. So the paths of a block
 /// are first copied into one buffer, each path's memory asked for a few
 /// paths ahead so that the waits overlap, and the inserts then read the
 /// buffer front to back.
-fn feed_in_order(node: &mut trie::Node, order: &[order::Entry], paths: &Paths, skip: usize) {
+fn feed_in_order(
+    order: &[order::Entry],
+    paths: &Paths,
+    skip: usize,
+    mut insert: impl FnMut(&[&str], u64),
+) {
     let mut text = String::new();
     let mut ends: Vec<usize> = Vec::with_capacity(FEED_BLOCK.min(order.len()));
     for block in order.chunks(FEED_BLOCK) {
@@ -212,7 +221,7 @@ fn feed_in_order(node: &mut trie::Node, order: &[order::Entry], paths: &Paths, s
         for (entry, &end) in block.iter().zip(&ends) {
             split_segments(&text[start..end], &mut segments);
             start = end;
-            node.insert(&segments[skip..], entry.requests);
+            insert(&segments[skip..], entry.requests);
         }
     }
 }

@@ -61,6 +61,13 @@ pub struct Param {
 }
 
 impl Param {
+    /// Adds `count` requests of a path that reaches this parameter's node
+    /// with the segment `value`, then has the segments `rest`.
+    pub fn insert(&mut self, value: &str, rest: &[&str], count: u64) {
+        self.add_value(value);
+        self.node.insert(rest, count);
+    }
+
     fn add_value(&mut self, value: &str) {
         if self.values.len() >= DISTINCT_CAP {
             return;
@@ -120,9 +127,10 @@ impl Node {
         if let Some(child) = self.children.get_mut(*first) {
             child.insert(rest, count);
         } else if self.collapsed {
-            let param = self.params.entry(param_key(first)).or_default();
-            param.add_value(first);
-            param.node.insert(rest, count);
+            self.params
+                .entry(param_key(first))
+                .or_default()
+                .insert(first, rest, count);
         } else {
             let mut child = Node::default();
             child.insert(rest, count);
@@ -133,8 +141,10 @@ impl Node {
         }
     }
 
-    /// Makes this node a parameter position: rare children merge into parameters.
-    fn collapse(&mut self) {
+    /// Makes this node a parameter position: rare children merge into
+    /// parameters (what [`Self::insert`] does when the node reaches [`CAP`]
+    /// children).
+    pub fn collapse(&mut self) {
         self.collapsed = true;
         let floor = FREQUENT_SHARE * self.count as f64;
         let names: Vec<String> = self

@@ -251,3 +251,91 @@ fn template_uses_of_many_paths_tallied_in_parallel_agree_with_the_reference() {
     assert_eq!(uses.len(), 2);
     assert!(uses.iter().all(|u| u.distinct_paths > 1 << 14), "{uses:?}");
 }
+
+/// Lowercase letters for `i` (base 26), a name without digits.
+fn letters(mut i: u64) -> String {
+    let mut s = String::new();
+    loop {
+        s.push((b'a' + (i % 26) as u8) as char);
+        i /= 26;
+        if i == 0 {
+            return s;
+        }
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    /// Paths under more first segments than a node holds, so that the root
+    /// collapses while they are fed: heavy groups it keeps, rare groups with
+    /// paths before and after the collapse, first segments that go to
+    /// skeleton and whole parameters, and a crowd of paths of one request
+    /// under one name (rare when the root collapses, not at the end); built
+    /// group by group like one pass.
+    #[test]
+    fn wide_roots_are_built_like_the_reference(
+        extra in 0u64..300,
+        requests in proptest::collection::vec(1u64..4, 1400),
+        more in proptest::collection::vec((0u64..1400, 0u64..6, 0u64..50, 1u64..6), 0..500),
+        heavy in proptest::collection::vec((0usize..3, 0u64..40, 20u64..80), 0..40),
+        crowd in (1u64..4, 0u64..300),
+    ) {
+        let segments = trie::CAP as u64 + 50 + extra;
+        let first = |i: u64| match i % 5 {
+            0 => hex8(i),
+            1 => format!("w{i}-page"),
+            2 => format!("lib.{}.js", hex8(i)),
+            3 => format!("n{}", letters(i)),
+            _ => i.to_string(),
+        };
+        let rest = |kind: u64, j: u64| match kind {
+            0 => String::new(),
+            1 => "/".to_string(),
+            2 => "/x".to_string(),
+            3 => format!("/x/{}", hex8(j)),
+            4 => format!("/{}/y", j % 7),
+            _ => format!("/x/{j}/z"),
+        };
+        let rows: Vec<(String, u64)> = (0..segments)
+            .map(|i| (format!("GET /{}{}", first(i), rest(i % 6, i)), requests[i as usize % 1400]))
+            .chain(more.iter().filter(|m| m.0 < segments).map(|&(i, kind, j, n)| {
+                (format!("GET /{}{}", first(i), rest(kind, j)), n)
+            }))
+            .chain(heavy.iter().map(|&(w, j, n)| {
+                (format!("POST /{}{}", ["api", "static", "blog"][w], rest(3, j)), n)
+            }))
+            .chain([("GET /crowd".to_string(), crowd.0)])
+            .chain((0..crowd.1).map(|j| (format!("GET /crowd/{}", hex8(j)), 1)))
+            .collect();
+        let table = table(&rows);
+        proptest::prop_assert_eq!(
+            template_texts(&discover(&table, &[])),
+            template_texts(&discover_reference(&table, &[]))
+        );
+    }
+}
+
+#[test]
+fn paths_fed_to_a_parameter_after_the_root_collapses_keep_their_order() {
+    // A thousand first segments of two requests collapse the root before any
+    // path of one request is fed; those then go to the root's parameter, each
+    // under a first segment of its own, where `shared` reaches its cap: its
+    // child holding 300 paths keeps its name only if they come first (as
+    // their first segments say).
+    let mut rows: Vec<(String, u64)> = (0..trie::CAP as u64)
+        .map(|i| (format!("GET /e{i}"), 2))
+        .collect();
+    // First segments of eight hex digits (a whole parameter), in the order
+    // of the paths behind them.
+    let id = |n: u64| format!("{n:07x}a");
+    rows.extend((0..300).map(|j| (format!("GET /{}/shared/00000/k/{j}", id(j)), 1)));
+    rows.extend((1..2000).map(|i| (format!("GET /{}/shared/{i:05}", id(1000 + i)), 1)));
+    rows.reverse();
+    let table = table(&rows);
+    let texts = template_texts(&discover(&table, &[]));
+    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    assert!(
+        texts.iter().any(|t| t.starts_with("/:id/shared/00000/")),
+        "{texts:?}"
+    );
+}
