@@ -6,7 +6,7 @@
 //! | parameter | value |
 //! |---|---|
 //! | rate | lognormal, median 2 req/s, sigma 0.5 |
-//! | paths | 40%: one of [`PROBES`]; 60%: `/{dir}/{6 base36}.{ext}`, drawn from 2^31 names, so nearly every one is new |
+//! | paths | 40%: one of [`PROBES`]; 60%: `/{dir}/{6 base36}.{ext}` or, one in seven, `/{6 base36}.{ext}` (a word list tried at the top, as directory busters do), drawn from 2^31 names, so nearly every one is new |
 //! | answers | 404 85%, 403 8%, 400 3%, 200 4% |
 //! | user agent | one of [`SCANNER_AGENTS`] |
 
@@ -45,8 +45,16 @@ pub const PROBES: [&str; 24] = [
     "/geoserver/web/",
 ];
 
-/// Directories and extensions of random probe names.
-const DIRS: [&str; 6] = ["admin", "wp-content", "uploads", "cgi-bin", "backup", "old"];
+/// Directories and extensions of random probe names (`""`: at the top).
+const DIRS: [&str; 7] = [
+    "admin",
+    "wp-content",
+    "uploads",
+    "cgi-bin",
+    "backup",
+    "old",
+    "",
+];
 const EXTS: [&str; 4] = ["php", "asp", "bak", "jsp"];
 
 /// User agents of scanners.
@@ -78,10 +86,13 @@ pub fn write_probe(p: u32, out: &mut Vec<u8>) {
         return;
     }
     let k = p - LISTED;
+    let dir = DIRS[(k % DIRS.len() as u32) as usize];
     out.push(b'/');
-    out.extend_from_slice(DIRS[(k % DIRS.len() as u32) as usize].as_bytes());
-    out.push(b'/');
-    // Six base-36 digits of k / 6 (below 36^6), so distinct k give distinct names.
+    if !dir.is_empty() {
+        out.extend_from_slice(dir.as_bytes());
+        out.push(b'/');
+    }
+    // Six base-36 digits of k / 7 (below 36^6), so distinct k give distinct names.
     let mut name = k / DIRS.len() as u32;
     let mut digits = [0u8; 6];
     for d in digits.iter_mut().rev() {
@@ -143,7 +154,8 @@ mod tests {
         assert_eq!(probe(0), "/.env");
         assert_eq!(probe(LISTED), "/admin/000000.php");
         assert_eq!(probe(LISTED + 1), "/wp-content/000000.asp");
-        assert_eq!(probe(LISTED + 6), "/admin/000001.bak");
+        assert_eq!(probe(LISTED + 6), "/000000.bak", "a name at the top");
+        assert_eq!(probe(LISTED + 7), "/admin/000001.jsp");
         let names: FxHashSet<String> = (LISTED..LISTED + 100_000).map(probe).collect();
         assert_eq!(names.len(), 100_000);
     }

@@ -151,6 +151,15 @@ fn scanners_probe_many_paths_and_get_mostly_4xx() {
                 .any(|l| l.path == "/.env" || l.path == "/wp-login.php")
         );
     }
+    // Random names are also tried at the top, each a first segment of its own.
+    let top_names = log
+        .lines()
+        .map(parse)
+        .filter(|l| scanners.contains(l.addr))
+        .filter(|l| l.path.len() == 11 && l.path.matches('/').count() == 1)
+        .filter(|l| l.path[1..7].bytes().all(|b| b.is_ascii_alphanumeric()))
+        .count();
+    assert!(top_names > 10, "{top_names} names probed at the top");
 }
 
 fn sorted_lines(log: &str) -> Vec<&str> {
