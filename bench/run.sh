@@ -30,6 +30,9 @@
 # The shapes (all `rlctl generate --lines $LINES --seed 1`, combined):
 #   paths-N        --distinct-paths LINES/5: a million distinct raw paths at 5M
 #                  lines, against --distinct-paths 30 (the same lines otherwise)
+#   scanners       --distinct-paths LINES/5 --scanners 2: the same with two
+#                  scanners, whose probes bring thousands of first segments
+#                  (the trie's root collapses; discovery on)
 #   clients-N      --clients LINES/5: a million client addresses at 5M lines
 #   shuffled       --shuffle: each minute's lines in random order
 #   servers        --servers 10: ten time-sorted logs concatenated
@@ -68,7 +71,8 @@ CLIENTS="$BENCH_DIR/clients-$DISTINCT-$LINES.log"
 SHUFFLED="$BENCH_DIR/shuffled-$LINES.log"
 SERVERS="$BENCH_DIR/servers-10-$LINES.log"
 ROTATED="$BENCH_DIR/rotated-10-$LINES.log"
-SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED")
+SCANNERS="$BENCH_DIR/scanners-2-paths-$DISTINCT-$LINES.log"
+SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED" "$SCANNERS")
 [[ "${SKIP_SHAPES:-}" == 1 ]] && SHAPES=()
 
 generate() { # FILE FORMAT [MORE FLAGS]
@@ -87,6 +91,7 @@ fi
 if [[ ${#SHAPES[@]} -gt 0 ]]; then
     generate "$PATHS" combined --distinct-paths "$DISTINCT"
     generate "$PATHS30" combined --distinct-paths 30
+    generate "$SCANNERS" combined --distinct-paths "$DISTINCT" --scanners 2
     generate "$CLIENTS" combined --clients "$DISTINCT"
     generate "$SHUFFLED" combined --shuffle
     generate "$SERVERS" combined --servers 10
@@ -167,6 +172,7 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
         measure paths30_off "$RUNS" "'$RLCTL' analyze -q --format json '$PATHS30'"
     fi
     [[ -n "$DUCKDB" ]] && measure duckdb_paths "$RUNS" "$DUCKDB '$PATHS' 60"
+    measure scanners "$RUNS" "'$RLCTL' analyze -q --format json '$SCANNERS'"
     measure clients "$RUNS" "'$RLCTL' analyze -q --format json '$CLIENTS'"
     measure shuffled "$RUNS" "'$RLCTL' analyze -q --format json '$SHUFFLED'"
     measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
@@ -231,6 +237,7 @@ for d in off on; do
     row "paths_$d" "analyze $DISTINCT paths (discover $d)" "$PATHS" "$(ratio "paths_$d" "paths30_$d" '30 paths'); $(memory "paths_$d" "paths30_$d" '30 paths'); $(speedup "paths_$d" duckdb_paths DuckDB)"
 done
 row duckdb_paths "duckdb, $DISTINCT paths" "$PATHS"
+row scanners "analyze $DISTINCT paths + 2 scanners" "$SCANNERS" "$(ratio scanners paths30_on '30 paths'); $(ratio scanners paths_on 'no scanners')"
 row clients "analyze $DISTINCT clients" "$CLIENTS" "$(ratio clients combined 'the 200-client log')"
 row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combined sorted)"
 row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
