@@ -10,6 +10,7 @@
 //! and `(invalid request)`, are left as they are: explicit rules win. The
 //! same mapping applies templates read from a routes file ([`routes_file`]).
 
+mod build;
 mod mapping;
 mod matcher;
 mod order;
@@ -20,16 +21,13 @@ pub mod template;
 pub mod trie;
 mod wide_root;
 
-use rayon::prelude::*;
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 
-use crate::events::{EventTable, Id};
+use crate::events::EventTable;
 use crate::ingest::endpoint::RouteRule;
 use mapping::{Mapping, mapping};
-use order::PathSource;
+use paths::Paths;
 pub use paths::method_and_path;
-use paths::{Paths, split_segments};
 pub use template::{Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
@@ -118,112 +116,11 @@ pub fn plan_templates(table: &EventTable, templates: &TemplateSet, routed: &[Str
 }
 
 fn discover_paths(paths: &Paths) -> TemplateSet {
-    let mut root = build_trie(paths);
+    let mut root = build::trie(paths);
     root.finish();
     let mut templates = Vec::new();
     collect(&root, &mut Vec::new(), &mut templates);
     TemplateSet::new(templates)
-}
-
-/// The trie of the distinct paths, fed in the canonical order (most requests
-/// first, ties by path).
-///
-/// With fewer than [`trie::CAP`] distinct first segments the root never
-/// collapses while paths are fed, so the subtrie under each first segment
-/// sees the same inserts, in the same order, as in one pass: those subtries
-/// are built on their own, in parallel, each from its own paths sorted in
-/// the canonical order (so that only the groups being built hold their
-/// sorted paths). With more, the root collapses on the way: see
-/// [`wide_root`].
-fn build_trie(paths: &Paths) -> trie::Node {
-    // Grouped on every core: the order within a group does not matter, as
-    // its paths are sorted before they are fed.
-    let (groups, total) = paths
-        .par_owners()
-        .fold(
-            || (FxHashMap::<&str, Vec<Id>>::default(), 0u64),
-            |(mut groups, total), e| {
-                let rest = paths.owner_path(e).get(1..).unwrap_or_default();
-                let first = &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
-                groups.entry(first).or_default().push(e);
-                (groups, total + u64::from(paths.requests[e as usize]))
-            },
-        )
-        .reduce(
-            || (FxHashMap::default(), 0),
-            |(mut a, a_total), (b, b_total)| {
-                for (first, mut owners) in b {
-                    a.entry(first).or_default().append(&mut owners);
-                }
-                (a, a_total + b_total)
-            },
-        );
-    if groups.len() >= trie::CAP {
-        return wide_root::build(paths, groups.into_iter().collect(), total);
-    }
-    let children: Vec<(String, trie::Node)> = groups
-        .into_par_iter()
-        .map(|(first, owners)| {
-            let mut child = trie::Node::default();
-            let order = sorted(paths, owners, 1 + first.len());
-            feed_in_order(&order, paths, 1, |segments, n| child.insert(segments, n));
-            (first.to_string(), child)
-        })
-        .collect();
-    trie::Node {
-        count: total,
-        children: children.into_iter().collect(),
-        ..trie::Node::default()
-    }
-}
-
-/// The paths of `owners` in the canonical order (every path has the same
-/// `shared` bytes first).
-fn sorted(paths: &Paths, owners: Vec<Id>, shared: usize) -> Vec<order::Entry> {
-    let mut order: Vec<order::Entry> = owners
-        .iter()
-        .map(|&e| order::Entry::new(e, u64::from(paths.requests[e as usize])))
-        .collect();
-    drop(owners);
-    order::sort(&mut order, paths, shared);
-    order
-}
-
-/// Paths fed to the trie are copied a block at a time, in feeding order.
-const FEED_BLOCK: usize = 1 << 14;
-
-/// Hands `insert` the segments of each path of `order` but the first `skip`,
-/// with its requests, in that order.
-///
-/// The names lie in memory in endpoint order, not in this one: read one by
-/// one between inserts, each read waits on memory. So the paths of a block
-/// are first copied into one buffer, each path's memory asked for a few
-/// paths ahead so that the waits overlap, and the inserts then read the
-/// buffer front to back.
-fn feed_in_order(
-    order: &[order::Entry],
-    paths: &Paths,
-    skip: usize,
-    mut insert: impl FnMut(&[&str], u64),
-) {
-    let mut text = String::new();
-    let mut ends: Vec<usize> = Vec::with_capacity(FEED_BLOCK.min(order.len()));
-    for block in order.chunks(FEED_BLOCK) {
-        text.clear();
-        ends.clear();
-        for (i, entry) in block.iter().enumerate() {
-            paths.prefetch_ahead(|k| block.get(i + k).map(|e| e.owner));
-            text.push_str(paths.owner_path(entry.owner));
-            ends.push(text.len());
-        }
-        let mut segments: Vec<&str> = Vec::new();
-        let mut start = 0;
-        for (entry, &end) in block.iter().zip(&ends) {
-            split_segments(&text[start..end], &mut segments);
-            start = end;
-            insert(&segments[skip..], entry.requests);
-        }
-    }
 }
 
 /// Every template of the finished trie (one per node where paths end).

@@ -1,7 +1,7 @@
 //! The trie of paths with at least [`CAP`] distinct first segments (a
 //! scanner probing random names, a tenant's name first in every path): the
 //! root collapses while the paths are fed, so the subtries under the first
-//! segments are not built apart as [`super::build_trie`] builds them
+//! segments are not built apart as [`super::build`] builds them
 //! otherwise. Fed in one pass instead, on one core, a million paths took
 //! about four times as long as built group by group (their one trie outgrows
 //! the caches). This builds them group by group all the same, to the trie
@@ -25,10 +25,10 @@ use std::cmp::Reverse;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
+use super::build::{feed_in_order, sorted};
 use super::paths::Paths;
 use super::shape::{ParamKey, param_key};
 use super::trie::{self, CAP};
-use super::{feed_in_order, sorted};
 use crate::events::Id;
 
 /// The owners of the paths under one first segment.
@@ -73,8 +73,11 @@ pub(super) fn build<'t>(paths: &Paths<'t>, groups: Vec<Group<'t>>, total: u64) -
         .flatten()
         .map(|(first_segment, owners)| {
             let mut child = trie::Node::default();
-            let order = sorted(paths, owners, 1 + first_segment.len());
-            feed_in_order(&order, paths, 1, |segments, n| child.insert(segments, n));
+            let shared = 1 + first_segment.len();
+            let order = sorted(paths, owners, shared);
+            feed_in_order(&order, paths, shared, |segments, n| {
+                child.insert(segments, n)
+            });
             (first_segment.to_string(), child)
         })
         .collect();
@@ -115,7 +118,9 @@ pub(super) fn build<'t>(paths: &Paths<'t>, groups: Vec<Group<'t>>, total: u64) -
         || {
             children.into_par_iter().for_each(|(child, owners, len)| {
                 let order = sorted(paths, owners, 1 + len);
-                feed_in_order(&order, paths, 1, |segments, n| child.insert(segments, n));
+                feed_in_order(&order, paths, 1 + len, |segments, n| {
+                    child.insert(segments, n)
+                });
             })
         },
         || {

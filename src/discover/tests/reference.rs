@@ -2,7 +2,8 @@
 //! definitions the faster code must agree with, on random and hand-made rows.
 
 use super::*;
-use crate::events::Interner;
+use crate::events::{Id, Interner};
+use rustc_hash::FxHashMap;
 
 /// The mapping as first written (a template lookup and a copied path per
 /// endpoint): the definition [`apply`] must agree with.
@@ -338,4 +339,26 @@ fn paths_fed_to_a_parameter_after_the_root_collapses_keep_their_order() {
         texts.iter().any(|t| t.starts_with("/:id/shared/00000/")),
         "{texts:?}"
     );
+}
+
+#[test]
+fn paths_under_one_prefix_are_split_level_by_level_like_the_reference() {
+    // Every path under `/api`: split below it, then below `/api/v1`, whose
+    // thousand and more next segments make it one pass; paths ending at
+    // each level on the way.
+    let mut rows: Vec<(String, u64)> = vec![
+        ("GET /api".to_string(), 5),
+        ("GET /api/".to_string(), 2),
+        ("GET /api/v1".to_string(), 3),
+    ];
+    rows.extend((0..1500).map(|i| (format!("GET /api/v1/{}/items", hex8(i)), 1 + i % 3)));
+    rows.extend((0..400).map(|i| (format!("GET /api/v2/orders/{i}"), 1 + i % 2)));
+    rows.extend((0..100).map(|i| (format!("POST /api/v2/carts/{}", hex8(i)), 2)));
+    rows.extend((0..50).map(|i| (format!("GET /static/app.{}.js", hex8(i)), 1)));
+    let table = table(&rows);
+    let texts = template_texts(&discover(&table, &[]));
+    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    for expected in ["/api", "/api/v1/:id/items", "/api/v2/orders/:id"] {
+        assert!(texts.iter().any(|t| t == expected), "{expected}: {texts:?}");
+    }
 }

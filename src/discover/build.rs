@@ -1,0 +1,184 @@
+//! Building the trie of the distinct paths, fed in the canonical order (most
+//! requests first, ties by path), on every core where that order allows.
+//!
+//! A node with fewer than [`trie::CAP`] distinct children among its paths
+//! never collapses while they are fed, so the subtrie under each child sees
+//! the same inserts, in the same order, as in one pass: those subtries are
+//! built on their own, in parallel, each from its own paths sorted in the
+//! canonical order (so that only the groups being built hold their sorted
+//! paths). The root is split so; so is a child that holds most of the paths
+//! (every path under `/api`, say), a level further down, and so on. A root
+//! with more first segments collapses on the way: see [`super::wide_root`].
+//! Any other node is built from its paths in one pass.
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+
+use super::order::{self, PathSource};
+use super::paths::{Paths, split_segments};
+use super::trie;
+use super::wide_root;
+use crate::events::Id;
+
+/// A child with at least this many paths, and more than half of its
+/// parent's, is split in turn (in tests, small ones too, so that the tests'
+/// paths are split at every level they have).
+const SPLIT_PATHS: usize = if cfg!(test) { 64 } else { 1 << 16 };
+
+/// The trie of the distinct paths.
+pub(super) fn trie(paths: &Paths) -> trie::Node {
+    let groups = Groups::of(paths, paths.par_owners(), 0);
+    if groups.by_segment.len() >= trie::CAP {
+        let by_segment = groups.by_segment.into_iter().collect();
+        return wide_root::build(paths, by_segment, groups.total);
+    }
+    split(paths, groups, 0)
+}
+
+/// The paths below a node (which all share the node's `shared` bytes, its
+/// segments with their slashes) by their segment after it.
+struct Groups<'t> {
+    by_segment: FxHashMap<&'t str, Vec<Id>>,
+    /// Requests of the paths that end at the node, and of all.
+    ends: u64,
+    total: u64,
+}
+
+impl<'t> Groups<'t> {
+    /// Grouped on every core: the order within a group does not matter, as
+    /// its paths are sorted before they are fed.
+    fn of(paths: &Paths<'t>, owners: impl ParallelIterator<Item = Id>, shared: usize) -> Self {
+        let empty = || Groups {
+            by_segment: FxHashMap::default(),
+            ends: 0,
+            total: 0,
+        };
+        owners
+            .fold(empty, |mut groups, e| {
+                let requests = u64::from(paths.requests[e as usize]);
+                let rest = paths.owner_path(e).get(shared..).unwrap_or_default();
+                match rest.get(1..) {
+                    None => groups.ends += requests,
+                    Some(rest) => {
+                        let segment =
+                            &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
+                        groups.by_segment.entry(segment).or_default().push(e);
+                    }
+                }
+                groups.total += requests;
+                groups
+            })
+            .reduce(empty, |mut a, b| {
+                for (segment, mut owners) in b.by_segment {
+                    a.by_segment.entry(segment).or_default().append(&mut owners);
+                }
+                a.ends += b.ends;
+                a.total += b.total;
+                a
+            })
+    }
+}
+
+/// The node of `groups` (fewer than [`trie::CAP`] of them), its children
+/// built apart, in parallel.
+fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
+    let below: usize = groups.by_segment.values().map(Vec::len).sum();
+    let children: Vec<(String, trie::Node)> = groups
+        .by_segment
+        .into_par_iter()
+        .map(|(segment, owners)| {
+            let shared = shared + 1 + segment.len();
+            let child = match owners.len() >= SPLIT_PATHS && owners.len() * 2 > below {
+                true => split_or_feed(paths, owners, shared),
+                false => fed(paths, owners, shared),
+            };
+            (segment.to_string(), child)
+        })
+        .collect();
+    trie::Node {
+        count: groups.total,
+        terminal: groups.ends,
+        children: children.into_iter().collect(),
+        ..trie::Node::default()
+    }
+}
+
+/// The subtrie of `owners` (whose paths share `shared` bytes): split when
+/// its paths have fewer than [`trie::CAP`] next segments, else fed in one pass.
+fn split_or_feed(paths: &Paths, owners: Vec<Id>, shared: usize) -> trie::Node {
+    let groups = Groups::of(paths, owners.par_iter().copied(), shared);
+    match groups.by_segment.len() < trie::CAP {
+        true => split(paths, groups, shared),
+        false => fed(paths, owners, shared),
+    }
+}
+
+/// The subtrie of `owners` (whose paths share `shared` bytes), fed in one pass.
+fn fed(paths: &Paths, owners: Vec<Id>, shared: usize) -> trie::Node {
+    let mut node = trie::Node::default();
+    let order = sorted(paths, owners, shared);
+    feed_in_order(&order, paths, shared, |segments, n| {
+        node.insert(segments, n)
+    });
+    node
+}
+
+/// The paths of `owners` in the canonical order (every path has the same
+/// `shared` bytes first).
+pub(super) fn sorted(paths: &Paths, owners: Vec<Id>, shared: usize) -> Vec<order::Entry> {
+    let mut order: Vec<order::Entry> = owners
+        .iter()
+        .map(|&e| order::Entry::new(e, u64::from(paths.requests[e as usize])))
+        .collect();
+    drop(owners);
+    order::sort(&mut order, paths, shared);
+    order
+}
+
+/// Paths fed to the trie are copied a block at a time, in feeding order.
+const FEED_BLOCK: usize = 1 << 14;
+
+/// Hands `insert` the segments of each path of `order` after its first
+/// `shared` bytes (whole segments, which every path has), with its requests,
+/// in that order.
+///
+/// The names lie in memory in endpoint order, not in this one: read one by
+/// one between inserts, each read waits on memory. So the paths of a block
+/// are first copied into one buffer, each path's memory asked for a few
+/// paths ahead so that the waits overlap, and the inserts then read the
+/// buffer front to back.
+pub(super) fn feed_in_order(
+    order: &[order::Entry],
+    paths: &Paths,
+    shared: usize,
+    mut insert: impl FnMut(&[&str], u64),
+) {
+    let mut text = String::new();
+    let mut ends: Vec<usize> = Vec::with_capacity(FEED_BLOCK.min(order.len()));
+    for block in order.chunks(FEED_BLOCK) {
+        text.clear();
+        ends.clear();
+        for (i, entry) in block.iter().enumerate() {
+            paths.prefetch_ahead(|k| block.get(i + k).map(|e| e.owner));
+            text.push_str(
+                paths
+                    .owner_path(entry.owner)
+                    .get(shared..)
+                    .unwrap_or_default(),
+            );
+            ends.push(text.len());
+        }
+        let mut segments: Vec<&str> = Vec::new();
+        let mut start = 0;
+        for (entry, &end) in block.iter().zip(&ends) {
+            // What follows the shared bytes: nothing (the path ends at the
+            // node), or `/` and the segments below.
+            match &text[start..end] {
+                "" => segments.clear(),
+                below => split_segments(below, &mut segments),
+            }
+            start = end;
+            insert(&segments, entry.requests);
+        }
+    }
+}
