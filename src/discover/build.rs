@@ -27,21 +27,17 @@ const SPLIT_PATHS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
 /// The trie of the distinct paths.
 pub(super) fn trie(paths: &Paths) -> trie::Node {
-    let groups = Groups::of(paths, paths.par_owners(), 0);
-    if groups.by_segment.len() >= trie::CAP {
-        let by_segment = groups.by_segment.into_iter().collect();
-        return wide_root::build(paths, by_segment, groups.total);
-    }
-    split(paths, groups, 0)
+    split_wide_or_not(paths, Groups::of(paths, paths.par_owners(), 0), 0)
 }
 
 /// The paths below a node (which all share the node's `shared` bytes, its
 /// segments with their slashes) by their segment after it.
-struct Groups<'t> {
-    by_segment: FxHashMap<&'t str, Vec<Id>>,
-    /// Requests of the paths that end at the node, and of all.
-    ends: u64,
-    total: u64,
+pub(super) struct Groups<'t> {
+    pub(super) by_segment: FxHashMap<&'t str, Vec<Id>>,
+    /// The path that ends at the node, if one does (the node's own path).
+    pub(super) end: Option<Id>,
+    /// Requests of all.
+    pub(super) total: u64,
 }
 
 impl<'t> Groups<'t> {
@@ -50,7 +46,7 @@ impl<'t> Groups<'t> {
     fn of(paths: &Paths<'t>, owners: impl ParallelIterator<Item = Id>, shared: usize) -> Self {
         let empty = || Groups {
             by_segment: FxHashMap::default(),
-            ends: 0,
+            end: None,
             total: 0,
         };
         owners
@@ -58,7 +54,7 @@ impl<'t> Groups<'t> {
                 let requests = u64::from(paths.requests[e as usize]);
                 let rest = paths.owner_path(e).get(shared..).unwrap_or_default();
                 match rest.get(1..) {
-                    None => groups.ends += requests,
+                    None => groups.end = Some(e),
                     Some(rest) => {
                         let segment =
                             &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
@@ -72,10 +68,25 @@ impl<'t> Groups<'t> {
                 for (segment, mut owners) in b.by_segment {
                     a.by_segment.entry(segment).or_default().append(&mut owners);
                 }
-                a.ends += b.ends;
+                a.end = a.end.or(b.end);
                 a.total += b.total;
                 a
             })
+    }
+
+    /// Requests of the path that ends at the node.
+    pub(super) fn ends(&self, paths: &Paths) -> u64 {
+        self.end
+            .map_or(0, |e| u64::from(paths.requests[e as usize]))
+    }
+}
+
+/// The node of `groups`, its children built apart: by [`split`] or, with
+/// [`trie::CAP`] children or more, by [`wide_root::build`].
+fn split_wide_or_not(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
+    match groups.by_segment.len() < trie::CAP {
+        true => split(paths, groups, shared),
+        false => wide_root::build(paths, groups, shared),
     }
 }
 
@@ -83,33 +94,27 @@ impl<'t> Groups<'t> {
 /// built apart, in parallel.
 fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
     let below: usize = groups.by_segment.values().map(Vec::len).sum();
+    let (ends, total) = (groups.ends(paths), groups.total);
     let children: Vec<(String, trie::Node)> = groups
         .by_segment
         .into_par_iter()
         .map(|(segment, owners)| {
             let shared = shared + 1 + segment.len();
             let child = match owners.len() >= SPLIT_PATHS && owners.len() * 2 > below {
-                true => split_or_feed(paths, owners, shared),
+                true => {
+                    let groups = Groups::of(paths, owners.into_par_iter(), shared);
+                    split_wide_or_not(paths, groups, shared)
+                }
                 false => fed(paths, owners, shared),
             };
             (segment.to_string(), child)
         })
         .collect();
     trie::Node {
-        count: groups.total,
-        terminal: groups.ends,
+        count: total,
+        terminal: ends,
         children: children.into_iter().collect(),
         ..trie::Node::default()
-    }
-}
-
-/// The subtrie of `owners` (whose paths share `shared` bytes): split when
-/// its paths have fewer than [`trie::CAP`] next segments, else fed in one pass.
-fn split_or_feed(paths: &Paths, owners: Vec<Id>, shared: usize) -> trie::Node {
-    let groups = Groups::of(paths, owners.par_iter().copied(), shared);
-    match groups.by_segment.len() < trie::CAP {
-        true => split(paths, groups, shared),
-        false => fed(paths, owners, shared),
     }
 }
 

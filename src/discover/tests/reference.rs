@@ -267,19 +267,23 @@ fn letters(mut i: u64) -> String {
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
-    /// Paths under more first segments than a node holds, so that the root
-    /// collapses while they are fed: heavy groups it keeps, rare groups with
-    /// paths before and after the collapse, first segments that go to
-    /// skeleton and whole parameters, and a crowd of paths of one request
-    /// under one name (rare when the root collapses, not at the end); built
-    /// group by group like one pass.
+    /// Paths under more next segments than a node holds (the root's, or
+    /// below a prefix all share), so that the node collapses while they are
+    /// fed: heavy groups it keeps, rare groups with paths before and after
+    /// the collapse, segments that go to skeleton and whole parameters, a
+    /// crowd of paths under one name, most of one request (rare or not when
+    /// the node collapses, not rare at the end), and the node's own path,
+    /// before or after the collapse, whose requests may decide which
+    /// children are rare then; built group by group like one pass.
     #[test]
     fn wide_roots_are_built_like_the_reference(
         extra in 0u64..300,
         requests in proptest::collection::vec(1u64..4, 1400),
         more in proptest::collection::vec((0u64..1400, 0u64..6, 0u64..50, 1u64..6), 0..500),
         heavy in proptest::collection::vec((0usize..3, 0u64..40, 20u64..80), 0..40),
-        crowd in (1u64..4, 0u64..300),
+        crowd in (1u64..4, 0u64..40, 0u64..300),
+        prefix in proptest::sample::select(vec!["", "/t", "/a/b"]),
+        own in proptest::prop_oneof![0u64..30, 1000u64..6000],
     ) {
         let segments = trie::CAP as u64 + 50 + extra;
         let first = |i: u64| match i % 5 {
@@ -298,15 +302,17 @@ proptest::proptest! {
             _ => format!("/x/{j}/z"),
         };
         let rows: Vec<(String, u64)> = (0..segments)
-            .map(|i| (format!("GET /{}{}", first(i), rest(i % 6, i)), requests[i as usize % 1400]))
+            .map(|i| (format!("GET {prefix}/{}{}", first(i), rest(i % 6, i)), requests[i as usize % 1400]))
             .chain(more.iter().filter(|m| m.0 < segments).map(|&(i, kind, j, n)| {
-                (format!("GET /{}{}", first(i), rest(kind, j)), n)
+                (format!("GET {prefix}/{}{}", first(i), rest(kind, j)), n)
             }))
             .chain(heavy.iter().map(|&(w, j, n)| {
-                (format!("POST /{}{}", ["api", "static", "blog"][w], rest(3, j)), n)
+                (format!("POST {prefix}/{}{}", ["api", "static", "blog"][w], rest(3, j)), n)
             }))
-            .chain([("GET /crowd".to_string(), crowd.0)])
-            .chain((0..crowd.1).map(|j| (format!("GET /crowd/{}", hex8(j)), 1)))
+            .chain([(format!("GET {prefix}/crowd"), crowd.0)])
+            .chain((0..crowd.1).map(|j| (format!("GET {prefix}/crowd/h{j}"), 4)))
+            .chain((0..crowd.2).map(|j| (format!("GET {prefix}/crowd/{}", hex8(j)), 1)))
+            .chain((!prefix.is_empty() && own > 0).then(|| (format!("GET {prefix}"), own)))
             .collect();
         let table = table(&rows);
         proptest::prop_assert_eq!(
