@@ -33,6 +33,8 @@
 #   scanners       --distinct-paths LINES/5 --scanners 2: the same with two
 #                  scanners, whose probes bring thousands of first segments
 #                  (the trie's root collapses; discovery on)
+#   prefixed       the paths-N log with every path under /app (one first
+#                  segment; discovery on)
 #   clients-N      --clients LINES/5: a million client addresses at 5M lines
 #   shuffled       --shuffle: each minute's lines in random order
 #   servers        --servers 10: ten time-sorted logs concatenated
@@ -72,7 +74,8 @@ SHUFFLED="$BENCH_DIR/shuffled-$LINES.log"
 SERVERS="$BENCH_DIR/servers-10-$LINES.log"
 ROTATED="$BENCH_DIR/rotated-10-$LINES.log"
 SCANNERS="$BENCH_DIR/scanners-2-paths-$DISTINCT-$LINES.log"
-SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED" "$SCANNERS")
+PREFIXED="$BENCH_DIR/prefixed-paths-$DISTINCT-$LINES.log"
+SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED" "$SCANNERS" "$PREFIXED")
 [[ "${SKIP_SHAPES:-}" == 1 ]] && SHAPES=()
 
 generate() { # FILE FORMAT [MORE FLAGS]
@@ -92,6 +95,10 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
     generate "$PATHS" combined --distinct-paths "$DISTINCT"
     generate "$PATHS30" combined --distinct-paths 30
     generate "$SCANNERS" combined --distinct-paths "$DISTINCT" --scanners 2
+    if [[ ! -s "$PREFIXED" ]]; then
+        echo "bench: putting every path of $PATHS under /app" >&2
+        sed -E 's#"([A-Z]+) /#"\1 /app/#' "$PATHS" > "$PREFIXED.part" && mv "$PREFIXED.part" "$PREFIXED"
+    fi
     generate "$CLIENTS" combined --clients "$DISTINCT"
     generate "$SHUFFLED" combined --shuffle
     generate "$SERVERS" combined --servers 10
@@ -173,6 +180,7 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
     fi
     [[ -n "$DUCKDB" ]] && measure duckdb_paths "$RUNS" "$DUCKDB '$PATHS' 60"
     measure scanners "$RUNS" "'$RLCTL' analyze -q --format json '$SCANNERS'"
+    measure prefixed "$RUNS" "'$RLCTL' analyze -q --format json '$PREFIXED'"
     measure clients "$RUNS" "'$RLCTL' analyze -q --format json '$CLIENTS'"
     measure shuffled "$RUNS" "'$RLCTL' analyze -q --format json '$SHUFFLED'"
     measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
@@ -238,6 +246,7 @@ for d in off on; do
 done
 row duckdb_paths "duckdb, $DISTINCT paths" "$PATHS"
 row scanners "analyze $DISTINCT paths + 2 scanners" "$SCANNERS" "$(ratio scanners paths30_on '30 paths'); $(ratio scanners paths_on 'no scanners')"
+row prefixed "analyze $DISTINCT paths under /app" "$PREFIXED" "$(ratio prefixed paths30_on '30 paths'); $(ratio prefixed paths_on 'not prefixed')"
 row clients "analyze $DISTINCT clients" "$CLIENTS" "$(ratio clients combined 'the 200-client log')"
 row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combined sorted)"
 row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
