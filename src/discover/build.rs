@@ -7,9 +7,10 @@
 //! built on their own, in parallel, each from its own paths sorted in the
 //! canonical order (so that only the groups being built hold their sorted
 //! paths). The root is split so; so is a child that holds most of the paths
-//! (every path under `/api`, say), a level further down, and so on. A root
-//! with more first segments collapses on the way: see [`super::wide_root`].
-//! Any other node is built from its paths in one pass.
+//! (every path under `/api`, say), a level further down, and so on. Such a
+//! node with more children collapses on the way: [`super::wide_root`] works
+//! out where, and builds its subtries apart all the same. Any other node is
+//! built from its paths in one pass.
 
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;

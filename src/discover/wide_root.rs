@@ -96,12 +96,13 @@ pub(super) fn build<'t>(paths: &Paths<'t>, groups: Groups<'t>, shared: usize) ->
     let mut to_children: FxHashMap<&str, Vec<Id>> = FxHashMap::default();
     let mut to_params: FxHashMap<ParamKey, Vec<Id>> = FxHashMap::default();
     for (segment, owners) in after.into_iter().filter(|(_, o)| !o.is_empty()) {
-        match node.children.contains_key(segment) {
-            true => drop(to_children.insert(segment, owners)),
-            false => to_params
+        if node.children.contains_key(segment) {
+            to_children.insert(segment, owners);
+        } else {
+            to_params
                 .entry(param_key(segment))
                 .or_default()
-                .extend(owners),
+                .extend(owners);
         }
     }
     for key in to_params.keys() {
