@@ -69,29 +69,91 @@ pub(super) fn mapping(table: &EventTable, paths: &Paths, templates: &TemplateSet
                 a
             },
         );
-    let mut names = Interner::default();
-    let mut renamed: FxHashMap<(&str, u32), Id> = FxHashMap::default();
-    let mut map: Vec<Id> = Vec::with_capacity(paths.owner.len());
-    for (e, name) in table.endpoints.names().enumerate() {
-        let owner = paths.owner[e];
-        let t = if owner == NO_PATH {
-            NO_TEMPLATE
-        } else {
-            template[owner as usize]
-        };
-        let id = if t == NO_TEMPLATE {
-            names.intern(name)
-        } else {
-            // A name with a path is `METHOD /path` (see `Paths`).
-            let method = &name[..name.bytes().position(|b| b == b' ').unwrap_or(0)];
-            *renamed
-                .entry((method, t))
-                .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize])))
-        };
-        map.push(id);
-    }
+    let (map, names) = rename(&table.endpoints, paths, &template, &texts);
     let uses = template_uses(tallies, &texts);
     Mapping { map, names, uses }
+}
+
+/// What an endpoint is renamed to: its method and template, or its own name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum NewName<'n> {
+    Template(&'n str, u32),
+    Own(Id),
+}
+
+/// Endpoints renamed a range at a time (in tests, a few, so that the tests'
+/// endpoints span many ranges).
+const RENAME_RANGE: usize = if cfg!(test) { 7 } else { 1 << 14 };
+
+/// Per endpoint of `endpoints`, its id among the new names (`METHOD template`,
+/// or its own name when no template matched its path), and the new names,
+/// numbered in the order the endpoints first give them: what renaming one
+/// endpoint after another gives.
+///
+/// Ranges of endpoints are read on every core, each listing the new names it
+/// gives first; only those are then interned, range after range, and every
+/// endpoint's place in its range's list becomes the name's id.
+fn rename<'n>(
+    endpoints: &'n Interner,
+    paths: &Paths,
+    template: &[u32],
+    texts: &[String],
+) -> (Vec<Id>, Interner) {
+    let new_name = |e: usize| -> NewName<'n> {
+        let t = match paths.owner[e] {
+            NO_PATH => NO_TEMPLATE,
+            owner => template[owner as usize],
+        };
+        if t == NO_TEMPLATE {
+            return NewName::Own(e as Id);
+        }
+        // A name with a path is `METHOD /path` (see `Paths`).
+        let name = endpoints.name(e as Id);
+        NewName::Template(
+            &name[..name.bytes().position(|b| b == b' ').unwrap_or(0)],
+            t,
+        )
+    };
+    let mut map: Vec<Id> = vec![0; endpoints.len()];
+    let firsts: Vec<Vec<NewName<'n>>> = map
+        .par_chunks_mut(RENAME_RANGE)
+        .enumerate()
+        .map(|(range, out)| {
+            let mut firsts = Vec::new();
+            let mut seen: FxHashMap<NewName, Id> = FxHashMap::default();
+            for (i, slot) in out.iter_mut().enumerate() {
+                let name = new_name(range * RENAME_RANGE + i);
+                let mut first = || {
+                    firsts.push(name);
+                    (firsts.len() - 1) as Id
+                };
+                // An endpoint's own name is one no other endpoint has.
+                *slot = match name {
+                    NewName::Own(_) => first(),
+                    NewName::Template(..) => *seen.entry(name).or_insert_with(first),
+                };
+            }
+            firsts
+        })
+        .collect();
+    let mut names = Interner::default();
+    let mut renamed: FxHashMap<NewName<'n>, Id> = FxHashMap::default();
+    let ids: Vec<Vec<Id>> = firsts
+        .iter()
+        .map(|firsts| {
+            let id_of = |&name: &NewName<'n>| match name {
+                NewName::Own(e) => names.intern(endpoints.name(e)),
+                NewName::Template(method, t) => *renamed
+                    .entry(name)
+                    .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+            };
+            firsts.iter().map(id_of).collect()
+        })
+        .collect();
+    map.par_chunks_mut(RENAME_RANGE)
+        .zip(&ids)
+        .for_each(|(out, ids)| out.iter_mut().for_each(|slot| *slot = ids[*slot as usize]));
+    (map, names)
 }
 
 /// No template matched the path.
