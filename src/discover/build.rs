@@ -26,9 +26,39 @@ use crate::events::Id;
 /// paths are split at every level they have).
 const SPLIT_PATHS: usize = if cfg!(test) { 64 } else { 1 << 16 };
 
+/// Grouping stops when one core's share of the paths has more than this many
+/// groups, of fewer than [`FEW_PATHS_PER_GROUP`] paths each on average: with
+/// that many, building by group costs more than it saves (millions of first
+/// segments took seconds to group), and the node is built in one pass.
+const MANY_GROUPS: usize = 1 << 12;
+const FEW_PATHS_PER_GROUP: usize = 4;
+
+/// A node with at least [`trie::CAP`] groups is built by group only when
+/// they hold this many paths each on average (in tests, always, so that the
+/// tests' wide nodes are built by group).
+const WIDE_PATHS_PER_GROUP: usize = if cfg!(test) { 0 } else { 8 };
+
 /// The trie of the distinct paths.
 pub(super) fn trie(paths: &Paths) -> trie::Node {
-    split_wide_or_not(paths, Groups::of(paths, paths.par_owners(), 0), 0)
+    node(paths, || paths.par_owners(), 0)
+}
+
+/// The subtrie of the paths of `owners()` (which share `shared` bytes):
+/// split by next segment ([`split`]); or, with [`trie::CAP`] next segments
+/// or more, built by group all the same ([`wide_root::build`]) when the
+/// groups are large enough for it to pay, else in one pass.
+fn node<I: ParallelIterator<Item = Id>>(
+    paths: &Paths,
+    owners: impl Fn() -> I,
+    shared: usize,
+) -> trie::Node {
+    match Groups::of(paths, owners(), shared) {
+        Some(groups) if groups.by_segment.len() < trie::CAP => split(paths, groups, shared),
+        Some(groups) if groups.by_segment.len() * WIDE_PATHS_PER_GROUP <= groups.paths() => {
+            wide_root::build(paths, groups, shared)
+        }
+        _ => fed(paths, owners().collect(), shared),
+    }
 }
 
 /// The paths below a node (which all share the node's `shared` bytes, its
@@ -39,19 +69,33 @@ pub(super) struct Groups<'t> {
     pub(super) end: Option<Id>,
     /// Requests of all.
     pub(super) total: u64,
+    /// Paths in the groups.
+    grouped: usize,
 }
 
 impl<'t> Groups<'t> {
-    /// Grouped on every core: the order within a group does not matter, as
-    /// its paths are sorted before they are fed.
-    fn of(paths: &Paths<'t>, owners: impl ParallelIterator<Item = Id>, shared: usize) -> Self {
+    /// Grouped on every core (`None` past [`MANY_GROUPS`] in one core's
+    /// share): the order within a group does not matter, as its paths are
+    /// sorted before they are fed. The cores' groups are then
+    /// merged into the largest set of them, so that each group of the others
+    /// is looked up once (merging them two by two would look a group up again
+    /// at every level, which costs seconds with millions of groups).
+    fn of(
+        paths: &Paths<'t>,
+        owners: impl ParallelIterator<Item = Id>,
+        shared: usize,
+    ) -> Option<Self> {
         let empty = || Groups {
             by_segment: FxHashMap::default(),
             end: None,
             total: 0,
+            grouped: 0,
         };
-        owners
+        let mut parts: Vec<Groups<'t>> = owners
             .fold(empty, |mut groups, e| {
+                if groups.too_many() {
+                    return groups;
+                }
                 let requests = u64::from(paths.requests[e as usize]);
                 let rest = paths.owner_path(e).get(shared..).unwrap_or_default();
                 match rest.get(1..) {
@@ -60,19 +104,41 @@ impl<'t> Groups<'t> {
                         let segment =
                             &rest[..rest.bytes().position(|b| b == b'/').unwrap_or(rest.len())];
                         groups.by_segment.entry(segment).or_default().push(e);
+                        groups.grouped += 1;
                     }
                 }
                 groups.total += requests;
                 groups
             })
-            .reduce(empty, |mut a, b| {
-                for (segment, mut owners) in b.by_segment {
-                    a.by_segment.entry(segment).or_default().append(&mut owners);
-                }
-                a.end = a.end.or(b.end);
-                a.total += b.total;
-                a
-            })
+            .collect();
+        if parts.iter().any(Groups::too_many) {
+            return None;
+        }
+        let largest = (0..parts.len()).max_by_key(|&i| parts[i].by_segment.len());
+        let mut all = largest.map_or_else(empty, |i| parts.swap_remove(i));
+        for part in parts {
+            for (segment, mut owners) in part.by_segment {
+                all.by_segment
+                    .entry(segment)
+                    .or_default()
+                    .append(&mut owners);
+            }
+            all.end = all.end.or(part.end);
+            all.total += part.total;
+            all.grouped += part.grouped;
+        }
+        Some(all)
+    }
+
+    /// How many paths the groups hold.
+    fn paths(&self) -> usize {
+        self.grouped
+    }
+
+    /// Whether there are too many groups for building by group to pay.
+    fn too_many(&self) -> bool {
+        let groups = self.by_segment.len();
+        groups > MANY_GROUPS && groups * FEW_PATHS_PER_GROUP > self.grouped
     }
 
     /// Requests of the path that ends at the node.
@@ -82,19 +148,10 @@ impl<'t> Groups<'t> {
     }
 }
 
-/// The node of `groups`, its children built apart: by [`split`] or, with
-/// [`trie::CAP`] children or more, by [`wide_root::build`].
-fn split_wide_or_not(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
-    match groups.by_segment.len() < trie::CAP {
-        true => split(paths, groups, shared),
-        false => wide_root::build(paths, groups, shared),
-    }
-}
-
 /// The node of `groups` (fewer than [`trie::CAP`] of them), its children
 /// built apart, in parallel.
 fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
-    let below: usize = groups.by_segment.values().map(Vec::len).sum();
+    let below = groups.paths();
     let (ends, total) = (groups.ends(paths), groups.total);
     let children: Vec<(String, trie::Node)> = groups
         .by_segment
@@ -102,10 +159,11 @@ fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
         .map(|(segment, owners)| {
             let shared = shared + 1 + segment.len();
             let child = match owners.len() >= SPLIT_PATHS && owners.len() * 2 > below {
-                true => {
-                    let groups = Groups::of(paths, owners.into_par_iter(), shared);
-                    split_wide_or_not(paths, groups, shared)
-                }
+                true => node(
+                    paths,
+                    || owners.par_iter().copied().with_min_len(1 << 14),
+                    shared,
+                ),
                 false => fed(paths, owners, shared),
             };
             (segment.to_string(), child)

@@ -368,3 +368,17 @@ fn paths_under_one_prefix_are_split_level_by_level_like_the_reference() {
         assert!(texts.iter().any(|t| t == expected), "{expected}: {texts:?}");
     }
 }
+
+#[test]
+fn paths_under_thousands_of_first_segments_of_one_path_are_fed_in_one_pass_like_the_reference() {
+    // Too many groups of one path each to be worth building apart: the root
+    // is fed in one pass, as the reference does.
+    let rows: Vec<(String, u64)> = (0..6000u64)
+        .map(|i| (format!("GET /{}/x", hex8(i)), 1 + i % 2))
+        .chain((0..300).map(|i| (format!("GET /api/orders/{}", hex8(i)), 3)))
+        .collect();
+    let table = table(&rows);
+    let texts = template_texts(&discover(&table, &[]));
+    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    assert!(texts.iter().any(|t| t == "/:id/x"), "{texts:?}");
+}
