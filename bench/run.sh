@@ -44,7 +44,9 @@
 # GoAccess is the Debian package `goaccess` (apt-get install goaccess); without
 # it its row is skipped with a notice, and so is DuckDB's without the venv.
 # Inputs are read once before measuring so that every command reads from the
-# page cache.
+# page cache. The two logs of the distinct-paths ratio are run in turn (one
+# of each, five times), so that the machine's speed drifting over the minutes
+# of the run does not skew that ratio.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -135,15 +137,19 @@ trap 'rm -rf "$TMP"' EXIT
 
 # measure NAME RUNS COMMAND: runs COMMAND (a bash string) RUNS times; leaves
 # "median min max peak_rss_kb" in $TMP/NAME.
-measure() {
-    local name=$1 runs=$2 cmd=$3 i
-    : > "$TMP/$name.runs"
-    for ((i = 0; i < runs; i++)); do
-        local start=$EPOCHREALTIME
-        /usr/bin/time -f '%M' -o "$TMP/$name.one" bash -c "$cmd" > /dev/null 2>&1
-        local end=$EPOCHREALTIME
-        echo "$start $end $(cat "$TMP/$name.one")" | awk '{ printf "%.4f %s\n", $2 - $1, $3 }' >> "$TMP/$name.runs"
-    done
+# run_once NAME COMMAND: runs COMMAND (a bash string) once, adding its wall
+# time and peak RSS (KB) to $TMP/NAME.runs.
+run_once() {
+    local name=$1 cmd=$2
+    local start=$EPOCHREALTIME
+    /usr/bin/time -f '%M' -o "$TMP/$name.one" bash -c "$cmd" > /dev/null 2>&1
+    local end=$EPOCHREALTIME
+    echo "$start $end $(cat "$TMP/$name.one")" | awk '{ printf "%.4f %s\n", $2 - $1, $3 }' >> "$TMP/$name.runs"
+}
+
+# summarize NAME: leaves "median min max peak_rss_kb" of $TMP/NAME.runs in $TMP/NAME.
+summarize() {
+    local name=$1
     sort -n "$TMP/$name.runs" | awk '
         { t[NR] = $1; if ($2 > rss) rss = $2 }
         END {
@@ -151,6 +157,32 @@ measure() {
             print median, t[1], t[NR], rss
         }' > "$TMP/$name"
     echo "bench: $name done ($(cat "$TMP/$name"))" >&2
+}
+
+# measure NAME RUNS COMMAND: runs COMMAND RUNS times; leaves "median min max
+# peak_rss_kb" in $TMP/NAME.
+measure() {
+    local name=$1 runs=$2 cmd=$3 i
+    : > "$TMP/$name.runs"
+    for ((i = 0; i < runs; i++)); do
+        run_once "$name" "$cmd"
+    done
+    summarize "$name"
+}
+
+# measure_pair RUNS NAME_A COMMAND_A NAME_B COMMAND_B: as measure for both,
+# their runs taken in turn, so that a ratio of the two is not skewed by the
+# machine's speed drifting between them.
+measure_pair() {
+    local runs=$1 i
+    : > "$TMP/$2.runs"
+    : > "$TMP/$4.runs"
+    for ((i = 0; i < runs; i++)); do
+        run_once "$2" "$3"
+        run_once "$4" "$5"
+    done
+    summarize "$2"
+    summarize "$4"
 }
 
 size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
@@ -171,12 +203,12 @@ fi
 if [[ ${#SHAPES[@]} -gt 0 ]]; then
     if [[ -n "$DISCOVER" ]]; then
         for d in on off; do
-            measure "paths_$d" "$RUNS" "'$RLCTL' analyze -q --discover $d --format json '$PATHS'"
-            measure "paths30_$d" "$RUNS" "'$RLCTL' analyze -q --discover $d --format json '$PATHS30'"
+            measure_pair "$RUNS" "paths_$d" "'$RLCTL' analyze -q --discover $d --format json '$PATHS'" \
+                "paths30_$d" "'$RLCTL' analyze -q --discover $d --format json '$PATHS30'"
         done
     else
-        measure paths_off "$RUNS" "'$RLCTL' analyze -q --format json '$PATHS'"
-        measure paths30_off "$RUNS" "'$RLCTL' analyze -q --format json '$PATHS30'"
+        measure_pair "$RUNS" paths_off "'$RLCTL' analyze -q --format json '$PATHS'" \
+            paths30_off "'$RLCTL' analyze -q --format json '$PATHS30'"
     fi
     [[ -n "$DUCKDB" ]] && measure duckdb_paths "$RUNS" "$DUCKDB '$PATHS' 60"
     measure scanners "$RUNS" "'$RLCTL' analyze -q --format json '$SCANNERS'"
