@@ -54,7 +54,7 @@ fn node<I: ParallelIterator<Item = Id>>(
 ) -> trie::Node {
     match Groups::of(paths, owners(), shared) {
         Some(groups) if groups.by_segment.len() < trie::CAP => split(paths, groups, shared),
-        Some(groups) if groups.by_segment.len() * WIDE_PATHS_PER_GROUP <= groups.paths() => {
+        Some(groups) if groups.by_segment.len() * WIDE_PATHS_PER_GROUP <= groups.grouped => {
             wide_root::build(paths, groups, shared)
         }
         _ => fed(paths, owners().collect(), shared),
@@ -130,11 +130,6 @@ impl<'t> Groups<'t> {
         Some(all)
     }
 
-    /// How many paths the groups hold.
-    fn paths(&self) -> usize {
-        self.grouped
-    }
-
     /// Whether there are too many groups for building by group to pay.
     fn too_many(&self) -> bool {
         let groups = self.by_segment.len();
@@ -151,7 +146,7 @@ impl<'t> Groups<'t> {
 /// The node of `groups` (fewer than [`trie::CAP`] of them), its children
 /// built apart, in parallel.
 fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
-    let below = groups.paths();
+    let below = groups.grouped;
     let (ends, total) = (groups.ends(paths), groups.total);
     let children: Vec<(String, trie::Node)> = groups
         .by_segment
