@@ -77,9 +77,14 @@ fn only_the_busiest_endpoints_carry_figures_and_all_are_counted() {
     let none = analyze_endpoints(&t, &settings(false), 0);
     assert!(none.endpoints.is_empty());
     assert_eq!(none.endpoint_count, 4);
-    // The export needs every endpoint: keep_counts details them all.
+    // The export covers every endpoint; the figures, the one reported.
     let kept = analyze_endpoints(&t, &settings(true), 1);
-    assert_eq!(kept.endpoints.len(), 4);
+    assert_eq!(figures(&kept.endpoints[0]), figures(&all.endpoints[0]));
+    assert_eq!(kept.endpoints.len(), 1);
+    let mut exported = kept.counts.expect("kept").endpoint;
+    exported.sort_unstable();
+    exported.dedup();
+    assert_eq!(exported, [0, 1, 2, 3]);
 }
 
 proptest! {
@@ -90,11 +95,12 @@ proptest! {
         rows in proptest::collection::vec((0i64..300_000, 0u32..9, 0u32..40), 0..500),
         detailed in 0usize..45,
         threads in 1usize..4,
+        keep_counts: bool,
     ) {
         let t = table(rows);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let all = analyze(&t, &settings(false));
-        let some = pool.install(|| analyze_endpoints(&t, &settings(false), detailed));
+        let some = pool.install(|| analyze_endpoints(&t, &settings(keep_counts), detailed));
         prop_assert_eq!(some.endpoint_count, all.endpoints.len());
         prop_assert_eq!(all.endpoint_count, all.endpoints.len());
         prop_assert_eq!(some.endpoints.len(), detailed.min(all.endpoints.len()));
@@ -103,6 +109,12 @@ proptest! {
         }
         prop_assert_eq!(some.overall.per_window, all.overall.per_window);
         prop_assert_eq!(&some.overall.peaks, &all.overall.peaks);
+        if keep_counts {
+            // The export rows, of every endpoint whatever is reported, are
+            // those of the full analysis.
+            let full = analyze(&t, &settings(true)).counts.expect("kept");
+            prop_assert_eq!(some.counts.expect("kept"), full);
+        }
     }
 }
 

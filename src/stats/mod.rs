@@ -114,7 +114,7 @@ pub struct StatusClient {
 }
 
 /// Per-(client, endpoint, window) counts, kept for `--export-counts`.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CountRows {
     pub client: Vec<Id>,
     pub endpoint: Vec<Id>,
@@ -150,7 +150,7 @@ pub fn analyze(table: &EventTable, settings: &StatsSettings) -> Analysis {
 /// [`analyze`] with per-endpoint figures for the `endpoints` busiest endpoints
 /// only (by requests, ties by name: the first `endpoints` of [`analyze`]'s
 /// list, with the same figures); the others are counted in `endpoint_count`.
-/// With `keep_counts`, every endpoint is detailed (the export covers them all).
+/// With `keep_counts`, the export rows cover every endpoint all the same.
 pub fn analyze_endpoints(
     table: &EventTable,
     settings: &StatsSettings,
@@ -170,7 +170,7 @@ pub fn analyze_endpoints(
     }
     let requests = endpoint_requests(table, &excluded);
     let endpoint_count = requests.iter().filter(|&&n| n > 0).count();
-    let detail = if endpoints >= endpoint_count || settings.keep_counts {
+    let detail = if endpoints >= endpoint_count {
         Detail::all(table.endpoints.len())
     } else {
         Detail::only(busiest(table, &requests, endpoints), table.endpoints.len())

@@ -62,8 +62,8 @@ struct Part {
 }
 
 /// Counts every client not `excluded` (indexed by client id), with
-/// per-endpoint figures for the endpoints of `detail` (all of them when
-/// `keep_counts`: the export rows cover every endpoint).
+/// per-endpoint figures for the endpoints of `detail`, and with the export
+/// rows of every endpoint when `keep_counts`.
 pub fn count(
     table: &EventTable,
     excluded: &[bool],
@@ -98,13 +98,13 @@ pub(super) fn count_with(
     detail: &Detail,
     split: &Split,
 ) -> Counted {
-    let all;
-    let detail = if keep_counts && detail.endpoints().len() < table.endpoints.len() {
-        all = Detail::all(table.endpoints.len());
-        &all
-    } else {
-        detail
-    };
+    // The export rows cover every endpoint, so the pass then follows every
+    // endpoint; the figures are still those of `detail`'s alone.
+    if keep_counts && detail.endpoints().len() < table.endpoints.len() {
+        let all = Detail::all(table.endpoints.len());
+        let counted = count_with(table, excluded, window, keep_counts, &all, split);
+        return counted.only(detail);
+    }
     let detailed = detail.endpoints().len();
     let per_group = split
         .per_group
@@ -121,6 +121,24 @@ pub(super) fn count_with(
         .collect();
     drop(events);
     merge(parts, detailed, keep_counts, window)
+}
+
+impl Counted {
+    /// These figures (of every endpoint, by id) narrowed to `detail`'s
+    /// endpoints, in its order.
+    fn only(mut self, detail: &Detail) -> Counted {
+        let mut per_endpoint = Vec::with_capacity(detail.endpoints().len());
+        let mut endpoint_peaks = Vec::with_capacity(detail.endpoints().len());
+        for &e in detail.endpoints() {
+            per_endpoint.push(std::mem::take(&mut self.per_endpoint[e as usize]));
+            endpoint_peaks.push(std::mem::take(&mut self.endpoint_peaks[e as usize]));
+        }
+        Counted {
+            per_endpoint,
+            endpoint_peaks,
+            ..self
+        }
+    }
 }
 
 /// The parts (in client order) as one result.
