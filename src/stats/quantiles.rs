@@ -21,20 +21,44 @@ pub const QUANTILES: [(&str, u64, u64); 5] = [
 /// How many samples a p99.9 needs before it rests on more than a handful of values.
 pub const MIN_SAMPLES_FOR_P999: u64 = 1000;
 
+/// Counts the histogram holds exactly: with 3 significant digits every count
+/// below 2^11 has a bucket of its own.
+const EXACT_BELOW: u64 = 2048;
+/// Distinct counts held as a list before they go into a histogram.
+const FEW_COUNTS: usize = 32;
+
 /// A distribution of counts (one sample per client-window, per client-second, ...).
+///
+/// A histogram takes 16 KB however few its samples, and a report holds
+/// three for each endpoint it lists: so a distribution of a few distinct
+/// counts, all below [`EXACT_BELOW`] (where the histogram is exact), is a
+/// short list instead, and becomes a histogram only when a count would make
+/// it long or inexact. Both give the same figures.
 #[derive(Debug, Clone)]
 pub struct CountDistribution {
-    hist: Histogram<u64>,
+    counts: Counts,
     max: u64,
+}
+
+#[derive(Debug, Clone)]
+enum Counts {
+    /// (count, samples with that count), ascending by count, every count
+    /// below [`EXACT_BELOW`] and at most [`FEW_COUNTS`] of them.
+    Few(Vec<(u64, u64)>),
+    Many(Box<Histogram<u64>>),
 }
 
 impl Default for CountDistribution {
     fn default() -> Self {
         CountDistribution {
-            hist: Histogram::new(3).expect("3 significant digits is valid"),
+            counts: Counts::Few(Vec::new()),
             max: 0,
         }
     }
+}
+
+fn histogram() -> Histogram<u64> {
+    Histogram::new(3).expect("3 significant digits is valid")
 }
 
 impl CountDistribution {
@@ -48,15 +72,47 @@ impl CountDistribution {
         if n == 0 {
             return;
         }
-        self.hist
-            .record_n(count, n)
-            .expect("auto-resizing histogram accepts any u64");
         self.max = self.max.max(count);
+        if let Counts::Few(rows) = &mut self.counts {
+            match rows.binary_search_by_key(&count, |r| r.0) {
+                Ok(i) => return rows[i].1 += n,
+                Err(i) if count < EXACT_BELOW && rows.len() < FEW_COUNTS => {
+                    return rows.insert(i, (count, n));
+                }
+                Err(_) => {
+                    let mut hist = histogram();
+                    for &(c, k) in rows.iter() {
+                        hist.record_n(c, k)
+                            .expect("auto-resizing histogram accepts any u64");
+                    }
+                    self.counts = Counts::Many(Box::new(hist));
+                }
+            }
+        }
+        if let Counts::Many(hist) = &mut self.counts {
+            hist.record_n(count, n)
+                .expect("auto-resizing histogram accepts any u64");
+        }
+    }
+
+    /// (count, samples) in ascending order of count: the histogram's buckets
+    /// (each read as the highest count it holds), or the exact list.
+    fn buckets(&self) -> Box<dyn Iterator<Item = (u64, u64)> + '_> {
+        match &self.counts {
+            Counts::Few(rows) => Box::new(rows.iter().copied()),
+            Counts::Many(hist) => Box::new(
+                hist.iter_recorded()
+                    .map(|b| (b.value_iterated_to(), b.count_at_value())),
+            ),
+        }
     }
 
     /// Number of samples.
     pub fn samples(&self) -> u64 {
-        self.hist.len()
+        match &self.counts {
+            Counts::Few(rows) => rows.iter().map(|r| r.1).sum(),
+            Counts::Many(hist) => hist.len(),
+        }
     }
 
     /// The nearest-rank quantile num/den (0 when empty).
@@ -69,10 +125,10 @@ impl CountDistribution {
             .div_ceil(u128::from(den))
             .max(1);
         let mut seen: u128 = 0;
-        for bucket in self.hist.iter_recorded() {
-            seen += u128::from(bucket.count_at_value());
+        for (count, samples) in self.buckets() {
+            seen += u128::from(samples);
             if seen >= rank {
-                return bucket.value_iterated_to().min(self.max);
+                return count.min(self.max);
             }
         }
         self.max
@@ -94,29 +150,45 @@ impl CountDistribution {
 
     /// (count, samples with that count) for every recorded count, ascending.
     pub fn rows(&self) -> Vec<(u64, u64)> {
-        self.hist
-            .iter_recorded()
-            .map(|b| (b.value_iterated_to(), b.count_at_value()))
-            .collect()
+        self.buckets().collect()
     }
 
     /// This distribution without `removed` (a sub-multiset of its samples) and
     /// with `max` as its largest remaining sample (the caller knows it exactly).
     pub fn without(&self, removed: &[u64], max: u64) -> CountDistribution {
-        let mut taken = CountDistribution::default();
-        removed.iter().for_each(|&s| taken.record(s));
-        let mut hist = self.hist.clone();
-        hist.subtract(&taken.hist)
-            .expect("removed samples are a sub-multiset of the recorded ones");
-        CountDistribution { hist, max }
+        let counts = match &self.counts {
+            Counts::Few(rows) => {
+                let mut rows = rows.clone();
+                for &s in removed {
+                    let i = rows
+                        .binary_search_by_key(&s, |r| r.0)
+                        .expect("removed samples are a sub-multiset of the recorded ones");
+                    rows[i].1 -= 1;
+                }
+                rows.retain(|r| r.1 > 0);
+                Counts::Few(rows)
+            }
+            Counts::Many(hist) => {
+                let mut taken = histogram();
+                for &s in removed {
+                    taken
+                        .record(s)
+                        .expect("auto-resizing histogram accepts any u64");
+                }
+                let mut hist = hist.clone();
+                hist.subtract(&taken)
+                    .expect("removed samples are a sub-multiset of the recorded ones");
+                Counts::Many(hist)
+            }
+        };
+        CountDistribution { counts, max }
     }
 
     /// How many samples are strictly greater than `limit`.
     pub fn count_above(&self, limit: u64) -> u64 {
-        self.hist
-            .iter_recorded()
-            .filter(|b| b.value_iterated_to() > limit)
-            .map(|b| b.count_at_value())
+        self.buckets()
+            .filter(|&(count, _)| count > limit)
+            .map(|(_, samples)| samples)
             .sum()
     }
 }
@@ -212,7 +284,53 @@ mod tests {
         assert_eq!(d.count_above(1), 1);
     }
 
+    #[test]
+    fn the_histogram_is_exact_below_the_list_bound_only() {
+        let hist = histogram();
+        assert_eq!(hist.equivalent_range(EXACT_BELOW - 1), 1);
+        assert_eq!(hist.equivalent_range(EXACT_BELOW), 2);
+    }
+
+    /// Rows of a plain histogram of `samples`: what a distribution gives,
+    /// whether it holds them as a list or as a histogram.
+    fn histogram_rows(samples: &[u64]) -> Vec<(u64, u64)> {
+        let mut hist = histogram();
+        samples.iter().for_each(|&s| hist.record(s).unwrap());
+        hist.iter_recorded()
+            .map(|b| (b.value_iterated_to(), b.count_at_value()))
+            .collect()
+    }
+
     proptest! {
+        /// Few distinct small counts (a list), many, and large ones (a
+        /// histogram), with some of the samples removed.
+        #[test]
+        fn a_list_and_a_histogram_give_the_same_figures(
+            counts in prop::collection::vec(
+                prop_oneof![4 => 0u64..40, 1 => 0u64..3000, 1 => 0u64..10_000_000],
+                1..40,
+            ),
+            picks in prop::collection::vec(any::<prop::sample::Index>(), 0..120),
+            keep in prop::collection::vec(any::<bool>(), 120),
+            limit in 0u64..3000,
+        ) {
+            let samples: Vec<u64> = picks.iter().map(|i| *i.get(&counts)).collect();
+            let d = dist(&samples);
+            let rows = histogram_rows(&samples);
+            prop_assert_eq!(d.rows(), rows.clone());
+            prop_assert_eq!(d.samples(), samples.len() as u64);
+            let above: u64 = rows.iter().filter(|r| r.0 > limit).map(|r| r.1).sum();
+            prop_assert_eq!(d.count_above(limit), above);
+            let (rest, removed): (Vec<(u64, bool)>, Vec<(u64, bool)>) =
+                samples.iter().copied().zip(keep).partition(|p| p.1);
+            let rest: Vec<u64> = rest.into_iter().map(|p| p.0).collect();
+            let removed: Vec<u64> = removed.into_iter().map(|p| p.0).collect();
+            let max = rest.iter().copied().max().unwrap_or(0);
+            let without = d.without(&removed, max);
+            prop_assert_eq!(without.rows(), histogram_rows(&rest));
+            prop_assert_eq!(without.quantiles(), dist(&rest).quantiles());
+        }
+
         #[test]
         fn matches_the_definition_below_2048(samples in prop::collection::vec(0u64..2048, 1..400)) {
             let d = dist(&samples);
