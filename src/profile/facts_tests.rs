@@ -144,11 +144,15 @@ proptest::proptest! {
         });
         let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
         let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
+        let error_endpoints = super::facts::client_error_endpoints(&t);
         let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();
         proptest::prop_assert_eq!(&order, &with_requests);
         for (c, want) in expected.iter().enumerate() {
             match visited.get(&(c as Id)) {
-                Some(got) => proptest::prop_assert_eq!(got, want),
+                Some(got) => {
+                    proptest::prop_assert_eq!(got, want);
+                    proptest::prop_assert_eq!(error_endpoints[c], want.client_error_endpoints);
+                }
                 None => {
                     proptest::prop_assert_eq!(want.requests, 0);
                     proptest::prop_assert_eq!(&ClientFacts::without_requests(), want);
