@@ -31,7 +31,7 @@ const FEW_COUNTS: usize = 32;
 ///
 /// A histogram takes 16 KB however few its samples, and a report holds
 /// three for each endpoint it lists: so a distribution of a few distinct
-/// counts, all below [`EXACT_BELOW`] (where the histogram is exact), is a
+/// counts, all below 2048 (where the histogram is exact), is a
 /// short list instead, and becomes a histogram only when a count would make
 /// it long or inexact. Both give the same figures.
 #[derive(Debug, Clone)]
@@ -321,10 +321,10 @@ mod tests {
             prop_assert_eq!(d.samples(), samples.len() as u64);
             let above: u64 = rows.iter().filter(|r| r.0 > limit).map(|r| r.1).sum();
             prop_assert_eq!(d.count_above(limit), above);
-            let (rest, removed): (Vec<(u64, bool)>, Vec<(u64, bool)>) =
-                samples.iter().copied().zip(keep).partition(|p| p.1);
-            let rest: Vec<u64> = rest.into_iter().map(|p| p.0).collect();
-            let removed: Vec<u64> = removed.into_iter().map(|p| p.0).collect();
+            let kept = |k: bool| -> Vec<u64> {
+                samples.iter().zip(&keep).filter(|p| *p.1 == k).map(|p| *p.0).collect()
+            };
+            let (rest, removed) = (kept(true), kept(false));
             let max = rest.iter().copied().max().unwrap_or(0);
             let without = d.without(&removed, max);
             prop_assert_eq!(without.rows(), histogram_rows(&rest));
