@@ -6,12 +6,19 @@
 //! layout and the ordering guarantee; it knows nothing about log formats.
 
 mod interner;
+mod stretches;
 mod time_order;
 
 pub use interner::{Interner, hash32, spread_hash};
+use stretches::Stretches;
 use time_order::TimeOrder;
 
 use crate::units::Millis;
+
+/// Rows out of time order only within stretches of at most this many are
+/// put in order in place, stretch by stretch ([`Stretches`]); rows out of
+/// order over longer spans, by an order worked out over the whole table.
+const MAX_STRETCH: usize = 1 << 18;
 
 /// Dense id of an interned string (a client key or an endpoint).
 pub type Id = u32;
@@ -164,6 +171,10 @@ impl EventTable {
         if self.ts.is_sorted() {
             return;
         }
+        if let Some(stretches) = Stretches::find(&self.ts, MAX_STRETCH) {
+            self.permute_in_place(&stretches);
+            return;
+        }
         let order = TimeOrder::of(&self.ts);
         // Each column moved on its own thread.
         let EventTable {
@@ -192,6 +203,22 @@ impl EventTable {
             }
             s.spawn(|_| *logged = order.permute(logged));
         });
+    }
+
+    /// Puts every column in the order of `stretches`, in place.
+    fn permute_in_place(&mut self, stretches: &Stretches) {
+        stretches.permute(&mut self.ts);
+        stretches.permute(&mut self.client);
+        stretches.permute(&mut self.endpoint);
+        if !self.path.is_empty() {
+            stretches.permute(&mut self.path);
+        }
+        stretches.permute(&mut self.method);
+        stretches.permute(&mut self.status);
+        for column in &mut self.extra_keys {
+            stretches.permute(&mut column.ids);
+        }
+        stretches.permute(&mut self.logged);
     }
 
     /// Time of the first and last event.

@@ -12,6 +12,8 @@
 //! Rows in a few time-sorted runs (servers' logs one after another) are
 //! merged by a comparison sort instead, as are times that do not pack into
 //! 64 bits beside the row number (a span of millennia in milliseconds).
+//! Rows out of order only within short stretches never come here: they are
+//! put in order in place ([`super::stretches`]).
 
 use rayon::prelude::*;
 
