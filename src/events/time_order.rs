@@ -62,12 +62,24 @@ impl TimeOrder {
     }
 
     /// `values` (one per row) in this order.
-    pub fn permute<T: Copy>(&self, values: &[T]) -> Vec<T> {
+    pub fn permute<T: Copy + Send + Sync>(&self, values: &[T]) -> Vec<T> {
+        let mut out = Vec::new();
+        self.permute_into(values, &mut out);
+        out
+    }
+
+    /// `values` (one per row) in this order, written into `out` (whose
+    /// memory is reused), on every core.
+    pub fn permute_into<T: Copy + Send + Sync>(&self, values: &[T], out: &mut Vec<T>) {
         match self {
-            TimeOrder::Rows(order) => order.iter().map(|&i| values[i as usize]).collect(),
-            TimeOrder::Words { words, packing } => {
-                words.iter().map(|&w| values[packing.row(w)]).collect()
-            }
+            TimeOrder::Rows(order) => order
+                .par_iter()
+                .map(|&i| values[i as usize])
+                .collect_into_vec(out),
+            TimeOrder::Words { words, packing } => words
+                .par_iter()
+                .map(|&w| values[packing.row(w)])
+                .collect_into_vec(out),
         }
     }
 
@@ -78,7 +90,7 @@ impl TimeOrder {
             TimeOrder::Rows(_) => self.permute(&ts),
             TimeOrder::Words { words, packing } => {
                 drop(ts);
-                words.iter().map(|&w| packing.time(w)).collect()
+                words.par_iter().map(|&w| packing.time(w)).collect()
             }
         }
     }
