@@ -37,6 +37,8 @@
 #                  segment; discovery on)
 #   clients-N      --clients LINES/5: a million client addresses at 5M lines
 #   shuffled       --shuffle: each minute's lines in random order
+#   at-end         --logged-at-end: each request written when it ends, stamped
+#                  with when it began (Apache's %t): a little out of order
 #   servers        --servers 10: ten time-sorted logs concatenated
 #   rotated        the plain log cut into ten time-sorted parts (split -n l/10)
 #                  concatenated out of order
@@ -73,11 +75,12 @@ PATHS="$BENCH_DIR/paths-$DISTINCT-$LINES.log"
 PATHS30="$BENCH_DIR/paths-30-$LINES.log"
 CLIENTS="$BENCH_DIR/clients-$DISTINCT-$LINES.log"
 SHUFFLED="$BENCH_DIR/shuffled-$LINES.log"
+AT_END="$BENCH_DIR/at-end-$LINES.log"
 SERVERS="$BENCH_DIR/servers-10-$LINES.log"
 ROTATED="$BENCH_DIR/rotated-10-$LINES.log"
 SCANNERS="$BENCH_DIR/scanners-2-paths-$DISTINCT-$LINES.log"
 PREFIXED="$BENCH_DIR/prefixed-paths-$DISTINCT-$LINES.log"
-SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$SERVERS" "$ROTATED" "$SCANNERS" "$PREFIXED")
+SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$AT_END" "$SERVERS" "$ROTATED" "$SCANNERS" "$PREFIXED")
 [[ "${SKIP_SHAPES:-}" == 1 ]] && SHAPES=()
 
 generate() { # FILE FORMAT [MORE FLAGS]
@@ -103,6 +106,7 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
     fi
     generate "$CLIENTS" combined --clients "$DISTINCT"
     generate "$SHUFFLED" combined --shuffle
+    generate "$AT_END" combined --logged-at-end
     generate "$SERVERS" combined --servers 10
     if [[ ! -s "$ROTATED" ]]; then
         echo "bench: cutting $COMBINED into ten parts, concatenated out of order" >&2
@@ -215,6 +219,7 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
     measure prefixed "$RUNS" "'$RLCTL' analyze -q --format json '$PREFIXED'"
     measure clients "$RUNS" "'$RLCTL' analyze -q --format json '$CLIENTS'"
     measure shuffled "$RUNS" "'$RLCTL' analyze -q --format json '$SHUFFLED'"
+    measure at_end "$RUNS" "'$RLCTL' analyze -q --format json '$AT_END'"
     measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
     measure rotated "$RUNS" "'$RLCTL' analyze -q --format json '$ROTATED'"
 fi
@@ -281,6 +286,7 @@ row scanners "analyze $DISTINCT paths + 2 scanners" "$SCANNERS" "$(ratio scanner
 row prefixed "analyze $DISTINCT paths under /app" "$PREFIXED" "$(ratio prefixed paths30_on '30 paths'); $(ratio prefixed paths_on 'not prefixed')"
 row clients "analyze $DISTINCT clients" "$CLIENTS" "$(ratio clients combined 'the 200-client log')"
 row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combined sorted)"
+row at_end "analyze logged at request end" "$AT_END" "$(ratio at_end combined sorted)"
 row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
 row rotated "analyze 10 parts out of order" "$ROTATED" "$(ratio rotated combined sorted)"
 echo

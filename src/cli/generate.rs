@@ -64,6 +64,11 @@ pub struct GenerateArgs {
     #[arg(long)]
     pub shuffle: bool,
 
+    /// Write each request when it ends, stamped with when it began (as
+    /// Apache's %t is): lines a little out of time order.
+    #[arg(long, conflicts_with = "shuffle")]
+    pub logged_at_end: bool,
+
     /// Deal the requests to K servers and write their time-sorted logs one
     /// after another, as `cat server-*.log` would.
     #[arg(long, value_name = "K", default_value_t = 1)]

@@ -50,6 +50,9 @@
 //! - `--scanners K`: K more addresses probing many distinct paths, answered
 //!   mostly 404 ([`scanners`]).
 //! - `--shuffle`: each epoch-aligned minute's lines in a seeded random order.
+//! - `--logged-at-end`: each request written when it ends (its time plus its
+//!   request time), stamped with when it began, as Apache's `%t` is: lines a
+//!   little out of time order ([`order`]).
 //! - `--servers K`: the requests dealt to K servers; each server's log is
 //!   time-sorted and they are written one after another ([`order`]). Rotated
 //!   files out of order are a shell recipe: `split -n l/10 -d all.log part.`,
@@ -80,7 +83,7 @@ use std::io::{self, Write};
 
 use clock::TimeOffset;
 use distinct::PoolAssigner;
-use order::ShuffleMinutes;
+use order::{LoggedAtEnd, ShuffleMinutes};
 use profiles::{MIN_CLIENTS, Profile};
 use rng::Rng;
 use routes::Route;
@@ -178,6 +181,8 @@ pub struct Shapes {
     pub scanners: u32,
     /// Shuffle each minute's lines (`--shuffle`).
     pub shuffle: bool,
+    /// Write each request when it ends (`--logged-at-end`).
+    pub logged_at_end: bool,
     /// Servers whose time-sorted logs are concatenated (`--servers`; 1: one log).
     pub servers: u32,
 }
@@ -188,6 +193,7 @@ impl Default for Shapes {
             distinct_paths: None,
             scanners: 0,
             shuffle: false,
+            logged_at_end: false,
             servers: 1,
         }
     }
@@ -303,12 +309,13 @@ impl Generator {
     }
 
     /// The requests in the order they are written: time order, unless
-    /// `--servers` or `--shuffle` reorder them ([`order`]). Each server's
-    /// share is picked from a fresh pass over the requests, so memory stays
-    /// that of one pass (one minute's requests with `--shuffle`).
+    /// `--servers`, `--shuffle` or `--logged-at-end` reorder them
+    /// ([`order`]). Each server's share is picked from a fresh pass over the
+    /// requests, so memory stays that of one pass (one minute's requests with
+    /// `--shuffle`, the requests still running with `--logged-at-end`).
     pub fn written_events(&self) -> Box<dyn Iterator<Item = Event> + '_> {
         let (servers, seed) = (self.shapes.servers, self.seed);
-        if servers == 1 && !self.shapes.shuffle {
+        if servers == 1 && !self.shapes.shuffle && !self.shapes.logged_at_end {
             return Box::new(self.events());
         }
         Box::new((0..servers).flat_map(move |server| {
@@ -317,12 +324,14 @@ impl Generator {
                 .enumerate()
                 .filter(move |&(i, _)| order::server_of(seed, i as u64, servers) == server)
                 .map(|(_, e)| e);
-            if self.shapes.shuffle {
+            let written: Box<dyn Iterator<Item = Event>> = if self.shapes.shuffle {
                 Box::new(ShuffleMinutes::new(mine, seed, u64::from(server)))
-                    as Box<dyn Iterator<Item = Event>>
+            } else if self.shapes.logged_at_end {
+                Box::new(LoggedAtEnd::new(mine))
             } else {
                 Box::new(mine)
-            }
+            };
+            written
         }))
     }
 

@@ -194,6 +194,35 @@ fn shuffle_reorders_within_each_minute_only() {
 }
 
 #[test]
+fn logged_at_end_reorders_lines_by_at_most_the_longest_request() {
+    let base = config(60, 30_000, Shapes::default());
+    let at_end = Config {
+        shapes: Shapes {
+            logged_at_end: true,
+            ..Shapes::default()
+        },
+        ..base.clone()
+    };
+    let (plain, late) = (text(&base), text(&at_end));
+    assert_eq!(sorted_lines(&plain), sorted_lines(&late));
+    assert!(descents(&late) > 100, "logged at end: {}", descents(&late));
+    // No line comes after one that began more than the longest request
+    // (30 s) later. Times of one day: seconds from the hour on.
+    let seconds = |l: &str| {
+        let t = &parse(l).time[12..20];
+        let part = |r: std::ops::Range<usize>| t[r].parse::<i64>().unwrap();
+        part(0..2) * 3600 + part(3..5) * 60 + part(6..8)
+    };
+    let mut latest = 0;
+    for line in late.lines() {
+        let t = seconds(line);
+        assert!(t + 30 >= latest, "{line} after a line of second {latest}");
+        latest = latest.max(t);
+    }
+    assert_eq!(late, text(&at_end), "reproducible");
+}
+
+#[test]
 fn servers_concatenate_time_sorted_logs() {
     let base = config(60, 30_000, Shapes::default());
     let split = Config {

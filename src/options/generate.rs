@@ -31,6 +31,7 @@ pub fn generate_settings(args: &GenerateArgs) -> Result<GenerateSettings, Genera
                 distinct_paths: args.distinct_paths,
                 scanners: args.scanners,
                 shuffle: args.shuffle,
+                logged_at_end: args.logged_at_end,
                 servers: args.servers,
             },
         },

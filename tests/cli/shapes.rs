@@ -1,8 +1,8 @@
 //! The figures of `rlctl analyze` on the shapes real traffic brings (many
 //! distinct paths, many clients, scanners) do not depend on the order of the
-//! lines (shuffled within minutes, ten servers' logs concatenated, parts given
-//! as separate inputs in reverse order), on the chunks the input is parsed in,
-//! or on the number of threads.
+//! lines (shuffled within minutes, written as requests end, ten servers' logs
+//! concatenated, parts given as separate inputs in reverse order), on the
+//! chunks the input is parsed in, or on the number of threads.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +40,7 @@ fn assert_order_free(dir: &Path, shape: &[&'static str]) {
     let shuffled = generate(dir, "shuffled.log", &with(&["--shuffle"]));
     let servers = generate(dir, "servers.log", &with(&["--servers", "10"]));
     let both = generate(dir, "both.log", &with(&["--servers", "3", "--shuffle"]));
+    let at_end = generate(dir, "at-end.log", &with(&["--logged-at-end"]));
     let text = std::fs::read_to_string(&sorted).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let mut parts = Vec::new();
@@ -54,9 +55,10 @@ fn assert_order_free(dir: &Path, shape: &[&'static str]) {
         expected["endpoints"].as_array().unwrap().len() == 15,
         "{shape:?}"
     );
-    let inputs: [(&str, Vec<PathBuf>); 5] = [
+    let inputs: [(&str, Vec<PathBuf>); 6] = [
         ("sorted", vec![sorted]),
         ("shuffled", vec![shuffled]),
+        ("logged at end", vec![at_end]),
         ("servers", vec![servers]),
         ("servers shuffled", vec![both]),
         ("parts in reverse order", parts),
