@@ -65,7 +65,11 @@ fn inputs() -> Vec<(&'static str, EventTable)> {
     let ends: Vec<Millis> = times
         .iter()
         .map(|&t| {
-            let late = if next() % 10 == 0 { 3_000 } else { 100 };
+            let late = if next().is_multiple_of(10) {
+                3_000
+            } else {
+                100
+            };
             t + (next() % late) as Millis
         })
         .collect();
