@@ -182,12 +182,7 @@ impl EventTable {
         // into the memory the one before it left: one new column of ids in
         // all, not one per column (fresh memory costs a fault per page).
         let mut spare: Vec<Id> = Vec::new();
-        let paths = (!self.path.is_empty()).then_some(&mut self.path);
-        let ids = [&mut self.client, &mut self.endpoint, &mut self.method]
-            .into_iter()
-            .chain(paths)
-            .chain(self.extra_keys.iter_mut().map(|c| &mut c.ids));
-        for column in ids {
+        for column in self.id_columns() {
             order.permute_into(column, &mut spare);
             std::mem::swap(column, &mut spare);
         }
@@ -198,17 +193,21 @@ impl EventTable {
     /// Puts every column in the order of `stretches`, in place.
     fn permute_in_place(&mut self, stretches: &Stretches) {
         stretches.permute(&mut self.ts);
-        stretches.permute(&mut self.client);
-        stretches.permute(&mut self.endpoint);
-        if !self.path.is_empty() {
-            stretches.permute(&mut self.path);
+        for column in self.id_columns() {
+            stretches.permute(column);
         }
-        stretches.permute(&mut self.method);
         stretches.permute(&mut self.status);
-        for column in &mut self.extra_keys {
-            stretches.permute(&mut column.ids);
-        }
         stretches.permute(&mut self.logged);
+    }
+
+    /// Every column of ids one per row: both ways of putting rows in time
+    /// order move these alike (the path column only when paths were kept).
+    fn id_columns(&mut self) -> impl Iterator<Item = &mut Vec<Id>> {
+        let paths = (!self.path.is_empty()).then_some(&mut self.path);
+        [&mut self.client, &mut self.endpoint, &mut self.method]
+            .into_iter()
+            .chain(paths)
+            .chain(self.extra_keys.iter_mut().map(|c| &mut c.ids))
     }
 
     /// Time of the first and last event.
