@@ -175,11 +175,17 @@ fn split(paths: &Paths, groups: Groups, shared: usize) -> trie::Node {
 /// The subtrie of `owners` (whose paths share `shared` bytes), fed in one pass.
 fn fed(paths: &Paths, owners: Vec<Id>, shared: usize) -> trie::Node {
     let mut node = trie::Node::default();
+    feed(&mut node, paths, owners, shared);
+    node
+}
+
+/// Feeds the paths of `owners` (which share `shared` bytes) to `node`, in
+/// the canonical order.
+pub(super) fn feed(node: &mut trie::Node, paths: &Paths, owners: Vec<Id>, shared: usize) {
     let order = sorted(paths, owners, shared);
     feed_in_order(&order, paths, shared, |segments, n| {
         node.insert(segments, n)
     });
-    node
 }
 
 /// The paths of `owners` in the canonical order (every path has the same

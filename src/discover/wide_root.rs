@@ -25,7 +25,7 @@ use std::cmp::Reverse;
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::build::{Groups, feed_in_order, sorted};
+use super::build::{Groups, feed, feed_in_order, sorted};
 use super::paths::Paths;
 use super::shape::{ParamKey, param_key};
 use super::trie::{self, CAP};
@@ -69,11 +69,7 @@ pub(super) fn build<'t>(paths: &Paths<'t>, groups: Groups<'t>, shared: usize) ->
 
     // The node as the collapse finds it.
     let fed = |segment: &str, owners: Vec<Id>, child: &mut trie::Node| {
-        let shared = shared + 1 + segment.len();
-        let order = sorted(paths, owners, shared);
-        feed_in_order(&order, paths, shared, |segments, n| {
-            child.insert(segments, n)
-        });
+        feed(child, paths, owners, shared + 1 + segment.len())
     };
     let children: Vec<(String, trie::Node)> = before
         .into_par_iter()
