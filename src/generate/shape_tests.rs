@@ -175,36 +175,38 @@ fn descents(log: &str) -> usize {
     times.windows(2).filter(|w| w[1] < w[0]).count()
 }
 
+/// The base log of the reordering tests (60 clients, 30,000 lines).
+fn base() -> Config {
+    config(60, 30_000, Shapes::default())
+}
+
+/// The base log, and the same requests written with `shapes`: the same
+/// lines, and the same order on every run.
+fn reordered(shapes: Shapes) -> (String, String) {
+    let other = Config { shapes, ..base() };
+    let (plain, written) = (text(&base()), text(&other));
+    assert_eq!(sorted_lines(&plain), sorted_lines(&written));
+    assert_eq!(written, text(&other), "reproducible");
+    (plain, written)
+}
+
 #[test]
 fn shuffle_reorders_within_each_minute_only() {
-    let base = config(60, 30_000, Shapes::default());
-    let shuffled = Config {
-        shapes: Shapes {
-            shuffle: true,
-            ..Shapes::default()
-        },
-        ..base.clone()
-    };
-    let (plain, mixed) = (text(&base), text(&shuffled));
-    assert_eq!(sorted_lines(&plain), sorted_lines(&mixed));
+    let (_, mixed) = reordered(Shapes {
+        shuffle: true,
+        ..Shapes::default()
+    });
     assert!(descents(&mixed) > 1_000, "shuffled: {}", descents(&mixed));
     let minutes: Vec<&str> = mixed.lines().map(|l| &parse(l).time[12..17]).collect();
     assert!(minutes.windows(2).all(|w| w[0] <= w[1]), "minutes in order");
-    assert_eq!(mixed, text(&shuffled), "reproducible");
 }
 
 #[test]
 fn logged_at_end_reorders_lines_by_at_most_the_longest_request() {
-    let base = config(60, 30_000, Shapes::default());
-    let at_end = Config {
-        shapes: Shapes {
-            logged_at_end: true,
-            ..Shapes::default()
-        },
-        ..base.clone()
-    };
-    let (plain, late) = (text(&base), text(&at_end));
-    assert_eq!(sorted_lines(&plain), sorted_lines(&late));
+    let (_, late) = reordered(Shapes {
+        logged_at_end: true,
+        ..Shapes::default()
+    });
     assert!(descents(&late) > 100, "logged at end: {}", descents(&late));
     // No line comes after one that began more than the longest request
     // (30 s) later. Times of one day: seconds from the hour on.
@@ -219,31 +221,23 @@ fn logged_at_end_reorders_lines_by_at_most_the_longest_request() {
         assert!(t + 30 >= latest, "{line} after a line of second {latest}");
         latest = latest.max(t);
     }
-    assert_eq!(late, text(&at_end), "reproducible");
 }
 
 #[test]
 fn servers_concatenate_time_sorted_logs() {
-    let base = config(60, 30_000, Shapes::default());
-    let split = Config {
-        shapes: Shapes {
-            servers: 10,
-            ..Shapes::default()
-        },
-        ..base.clone()
-    };
-    let (plain, ten) = (text(&base), text(&split));
-    assert_eq!(sorted_lines(&plain), sorted_lines(&ten));
+    let (plain, ten) = reordered(Shapes {
+        servers: 10,
+        ..Shapes::default()
+    });
     assert_eq!(descents(&plain), 0);
     assert_eq!(descents(&ten), 9, "ten sorted runs");
-    assert_eq!(ten, text(&split));
     assert_eq!(
         Generator::new(&Config {
             shapes: Shapes {
                 servers: 0,
                 ..Shapes::default()
             },
-            ..base.clone()
+            ..base()
         })
         .err(),
         Some(GenerateError::Servers(0))
@@ -254,7 +248,7 @@ fn servers_concatenate_time_sorted_logs() {
                 distinct_paths: Some(0),
                 ..Shapes::default()
             },
-            ..base
+            ..base()
         })
         .err(),
         Some(GenerateError::NoDistinctPaths)
