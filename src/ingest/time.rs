@@ -42,8 +42,22 @@ fn month_from_abbrev(m: &[u8]) -> Option<u32> {
         .map(|i| i as u32 + 1)
 }
 
+/// Whether the date exists: `31/Feb` and `29/Feb/2023` do not (they are bad
+/// timestamps, not days of March).
 fn valid_date(year: i64, month: u32, day: u32) -> bool {
-    (1..=12).contains(&month) && (1..=31).contains(&day) && (1..=9999).contains(&year)
+    (1..=9999).contains(&year)
+        && (1..=12).contains(&month)
+        && (1..=days_in(year, month)).contains(&day)
+}
+
+/// Days of `month` (1 to 12) in `year`, in the proleptic Gregorian calendar.
+fn days_in(year: i64, month: u32) -> u32 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
 }
 
 fn hms_ms(h: u32, m: u32, s: u32) -> Option<i64> {

@@ -58,6 +58,39 @@ fn epoch_forms() {
 }
 
 #[test]
+fn dates_that_do_not_exist_are_bad_timestamps() {
+    // Found by review: these were read as days of the next month.
+    for bad in [
+        "31/Feb/2026:00:00:00 +0000",
+        "29/Feb/2023:00:00:00 +0000",
+        "29/Feb/1900:00:00:00 +0000",
+        "31/Apr/2026:00:00:00 +0000",
+        "31/Jun/2026:12:00:00 +0000",
+        "31/Sep/2026:12:00:00 +0000",
+        "31/Nov/2026:12:00:00 +0000",
+    ] {
+        assert_eq!(parse_clf(bad.as_bytes()), None, "{bad}");
+        assert_eq!(ClfCache::default().parse(bad.as_bytes()), None, "{bad}");
+    }
+    assert_eq!(ms("2026-02-31T00:00:00Z"), None);
+    assert_eq!(ms("2023-02-29 00:00:00"), None);
+    assert_eq!(ms("29/Feb/2024:00:00:00 +0000"), ms("2024-02-29T00:00:00Z"));
+    assert_eq!(ms("29/Feb/2000:00:00:00 +0000"), ms("2000-02-29T00:00:00Z"));
+    assert!(ms("2000-02-29T00:00:00Z").is_some());
+}
+
+proptest::proptest! {
+    /// A date is read exactly when it is a day of the calendar: the day
+    /// `days_from_civil` gives comes back as the same date.
+    #[test]
+    fn a_date_is_read_when_the_calendar_has_it(year in 1i64..=9999, month in 1u32..=12, day in 1u32..=31) {
+        let exists = crate::text::time::civil_from_days(days_from_civil(year, month, day)) == (year, month, day);
+        let text = format!("{year:04}-{month:02}-{day:02}T00:00:00Z");
+        proptest::prop_assert_eq!(ms(&text).is_some(), exists, "{}", text);
+    }
+}
+
+#[test]
 fn the_accepted_range_is_years_1_to_9999() {
     assert_eq!(ms("0001-01-01T00:00:00Z"), Some(EARLIEST_MS));
     assert_eq!(ms("9999-12-31T23:59:59.999Z"), Some(LATEST_MS));
