@@ -192,12 +192,18 @@ impl KeySpec {
         }
     }
 
-    /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an IP stays as it is.
+    /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an
+    /// IP stays as it is. An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, as
+    /// dual-stack servers log IPv4 clients) is the IPv4 client it stands for.
     fn aggregate<'a>(&self, addr: &'a str) -> Cow<'a, str> {
         if self.cidr4.is_none() && self.cidr6.is_none() {
             return Cow::Borrowed(addr);
         }
-        match addr.parse::<IpAddr>() {
+        let ip = match addr.parse::<IpAddr>() {
+            Ok(IpAddr::V6(v6)) => Ok(v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)),
+            other => other,
+        };
+        match ip {
             Ok(IpAddr::V4(v4)) => match self.cidr4 {
                 Some(bits) => {
                     let mask = if bits == 0 {

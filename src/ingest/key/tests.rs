@@ -162,6 +162,28 @@ fn cidr_aggregation() {
 }
 
 #[test]
+fn ipv4_mapped_addresses_aggregate_as_the_ipv4_clients_they_are() {
+    // Found by review: under --cidr6 every `::ffff:a.b.c.d` client was one
+    // key, `::/64`, and --cidr4 did not apply to them.
+    for (addr, cidr4, cidr6, client) in [
+        ("::ffff:192.0.2.77", Some(24), Some(64), "192.0.2.0/24"),
+        ("[::ffff:192.0.2.77]:443", Some(24), None, "192.0.2.0/24"),
+        ("::FFFF:198.51.100.9", Some(16), Some(48), "198.51.0.0/16"),
+        ("::ffff:192.0.2.77", None, Some(64), "::ffff:192.0.2.77"),
+        ("::ffff:c000:24d", Some(24), Some(64), "192.0.2.0/24"),
+        // Not mapped: IPv6 prefixes as before.
+        ("::192.0.2.77", Some(24), Some(64), "::/64"),
+        ("64:ff9b::c000:24d", Some(24), Some(96), "64:ff9b::/96"),
+    ] {
+        assert_eq!(key("ip", cidr4, cidr6, addr, "", "").0, client, "{addr}");
+    }
+    assert_ne!(
+        key("ip", Some(24), Some(64), "::ffff:192.0.2.77", "", "").0,
+        key("ip", Some(24), Some(64), "::ffff:8.8.8.8", "", "").0
+    );
+}
+
+#[test]
 fn ports_and_brackets_are_not_part_of_the_client() {
     for (logged, client) in [
         ("192.0.2.7:51234", "192.0.2.7"),
