@@ -24,6 +24,26 @@ pub struct Chosen {
     pub description: String,
 }
 
+/// The most of an input's first chunk detection reads.
+const HEAD_BYTES: usize = 64 << 10;
+
+/// The part of an input's first chunk (`data`, whole lines) that detection
+/// reads: its first [`HEAD_BYTES`], from the first line that is shorter than
+/// that (a longer line is skipped, not cut short: a cut line fits no format).
+pub fn head(data: &[u8]) -> &[u8] {
+    let mut start = 0;
+    while data.len() - start > HEAD_BYTES {
+        match memchr::memchr(b'\n', &data[start..start + HEAD_BYTES]) {
+            Some(_) => break,
+            None => match memchr::memchr(b'\n', &data[start + HEAD_BYTES..]) {
+                Some(end) => start += HEAD_BYTES + end + 1,
+                None => break,
+            },
+        }
+    }
+    &data[start..data.len().min(start + HEAD_BYTES)]
+}
+
 /// Chooses the parser of an input whose first bytes are `head` (`None` when
 /// the input has no line short enough to look at).
 pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Chosen, IngestError> {

@@ -166,7 +166,7 @@ impl<'s> Merger<'s> {
         format: &mut String,
     ) -> Result<Box<dyn LineParser>, IngestError> {
         let head = batch.iter().find_map(|p| match p {
-            Ok(Piece::Lines { data, .. }) => Some(&data[..data.len().min(64 << 10)]),
+            Ok(Piece::Lines { data, .. }) => Some(detect::head(data)),
             _ => None,
         });
         let chosen = detect::choose(settings, head, name)?;

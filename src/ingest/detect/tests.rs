@@ -30,6 +30,31 @@ fn a_minority_of_bad_lines_does_not_spoil_detection() {
 }
 
 #[test]
+fn a_first_line_longer_than_the_head_is_skipped_not_cut() {
+    // Found by review: a 70 KB first line left detection a cut line only.
+    let line = |path: &str| {
+        format!(
+            "1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET /{path} HTTP/1.0\" 200 1 \"-\" \"a\"\n"
+        )
+    };
+    let long = line(&"a".repeat(70_000));
+    let (first, second) = (long.repeat(2), line("b"));
+    let data = format!("{first}{second}{second}");
+    assert_eq!(
+        head(data.as_bytes()),
+        format!("{second}{second}").as_bytes()
+    );
+    assert_eq!(detect(head(data.as_bytes())), Some(FormatChoice::Combined));
+    // A head with a line end in it starts at the input's start, as before.
+    let short = format!("{second}{long}");
+    assert_eq!(head(short.as_bytes()), &short.as_bytes()[..HEAD_BYTES]);
+    // One line longer than the head and nothing else: its first bytes.
+    let alone = "x".repeat(HEAD_BYTES * 2);
+    assert_eq!(head(alone.as_bytes()).len(), HEAD_BYTES);
+    assert_eq!(head(b"short\n"), b"short\n");
+}
+
+#[test]
 fn vhost_combined_is_told_from_address_lists() {
     let vhost = b"www.example.com:443 192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 1 \"-\" \"a\"\r\n";
     assert_eq!(detect(vhost), named("vhost_combined"));
