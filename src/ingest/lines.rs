@@ -77,6 +77,10 @@ pub struct Splitter<R> {
     done: bool,
     chunk_bytes: usize,
     buffers: Option<BufferSource>,
+    /// Whether the first bytes were read (and a byte order mark dropped).
+    started: bool,
+    /// A read error met after whole lines, returned after them.
+    failed: Option<io::Error>,
 }
 
 impl<R: Read> Splitter<R> {
@@ -94,6 +98,8 @@ impl<R: Read> Splitter<R> {
             done: false,
             chunk_bytes,
             buffers: None,
+            started: false,
+            failed: None,
         }
     }
 
@@ -120,6 +126,22 @@ impl<R: Read> Splitter<R> {
             }
         }
         Ok(false)
+    }
+
+    /// [`Self::fill`], the first time without the byte order mark the input
+    /// may start with (and filled again after it).
+    fn fill_past_bom(&mut self) -> io::Result<bool> {
+        let at_end = self.fill()?;
+        if std::mem::replace(&mut self.started, true) {
+            return Ok(at_end);
+        }
+        let bom = bom_len(&self.carry[..self.filled]);
+        if bom == 0 {
+            return Ok(at_end);
+        }
+        self.carry.copy_within(bom..self.filled, 0);
+        self.filled -= bom;
+        if at_end { Ok(true) } else { self.fill() }
     }
 
     /// Discards bytes up to and including the next newline; returns how many were dropped.
@@ -170,9 +192,21 @@ impl<R: Read> Iterator for Splitter<R> {
         if self.done {
             return None;
         }
-        let at_end = match self.fill() {
+        if let Some(e) = self.failed.take() {
+            self.done = true;
+            return Some(Err(e));
+        }
+        let at_end = match self.fill_past_bom() {
             Ok(end) => end,
             Err(e) => {
+                // The whole lines read before the error come first (a
+                // truncated gzip member holds many), then the error.
+                if let Some(i) = memchr::memrchr(b'\n', &self.carry[..self.filled]) {
+                    self.failed = Some(e);
+                    let piece = self.take_lines(i + 1);
+                    self.done |= piece.is_none();
+                    return piece.map(Ok);
+                }
                 self.done = true;
                 return Some(Err(e));
             }
@@ -195,6 +229,17 @@ impl<R: Read> Iterator for Splitter<R> {
     }
 }
 
+/// The length of the UTF-8 byte order mark `data` starts with (0 without
+/// one): an editor's or a Windows tool's mark before the first line is no
+/// part of it, nor of its client's address.
+fn bom_len(data: &[u8]) -> usize {
+    if data.starts_with(b"\xef\xbb\xbf") {
+        3
+    } else {
+        0
+    }
+}
+
 /// Splits a memory-mapped file into [`Piece`]s as [`Splitter`] splits a stream:
 /// chunks of about `chunk_bytes` ending at a line end, and lines that do not fit
 /// in a chunk as [`Piece::TooLong`]. Nothing is copied.
@@ -208,8 +253,8 @@ impl MapSplitter {
     /// A splitter over all of `map`.
     pub fn new(map: Arc<Mmap>, chunk_bytes: usize) -> Self {
         MapSplitter {
+            pos: bom_len(&map),
             map,
-            pos: 0,
             chunk_bytes,
         }
     }

@@ -136,7 +136,7 @@ impl<'s> Merger<'s> {
             |chunk| {
                 let chunk = chunk.map_err(|source| IngestError::Read {
                     file: name.clone(),
-                    line: self.report.lines,
+                    line: file.lines,
                     source,
                     hint: if compressed {
                         " (is the compressed file truncated?)"

@@ -50,7 +50,7 @@ use record::LineParser;
 pub enum IngestError {
     #[error("cannot open {file}: {source}")]
     Open { file: String, source: io::Error },
-    #[error("cannot read {file} after line {line}: {source}{hint}")]
+    #[error("cannot read {file} after line {line}{hint}: {source}")]
     Read {
         file: String,
         line: u64,

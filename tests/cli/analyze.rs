@@ -75,14 +75,32 @@ fn concatenated_gzip_members_are_all_read() {
 #[test]
 fn truncated_gzip_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
-    let full = gzip(LINE.repeat(2000).as_bytes());
-    let path = write(dir.path(), "cut.gz", &full[..full.len() / 2]);
-    rlctl()
-        .args(["analyze", path.to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(contains("cannot read"))
-        .stderr(contains("truncated"));
+    let lines: String = (0..20_000)
+        .map(|i| LINE.replace("/a ", &format!("/a/{} ", i * 7919 % 100_003)))
+        .collect();
+    let full = gzip(lines.as_bytes());
+    let cut = &full[..full.len() / 2];
+    let path = write(dir.path(), "cut.gz", cut);
+    // The whole lines a decoder gets out of the cut file before it fails.
+    let mut decoded = Vec::new();
+    let failure = std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(cut), &mut decoded);
+    assert!(failure.is_err());
+    let whole = decoded.iter().filter(|&&b| b == b'\n').count();
+    assert!(whole > 1000, "{whole}");
+    // Found by review: the line counted the lines of the files before it,
+    // and the lines decoded before the error were not counted at all.
+    let before = write(dir.path(), "before.log", LINE.repeat(10).as_bytes());
+    for inputs in [vec![&path], vec![&before, &path]] {
+        rlctl()
+            .arg("analyze")
+            .args(inputs)
+            .assert()
+            .code(2)
+            .stderr(contains(format!(
+                "cannot read {} after line {whole} (is the compressed file truncated?): ",
+                path.display()
+            )));
+    }
 }
 
 #[test]
