@@ -22,6 +22,7 @@ use super::{
     method, route,
 };
 use crate::policy::{CheckedRule, Exemption};
+use crate::simulate::gateway;
 use crate::units::Limit;
 
 /// The nginx exporter.
@@ -145,6 +146,18 @@ fn write_zone(
     exemptions: bool,
 ) -> Result<bool, ExportError> {
     let shape = Shape::of(rule)?;
+    if gateway::nginx::Params::of(&rule.spec).bucket().is_none() {
+        // nginx keeps rate and burst in milli-requests: past that, `nginx -t`
+        // refuses the number or the module's arithmetic overflows.
+        return Err(ExportError::Unsupported {
+            target: "nginx",
+            rule: rule.name.clone(),
+            message: format!(
+                "its limit {} needs a rate or burst beyond nginx's milli-request counters",
+                rule.spec.limit
+            ),
+        });
+    }
     let parts = client_parts(rule)?;
     let key: String = parts.iter().map(part_expr).collect();
     let rate = rate(rule.spec.limit);
@@ -354,5 +367,39 @@ route = '^/api/"x"$'
         let one = Policy::parse("[[rule]]\nname='one'\nlimit='1/s'\nburst=1", "p").unwrap();
         let out = Nginx.render(&one, &ExportOptions::default()).unwrap();
         assert!(out.contains("limit_req zone=rl_one nodelay;"), "{out}");
+    }
+
+    #[test]
+    fn limits_beyond_nginx_counters_are_refused_not_written() {
+        // Found by review: these were written, and `nginx -t` refused them.
+        let policy = |limit: &str, algorithm: &str| {
+            let text = format!("[[rule]]\nname='x'\nlimit='{limit}'\nalgorithm='{algorithm}'");
+            Policy::parse(&text, "p.toml").unwrap()
+        };
+        for (limit, algorithm) in [
+            ("18446744073709551615/1s", "sliding-log"),
+            ("9223372036854775807/24h", "fixed-window"),
+            ("9300000000000000/1s", "sliding-log"),
+        ] {
+            let refused = Nginx.render(&policy(limit, algorithm), &ExportOptions::default());
+            assert!(
+                matches!(
+                    &refused,
+                    Err(ExportError::Unsupported {
+                        target: "nginx",
+                        ..
+                    })
+                ),
+                "{limit}: {refused:?}"
+            );
+        }
+        // As `simulate --gateway nginx` models it, where it fits.
+        let big = Nginx
+            .render(
+                &policy("1000000000000/1s", "sliding-log"),
+                &ExportOptions::default(),
+            )
+            .unwrap();
+        assert!(big.contains("rate=1000000000000r/s;"), "{big}");
     }
 }
