@@ -42,6 +42,10 @@
 #   servers        --servers 10: ten time-sorted logs concatenated
 #   rotated        the plain log cut into ten time-sorted parts (split -n l/10)
 #                  concatenated out of order
+#   copies         the shape the issue's DuckDB figure was taken on: a log of
+#                  LINES/10 lines with --distinct-paths 30000 (about 30,000
+#                  endpoints, cache-busted assets and ids), ten times over (not
+#                  time-ordered); rlctl and DuckDB both run on it
 #
 # GoAccess is the Debian package `goaccess` (apt-get install goaccess); without
 # it its row is skipped with a notice, and so is DuckDB's without the venv.
@@ -80,7 +84,8 @@ SERVERS="$BENCH_DIR/servers-10-$LINES.log"
 ROTATED="$BENCH_DIR/rotated-10-$LINES.log"
 SCANNERS="$BENCH_DIR/scanners-2-paths-$DISTINCT-$LINES.log"
 PREFIXED="$BENCH_DIR/prefixed-paths-$DISTINCT-$LINES.log"
-SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$AT_END" "$SERVERS" "$ROTATED" "$SCANNERS" "$PREFIXED")
+COPIES="$BENCH_DIR/copies-10-paths-30000-$((LINES / 10)).log"
+SHAPES=("$PATHS" "$PATHS30" "$CLIENTS" "$SHUFFLED" "$AT_END" "$SERVERS" "$ROTATED" "$SCANNERS" "$PREFIXED" "$COPIES")
 [[ "${SKIP_SHAPES:-}" == 1 ]] && SHAPES=()
 
 generate() { # FILE FORMAT [MORE FLAGS]
@@ -115,6 +120,13 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
         (cd "$parts" && cat part.3 part.7 part.0 part.9 part.5 part.1 part.8 part.2 part.6 part.4) > "$ROTATED.part"
         rm -rf "$parts"
         mv "$ROTATED.part" "$ROTATED"
+    fi
+    if [[ ! -s "$COPIES" ]]; then
+        echo "bench: writing $COPIES" >&2
+        "$RLCTL" generate --lines $((LINES / 10)) --seed 1 --distinct-paths 30000 -o "$COPIES.one"
+        for _ in 1 2 3 4 5 6 7 8 9 10; do cat "$COPIES.one"; done > "$COPIES.part"
+        rm "$COPIES.one"
+        mv "$COPIES.part" "$COPIES"
     fi
 fi
 GOACCESS_LOG="$BENCH_DIR/combined-$LINES-head-$GOACCESS_LINES.log"
@@ -222,6 +234,8 @@ if [[ ${#SHAPES[@]} -gt 0 ]]; then
     measure at_end "$RUNS" "'$RLCTL' analyze -q --format json '$AT_END'"
     measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
     measure rotated "$RUNS" "'$RLCTL' analyze -q --format json '$ROTATED'"
+    measure copies "$RUNS" "'$RLCTL' analyze -q --format json '$COPIES'"
+    [[ -n "$DUCKDB" ]] && measure duckdb_copies "$RUNS" "$DUCKDB '$COPIES' 60"
 fi
 measure json "$RUNS" "'$RLCTL' analyze -q --format json '$JSON'"
 measure custom "$RUNS" "'$RLCTL' analyze -q --format json --log-format '$CUSTOM' '$CUSTOM_LOG'"
@@ -289,6 +303,8 @@ row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combine
 row at_end "analyze logged at request end" "$AT_END" "$(ratio at_end combined sorted)"
 row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
 row rotated "analyze 10 parts out of order" "$ROTATED" "$(ratio rotated combined sorted)"
+row copies "analyze 30k paths, ten copies" "$COPIES" "$(speedup copies duckdb_copies DuckDB)"
+row duckdb_copies "duckdb, 30k paths, ten copies" "$COPIES"
 echo
 echo "input MB is the log text processed (decompressed for the gzip rows: $(size_mb "$GZ") MB on disk);"
 echo "peak MB is the largest maximum RSS over the runs, B/event that divided by the lines."

@@ -2,8 +2,9 @@
 //! four id columns) in time order, as ingestion does before the analysis, for
 //! the input orders real logs come in: already sorted, shuffled within each
 //! minute, written as requests end (one in ten up to 3 s late, the rest up
-//! to 100 ms), and ten servers' sorted logs one after another. Reported per
-//! row (criterion's elements/s); each iteration sorts a fresh copy.
+//! to 100 ms), and two, four or ten servers' sorted logs one after another.
+//! Reported per row (criterion's elements/s); each iteration sorts a fresh
+//! copy.
 
 use std::hint::black_box;
 
@@ -42,6 +43,13 @@ fn table(times: &[Millis], order: &[usize]) -> EventTable {
     t
 }
 
+/// `k` servers' sorted shares of the rows, one after another.
+fn servers_of(k: usize) -> Vec<usize> {
+    let mut servers: Vec<usize> = (0..ROWS).collect();
+    servers.sort_by_key(|&i| (i * 7 % k, i));
+    servers
+}
+
 fn inputs() -> Vec<(&'static str, EventTable)> {
     let mut next = stream();
     let mut times: Vec<Millis> = (0..ROWS)
@@ -74,14 +82,13 @@ fn inputs() -> Vec<(&'static str, EventTable)> {
         })
         .collect();
     at_end.sort_by_key(|&i| (ends[i], i));
-    // Ten servers' sorted shares, one after another.
-    let mut servers = sorted.clone();
-    servers.sort_by_key(|&i| (i * 7 % 10, i));
     vec![
         ("sorted", table(&times, &sorted)),
         ("shuffled-minutes", table(&times, &shuffled)),
         ("logged-at-end", table(&times, &at_end)),
-        ("ten-servers", table(&times, &servers)),
+        ("ten-servers", table(&times, &servers_of(10))),
+        ("two-servers", table(&times, &servers_of(2))),
+        ("four-servers", table(&times, &servers_of(4))),
     ]
 }
 
