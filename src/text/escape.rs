@@ -6,12 +6,13 @@ use std::borrow::Cow;
 use std::fmt::Write;
 
 /// For terminals and plain text: control characters (C0, DEL, C1, including ESC
-/// of `\x1b[2J` and OSC 8 links) become visible `\x..` / `\u{..}` escapes; a
-/// backslash is doubled so the escaping cannot be forged.
+/// of `\x1b[2J` and OSC 8 links) and hidden ones ([`is_hidden`]) become
+/// visible `\x..` / `\u{..}` escapes; a backslash is doubled so the escaping
+/// cannot be forged.
 pub fn terminal(text: &str) -> Cow<'_, str> {
     if !text
         .chars()
-        .any(|c| c.is_control() || c == '\\' || is_bidi_control(c))
+        .any(|c| c.is_control() || c == '\\' || is_hidden(c))
     {
         return Cow::Borrowed(text);
     }
@@ -25,7 +26,7 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
             c if (c as u32) < 0x80 && c.is_control() => {
                 let _ = write!(out, "\\x{:02x}", c as u32);
             }
-            c if c.is_control() || is_bidi_control(c) => {
+            c if c.is_control() || is_hidden(c) => {
                 let _ = write!(out, "\\u{{{:x}}}", c as u32);
             }
             c => out.push(c),
@@ -34,9 +35,21 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
-/// Unicode bidirectional overrides can reorder what a reader sees ("Trojan Source").
-fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
+/// Characters that change what a reader sees without being seen: Unicode
+/// bidirectional overrides reorder text ("Trojan Source"), the line and
+/// paragraph separators break lines, and zero-width characters (a byte order
+/// mark among them) make two different keys look the same.
+fn is_hidden(c: char) -> bool {
+    matches!(
+        c,
+        '\u{202a}'..='\u{202e}'
+            | '\u{2066}'..='\u{2069}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'
+            | '\u{2029}'
+            | '\u{2060}'
+            | '\u{feff}'
+    )
 }
 
 /// For a Markdown table cell: terminal escaping, then characters Markdown would
@@ -70,7 +83,7 @@ pub fn html(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if (c.is_control() && c != '\n' && c != '\t') || is_bidi_control(c) => {
+            c if (c.is_control() && c != '\n' && c != '\t') || is_hidden(c) => {
                 let _ = write!(out, "&#xfffd;");
             }
             c => out.push(c),
@@ -116,6 +129,14 @@ mod tests {
         assert_eq!(terminal("\u{9b}31m"), "\\u{9b}31m");
         assert_eq!(terminal("a\u{202e}b"), "a\\u{202e}b");
         assert_eq!(terminal("nul\0"), "nul\\x00");
+        // Found by review: these reached tables and CSV as they were.
+        assert_eq!(terminal("a\u{2028}b\u{2029}"), "a\\u{2028}b\\u{2029}");
+        assert_eq!(terminal("\u{feff}1.1.1.1"), "\\u{feff}1.1.1.1");
+        assert_eq!(terminal("ad\u{200b}min"), "ad\\u{200b}min");
+        assert_eq!(csv_cell("a\u{2028}b"), "a\\u{2028}b");
+        assert_eq!(markdown("a\u{2028}b"), "a\\\\u{2028}b");
+        assert_eq!(html("a\u{2028}b"), "a&#xfffd;b");
+        assert_eq!(terminal("café ☕"), "café ☕");
     }
 
     #[test]
