@@ -100,11 +100,13 @@ pub enum GatewayError {
     )]
     /// A name that is none of the gateways.
     Unknown(String),
-    #[error("{gateway}: limit {limit} is too large for the gateway's counters")]
+    #[error("{gateway}: limit {limit}{burst} is too large for the gateway's counters")]
     /// Converted parameters that do not fit the product's integer types.
     TooLarge {
         gateway: &'static str,
         limit: crate::units::Limit,
+        /// ` with burst B` when the rule has one (often what is too large).
+        burst: String,
     },
 }
 
@@ -184,6 +186,10 @@ impl Gateway {
         let too_large = || GatewayError::TooLarge {
             gateway: self.name(),
             limit: spec.limit,
+            burst: spec
+                .burst
+                .map(|b| format!(" with burst {b}"))
+                .unwrap_or_default(),
         };
         let (engine, parameters) = match self {
             Gateway::Nginx => {
@@ -347,6 +353,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn a_rule_too_large_for_a_gateway_names_its_burst() {
+        // Found by review: a burst too large was reported as the limit alone.
+        let mut spec = AlgorithmSpec::new(AlgorithmKind::TokenBucket, "1/1s".parse().unwrap());
+        spec.burst = Some(1 << 40);
+        let message = Gateway::Envoy.model(&spec).err().unwrap().to_string();
+        assert_eq!(
+            message,
+            "envoy: limit 1/1s with burst 1099511627776 is too large for the gateway's counters"
+        );
+        let huge = AlgorithmSpec::new(
+            AlgorithmKind::SlidingLog,
+            "18446744073709551615/1s".parse().unwrap(),
+        );
+        let message = Gateway::Nginx.model(&huge).err().unwrap().to_string();
+        assert!(
+            message.starts_with("nginx: limit 18446744073709551615/1s is too large"),
+            "{message}"
+        );
     }
 
     #[test]
