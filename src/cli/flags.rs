@@ -17,7 +17,7 @@ use crate::units::Window;
 /// `--window`.
 #[derive(Debug, Clone, Args)]
 pub struct WindowArg {
-    /// Window for per-client counts: 1s, 10s, 1m, 5m, 1h.
+    /// Window for per-client counts: whole seconds, minutes, hours or days (1s, 10s, 1m, 5m, 1h, 1d).
     #[arg(
         long,
         value_name = "DURATION",
@@ -73,10 +73,16 @@ pub struct RoutesArg {
     pub routes: Option<PathBuf>,
 }
 
-/// A `--multiplier`: a finite number above 0.
+/// The largest `--multiplier`: a limit a million times the normal peak is
+/// no limit, and far larger ones overflow what every gateway can count.
+const MAX_MULTIPLIER: f64 = 1e6;
+
+/// A `--multiplier`: a finite number above 0, at most [`MAX_MULTIPLIER`].
 pub fn positive_multiplier(text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() && x > 0.0 => Ok(x),
-        _ => Err("must be a positive number (3 to 5 is usual)".to_string()),
+        Ok(x) if x.is_finite() && x > 0.0 && x <= MAX_MULTIPLIER => Ok(x),
+        _ => Err(format!(
+            "must be a positive number up to {MAX_MULTIPLIER} (3 to 5 is usual)"
+        )),
     }
 }

@@ -217,6 +217,10 @@ mod tests {
         );
         assert!(settings(&["--window", "7x"]).is_err());
         assert!(settings(&["--multiplier", "0"]).is_err());
+        // Found by review: 1e308 saturated the limit at 2^64 - 1.
+        assert!(settings(&["--multiplier", "1e308"]).is_err());
+        assert!(settings(&["--multiplier", "1000001"]).is_err());
+        assert!(settings(&["--multiplier", "1e6"]).is_ok());
         assert!(settings(&["--algo", "magic"]).is_err());
         assert!(settings(&["--export-counts", "out.xlsx"]).is_err());
     }
