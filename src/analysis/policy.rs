@@ -16,15 +16,18 @@ use crate::text::time::format_rfc3339;
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
 /// has its own recommendation (static files aside: they rarely want a limit of their own).
 pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Option<Policy> {
-    recommended(run, settings, None)
+    recommended(run, settings, None).map(|(policy, _)| policy)
 }
 
-/// [`recommended_policy`], naming the routes file as `routes` says when given.
+/// [`recommended_policy`], naming the routes file as `routes` says when
+/// given; with the endpoints that got no rule although they have a
+/// recommendation of their own (a name that is no method and path template,
+/// a route limited to a host).
 fn recommended(
     run: &AnalyzeRun,
     settings: &AnalysisSettings,
     routes: Option<&str>,
-) -> Option<Policy> {
+) -> Option<(Policy, Vec<String>)> {
     let overall = run.recommendation.as_ref()?;
     let key = settings.ingest.keys.primary.text.clone();
     let templates = run.templates.as_ref().filter(|_| routes.is_some());
@@ -41,6 +44,7 @@ fn recommended(
         exempt: false,
     };
     let mut rules = vec![rule("global".into(), None, (None, None), overall)];
+    let mut unruled = Vec::new();
     for e in run
         .endpoint_recommendations
         .iter()
@@ -48,7 +52,8 @@ fn recommended(
     {
         let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
         if routed.is_some_and(|r| r.host.is_some()) {
-            continue; // a rule has no host to be limited to
+            unruled.push(e.endpoint.clone()); // a rule has no host to be limited to
+            continue;
         }
         let (method, route) = match routed {
             Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
@@ -57,7 +62,10 @@ fn recommended(
                     Some(template) => (Some(m), (None, Some(template))),
                     None => (Some(m), (Some(r), None)),
                 },
-                None => continue,
+                None => {
+                    unruled.push(e.endpoint.clone());
+                    continue;
+                }
             },
         };
         rules.push(rule(
@@ -67,10 +75,11 @@ fn recommended(
             &e.recommendation,
         ));
     }
-    Some(Policy {
+    let policy = Policy {
         routes: routes.map(str::to_string),
         rules,
-    })
+    };
+    Some((policy, unruled))
 }
 
 /// The template of `set` that the path of `endpoint` (`GET /api/orders/:id`) is.
@@ -90,12 +99,12 @@ pub fn policy_text(
     settings: &AnalysisSettings,
     routes: Option<&str>,
 ) -> Option<String> {
-    let policy = recommended(run, settings, routes)?;
+    let (policy, unruled) = recommended(run, settings, routes)?;
     let span = run
         .span
         .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))
         .unwrap_or_default();
-    let header = vec![
+    let mut header = vec![
         "Rate-limit policy written by `rlctl analyze --write-policy`.".to_string(),
         format!(
             "Basis: {} requests from {} clients, {span}.",
@@ -107,12 +116,36 @@ pub fn policy_text(
         ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
+    header.extend(unruled_note(&unruled));
     let mut text = policy.to_toml(&header);
     text.push_str(&suggested_exemptions(
         run,
         &settings.ingest.keys.primary.text,
     ));
     Some(text)
+}
+
+/// The header lines that name the endpoints left without a rule (log text,
+/// escaped so that it cannot end the comment).
+fn unruled_note(unruled: &[String]) -> Vec<String> {
+    const LISTED: usize = 10;
+    if unruled.is_empty() {
+        return Vec::new();
+    }
+    let mut note = vec![format!(
+        "No rule for {} endpoint(s) with a recommendation of their own (the global rule still covers them): a name that is not a method and a path template, or a route limited to a host:",
+        unruled.len()
+    )];
+    note.extend(
+        unruled
+            .iter()
+            .take(LISTED)
+            .map(|e| format!("  {}", crate::text::escape::terminal(e))),
+    );
+    if unruled.len() > LISTED {
+        note.push(format!("  and {} more", unruled.len() - LISTED));
+    }
+    note
 }
 
 /// The exemptions the client profiles suggest (periodic probes, heavy steady

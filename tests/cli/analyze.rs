@@ -194,6 +194,46 @@ fn terminal_escapes_in_logs_do_not_reach_the_terminal() {
 }
 
 #[test]
+fn the_policy_names_the_endpoints_it_has_no_rule_for() {
+    // Found by review: endpoints whose names are no path template (a space,
+    // a tab) got no rule, and nothing said so.
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = String::new();
+    for s in (0..3600).step_by(2) {
+        for c in 0..20 {
+            if (s * 7 + c * 13) % 10 < 5 {
+                let path = ["/ok", "/a b", "/x\ty"][(s + c) % 3];
+                let line = serde_json::json!({
+                    "time": 1_767_571_200 + s,
+                    "remote_addr": format!("10.0.0.{c}"),
+                    "request_method": "GET",
+                    "request_uri": path,
+                    "status": 200,
+                });
+                lines.push_str(&format!("{line}\n"));
+            }
+        }
+    }
+    let log = write(dir.path(), "a.json", lines.as_bytes());
+    let policy = dir.path().join("policy.toml");
+    rlctl()
+        .args(["analyze", "-q", "--write-policy", policy.to_str().unwrap()])
+        .arg(&log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&policy).unwrap();
+    let rules = rlctl::policy::Policy::parse(&text, "policy.toml").unwrap();
+    let names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["global", "get-ok"], "{text}");
+    assert!(
+        text.contains("# No rule for 2 endpoint(s) with a recommendation of their own")
+            && text.contains("#   GET /a b\n")
+            && text.contains("#   GET /x\\ty\n"),
+        "{text}"
+    );
+}
+
+#[test]
 fn policy_counts_and_output_files_are_written() {
     let dir = tempfile::tempdir().unwrap();
     let log = write(dir.path(), "a.log", LINE.repeat(5).as_bytes());
