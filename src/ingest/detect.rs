@@ -56,6 +56,11 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
     let chosen = match &settings.format {
         FormatChoice::Auto => match head.map(detect) {
             Some(Some(found)) => found,
+            // Nothing but blank lines to look at: they are skipped as blank
+            // in any format, and the run says so.
+            Some(None) if head.is_some_and(|h| sample_lines(h).is_empty()) => {
+                FormatChoice::Combined
+            }
             Some(None) => {
                 let first = head
                     .unwrap_or_default()
