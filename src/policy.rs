@@ -303,13 +303,15 @@ fn route_regex(
         .map_err(|e| fail(format!("bad route regex: {e}")))
 }
 
-/// The method and route regex that select an endpoint named like
-/// `GET /api/users/:id` or `GET /static/app.:hash.js` (its path read as a
+/// The method (none for a path alone, from a log without methods) and route
+/// regex that select an endpoint named like `GET /api/users/:id`,
+/// `GET /static/app.:hash.js` or `/api/users/:id` (its path read as a
 /// template: see [`crate::discover::template`]).
-pub fn endpoint_match(endpoint: &str) -> Option<(String, String)> {
-    let (method, path) = endpoint.split_once(' ')?;
+pub fn endpoint_match(endpoint: &str) -> Option<(Option<String>, String)> {
+    let (method, path) = crate::discover::method_and_path(endpoint)?;
     let template = crate::discover::Template::parse(path).ok()?;
-    Some((method.to_string(), template.regex()))
+    let method = (!method.is_empty()).then(|| method.to_string());
+    Some((method, template.regex()))
 }
 
 /// File extensions of static assets (scripts, styles, images, fonts).

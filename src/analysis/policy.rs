@@ -59,8 +59,8 @@ fn recommended(
             Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
             None => match policy::endpoint_match(&e.endpoint) {
                 Some((m, r)) => match templates.and_then(|set| listed(set, &e.endpoint)) {
-                    Some(template) => (Some(m), (None, Some(template))),
-                    None => (Some(m), (Some(r), None)),
+                    Some(template) => (m, (None, Some(template))),
+                    None => (m, (Some(r), None)),
                 },
                 None => {
                     unruled.push(e.endpoint.clone());

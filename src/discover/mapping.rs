@@ -5,7 +5,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
-use super::paths::{NO_PATH, Paths};
+use super::paths::{NO_PATH, Paths, method_and_path};
 use super::{TemplateSet, TemplateUse};
 use crate::events::{EventTable, Id, Interner};
 
@@ -107,12 +107,9 @@ fn rename<'n>(
         if t == NO_TEMPLATE {
             return NewName::Own(e as Id);
         }
-        // A name with a path is `METHOD /path` (see `Paths`).
-        let name = endpoints.name(e as Id);
-        NewName::Template(
-            &name[..name.bytes().position(|b| b == b' ').unwrap_or(0)],
-            t,
-        )
+        // A name with a path is `METHOD /path` or `/path` (see `Paths`).
+        let (method, _) = method_and_path(endpoints.name(e as Id)).unwrap_or_default();
+        NewName::Template(method, t)
     };
     let mut map: Vec<Id> = vec![0; endpoints.len()];
     let firsts: Vec<Vec<NewName<'n>>> = map
@@ -143,9 +140,13 @@ fn rename<'n>(
         .map(|firsts| {
             let id_of = |&name: &NewName<'n>| match name {
                 NewName::Own(e) => names.intern(endpoints.name(e)),
-                NewName::Template(method, t) => *renamed
-                    .entry(name)
-                    .or_insert_with(|| names.intern(&format!("{method} {}", texts[t as usize]))),
+                NewName::Template(method, t) => *renamed.entry(name).or_insert_with(|| {
+                    let template = &texts[t as usize];
+                    match method {
+                        "" => names.intern(template),
+                        method => names.intern(&format!("{method} {template}")),
+                    }
+                }),
             };
             firsts.iter().map(id_of).collect()
         })

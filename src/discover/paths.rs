@@ -13,8 +13,13 @@ use crate::events::{EventTable, Id, Interner, group_rows, hash32, spread_hash};
 /// Marks an endpoint that is no path: a routed name, or not `METHOD /path`.
 pub(super) const NO_PATH: Id = Id::MAX;
 
-/// Splits an endpoint name into method and path, when it has that shape.
+/// Splits an endpoint name into method and path, when it has that shape:
+/// `METHOD /path`, or `/path` alone (a line that logs no method; the method
+/// is then empty).
 pub fn method_and_path(name: &str) -> Option<(&str, &str)> {
+    if name.starts_with('/') {
+        return Some(("", name));
+    }
     let space = memchr::memchr(b' ', name.as_bytes())?;
     let (method, path) = (&name[..space], &name[space + 1..]);
     let is_method = !method.is_empty()
@@ -181,10 +186,14 @@ impl<'t> Paths<'t> {
     }
 
     /// The path of `owner`, one of [`Self::par_owners`] (whose names were read
-    /// as `METHOD /path` already: the path follows the first space).
+    /// as `METHOD /path` or `/path` already: the path is the name, or follows
+    /// the first space).
     pub(super) fn owner_path(&self, owner: Id) -> &'t str {
         let name = self.names.name(owner);
         debug_assert!(self.is_owner(owner));
+        if name.starts_with('/') {
+            return name;
+        }
         // A method is a few bytes: a plain scan finds its end sooner than memchr.
         let space = name.bytes().position(|b| b == b' ');
         space.map_or("", |space| &name[space + 1..])
@@ -242,14 +251,18 @@ mod tests {
         #[test]
         fn owners_agree_with_one_table(
             names in proptest::collection::vec(
-                ("(GET|POST|HEAD|get|)", "(/[a-c]{0,2}){0,3}|[a-c/]{0,3}"),
+                ("(GET|POST|HEAD|get|none|)", "(/[a-c ]{0,2}){0,3}|[a-c/]{0,3}"),
                 0..600,
             ),
             routed in proptest::collection::vec("(GET|POST) /[a-c]{0,2}", 0..3),
         ) {
             let mut interner = Interner::default();
             for (method, path) in &names {
-                interner.intern(&format!("{method} {path}"));
+                // `none`: a log without methods names endpoints by path alone.
+                match method.as_str() {
+                    "none" => interner.intern(path),
+                    method => interner.intern(&format!("{method} {path}")),
+                };
             }
             interner.release_lookups();
             proptest::prop_assert_eq!(

@@ -177,7 +177,7 @@ fn parse_line<'a>(
         .find_map(|r| r.host.as_ref())
         .map_or(&b""[..], |h| &record.extra[h.field]);
     let request = requests.ids(
-        &record.method,
+        (!record.no_method).then_some(&record.method[..]),
         host,
         &record.path,
         ctx.routes,
@@ -295,7 +295,12 @@ mod tests {
                 out.skip(n, SkipReason::NoClient);
                 continue;
             }
-            endpoint(&record.method, &record.path, &[], &mut name);
+            endpoint(
+                (!record.no_method).then_some(&record.method[..]),
+                &record.path,
+                &[],
+                &mut name,
+            );
             out.invalid_utf8 += u64::from(key.contains('\u{fffd}') || name.contains('\u{fffd}'));
             out.parsed += 1;
             let path = String::from_utf8_lossy(&record.path);

@@ -110,6 +110,9 @@ pub struct ColumnsParser {
     time_of: TimeOf,
     /// Where each column is in the current line (reused).
     spans: Vec<(usize, usize)>,
+    /// No column holds the method: endpoints are named by the path alone
+    /// ([`Record::no_method`]).
+    no_method: bool,
 }
 
 impl ColumnsParser {
@@ -149,6 +152,7 @@ impl ColumnsParser {
         Ok(ColumnsParser {
             layout,
             separator,
+            no_method: !(has(Role::Method) || has(Role::Request)),
             columns,
             extra,
             time_of,
@@ -270,6 +274,7 @@ impl LineParser for ColumnsParser {
         if let (Some(date), Some(clock)) = (date, clock) {
             end = Some(date_time(date, clock).ok_or(SkipReason::BadTime)?);
         }
+        record.no_method = self.no_method;
         if !stem.is_empty() {
             record.path = if query.is_empty() || query == b"-" {
                 Cow::Borrowed(stem)

@@ -93,31 +93,35 @@ impl RouteRule {
 /// Name given to requests without a usable request line (`"-"`, `""`, TLS noise).
 pub const INVALID_REQUEST: &str = "(invalid request)";
 
-/// Writes the endpoint of `method` + `target` into `out`.
-pub fn endpoint(method: &[u8], target: &[u8], routes: &[RouteRule], out: &mut String) {
+/// Writes the endpoint of `method` + `target` into `out` (`method: None`:
+/// the line logs no method, and the path alone names the endpoint).
+pub fn endpoint(method: Option<&[u8]>, target: &[u8], routes: &[RouteRule], out: &mut String) {
     endpoint_of_text(method, "", &lossy(target), routes, out);
 }
 
 /// [`endpoint`] of a target already turned into text (invalid UTF-8
 /// replaced), for virtual `host` (read by rules limited to a host).
 pub fn endpoint_of_text(
-    method: &[u8],
+    method: Option<&[u8]>,
     host: &str,
     target: &str,
     routes: &[RouteRule],
     out: &mut String,
 ) {
     out.clear();
-    let valid_method = !method.is_empty()
-        && method.len() <= 20
-        && method
-            .iter()
-            .all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_');
-    if !valid_method {
+    let valid_method = method.is_none_or(|method| {
+        !method.is_empty()
+            && method.len() <= 20
+            && method
+                .iter()
+                .all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_')
+    });
+    let target = strip_origin(target);
+    // Without a method, only a path names anything.
+    if !valid_method || (method.is_none() && !target.starts_with('/')) {
         out.push_str(INVALID_REQUEST);
         return;
     }
-    let target = strip_origin(target);
     if !routes.is_empty() {
         let path = without_query(target);
         if let Some(rule) = routes.iter().find(|r| r.matches(host, path)) {
@@ -125,9 +129,11 @@ pub fn endpoint_of_text(
             return;
         }
     }
-    // The method is ASCII (checked above).
-    out.extend(method.iter().map(|&b| char::from(b)));
-    out.push(' ');
+    if let Some(method) = method {
+        // The method is ASCII (checked above).
+        out.extend(method.iter().map(|&b| char::from(b)));
+        out.push(' ');
+    }
     push_path_with_ids(target, out);
 }
 

@@ -330,6 +330,7 @@ impl JsonParser {
         if let Some(m) = method {
             record.method = doc.text(m);
         }
+        record.no_method = method.is_none() && request.is_none();
         if let Some(p) = path {
             record.path = doc.text(p);
         }

@@ -127,6 +127,9 @@ pub struct LogFormatParser {
     /// Take the client address from the first X-Forwarded-For address when
     /// the format logs no address (Envoy's default format).
     addr_from_xff: bool,
+    /// The format has neither `$request` nor `$request_method`: endpoints
+    /// are named by the path alone ([`Record::no_method`]).
+    no_method: bool,
 }
 
 /// Which time an event gets, from the variables the format has.
@@ -203,6 +206,9 @@ impl LogFormatParser {
             format: format.to_string(),
             matcher,
             spans: Vec::with_capacity(roles.len()),
+            no_method: !roles
+                .iter()
+                .any(|r| matches!(r, Role::Request | Role::Method)),
             roles,
             extra,
             clock: ClfCache::default(),
@@ -332,6 +338,7 @@ impl LineParser for LogFormatParser {
         if record.method.is_empty() {
             record.method = Cow::Borrowed(method_from_request);
         }
+        record.no_method = self.no_method;
         if record.path.is_empty() {
             record.path = Cow::Borrowed(uri.unwrap_or(path_from_request));
         }

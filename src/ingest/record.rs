@@ -24,6 +24,11 @@ pub struct Record<'a> {
     /// `$http_user_agent`; parsers may leave it empty when no key reads it.
     pub user_agent: Bytes<'a>,
     pub method: Bytes<'a>,
+    /// The line has no method field at all (a JSON object without one, a
+    /// `log_format` without `$request` or `$request_method`): its endpoint
+    /// is named by the path alone. An empty or malformed method that was
+    /// logged is no such thing.
+    pub no_method: bool,
     /// Request target with any query string (`$request_uri`).
     pub path: Bytes<'a>,
     pub status: Option<u16>,
@@ -45,6 +50,7 @@ impl Record<'_> {
             xff: owned(self.xff),
             user_agent: owned(self.user_agent),
             method: owned(self.method),
+            no_method: self.no_method,
             path: owned(self.path),
             status: self.status,
             limit_req_status: owned(self.limit_req_status),
@@ -63,12 +69,13 @@ impl Record<'_> {
             xff,
             user_agent,
             method,
+            no_method,
             path,
             status,
             limit_req_status,
             extra,
         } = self;
-        (*time, *status) = (None, None);
+        (*time, *status, *no_method) = (None, None, false);
         for field in [addr, user, xff, user_agent, method, path, limit_req_status] {
             *field = EMPTY;
         }
@@ -245,6 +252,7 @@ mod tests {
             xff: owned(),
             user_agent: owned(),
             method: owned(),
+            no_method: true,
             path: owned(),
             status: Some(200),
             limit_req_status: owned(),
@@ -254,6 +262,8 @@ mod tests {
             r.extra.iter_mut().for_each(|f| *f = owned());
             r.clear(n);
             assert_eq!((r.time, r.status, r.extra.len()), (None, None, n));
+            assert!(!r.no_method);
+            r.no_method = true;
             let fields = [
                 &r.addr,
                 &r.user,

@@ -59,6 +59,8 @@ struct Entry {
     target_len: usize,
     /// The key is a prefix, standing for that prefix, `/` and an id.
     id_tail: bool,
+    /// The line logged no method (the method key is then empty).
+    no_method: bool,
     ids: RequestIds,
 }
 
@@ -101,10 +103,20 @@ impl Scratch {
 }
 
 impl Entry {
-    /// Whether this entry's key is `method`, `host`, `target` and `id_tail`
-    /// (lengths first, then the target, which differs most often).
-    fn is(&self, bytes: &[u8], method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> bool {
+    /// Whether this entry's key is `method` (`None`: no method logged),
+    /// `host`, `target` and `id_tail` (lengths first, then the target, which
+    /// differs most often).
+    fn is(
+        &self,
+        bytes: &[u8],
+        method: Option<&[u8]>,
+        host: &[u8],
+        target: &[u8],
+        id_tail: bool,
+    ) -> bool {
+        let (no_method, method) = (method.is_none(), method.unwrap_or_default());
         if self.id_tail != id_tail
+            || self.no_method != no_method
             || self.target_len != target.len()
             || self.method_len != method.len()
             || self.host_len != host.len()
@@ -128,16 +140,17 @@ impl Entry {
 }
 
 /// The hash of a request's cache key: the method's first 8 bytes as one
-/// word and its length with the flag in another (methods are short), the
+/// word and its length with the flags in another (methods are short), the
 /// host only when there is one, then the target. Keys that share a hash are
 /// told apart by [`Entry::is`].
-fn hash_request(method: &[u8], host: &[u8], target: &[u8], id_tail: bool) -> u64 {
+fn hash_request(method: Option<&[u8]>, host: &[u8], target: &[u8], id_tail: bool) -> u64 {
+    let (no_method, method) = (method.is_none(), method.unwrap_or_default());
     let mut hasher = FxHasher::default();
     let mut word = [0u8; 8];
     let n = method.len().min(8);
     word[..n].copy_from_slice(&method[..n]);
     hasher.write_u64(u64::from_le_bytes(word));
-    hasher.write_usize(method.len() << 1 | usize::from(id_tail));
+    hasher.write_usize(method.len() << 2 | usize::from(no_method) << 1 | usize::from(id_tail));
     if !host.is_empty() {
         hasher.write(host);
         hasher.write_usize(host.len());
@@ -158,10 +171,11 @@ impl RequestCache {
     }
 
     /// The ids of `method` + `target` (for virtual `host`, empty unless a
-    /// route is limited to a host), from the cache or resolved and interned.
+    /// route is limited to a host), from the cache or resolved and interned;
+    /// `method: None` when the line logs none.
     pub fn ids(
         &mut self,
-        method: &[u8],
+        method: Option<&[u8]>,
         host: &[u8],
         target: &[u8],
         routes: &[RouteRule],
@@ -193,19 +207,20 @@ impl RequestCache {
                     u32::try_from(entries.len()).expect("fewer than 4 billion requests per chunk");
                 entries.push(Entry {
                     start: bytes.len(),
-                    method_len: method.len(),
+                    method_len: method.map_or(0, <[u8]>::len),
                     host_len: host.len(),
                     target_len: key.len(),
                     id_tail,
+                    no_method: method.is_none(),
                     ids,
                 });
-                bytes.extend_from_slice(method);
+                bytes.extend_from_slice(method.unwrap_or_default());
                 bytes.extend_from_slice(host);
                 bytes.extend_from_slice(key);
                 table.insert_unique(hash, index, |&i| {
                     let entry = &entries[i as usize];
                     let (m, h, t) = entry.key(bytes);
-                    hash_request(m, h, t, entry.id_tail)
+                    hash_request((!entry.no_method).then_some(m), h, t, entry.id_tail)
                 });
                 return ids;
             }
@@ -222,7 +237,7 @@ impl RequestCache {
 /// Resolves a request without the cache: normalises the endpoint and interns
 /// the endpoint, the path without its query, and the method.
 pub fn resolve(
-    method: &[u8],
+    method: Option<&[u8]>,
     host: &[u8],
     target: &[u8],
     routes: &[RouteRule],
@@ -235,7 +250,7 @@ pub fn resolve(
     } else {
         lossy(host)
     };
-    let method_id = scratch.method_id(method, names.methods);
+    let method_id = scratch.method_id(method.unwrap_or_default(), names.methods);
     let endpoint_name = &mut scratch.endpoint_name;
     endpoint_of_text(method, &host, &target, routes, endpoint_name);
     RequestIds {
@@ -256,7 +271,7 @@ mod tests {
     fn queries_share_an_entry_and_ids_match_the_uncached_path() {
         let (mut e, mut p, mut m) = Default::default();
         let mut cache = RequestCache::default();
-        let mut ids = |method: &[u8], target: &[u8]| {
+        let mut ids = |method: Option<&[u8]>, target: &[u8]| {
             cache.ids(
                 method,
                 b"",
@@ -269,21 +284,32 @@ mod tests {
                 },
             )
         };
-        let a = ids(b"GET", b"/users/1?x=1");
-        let b = ids(b"GET", b"/users/2?x=2");
-        let c = ids(b"GET", b"/users/1#top");
-        let d = ids(b"POST", b"/users/1");
-        let bad = ids(b"GET", b"/\xff/x");
+        let a = ids(Some(b"GET"), b"/users/1?x=1");
+        let b = ids(Some(b"GET"), b"/users/2?x=2");
+        let c = ids(Some(b"GET"), b"/users/1#top");
+        let d = ids(Some(b"POST"), b"/users/1");
+        let bad = ids(Some(b"GET"), b"/\xff/x");
+        // No method logged, and an empty one logged: two more keys.
+        let none = ids(None, b"/users/3");
+        assert_eq!(ids(None, b"/users/4").endpoint, none.endpoint);
+        let empty = ids(Some(b""), b"/users/3");
+        assert_eq!((none.endpoint, empty.endpoint), (3, 4));
         assert_eq!((a.endpoint, a.path), (b.endpoint, 0));
         assert_eq!((b.path, c.path), (1, 0));
         assert_eq!((d.endpoint, d.path, d.method), (1, 0, 1));
         assert!(bad.invalid_utf8 && !a.invalid_utf8);
         // `/users/1` and `/users/2` share the entry of `/users` + an id.
-        assert_eq!(cache.entries.len(), 3);
+        assert_eq!(cache.entries.len(), 5);
         assert!(cache.entries[0].id_tail && !cache.entries[2].id_tail);
         assert_eq!(
             e.names().collect::<Vec<_>>(),
-            ["GET /users/:id", "POST /users/:id", "GET /\u{fffd}/x"]
+            [
+                "GET /users/:id",
+                "POST /users/:id",
+                "GET /\u{fffd}/x",
+                "/users/:id",
+                "(invalid request)"
+            ]
         );
         assert_eq!(p.name(bad.path), "/\u{fffd}/x");
     }

@@ -73,17 +73,26 @@ fn round_trips_through_toml() {
 fn endpoints_become_rules() {
     assert_eq!(
         endpoint_match("GET /api/users/:id"),
-        Some(("GET".into(), "^/api/users/[^/]+$".into()))
+        Some((Some("GET".into()), "^/api/users/[^/]+$".into()))
     );
     assert_eq!(
         endpoint_match("GET /a.b"),
-        Some(("GET".into(), r"^/a\.b$".into()))
+        Some((Some("GET".into()), r"^/a\.b$".into()))
     );
     assert_eq!(endpoint_match("(invalid request)"), None);
     assert_eq!(
         endpoint_match("GET /static/app.:hash.js"),
-        Some(("GET".into(), r"^/static/app\.[A-Za-z0-9]+\.js$".into()))
+        Some((
+            Some("GET".into()),
+            r"^/static/app\.[A-Za-z0-9]+\.js$".into()
+        ))
     );
+    // From a log without methods: the route alone.
+    assert_eq!(
+        endpoint_match("/api/users/:id"),
+        Some((None, "^/api/users/[^/]+$".into()))
+    );
+    assert_eq!(endpoint_match("search /x"), None);
     assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
     assert_eq!(rule_name("GET /"), "get-root");
     assert_eq!(rule_name("search"), "search");

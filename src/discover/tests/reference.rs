@@ -28,7 +28,10 @@ fn apply_reference(
                 let entry = uses.entry(text.clone()).or_default();
                 entry.0 += counts[e];
                 *entry.1.entry(path.to_string()).or_default() += counts[e];
-                format!("{method} {text}")
+                match method {
+                    "" => text,
+                    method => format!("{method} {text}"),
+                }
             }
             None => name.to_string(),
         };
@@ -118,33 +121,39 @@ fn uses_text(uses: &[TemplateUse]) -> Vec<(String, u64, u64, String)> {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
     /// Mapping gives the reference's names, ids, events and template uses,
-    /// on paths shared by several methods, routed names and names that are
-    /// no path at all.
+    /// on paths shared by several methods, paths without a method (a log
+    /// that logs none), routed names and names that are no path at all.
     #[test]
     fn apply_agrees_with_the_reference(
         rows in proptest::collection::vec(
-            (0usize..4, 0u64..300, 0u64..9, 1u64..4),
+            (0usize..5, 0u64..300, 0u64..9, 1u64..4),
             1..400,
         ),
     ) {
-        let methods = ["GET", "POST", "search", "GET"];
+        let methods = ["GET", "POST", "search", "GET", ""];
         let rows: Vec<(String, u64)> = rows
             .iter()
             .map(|&(m, id, kind, n)| {
-                let name = match (methods[m], kind) {
-                    ("search", _) => "search".to_string(),
-                    (m, 0) => format!("{m} /api/orders/{}", hex8(id)),
-                    (m, 1) => format!("{m} /static/app.{}.js", hex8(id)),
-                    (m, 2) => format!("{m} /static/app.{}.js", id),
-                    (m, 3) => format!("{m} /api/orders/search"),
-                    (m, 4) => format!("{m} /{}/app.1.js", hex8(id)),
+                let path = match kind {
+                    0 => format!("/api/orders/{}", hex8(id)),
+                    1 => format!("/static/app.{}.js", hex8(id)),
+                    2 => format!("/static/app.{}.js", id),
+                    3 => "/api/orders/search".to_string(),
+                    4 => format!("/{}/app.1.js", hex8(id)),
                     // Paths alike for more than the bytes a sort key holds.
-                    (m, 6) => format!("{m} /api/orders/by-customer-{}/{}", id % 3, id % 7),
+                    6 => format!("/api/orders/by-customer-{}/{}", id % 3, id % 7),
                     // A path that is its first segment, and one whose next
                     // byte sorts before `/`.
-                    (m, 7) => format!("{m} /api{}", ["", "/", "-v2/x", "/orders"][id as usize % 4]),
-                    (m, 8) => format!("{m} /api/{}", id % 2),
-                    (m, _) => format!("{m} /api/orders/:id"),
+                    7 => format!("/api{}", ["", "/", "-v2/x", "/orders"][id as usize % 4]),
+                    8 => format!("/api/{}", id % 2),
+                    // A space in the path, with and without a method before it.
+                    5 => format!("/api/a b/{}", id % 5),
+                    _ => "/api/orders/:id".to_string(),
+                };
+                let name = match methods[m] {
+                    "search" => "search".to_string(),
+                    "" => path,
+                    m => format!("{m} {path}"),
                 };
                 (name, n)
             })

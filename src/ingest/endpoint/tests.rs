@@ -6,8 +6,36 @@ fn ep(method: &str, target: &str, routes: &[&str]) -> String {
         .map(|r| RouteRule::parse(r).unwrap())
         .collect();
     let mut out = String::new();
-    endpoint(method.as_bytes(), target.as_bytes(), &routes, &mut out);
+    endpoint(
+        Some(method.as_bytes()),
+        target.as_bytes(),
+        &routes,
+        &mut out,
+    );
     out
+}
+
+#[test]
+fn a_line_without_a_method_is_named_by_its_path() {
+    let unlogged = |target: &str, routes: &[&str]| {
+        let routes: Vec<RouteRule> = routes
+            .iter()
+            .map(|r| RouteRule::parse(r).unwrap())
+            .collect();
+        let mut out = String::new();
+        endpoint(None, target.as_bytes(), &routes, &mut out);
+        out
+    };
+    assert_eq!(unlogged("/api/users/42?x=1", &[]), "/api/users/:id");
+    assert_eq!(unlogged("https://example.com/a/b", &[]), "/a/b");
+    assert_eq!(unlogged("/login", &["^/login$=auth"]), "auth");
+    // Only a path names anything; a logged method that is empty or bad
+    // still makes an invalid request.
+    for target in ["", "*", "login", "-"] {
+        assert_eq!(unlogged(target, &[]), INVALID_REQUEST, "{target}");
+    }
+    assert_eq!(ep("", "/a", &[]), INVALID_REQUEST);
+    assert_eq!(ep("get", "/a", &[]), INVALID_REQUEST);
 }
 
 #[test]
@@ -146,7 +174,7 @@ fn a_rule_for_one_host_names_only_its_requests() {
         .collect();
     let ep = |host: &str, target: &str| {
         let mut out = String::new();
-        endpoint_of_text(b"GET", host, target, &rules, &mut out);
+        endpoint_of_text(Some(b"GET"), host, target, &rules, &mut out);
         out
     };
     assert_eq!(rules[0].host.as_ref().unwrap().host, "api.example.com");
