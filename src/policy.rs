@@ -338,10 +338,10 @@ pub fn rule_name(endpoint: &str) -> String {
         }
     }
     let name = name.trim_end_matches('-');
-    if endpoint.ends_with(" /") {
-        format!("{name}-root")
-    } else {
-        name.to_string()
+    match (endpoint == "/" || endpoint.ends_with(" /"), name.is_empty()) {
+        (true, true) => "root".to_string(),
+        (true, false) => format!("{name}-root"),
+        (false, _) => name.to_string(),
     }
 }
 

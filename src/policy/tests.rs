@@ -95,6 +95,9 @@ fn endpoints_become_rules() {
     assert_eq!(endpoint_match("search /x"), None);
     assert_eq!(rule_name("GET /api/users/:id"), "get-api-users-id");
     assert_eq!(rule_name("GET /"), "get-root");
+    // A log without methods: the path alone.
+    assert_eq!(rule_name("/"), "root");
+    assert_eq!(rule_name("/api/users/:id"), "api-users-id");
     assert_eq!(rule_name("search"), "search");
     assert!(is_static_asset("GET /static/js/app.91be04d2.js"));
     assert!(!is_static_asset("GET /api/users/:id"));
