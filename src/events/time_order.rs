@@ -10,10 +10,13 @@
 //! at a time), the buckets in parallel.
 //!
 //! Rows in a few time-sorted runs (servers' logs one after another) are
-//! merged by a comparison sort instead, as are times that do not pack into
-//! 64 bits beside the row number (a span of millennia in milliseconds).
+//! merged instead ([`merge`]); times that do not pack into 64 bits beside
+//! the row number (a span of millennia in milliseconds) are put in order by
+//! a comparison sort.
 //! Rows out of order only within short stretches never come here: they are
 //! put in order in place ([`super::stretches`]).
+
+mod merge;
 
 use rayon::prelude::*;
 
@@ -23,8 +26,8 @@ use crate::units::Millis;
 /// the first-level cache while the rows are spread.
 const BUCKET_BITS: u32 = 11;
 
-/// Rows that come in at most this many time-sorted runs are merged by a
-/// comparison sort, which finds the runs: cheaper than the counting passes.
+/// Rows that come in at most this many time-sorted runs are merged
+/// ([`merge`]): cheaper than the counting passes.
 const FEW_RUNS: usize = 32;
 
 /// The rows of a table in time order; rows with equal times keep their
@@ -42,13 +45,20 @@ impl TimeOrder {
         Self::packed_past(ts, FEW_RUNS)
     }
 
-    /// The time order, packed when `ts` comes in more than `few_runs` runs
-    /// and packs.
+    /// The time order: merged when `ts` comes in at most `few_runs` runs,
+    /// else packed when it packs.
     fn packed_past(ts: &[Millis], few_runs: usize) -> TimeOrder {
-        let runs = 1 + ts.par_windows(2).filter(|w| w[1] < w[0]).count();
+        let descents = ts.par_windows(2).filter(|w| w[1] < w[0]).count();
+        if descents < few_runs {
+            let mut starts: Vec<usize> = (1..ts.len())
+                .into_par_iter()
+                .filter(|&i| ts[i] < ts[i - 1])
+                .collect();
+            starts.insert(0, 0);
+            return TimeOrder::Rows(merge::merged(ts, &starts));
+        }
         // Packing reads every time three times: only worth it when used.
-        let packing = (runs > few_runs).then(|| Packing::of(ts)).flatten();
-        match packing {
+        match Packing::of(ts) {
             Some(packing) => TimeOrder::Words {
                 words: packing.sorted_words(ts),
                 packing,
@@ -308,10 +318,25 @@ mod tests {
         assert_eq!(packing.buckets, 1 << BUCKET_BITS);
         assert!(matches!(TimeOrder::of(&ts), TimeOrder::Words { .. }));
         assert_eq!(time_order(&ts), reference(&ts));
-        // Ten sorted runs, one after another: the comparison sort merges them.
+        // Ten sorted runs, one after another: merged.
         let runs: Vec<Millis> = (0..5_000).map(|i| i % 500 * 1000).collect();
         assert!(matches!(TimeOrder::of(&runs), TimeOrder::Rows(_)));
         assert_eq!(time_order(&runs), reference(&runs));
+    }
+
+    #[test]
+    fn copies_of_a_log_and_interleaved_servers_merge_as_a_stable_sort() {
+        // Ten copies of one log (whole seconds, many rows each), the ten
+        // overlapping in time; and three servers' millisecond logs whose
+        // rows interleave one by one.
+        let one: Vec<Millis> = (0..3_000).map(|i| i / 7 * 1000).collect();
+        let copies: Vec<Millis> = (0..10).flat_map(|_| one.iter().copied()).collect();
+        assert!(matches!(TimeOrder::of(&copies), TimeOrder::Rows(_)));
+        assert_eq!(time_order(&copies), reference(&copies));
+        let servers: Vec<Millis> = (0..3)
+            .flat_map(|s| (0..2_000).map(move |i| i * 3 + s))
+            .collect();
+        assert_eq!(time_order(&servers), reference(&servers));
     }
 
     proptest! {
