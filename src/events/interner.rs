@@ -1,10 +1,11 @@
 //! Interning strings to dense ids, with every name stored once in one text
-//! buffer: memory is the names' bytes plus about 9 bytes per name (a 4-byte
-//! end offset, a 4-byte id in the table and its control byte, at the table's
-//! load), whatever their number, and interning allocates nothing but
-//! amortised buffer growth. The table holds ids only: when it is full it is
-//! rebuilt at twice the size by hashing the names in id order, one pass over
-//! the text as it lies in memory, so growing it jumps around no text.
+//! buffer: memory is the names' bytes plus about 13 bytes per name (a 4-byte
+//! end offset, the name's 4-byte hash, a 4-byte id in the table and its
+//! control byte, at the table's load), whatever their number, and interning
+//! allocates nothing but amortised buffer growth. The table holds ids only:
+//! when it is full it is rebuilt at twice the size from the kept hashes, in
+//! id order, reading no text; interning another interner's names
+//! ([`Interner::intern_all`]) reuses its hashes too.
 
 mod id_table;
 
@@ -26,13 +27,10 @@ pub struct Interner {
     /// The ids from which the ends are one more 2^32 further: one entry per
     /// 4 GiB of text, so empty for any table that fits in less.
     wraps: Vec<Id>,
+    /// Each name's [`hash32`].
+    hashes: Vec<u32>,
     /// The ids, found by the hash of their name.
     table: IdTable,
-}
-
-/// The hash of a name, as the table uses it.
-fn hash_name(name: &[u8]) -> u64 {
-    spread_hash(hash32(name))
 }
 
 /// A name's hash folded to 32 bits (what a table of hashes per name stores,
@@ -134,6 +132,7 @@ impl Interner {
             text: String::with_capacity(bytes),
             ends: Vec::with_capacity(names),
             wraps: Vec::new(),
+            hashes: Vec::with_capacity(names),
             table: IdTable::with_capacity(names),
         }
     }
@@ -141,7 +140,7 @@ impl Interner {
     /// The id of `name`, adding it when new.
     pub fn intern(&mut self, name: &str) -> Id {
         self.restore_lookups();
-        let hash = hash_name(name.as_bytes());
+        let hash = hash32(name.as_bytes());
         self.find_or_add(name.as_bytes(), hash, |_| Some(name))
             .expect("a name given as text is added as it is")
     }
@@ -153,13 +152,15 @@ impl Interner {
     /// match one and take the lossy way.
     pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
         self.restore_lookups();
-        let hash = hash_name(bytes);
+        let hash = hash32(bytes);
         match self.find_or_add(bytes, hash, |b| std::str::from_utf8(b).ok()) {
             Some(id) => id,
             None => self.intern(&String::from_utf8_lossy(bytes)),
         }
     }
 
+    /// The id of `name`, whose table hash ([`spread_hash`] of its [`hash32`])
+    /// is `hash`.
     fn find(&self, name: &[u8], hash: u64) -> Option<Id> {
         let Interner {
             text, ends, wraps, ..
@@ -168,20 +169,20 @@ impl Interner {
             .find(hash, |id| bytes_of(text, ends, wraps, id) == name)
     }
 
-    /// The id of `name` (which hashes to `hash`), found or added; when it is
-    /// new and `as_text` gives no text for it, nothing is added and the
+    /// The id of `name` (whose [`hash32`] is `hash`), found or added; when
+    /// it is new and `as_text` gives no text for it, nothing is added and the
     /// answer is `None`.
     fn find_or_add<'n>(
         &mut self,
         name: &'n [u8],
-        hash: u64,
+        hash: u32,
         as_text: impl FnOnce(&'n [u8]) -> Option<&'n str>,
     ) -> Option<Id> {
         // Grown here, by the names in id order, the table never grows by itself.
         if self.table.len() == self.table.capacity() {
             self.grow_table();
         }
-        if let Some(id) = self.find(name, hash) {
+        if let Some(id) = self.find(name, spread_hash(hash)) {
             return Some(id);
         }
         let name = as_text(name)?;
@@ -189,6 +190,7 @@ impl Interner {
             text,
             ends,
             wraps,
+            hashes,
             table,
         } = self;
         let id = Id::try_from(ends.len()).expect("more than 4 billion distinct names");
@@ -198,28 +200,36 @@ impl Interner {
             wraps.push(id);
         }
         ends.push(end as u32);
-        table.insert(hash, id);
+        hashes.push(hash);
+        table.insert(spread_hash(hash), id);
         Some(id)
     }
 
     /// The ids of every name of `names`, in its id order, adding the new ones
-    /// in that order: what interning them one by one gives. The names are
-    /// looked up [`AHEAD`] at a time, each step of the lookups asked for
-    /// ahead for the whole block so that their cache misses overlap: the
-    /// table lines, then the place of the name each lookup compares first,
-    /// then its text.
+    /// in that order: what interning them one by one gives (their hashes
+    /// taken from `names`, not computed again). The names are looked up
+    /// [`AHEAD`] at a time, each step of the lookups asked for ahead for the
+    /// whole block so that their cache misses overlap: the table lines, then
+    /// the place of the name each lookup compares first, then its text.
     pub fn intern_all(&mut self, names: &Interner) -> Vec<Id> {
         self.restore_lookups();
+        // Kept, unless `names` released its lookups.
+        let computed: Vec<u32>;
+        let all_hashes = if names.hashes.len() == names.len() {
+            &names.hashes
+        } else {
+            computed = names.names().map(|n| hash32(n.as_bytes())).collect();
+            &computed
+        };
         let mut ids = Vec::with_capacity(names.len());
-        let mut hashes = [0u64; AHEAD];
         let mut candidates = [None; AHEAD];
         for block in blocks(names.len()) {
-            for (hash, id) in hashes.iter_mut().zip(block.clone()) {
-                *hash = hash_name(names.name(id).as_bytes());
-                self.table.prefetch(*hash);
+            let hashes = &all_hashes[block.start as usize..block.end as usize];
+            for &hash in hashes {
+                self.table.prefetch(spread_hash(hash));
             }
-            for (candidate, &hash) in candidates.iter_mut().zip(&hashes).take(block.len()) {
-                *candidate = self.table.first_candidate(hash);
+            for (candidate, &hash) in candidates.iter_mut().zip(hashes) {
+                *candidate = self.table.first_candidate(spread_hash(hash));
                 if let Some(id) = *candidate {
                     prefetch(self.ends.as_ptr().wrapping_add(id as usize).cast());
                 }
@@ -237,31 +247,21 @@ impl Interner {
         ids
     }
 
-    /// Rebuilds the table with room for twice the names, hashing them in id
-    /// order (the text read front to back, the table lines of [`AHEAD`]
-    /// names asked for at a time); also what restores a released table.
+    /// Rebuilds the table with room for twice the names from their kept
+    /// hashes, in id order (the table lines of [`AHEAD`] names asked for at
+    /// a time); also what restores a released table.
     fn grow_table(&mut self) {
-        let Interner {
-            text,
-            ends,
-            wraps,
-            table,
-        } = self;
-        let mut grown = IdTable::with_capacity((ends.len() * 2).max(16));
-        let mut hashes = [0u64; AHEAD];
-        let mut start = 0;
-        for block in blocks(ends.len()) {
-            for (hash, id) in hashes.iter_mut().zip(block.clone()) {
-                let end = end_of(ends, wraps, id as usize);
-                *hash = hash_name(&text.as_bytes()[start..end]);
-                grown.prefetch(*hash);
-                start = end;
+        let mut grown = IdTable::with_capacity((self.ends.len() * 2).max(16));
+        for block in blocks(self.ends.len()) {
+            let hashes = &self.hashes[block.start as usize..block.end as usize];
+            for &hash in hashes {
+                grown.prefetch(spread_hash(hash));
             }
             for (&hash, id) in hashes.iter().zip(block) {
-                grown.insert(hash, id);
+                grown.insert(spread_hash(hash), id);
             }
         }
-        *table = grown;
+        self.table = grown;
     }
 
     /// The id of `name` if it was interned (after [`Self::release_lookups`]
@@ -270,14 +270,15 @@ impl Interner {
         if self.lookups_released() {
             return self.names().position(|n| n == name).map(|i| i as Id);
         }
-        self.find(name.as_bytes(), hash_name(name.as_bytes()))
+        self.find(name.as_bytes(), spread_hash(hash32(name.as_bytes())))
     }
 
-    /// Frees the lookup table, keeping every name and id: for a table whose
-    /// names are read by id from now on (a million distinct names hold about
-    /// 10 MB of table). The next `intern` builds the table again.
+    /// Frees the lookup table and the hashes, keeping every name and id: for
+    /// a table whose names are read by id from now on (a million distinct
+    /// names hold about 14 MB of them). The next `intern` builds them again.
     pub fn release_lookups(&mut self) {
         self.table = IdTable::default();
+        self.hashes = Vec::new();
     }
 
     fn lookups_released(&self) -> bool {
@@ -286,6 +287,9 @@ impl Interner {
 
     fn restore_lookups(&mut self) {
         if self.lookups_released() {
+            if self.hashes.len() != self.ends.len() {
+                self.hashes = self.names().map(|n| hash32(n.as_bytes())).collect();
+            }
             self.grow_table();
         }
     }
@@ -334,7 +338,7 @@ impl Interner {
     /// Bytes held by this interner (names, offsets and table), for memory accounting.
     pub fn heap_bytes(&self) -> usize {
         self.text.capacity()
-            + self.ends.capacity() * std::mem::size_of::<u32>()
+            + (self.ends.capacity() + self.hashes.capacity()) * std::mem::size_of::<u32>()
             + self.wraps.capacity() * std::mem::size_of::<Id>()
             + self.table.allocation_size()
     }
