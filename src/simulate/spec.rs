@@ -122,7 +122,9 @@ pub enum SpecError {
     )]
     /// `delay=N` / `nodelay` for anything but the leaky bucket.
     DelayNotApplicable { kind: AlgorithmKind },
-    #[error("{kind} needs a burst of at least 1: with burst 0 it would admit nothing")]
+    #[error(
+        "{kind} needs a burst of at least 1: with burst 0 it would admit nothing (only leaky-bucket, nginx's limit_req, takes a burst of 0)"
+    )]
     /// Burst 0 for token-bucket or gcra.
     ZeroBurst { kind: AlgorithmKind },
     #[error(
@@ -370,7 +372,10 @@ mod tests {
         for kind in ["token-bucket", "gcra"] {
             let err = spec(kind, "10/s", Some(0)).limiter().unwrap_err();
             assert!(matches!(err, SpecError::ZeroBurst { .. }), "{kind}");
+            // Says where a burst of 0 belongs (`--algo all --burst 0` fails here).
+            assert!(err.to_string().contains("only leaky-bucket"), "{err}");
         }
+        assert!(spec("leaky-bucket", "10/s", Some(0)).limiter().is_ok());
         let huge = spec("token-bucket", "10/1h", Some(u64::MAX / 2));
         assert!(matches!(huge.limiter(), Err(SpecError::TooLarge { .. })));
     }
