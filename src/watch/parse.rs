@@ -16,8 +16,12 @@ use crate::ingest::detect;
 use crate::ingest::record::{LineParser, SkipReason};
 use crate::ingest::{FormatChoice, IngestError, Settings, parser_for};
 
-/// Bytes held at most while the format is being detected.
+/// Bytes of lines detection decides on (lines longer than that before them
+/// skipped, as ingestion skips them: [`detect::head`]).
 const DETECT_BYTES: usize = 64 << 10;
+/// Bytes held at most while the format is being detected (overlong lines
+/// and all).
+const HELD_BYTES: usize = 1 << 20;
 /// Non-blank lines after which detection must have decided.
 const DETECT_LINES: usize = 50;
 
@@ -126,8 +130,16 @@ impl FileParser {
     /// chooses it for the head of an input); `None` while detection has not
     /// seen enough lines to give up.
     fn choose(&mut self, settings: &Settings) -> Result<Option<Box<dyn LineParser>>, IngestError> {
-        let head = &self.undetected[..self.undetected.len().min(DETECT_BYTES)];
-        let enough = self.undetected.len() >= DETECT_BYTES || non_blank_lines(head) >= DETECT_LINES;
+        let head = detect::head(&self.undetected);
+        let lines = non_blank_lines(head);
+        let enough = head.len() >= DETECT_BYTES
+            || lines >= DETECT_LINES
+            || self.undetected.len() >= HELD_BYTES;
+        // Blank lines alone decide nothing yet (ingestion reads a whole
+        // input of them as blank, but a followed file may go on).
+        if lines == 0 && !enough {
+            return Ok(None);
+        }
         match detect::choose(settings, Some(head), &self.name) {
             Ok(chosen) => {
                 self.format = chosen.description;

@@ -47,6 +47,31 @@ fn detection_waits_for_enough_lines_then_decides_once() {
 }
 
 #[test]
+fn blank_lines_first_leave_detection_to_the_lines_after_them() {
+    // A followed file that starts with blank lines is not taken for combined
+    // before its first log line comes (ingestion reads a whole input of
+    // blank lines as blank; a followed file may go on).
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("x.log");
+    assert!(p.parse(b"\n\n", &s).unwrap().is_none());
+    let json = "{\"time\":\"2026-01-05T00:00:00Z\",\"remote_addr\":\"1.2.3.4\",\"request_uri\":\"/a\",\"status\":200}\n";
+    let chunk = p.parse(json.repeat(3).as_bytes(), &s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed), (5, 3));
+    assert!(p.format().starts_with("json"), "{}", p.format());
+}
+
+#[test]
+fn a_first_line_longer_than_the_detection_window_is_skipped_not_cut() {
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("x.log");
+    let long = GOOD.replace("/a ", &format!("/{} ", "a".repeat(70_000)));
+    assert!(p.parse(long.as_bytes(), &s).unwrap().is_none());
+    let chunk = p.parse(GOOD.repeat(2).as_bytes(), &s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed), (3, 3));
+    assert_eq!(p.format(), "combined (detected)");
+}
+
+#[test]
 fn a_file_of_nothing_but_garbage_is_a_detection_error() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
