@@ -52,11 +52,23 @@ pub struct Line<'a> {
 }
 
 /// The text of a routes file (notes are written as comments; `#` and line
-/// breaks in them are replaced so the file always parses back).
+/// breaks in them are replaced so the file always parses back). A template
+/// whose text a line cannot carry (white space, a control character, `?` or
+/// `#`: paths from hostile or malformed logs) is left out, and the header
+/// says how many were.
 pub fn format(header: &[&str], lines: &[Line<'_>]) -> String {
     let mut out = String::new();
     for h in header {
         let _ = writeln!(out, "# {}", clean(h));
+    }
+    let (lines, left_out): (Vec<&Line<'_>>, Vec<&Line<'_>>) =
+        lines.iter().partition(|l| writable(l.template));
+    if !left_out.is_empty() {
+        let _ = writeln!(
+            out,
+            "# {} template(s) left out: their paths hold white space, control characters, `?` or `#`, which a line of this file cannot carry.",
+            left_out.len()
+        );
     }
     let width = lines
         .iter()
@@ -77,6 +89,14 @@ pub fn format(header: &[&str], lines: &[Line<'_>]) -> String {
     out
 }
 
+/// Whether `template` written on a line reads back as itself, and shows as
+/// itself in a terminal.
+fn writable(template: &Template) -> bool {
+    let text = template.to_string();
+    !text.chars().any(char::is_control)
+        && parse(&text, "").is_ok_and(|back| back.as_slice() == std::slice::from_ref(template))
+}
+
 fn clean(text: &str) -> String {
     text.chars()
         .map(|c| if c.is_control() { ' ' } else { c })
@@ -95,6 +115,38 @@ mod tests {
         let e = parse("/a\nno-slash\n", "r.txt").unwrap_err();
         assert_eq!((e.line, e.origin.as_str()), (2, "r.txt"));
         assert!(e.to_string().starts_with("r.txt:2: "), "{e}");
+    }
+
+    #[test]
+    fn templates_a_line_cannot_carry_are_left_out_and_counted() {
+        // Found by review: a path with an escape sequence or a line break
+        // from a hostile log went into the file as it was.
+        let texts = ["/ok/:id", "/a\u{1b}[2Jb", "/n\nl", "/x#y", "/t "];
+        // As discovery makes them: literal segments where the text does not parse.
+        let template = |t: &str| {
+            Template::parse(t).unwrap_or_else(|_| Template {
+                segments: t[1..]
+                    .split('/')
+                    .map(|s| crate::discover::template::Segment::Literal(s.into()))
+                    .collect(),
+            })
+        };
+        let templates: Vec<Template> = texts.iter().map(|t| template(t)).collect();
+        let lines: Vec<Line<'_>> = templates
+            .iter()
+            .map(|template| Line {
+                template,
+                note: None,
+            })
+            .collect();
+        let written = format(&["routes"], &lines);
+        assert!(written.contains("# 4 template(s) left out"), "{written}");
+        assert!(
+            !written.chars().any(|c| c.is_control() && c != '\n'),
+            "{written}"
+        );
+        let back = parse(&written, "x").unwrap();
+        assert_eq!(back, vec![templates[0].clone()]);
     }
 
     proptest::proptest! {
