@@ -25,7 +25,7 @@ pub struct Chosen {
 }
 
 /// The most of an input's first chunk detection reads.
-const HEAD_BYTES: usize = 64 << 10;
+pub const HEAD_BYTES: usize = 64 << 10;
 
 /// The part of an input's first chunk (`data`, whole lines) that detection
 /// reads: its first [`HEAD_BYTES`], from the first line that is shorter than

@@ -16,9 +16,6 @@ use crate::ingest::detect;
 use crate::ingest::record::{LineParser, SkipReason};
 use crate::ingest::{FormatChoice, IngestError, Settings, parser_for};
 
-/// Bytes of lines detection decides on (lines longer than that before them
-/// skipped, as ingestion skips them: [`detect::head`]).
-const DETECT_BYTES: usize = 64 << 10;
 /// Bytes held at most while the format is being detected (overlong lines
 /// and all).
 const HELD_BYTES: usize = 1 << 20;
@@ -130,9 +127,11 @@ impl FileParser {
     /// chooses it for the head of an input); `None` while detection has not
     /// seen enough lines to give up.
     fn choose(&mut self, settings: &Settings) -> Result<Option<Box<dyn LineParser>>, IngestError> {
+        // What ingestion decides on: up to `HEAD_BYTES` of lines, a longer
+        // line before them skipped.
         let head = detect::head(&self.undetected);
         let lines = non_blank_lines(head);
-        let enough = head.len() >= DETECT_BYTES
+        let enough = head.len() >= detect::HEAD_BYTES
             || lines >= DETECT_LINES
             || self.undetected.len() >= HELD_BYTES;
         // Blank lines alone decide nothing yet (ingestion reads a whole
