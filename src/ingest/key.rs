@@ -7,7 +7,7 @@ use std::net::IpAddr;
 
 mod address;
 
-pub use address::{address_list, first_address, last_address, without_port};
+pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
 
 use super::IngestError;
@@ -114,6 +114,15 @@ impl KeySpec {
         }
     }
 
+    /// Whether the key is one address, which [`Self::key_value`] gives as it
+    /// was logged: the names of such a key are put in canonical form once a
+    /// chunk is parsed ([`canonical_names`]), not line by line.
+    pub fn is_one_address(&self) -> bool {
+        matches!(self.parts.as_slice(), [KeyPart::Ip])
+            && self.cidr4.is_none()
+            && self.cidr6.is_none()
+    }
+
     /// Writes the key of `record` into `out`; false when every part is missing.
     pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
         out.clear();
@@ -194,10 +203,12 @@ impl KeySpec {
 
     /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an
     /// IP stays as it is. An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, as
-    /// dual-stack servers log IPv4 clients) is the IPv4 client it stands for.
+    /// dual-stack servers log IPv4 clients) is the IPv4 client it stands for;
+    /// an IPv6 address left whole is written canonically
+    /// ([`canonical_address`]).
     fn aggregate<'a>(&self, addr: &'a str) -> Cow<'a, str> {
         if self.cidr4.is_none() && self.cidr6.is_none() {
-            return Cow::Borrowed(addr);
+            return canonical_address(addr);
         }
         let ip = match addr.parse::<IpAddr>() {
             Ok(IpAddr::V6(v6)) => Ok(v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)),
@@ -214,7 +225,7 @@ impl KeySpec {
                     let net = std::net::Ipv4Addr::from(u32::from(v4) & mask);
                     Cow::Owned(format!("{net}/{bits}"))
                 }
-                None => Cow::Borrowed(addr),
+                None => canonical_address(addr),
             },
             Ok(IpAddr::V6(v6)) => match self.cidr6 {
                 Some(bits) => {
@@ -228,7 +239,7 @@ impl KeySpec {
                     let _ = write!(s, "{net}/{bits}");
                     Cow::Owned(s)
                 }
-                None => Cow::Borrowed(addr),
+                None => canonical_address(addr),
             },
             Err(_) => Cow::Borrowed(addr),
         }
@@ -314,6 +325,24 @@ impl KeySet {
         spec.fields = self.fields.clone();
         spec
     }
+}
+
+/// The names of `names` with every address in canonical form
+/// ([`canonical_address`]), and each name's id among them; `None` when every
+/// name already is (the common case, decided by looking for a colon).
+pub fn canonical_names(names: &Interner) -> Option<(Interner, Vec<Id>)> {
+    if names
+        .names()
+        .all(|name| matches!(canonical_address(name), Cow::Borrowed(_)))
+    {
+        return None;
+    }
+    let mut canonical = Interner::default();
+    let ids = names
+        .names()
+        .map(|name| canonical.intern(&canonical_address(name)))
+        .collect();
+    Some((canonical, ids))
 }
 
 fn present(value: &[u8]) -> Cow<'_, str> {

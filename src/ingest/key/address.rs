@@ -1,5 +1,9 @@
 //! One address field: its addresses (an X-Forwarded-For list, or the common
-//! single address decided in one pass) and an address's host without its port.
+//! single address decided in one pass), an address's host without its port,
+//! and an IPv6 address's canonical text.
+
+use std::borrow::Cow;
+use std::net::Ipv6Addr;
 
 /// An address without its port: `1.2.3.4:5678` → `1.2.3.4`, `[2001:db8::1]:443`
 /// and `[2001:db8::1]` → `2001:db8::1`, `host.example:8080` → `host.example`.
@@ -25,6 +29,30 @@ pub(super) fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
         0..colon
     } else {
         0..addr.len()
+    }
+}
+
+/// The text that stands for one IPv6 client however it was written: the
+/// address in the canonical form of RFC 5952 (lower case, no leading zeros,
+/// the longest run of zero groups as `::`), and an IPv4-mapped address
+/// (`::ffff:192.0.2.7`, how dual-stack servers log IPv4 clients) as the IPv4
+/// address it stands for, so that `2001:DB8:0:0::1` and `2001:db8::1` are one
+/// client, as they are to a server keying on the binary address. Anything
+/// else (IPv4, a hostname, `unknown`) stays as it is.
+pub fn canonical_address(addr: &str) -> Cow<'_, str> {
+    if !addr.contains(':') {
+        return Cow::Borrowed(addr);
+    }
+    let Ok(v6) = addr.parse::<Ipv6Addr>() else {
+        return Cow::Borrowed(addr);
+    };
+    let canonical = match v6.to_ipv4_mapped() {
+        Some(v4) => v4.to_string(),
+        None => v6.to_string(),
+    };
+    match canonical == addr {
+        true => Cow::Borrowed(addr),
+        false => Cow::Owned(canonical),
     }
 }
 

@@ -169,7 +169,8 @@ fn ipv4_mapped_addresses_aggregate_as_the_ipv4_clients_they_are() {
         ("::ffff:192.0.2.77", Some(24), Some(64), "192.0.2.0/24"),
         ("[::ffff:192.0.2.77]:443", Some(24), None, "192.0.2.0/24"),
         ("::FFFF:198.51.100.9", Some(16), Some(48), "198.51.0.0/16"),
-        ("::ffff:192.0.2.77", None, Some(64), "::ffff:192.0.2.77"),
+        ("::ffff:192.0.2.77", None, Some(64), "192.0.2.77"),
+        ("::ffff:192.0.2.77", None, None, "192.0.2.77"),
         ("::ffff:c000:24d", Some(24), Some(64), "192.0.2.0/24"),
         // Not mapped: IPv6 prefixes as before.
         ("::192.0.2.77", Some(24), Some(64), "::/64"),
@@ -184,6 +185,59 @@ fn ipv4_mapped_addresses_aggregate_as_the_ipv4_clients_they_are() {
 }
 
 #[test]
+fn an_ipv6_client_is_one_client_however_its_address_is_written() {
+    for (logged, client) in [
+        ("2001:DB8::1", "2001:db8::1"),
+        ("2001:db8:0:0:0:0:0:1", "2001:db8::1"),
+        ("2001:0db8::0001", "2001:db8::1"),
+        ("[2001:DB8:0::1]:443", "2001:db8::1"),
+        // The longest run of zeros is the one written `::` (RFC 5952 4.2.3).
+        ("2001:db8:0:0:1::1", "2001:db8::1:0:0:1"),
+        ("0:0:0:0:0:0:0:1", "::1"),
+        ("0:0:0:0:0:ffff:c000:207", "192.0.2.7"),
+        // Not an IPv6 address: as logged.
+        ("fe80::1%eth0", "fe80::1%eth0"),
+        ("unknown", "unknown"),
+        ("192.0.2.7", "192.0.2.7"),
+    ] {
+        assert_eq!(key("ip", None, None, logged, "", "").0, client, "{logged}");
+        assert_eq!(
+            key("xff", None, None, "-", logged, "").0,
+            client,
+            "{logged}"
+        );
+        assert_eq!(
+            key("ip+user", None, None, logged, "", "u").0,
+            format!("{client}+u"),
+            "{logged}"
+        );
+    }
+}
+
+#[test]
+fn chunk_names_of_one_address_keys_become_canonical_and_merge() {
+    let mut names = Interner::default();
+    for name in [
+        "192.0.2.7",
+        "2001:DB8::1",
+        "2001:db8::1",
+        "::ffff:192.0.2.7",
+    ] {
+        names.intern(name);
+    }
+    let (canonical, ids) = canonical_names(&names).expect("two names are not canonical");
+    assert_eq!(
+        canonical.names().collect::<Vec<_>>(),
+        ["192.0.2.7", "2001:db8::1"]
+    );
+    assert_eq!(ids, [0, 1, 1, 0]);
+    let mut plain = Interner::default();
+    plain.intern("192.0.2.7");
+    plain.intern("2001:db8::1");
+    assert!(canonical_names(&plain).is_none());
+}
+
+#[test]
 fn ports_and_brackets_are_not_part_of_the_client() {
     for (logged, client) in [
         ("192.0.2.7:51234", "192.0.2.7"),
@@ -191,7 +245,7 @@ fn ports_and_brackets_are_not_part_of_the_client() {
         ("[2001:db8::7]", "2001:db8::7"),
         ("2001:db8::7", "2001:db8::7"),
         ("::1", "::1"),
-        ("::ffff:192.0.2.7", "::ffff:192.0.2.7"),
+        ("::ffff:192.0.2.7", "192.0.2.7"),
         ("crawler.example.net", "crawler.example.net"),
         ("crawler.example.net:8080", "crawler.example.net"),
         ("host:", "host:"),
@@ -215,9 +269,10 @@ fn ports_and_brackets_are_not_part_of_the_client() {
 }
 
 proptest::proptest! {
-    /// A key interned from [`KeySpec::key_value`] (logged bytes where it can)
-    /// names what its text from [`KeySpec::key`] names: the same ids and
-    /// names, no key for both, and the same U+FFFD flag.
+    /// A key interned from [`KeySpec::key_value`] (logged bytes where it can,
+    /// put in canonical form per chunk by [`canonical_names`]) names what its
+    /// text from [`KeySpec::key`] names: the same ids and names, no key for
+    /// both, and the same U+FFFD flag.
     #[test]
     fn key_values_intern_as_the_key_text(
         fields in proptest::collection::vec(
@@ -226,6 +281,7 @@ proptest::proptest! {
                     &b"alice"[..], b"-", b" ", b"\t", b"\xff", "\u{fffd}".as_bytes(), b"Mozilla/5.0",
                     "é".as_bytes(), b"", b"1.2.3.4", b":8080", b"[2001:db8::1]", b"::1", b",", b"\"",
                     b"192.168.100.200", b"10.0.0.1", b"[", b"+", b"\x7f", b"\x80",
+                    b"2001:DB8:0::1", b"::ffff:1.2.3.4", b"0:0::1",
                 ]),
                 0..5,
             ),
@@ -244,6 +300,7 @@ proptest::proptest! {
             _ => KeySpec::parse("ip+user", None, None).unwrap(),
         };
         let (mut by_text, mut by_value) = (Interner::default(), Interner::default());
+        let (mut want, mut got_ids) = (Vec::new(), Vec::new());
         for parts in fields {
             let value = parts.concat();
             let mut r = Record::default();
@@ -261,9 +318,18 @@ proptest::proptest! {
                 got.map(KeyValue::has_replacement),
                 text.map(|t| KeyValue::Text(t).has_replacement())
             );
-            let want = text.map(|k| by_text.intern(k));
-            proptest::prop_assert_eq!(got.map(|k| k.intern(&mut by_value)), want);
+            want.push(text.map(|k| by_text.intern(k)));
+            got_ids.push(got.map(|k| k.intern(&mut by_value)));
         }
+        if spec.is_one_address()
+            && let Some((names, ids)) = canonical_names(&by_value)
+        {
+            by_value = names;
+            for id in got_ids.iter_mut().flatten() {
+                *id = ids[*id as usize];
+            }
+        }
+        proptest::prop_assert_eq!(got_ids, want);
         proptest::prop_assert_eq!(by_value.names().collect::<Vec<_>>(), by_text.names().collect::<Vec<_>>());
     }
 }
