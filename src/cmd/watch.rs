@@ -55,6 +55,7 @@ impl Outputs for Terminal {
             FileEvent::Missing => "missing".into(),
             FileEvent::NotAFile => "is not a regular file".into(),
             FileEvent::Unreadable(reason) => format!("cannot be read: {reason}"),
+            FileEvent::Compressed(kind) => format!("is {kind}-compressed: not followed"),
             FileEvent::Closed => "rotated-away file closed".into(),
         };
         eprintln!(

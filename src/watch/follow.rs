@@ -14,7 +14,10 @@
 //! - a line longer than [`MAX_LINE_BYTES`](crate::ingest::lines::MAX_LINE_BYTES) is discarded as it streams by and
 //!   reported with its length, so memory never grows with line length;
 //! - a path that is missing, not a regular file, or unreadable is reported once
-//!   per change of condition and looked at again on the next poll: never an error.
+//!   per change of condition and looked at again on the next poll: never an error;
+//! - a file that starts like gzip or zstd is not read (its bytes are no lines
+//!   until decompressed, and a compressed stream cannot be followed as it
+//!   grows): reported as [`FileEvent::Compressed`].
 //!
 //! Time comes in as an argument (the linger), so tests drive it by hand. This
 //! module knows nothing about log formats.
@@ -67,6 +70,8 @@ pub enum FileEvent {
     NotAFile,
     /// The path cannot be read: the reason.
     Unreadable(String),
+    /// The file at the path is compressed (`gzip` or `zstd`) and is not read.
+    Compressed(&'static str),
     /// A rotated-away file stayed quiet for the linger time and was closed.
     Closed,
 }
@@ -87,6 +92,7 @@ enum Condition {
     Missing,
     NotAFile,
     Unreadable(String),
+    Compressed(&'static str),
 }
 
 /// An open file and how far it was read.
@@ -288,6 +294,9 @@ impl Follower {
             Ok(opened) => opened,
             Err(e) => return self.set_condition(Condition::Unreadable(e.to_string()), out),
         };
+        if let Some(kind) = compression(&file) {
+            return self.set_condition(Condition::Compressed(kind), out);
+        }
         let offset = if first && !self.from_start {
             start_of_last_line(&file, meta.len())
         } else {
@@ -319,9 +328,22 @@ impl Follower {
             Condition::Missing => Some(FileEvent::Missing),
             Condition::NotAFile => Some(FileEvent::NotAFile),
             Condition::Unreadable(reason) => Some(FileEvent::Unreadable(reason.clone())),
+            Condition::Compressed(kind) => Some(FileEvent::Compressed(kind)),
         };
         out.extend(event.map(Followed::Event));
         self.condition = condition;
+    }
+}
+
+/// The compression a file's first bytes announce (the magic numbers
+/// ingestion decompresses by), if any.
+fn compression(file: &File) -> Option<&'static str> {
+    let mut magic = [0u8; 4];
+    let read = file.read_at(&mut magic, 0).ok()?;
+    match &magic[..read] {
+        [0x1f, 0x8b, ..] => Some("gzip"),
+        [0x28, 0xb5, 0x2f, 0xfd] => Some("zstd"),
+        _ => None,
     }
 }
 

@@ -57,6 +57,11 @@ pub enum WatchError {
     Ingest(#[from] IngestError),
     #[error(transparent)]
     Shadow(#[from] ShadowError),
+    #[error(
+        "{file} is {kind}-compressed: watch follows plain logs as they are written; \
+         replay a compressed log with `rlctl simulate --policy FILE`"
+    )]
+    Compressed { file: String, kind: &'static str },
 }
 
 /// What one step did.
@@ -106,6 +111,7 @@ pub fn event_name(event: &FileEvent) -> &'static str {
         FileEvent::Missing => "missing",
         FileEvent::NotAFile => "not_a_file",
         FileEvent::Unreadable(_) => "unreadable",
+        FileEvent::Compressed(_) => "compressed",
         FileEvent::Closed => "closed",
     }
 }
@@ -224,6 +230,12 @@ impl Watcher {
                 }
             }
             Followed::TooLong { .. } => file.parser.too_long(),
+            Followed::Event(FileEvent::Compressed(kind)) => {
+                return Err(WatchError::Compressed {
+                    file: file.name.clone(),
+                    kind,
+                });
+            }
             Followed::Event(event) => {
                 *file
                     .events

@@ -178,6 +178,30 @@ fn append(path: &Path, data: &[u8]) {
 }
 
 #[test]
+fn a_compressed_log_is_refused_with_a_pointer_to_simulate() {
+    // Found by review: watch read gzip's bytes as lines and reported a clean
+    // dry run of nothing.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.path().join("access.log.gz");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(LINE.as_bytes()).unwrap();
+    fs::write(&log, gzip.finish().unwrap()).unwrap();
+    rlctl()
+        .arg("watch")
+        .arg(&log)
+        .arg("--policy")
+        .arg(&policy)
+        .args(["--from-start", "--format", "none", "--no-listen"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("is gzip-compressed"))
+        .stderr(predicates::str::contains("rlctl simulate"));
+}
+
+#[test]
 fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let policy = dir.path().join("policy.toml");

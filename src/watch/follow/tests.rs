@@ -237,6 +237,27 @@ fn a_directory_in_place_of_the_file_is_reported_not_fatal() {
 }
 
 #[test]
+fn a_compressed_file_is_reported_once_and_not_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(b"a line\n").unwrap();
+    append(&path, &gzip.finish().unwrap());
+    let mut f = Follower::new(&path, true, LINGER);
+    assert_eq!(poll(&mut f, 0), [event(FileEvent::Compressed("gzip"))]);
+    assert_eq!(poll(&mut f, 1), []);
+    assert!(!f.readable());
+    fs::write(&path, zstd::encode_all(&b"a line\n"[..], 0).unwrap()).unwrap();
+    assert_eq!(poll(&mut f, 2), [event(FileEvent::Compressed("zstd"))]);
+    // A plain file that takes the path is followed from its start.
+    fs::remove_file(&path).unwrap();
+    append(&path, b"plain\n");
+    let out = poll(&mut f, 3);
+    assert_eq!(text(&out), "plain\n");
+    assert!(out.contains(&event(FileEvent::Opened { offset: 0 })));
+}
+
+#[test]
 fn an_unreadable_path_is_reported_once_and_retried() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
