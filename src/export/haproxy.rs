@@ -10,8 +10,9 @@
 //! HAProxy's rate is a sliding-window estimate over W (current window plus the
 //! previous one weighted by its remaining share), with no burst. For any
 //! traffic the policy admits, that estimate stays at most C + L (see the module
-//! doc of [`super`] for C), so the deny threshold is `gt C + L − 1`: never
-//! stricter than the policy, at the price of admitting up to C + L − 1 per W.
+//! doc of [`super`] for C), so the deny threshold is `gt C + L − 1` on the
+//! estimate of the requests before: never stricter than the policy, at the
+//! price of admitting up to C + L per W (a new client's first C + L at once).
 
 use super::conf::{self, Conf};
 use super::haproxy_exempt::{self, UNLESS_EXEMPT};
@@ -189,8 +190,11 @@ fn write_rule(
     frontend.denies.comments(&[
         describe(rule),
         format!(
-            "  {}; no burst in HAProxy, so deny above {} + {} - 1 = {limit} per {window}s.",
-            shape.capacity_note, shape.capacity, rule.spec.limit.requests,
+            "  {}; no burst in HAProxy, so deny once {} + {} - 1 = {limit} earlier requests count in {window}s (up to {} at once).",
+            shape.capacity_note,
+            shape.capacity,
+            rule.spec.limit.requests,
+            limit.saturating_add(1),
         ),
     ]);
     let test = format!("{{ sc_gpc_rate({gpc},{sc}) gt {limit} }}{cond}{guard}");
@@ -271,10 +275,10 @@ impl Exporter for Haproxy {
                 "Add the backend sections as they are; merge the frontend's http-request lines into",
                 "your HTTP frontend, in this order (after anything that sets the client address).",
                 "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the",
-                "most the policy can admit in that estimate (C + L - 1 per W, C = the rule's",
-                "capacity), so HAProxy never rejects a request the policy admits, but allows a",
-                "steady client up to that many per window. Counts are per HAProxy process (use",
-                "peers to share tables).",
+                "most that estimate can count before a request the policy admits (C + L - 1 per W,",
+                "C = the rule's capacity), so HAProxy never rejects a request the policy admits,",
+                "but lets a client through up to one more than that per window. Counts are per",
+                "HAProxy process (use peers to share tables).",
             ],
             &["Response headers describing each rule (http-response set-header NAME VALUE):"],
             rules,

@@ -314,7 +314,7 @@ pub(crate) fn start_haproxy(
 
 #[test]
 fn real_haproxy_denies_above_capacity_plus_limit_minus_one() {
-    // 3/1m with 2 at once: no burst in HAProxy, so deny above 2 + 3 - 1 = 4.
+    // 3/1m with 2 at once: no burst in HAProxy, so deny once 2 + 3 - 1 = 4 earlier requests count.
     let Some((_running, addr, _dir)) = start_haproxy("[[rule]]\nname='g'\nlimit='3/1m'\nburst=2\n")
     else {
         return;
