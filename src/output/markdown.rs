@@ -1,12 +1,33 @@
 //! `--format markdown`: GitHub-flavoured Markdown that fits a pull-request comment
 //! or `$GITHUB_STEP_SUMMARY`. Cells and text are escaped with
-//! [`escape::markdown`], so log content cannot break a table or inject HTML.
+//! [`escape::markdown`], so log content cannot break a table or inject HTML,
+//! and a table cell or fact longer than [`CELL_CHARS`] characters is cut
+//! there (a path of a megabyte would otherwise make the report too long for a
+//! comment, 65,536 characters on GitHub; the JSON report keeps it whole).
 
 use std::fmt::Write;
 
 use super::chart;
 use super::document::{Align, Block, Document};
 use crate::text::escape;
+
+/// The most characters of log content a table cell or a fact shows.
+pub const CELL_CHARS: usize = 200;
+
+/// `text` escaped, cut after [`CELL_CHARS`] characters with a note of how
+/// many were left out.
+fn cell(text: &str) -> String {
+    match text.char_indices().nth(CELL_CHARS) {
+        None => escape::markdown(text),
+        Some((end, _)) => {
+            let left_out = text[end..].chars().count();
+            format!(
+                "{}… ({left_out} more characters)",
+                escape::markdown(&text[..end])
+            )
+        }
+    }
+}
 
 /// Renders `doc` as Markdown.
 pub fn render(doc: &Document) -> String {
@@ -26,12 +47,7 @@ pub fn render(doc: &Document) -> String {
             }
             Block::Facts(facts) => {
                 for (k, v) in facts {
-                    let _ = writeln!(
-                        out,
-                        "- **{}**: {}",
-                        escape::markdown(k),
-                        escape::markdown(v)
-                    );
+                    let _ = writeln!(out, "- **{}**: {}", escape::markdown(k), cell(v));
                 }
             }
             Block::Table(t) => {
@@ -45,7 +61,7 @@ pub fn render(doc: &Document) -> String {
                     .collect();
                 let _ = writeln!(out, "| {} |", rules.join(" | "));
                 for row in &t.rows {
-                    let cells: Vec<String> = row.iter().map(|c| escape::markdown(c)).collect();
+                    let cells: Vec<String> = row.iter().map(|c| cell(c)).collect();
                     let _ = writeln!(out, "| {} |", cells.join(" | "));
                 }
             }
@@ -78,6 +94,15 @@ mod tests {
             render(&doc),
             "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n"
         );
+    }
+
+    #[test]
+    fn a_long_cell_is_cut_with_a_note() {
+        let long = format!("/{}", "<x>".repeat(1000));
+        let shown = cell(&long);
+        assert!(shown.starts_with("/&lt;x&gt;"));
+        assert!(shown.ends_with("… (2801 more characters)"), "{shown}");
+        assert_eq!(cell(&"é".repeat(CELL_CHARS)), "é".repeat(CELL_CHARS));
     }
 
     #[test]

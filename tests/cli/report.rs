@@ -174,6 +174,47 @@ fn a_policy_file_is_judged_rule_by_rule() {
 }
 
 #[test]
+fn a_report_that_cannot_be_written_shows_no_verdict_before_its_error() {
+    // Found by review: "rlctl report: PASS" came first, then the error.
+    let out = report(&["-o", "/nonexistent-dir/report.md"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("cannot write the report"), "{stderr}");
+    assert!(
+        !stderr.contains("PASS") && !stderr.contains("FAIL"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_path_of_a_megabyte_leaves_the_markdown_report_comment_sized() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("long.log");
+    let path = format!("/{}", "a|<".repeat(300_000));
+    let lines: String = (0..3)
+        .map(|i| format!("1767571200.{i:03} 10.0.0.1 \"GET {path}{i} HTTP/1.1\" 200 0.001 \"-\"\n"))
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let out = rlctl()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args([
+            "report",
+            "-q",
+            "--log-format",
+            MSEC_FORMAT,
+            "--format",
+            "markdown",
+        ])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let markdown = text(&out.stdout);
+    assert!(markdown.len() < 65_536, "{} bytes", markdown.len());
+    assert!(markdown.contains("more characters)"));
+}
+
+#[test]
 fn hostile_log_content_is_inert_in_every_format() {
     let dir = tempfile::tempdir().unwrap();
     let log = dir.path().join("evil.log");

@@ -23,7 +23,6 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
             eprintln!("{line}");
         }
     }
-    eprintln!("rlctl report: {}", escape::terminal(&run.verdict));
     let stamp = settings.stamp.then(view::now_rfc3339);
     let doc = view::document(&run, &settings, stamp.as_deref());
     for (format, path) in &settings.outputs {
@@ -49,8 +48,16 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
                     summary.to_string_lossy()
                 )
             })?;
-        file.write_all(markdown.as_bytes())?;
+        file.write_all(markdown.as_bytes()).with_context(|| {
+            format!(
+                "cannot append to $GITHUB_STEP_SUMMARY ({})",
+                summary.to_string_lossy()
+            )
+        })?;
     }
+    // Said once every report is written, so that a CI log never shows a
+    // verdict followed by the error that made the run fail.
+    eprintln!("rlctl report: {}", escape::terminal(&run.verdict));
     Ok(if run.passed() {
         Outcome::Success
     } else {
