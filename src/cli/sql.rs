@@ -43,6 +43,7 @@ pub enum SqlFormat {
 #[derive(Debug, Clone, Args)]
 #[command(
     mut_arg("routes", |a| a.help_heading("Table")),
+    group(clap::ArgGroup::new("endpoints_from").required(true).multiple(true)),
 )]
 pub struct SqlArgs {
     /// The SQL dialect of the engine that runs the queries.
@@ -72,13 +73,18 @@ pub struct SqlArgs {
         long,
         value_name = "COL",
         help_heading = "Table",
-        required_unless_present = "endpoint"
+        group = "endpoints_from"
     )]
     pub path: Option<String>,
 
     /// Column holding an already normalised endpoint (`endpoint` of `rlctl
     /// convert`), used as it is instead of normalising --path.
-    #[arg(long, value_name = "COL", help_heading = "Table")]
+    #[arg(
+        long,
+        value_name = "COL",
+        help_heading = "Table",
+        group = "endpoints_from"
+    )]
     pub endpoint: Option<String>,
 
     /// Column holding the request method (with --path; without it endpoints are
