@@ -70,7 +70,8 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
                 let first = String::from_utf8_lossy(&first[..first.len().min(200)]).into_owned();
                 return Err(IngestError::Detect {
                     file: file.to_string(),
-                    first_line: format!("`{}`", crate::text::escape::terminal(&first)),
+                    // Escaped where the message is shown, as all of it is.
+                    first_line: format!("`{first}`"),
                     sources: formats::SOURCES
                         .iter()
                         .map(|s| s.name)
