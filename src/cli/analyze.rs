@@ -4,7 +4,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{ExcludeArg, IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg};
+use super::{
+    DiscoverArg, ExcludeArg, IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg,
+};
 use crate::simulate::AlgorithmKind;
 
 /// `rlctl analyze`.
@@ -45,15 +47,8 @@ pub struct AnalyzeArgs {
     )]
     pub baseline: String,
 
-    /// Discover endpoint templates from the paths (`/api/orders/:id`,
-    /// `/static/app.:hash.js`); `off` keeps the shape rules only.
-    #[arg(
-        long,
-        value_name = "on|off",
-        default_value = "on",
-        help_heading = "Analysis"
-    )]
-    pub discover: String,
+    #[command(flatten)]
+    pub discover: DiscoverArg,
 
     #[command(flatten)]
     pub routes: RoutesArg,

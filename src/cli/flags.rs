@@ -12,6 +12,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::discover::DiscoverChoice;
+
 use crate::units::Window;
 
 /// `--window`.
@@ -71,6 +73,21 @@ pub struct RoutesArg {
     /// convert and sql. `--route` rules still win.
     #[arg(long, value_name = "FILE", help_heading = "Analysis")]
     pub routes: Option<PathBuf>,
+}
+
+/// `--discover`.
+#[derive(Debug, Clone, Args)]
+pub struct DiscoverArg {
+    /// Discover endpoint templates from the paths (`/api/orders/:id`,
+    /// `/static/app.:hash.js`) and name endpoints by them; `off` keeps the
+    /// shape rules only.
+    #[arg(
+        long,
+        value_name = "on|off",
+        default_value = "on",
+        help_heading = "Analysis"
+    )]
+    pub discover: DiscoverChoice,
 }
 
 /// The largest `--multiplier`: a limit a million times the normal peak is

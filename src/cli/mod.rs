@@ -20,7 +20,9 @@ mod watch;
 pub use analyze::AnalyzeArgs;
 pub use convert::ConvertArgs;
 pub use export::{ExportArgs, ExportTarget};
-pub use flags::{ExcludeArg, MultiplierArg, RoutesArg, TopArg, WindowArg, positive_multiplier};
+pub use flags::{
+    DiscoverArg, ExcludeArg, MultiplierArg, RoutesArg, TopArg, WindowArg, positive_multiplier,
+};
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};
 pub use simulate::SimulateArgs;

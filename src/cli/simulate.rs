@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use super::{IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg};
+use super::{DiscoverArg, IngestArgs, MultiplierArg, OutputArgs, RoutesArg, TopArg, WindowArg};
 use crate::scenario::{AlgoChoice, GatewayChoice};
 use crate::simulate::Balance;
 use crate::units::Limit;
@@ -22,6 +22,9 @@ pub struct SimulateArgs {
 
     #[command(flatten)]
     pub routes: RoutesArg,
+
+    #[command(flatten)]
+    pub discover: DiscoverArg,
 
     /// Algorithm: fixed-window, sliding-log, sliding-counter, token-bucket,
     /// leaky-bucket, gcra, or all (side by side) [default: all, or the policy's].

@@ -42,10 +42,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
             .baseline
             .parse()
             .map_err(|e: String| OptionsError::Usage(format!("--baseline: {e}")))?,
-        discover: args
-            .discover
-            .parse()
-            .map_err(|e: String| OptionsError::Usage(format!("--discover: {e}")))?,
+        discover: args.discover.discover,
         routes: routes_settings(&args.routes)?,
         profile_columns,
     };

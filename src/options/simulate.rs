@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::SimulateArgs;
-use crate::discover::TemplateSet;
+use crate::discover::{DiscoverChoice, TemplateSet};
 use crate::ingest;
 use crate::output;
 use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
@@ -39,6 +39,8 @@ pub struct SimulateSettings {
     /// `--routes`: the templates endpoints are named by (with the
     /// recommendation, the analysis applies them; else the replay does).
     pub routes: Option<TemplateSet>,
+    /// `--discover`: without routes, name endpoints by discovered templates.
+    pub discover: DiscoverChoice,
     pub source: LimitSource,
     pub algos: AlgoOptions,
     /// `--gateway`: the gateways to replay the rules as (empty: none); with
@@ -126,6 +128,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             },
             recommend: RecommendOptions {
                 routes: routes.clone(),
+                discover: args.discover.discover,
                 ..Default::default()
             },
         }))
@@ -157,6 +160,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     Ok(SimulateSettings {
         ingest,
         routes,
+        discover: args.discover.discover,
         source,
         algos: AlgoOptions {
             algo,

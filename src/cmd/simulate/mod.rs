@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::analysis::{self, notes::notes};
 use crate::cli::SimulateArgs;
-use crate::discover;
+use crate::discover::{self, DiscoverChoice};
 use crate::events::{EventTable, Resolution};
 use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
@@ -83,8 +83,24 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     let mut load = || -> anyhow::Result<Ingested> {
         let (mut ingested, whole) = read_input(settings)?;
         certain = whole;
-        if let Some(templates) = settings.routes.as_ref().filter(|_| !recommended) {
-            discover::apply_routes(&mut ingested.table, templates, &settings.ingest.routes);
+        // With the recommendation, the analysis names endpoints itself.
+        if !recommended {
+            let table = &mut ingested.table;
+            match (&settings.routes, settings.discover) {
+                (Some(templates), _) => {
+                    discover::apply_routes(table, templates, &settings.ingest.routes);
+                }
+                (None, DiscoverChoice::On) => {
+                    let routed: Vec<String> = settings
+                        .ingest
+                        .routes
+                        .iter()
+                        .map(|r| r.name.clone())
+                        .collect();
+                    discover::discover_and_apply(table, &routed);
+                }
+                (None, DiscoverChoice::Off) => {}
+            }
         }
         Ok(ingested)
     };
