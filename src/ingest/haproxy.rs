@@ -71,6 +71,21 @@ fn date_bracket(line: &[u8]) -> Option<usize> {
     })
 }
 
+/// The address of HAProxy's `%ci:%cp`: the port always follows the last
+/// colon, and an IPv6 address is not bracketed (`2001:db8::7:51000`), so the
+/// key's own port handling, which leaves an unbracketed IPv6 address whole,
+/// cannot tell it apart.
+fn without_client_port(client: &[u8]) -> &[u8] {
+    match memchr::memrchr(b':', client) {
+        Some(colon)
+            if colon + 1 < client.len() && client[colon + 1..].iter().all(u8::is_ascii_digit) =>
+        {
+            &client[..colon]
+        }
+        _ => client,
+    }
+}
+
 /// The next space-separated token of `rest` and what follows it.
 fn token(rest: &[u8]) -> Option<(&[u8], &[u8])> {
     let rest = rest.trim_ascii_start();
@@ -122,7 +137,7 @@ impl LineParser for HaproxyParser {
             None => request, // truncated by the syslog line length
         };
         let (method, target) = split_request(request);
-        record.addr = Cow::Borrowed(client);
+        record.addr = Cow::Borrowed(without_client_port(client));
         record.method = Cow::Borrowed(method);
         record.path = Cow::Borrowed(target);
         record.status = parse_status(status)?;

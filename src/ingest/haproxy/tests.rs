@@ -21,7 +21,7 @@ const DOC_EXAMPLE: &str = r#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:
 #[test]
 fn the_documented_example() {
     let r = parse(DOC_EXAMPLE, TimeOf::Arrival).unwrap();
-    assert_eq!(&*r.addr, b"10.0.1.2:33317");
+    assert_eq!(&*r.addr, b"10.0.1.2");
     assert_eq!(
         (&*r.method, &*r.path, r.status),
         (&b"GET"[..], &b"/index.html"[..], Some(200))
@@ -41,12 +41,29 @@ fn the_documented_example() {
 }
 
 #[test]
+fn an_ipv6_client_loses_its_port_though_haproxy_does_not_bracket_it() {
+    // Found by review; the line is what HAProxy 2.6 (`option httplog`,
+    // `log stdout format raw`) wrote for a request from ::1.
+    let r = parse(r#"::1:54118 [01/Dec/2026:15:33:54.504] fe fe/<NOSRV> 0/-1/-1/-1/0 200 73 - - LR-- 1/1/0/0/0 0/0 "GET /a?x=1 HTTP/1.1""#, TimeOf::Arrival).unwrap();
+    assert_eq!(&*r.addr, b"::1");
+    for (client, address) in [
+        ("2001:db8::7:51000", "2001:db8::7"),
+        ("::ffff:192.0.2.9:51001", "::ffff:192.0.2.9"),
+        ("unix:1", "unix"),
+        ("192.0.2.1", "192.0.2.1"),
+        ("host:", "host:"),
+    ] {
+        assert_eq!(without_client_port(client.as_bytes()), address.as_bytes());
+    }
+}
+
+#[test]
 fn odd_lines() {
     // No captured headers, a -1 timer, an aborted request (status -1 is unknown).
     let r = parse(r#"<134>2026-01-05T00:00:00+00:00 lb1 haproxy[7]: [2001:db8::1]:443 [05/Jan/2026:00:00:00.001] fe~ be/<NOSRV> -1/-1/-1/-1/0 -1 0 - - CR-- 1/1/0/0/0 0/0 "<BADREQ>""#, TimeOf::Logged).unwrap();
     assert_eq!(
         (&*r.addr, r.status, &*r.method),
-        (&b"[2001:db8::1]:443"[..], None, &b"<BADREQ>"[..])
+        (&b"[2001:db8::1]"[..], None, &b"<BADREQ>"[..])
     );
     // A request line cut by the syslog length limit has no closing quote.
     let r = parse(r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/0/1/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET /very/long"#, TimeOf::Arrival).unwrap();
