@@ -109,9 +109,10 @@ pub fn endpoint_of_text(
     out: &mut String,
 ) {
     out.clear();
+    // A letter at least: `-` is how Envoy, Istio and ALB log a missing method.
     let valid_method = method.is_none_or(|method| {
-        !method.is_empty()
-            && method.len() <= 20
+        method.len() <= 20
+            && method.iter().any(u8::is_ascii_uppercase)
             && method
                 .iter()
                 .all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_')

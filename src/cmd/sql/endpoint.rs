@@ -3,7 +3,8 @@
 //! expressions, so that a table in the user's lake gets the endpoints `rlctl
 //! analyze` would give the same requests.
 //!
-//! - a method that is not 1 to 20 of `A-Z`, `-`, `_` gives `(invalid request)`;
+//! - a method that is not 1 to 20 of `A-Z`, `-`, `_` with a letter among them
+//!   gives `(invalid request)` (`-` is how Envoy and ALB log a missing one);
 //! - the path is the target without `http(s)://host` and without its query
 //!   string or fragment (`http://host` alone is `/`);
 //! - `--route REGEX=NAME` rules are tried on that path in order (the regex is
@@ -128,8 +129,9 @@ pub fn endpoint(
     let mut arms = String::new();
     if let Some(m) = method {
         arms.push_str(&format!(
-            "\n      WHEN NOT {} THEN {}",
+            "\n      WHEN NOT ({} AND {}) THEN {}",
             d.matches(m, r"^[A-Z_-]{1,20}\z"),
+            d.matches(m, "[A-Z]"),
             d.string(INVALID_REQUEST)
         ));
     }

@@ -36,6 +36,11 @@ fn a_line_without_a_method_is_named_by_its_path() {
     }
     assert_eq!(ep("", "/a", &[]), INVALID_REQUEST);
     assert_eq!(ep("get", "/a", &[]), INVALID_REQUEST);
+    // Found by review: Envoy, Istio and ALB log `"- - HTTP/1.1"` for a
+    // request they could not read; it was the endpoint `- -`.
+    assert_eq!(ep("-", "-", &[]), INVALID_REQUEST);
+    assert_eq!(ep("--_", "/a", &[]), INVALID_REQUEST);
+    assert_eq!(ep("M-SEARCH", "/a", &[]), "M-SEARCH /a");
 }
 
 #[test]
