@@ -125,7 +125,9 @@ impl ColumnsParser {
         extra: &[String],
         time_of: TimeOf,
     ) -> Result<Self, IngestError> {
-        let position = |name: &str| names.iter().position(|n| n == name);
+        // Names in any case: IIS writes a custom field as its administrator
+        // named it (`X-Forwarded-For`).
+        let position = |name: &str| names.iter().position(|n| n.eq_ignore_ascii_case(name));
         let columns: Vec<(Role, usize)> = layout
             .roles
             .iter()
