@@ -283,11 +283,12 @@ fn a_route_limited_to_a_virtual_host_names_only_its_requests() {
 fn the_host_field_names_where_other_sources_keep_the_host() {
     let sources = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/sources/");
     // Hand-counted: Caddy's four requests are for example.com; the ALB's six
-    // for www.example.com, one of them without a request line (`- - -`).
+    // for www.example.com, one of them without a request line (`- - -`, an
+    // invalid request).
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, u64)]);
     let cases: [Case; 2] = [
         ("caddy.log", "request.host", &[("apex", 4)]),
-        ("alb.log", "domain_name", &[("- -", 1), ("www", 5)]),
+        ("alb.log", "domain_name", &[("(invalid request)", 1), ("www", 5)]),
     ];
     for (file, field, expected) in cases {
         let report = json_of_success(
