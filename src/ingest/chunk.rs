@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::endpoint::RouteRule;
-use super::key::{KeySet, canonical_names};
+use super::key::{KeySet, canonical_names, names_with_colon};
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
 use super::requests::{RequestCache, RequestInterners};
@@ -96,6 +96,7 @@ pub fn parse_chunk(
         extra_key: String::new(),
         requests: RequestCache::with_capacity(distinct),
         replaced_clients: Vec::new(),
+        clients_with_colon: Vec::new(),
     };
     // Endpoints are as many as the requests when most paths are distinct.
     out.endpoints = Interner::with_capacity(distinct, distinct * 32);
@@ -119,18 +120,19 @@ pub fn parse_chunk(
         this_line += 1;
     }
     parse_line(&body[start..], this_line, parser, ctx, &mut state, &mut out);
-    canonical_addresses(ctx.keys, &mut out);
+    canonical_addresses(ctx.keys, &state.clients_with_colon, &mut out);
     out
 }
 
 /// Puts the names of keys that are one address as logged in canonical form
 /// ([`KeySpec::is_one_address`]), so that a client whose address was written
-/// two ways is one client. Looked at once per name, not once per line.
+/// two ways is one client. Looked at once per name with a colon
+/// (`clients_with_colon`, found as the clients were interned), not per line.
 ///
 /// [`KeySpec::is_one_address`]: super::key::KeySpec::is_one_address
-fn canonical_addresses(keys: &KeySet, out: &mut ChunkResult) {
+fn canonical_addresses(keys: &KeySet, clients_with_colon: &[Id], out: &mut ChunkResult) {
     if keys.primary.is_one_address()
-        && let Some((names, ids)) = canonical_names(&out.clients)
+        && let Some((names, ids)) = canonical_names(&out.clients, clients_with_colon)
     {
         out.clients = names;
         for event in &mut out.events {
@@ -139,7 +141,8 @@ fn canonical_addresses(keys: &KeySet, out: &mut ChunkResult) {
     }
     for (spec, column) in keys.extra.iter().zip(&mut out.extra_keys) {
         if spec.is_one_address()
-            && let Some((names, ids)) = canonical_names(&column.names)
+            && let Some((names, ids)) =
+                canonical_names(&column.names, &names_with_colon(&column.names))
         {
             column.names = names;
             for id in column.ids.iter_mut().filter(|id| **id != NO_KEY) {
@@ -157,6 +160,9 @@ struct LineState<'a> {
     requests: RequestCache,
     /// Whether each client id's name holds U+FFFD.
     replaced_clients: Vec<bool>,
+    /// The clients whose names have a colon (IPv6 addresses, which may need
+    /// writing canonically: see [`canonical_addresses`]).
+    clients_with_colon: Vec<Id>,
 }
 
 fn parse_line<'a>(
@@ -183,6 +189,7 @@ fn parse_line<'a>(
         extra_key,
         requests,
         replaced_clients,
+        clients_with_colon,
     } = state;
     record.clear(ctx.keys.fields.len());
     if let Err(reason) = parser.parse(line, record) {
@@ -221,7 +228,11 @@ fn parse_line<'a>(
     //
     // [`KeyValue::has_replacement`]: super::key::KeyValue::has_replacement
     if client as usize == replaced_clients.len() {
-        replaced_clients.push(out.clients.name(client).contains('\u{fffd}'));
+        let name = out.clients.name(client);
+        replaced_clients.push(name.contains('\u{fffd}'));
+        if memchr::memchr(b':', name.as_bytes()).is_some() {
+            clients_with_colon.push(client);
+        }
     }
     if request.invalid_utf8 || replaced_clients[client as usize] {
         out.invalid_utf8 += 1;

@@ -328,12 +328,13 @@ impl KeySet {
 }
 
 /// The names of `names` with every address in canonical form
-/// ([`canonical_address`]), and each name's id among them; `None` when every
-/// name already is (the common case, decided by looking for a colon).
-pub fn canonical_names(names: &Interner) -> Option<(Interner, Vec<Id>)> {
-    if names
-        .names()
-        .all(|name| matches!(canonical_address(name), Cow::Borrowed(_)))
+/// ([`canonical_address`]), and each name's id among them; `None` when the
+/// names of `candidates` (those that may need it: the ones with a colon)
+/// already are, as they almost always are.
+pub fn canonical_names(names: &Interner, candidates: &[Id]) -> Option<(Interner, Vec<Id>)> {
+    if candidates
+        .iter()
+        .all(|&id| matches!(canonical_address(names.name(id)), Cow::Borrowed(_)))
     {
         return None;
     }
@@ -343,6 +344,14 @@ pub fn canonical_names(names: &Interner) -> Option<(Interner, Vec<Id>)> {
         .map(|name| canonical.intern(&canonical_address(name)))
         .collect();
     Some((canonical, ids))
+}
+
+/// The ids of the names of `names` with a colon: those [`canonical_names`]
+/// may have to write otherwise.
+pub fn names_with_colon(names: &Interner) -> Vec<Id> {
+    (0..names.len() as Id)
+        .filter(|&id| names.name(id).contains(':'))
+        .collect()
 }
 
 fn present(value: &[u8]) -> Cow<'_, str> {

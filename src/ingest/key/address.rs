@@ -40,7 +40,7 @@ pub(super) fn host_span(addr: &[u8]) -> std::ops::Range<usize> {
 /// client, as they are to a server keying on the binary address. Anything
 /// else (IPv4, a hostname, `unknown`) stays as it is.
 pub fn canonical_address(addr: &str) -> Cow<'_, str> {
-    if !addr.contains(':') {
+    if !addr.contains(':') || written_canonically(addr.as_bytes()) {
         return Cow::Borrowed(addr);
     }
     let Ok(v6) = addr.parse::<Ipv6Addr>() else {
@@ -54,6 +54,84 @@ pub fn canonical_address(addr: &str) -> Cow<'_, str> {
         true => Cow::Borrowed(addr),
         false => Cow::Owned(canonical),
     }
+}
+
+/// True when `text` is an IPv6 address written as [`canonical_address`]
+/// leaves it: groups of lower-case hex without leading zeros, `::` for the
+/// longest run of at least two zero groups (the first of equal runs) and
+/// nowhere else, and not IPv4-mapped. Read in one pass, without the
+/// standard parser and formatter (most IPv6 clients are written so, and
+/// are checked once per name); `false` sends a text to them.
+pub(super) fn written_canonically(text: &[u8]) -> bool {
+    let mut groups = [0u16; 8];
+    let (mut count, mut gap) = (0, None);
+    let mut i = 0;
+    if text.starts_with(b"::") {
+        gap = Some(0);
+        i = 2;
+    }
+    while i < text.len() {
+        let start = i;
+        let mut value = 0u16;
+        while i < text.len() && i - start < 4 {
+            let digit = match text[i] {
+                b @ b'0'..=b'9' => b - b'0',
+                b @ b'a'..=b'f' => b - b'a' + 10,
+                _ => break,
+            };
+            value = value << 4 | u16::from(digit);
+            i += 1;
+        }
+        let leading_zero = i - start > 1 && text[start] == b'0';
+        if i == start || leading_zero || count == 8 {
+            return false;
+        }
+        groups[count] = value;
+        count += 1;
+        if i == text.len() {
+            break;
+        }
+        if text[i] != b':' || i + 1 == text.len() {
+            return false;
+        }
+        i += 1;
+        if text[i] == b':' {
+            if gap.is_some() {
+                return false;
+            }
+            gap = Some(count);
+            i += 1;
+        }
+    }
+    // The zero groups `::` stands for, and where the longest run of zero
+    // groups is in the address (the first of equal runs).
+    let elided = match gap {
+        Some(_) if count < 8 => 8 - count,
+        Some(_) => return false,
+        None if count == 8 => 0,
+        None => return false,
+    };
+    let mut all = [0u16; 8];
+    let at = gap.unwrap_or(count);
+    all[..at].copy_from_slice(&groups[..at]);
+    all[at + elided..].copy_from_slice(&groups[at..count]);
+    let (mut longest, mut run) = ((0, 0), (0, 0));
+    for (k, &g) in all.iter().enumerate() {
+        run = if g == 0 {
+            (run.0.min(k), run.1 + 1)
+        } else {
+            (k + 1, 0)
+        };
+        if run.1 > longest.1 {
+            longest = run;
+        }
+    }
+    let mapped = all[..5] == [0; 5] && all[5] == 0xffff;
+    let gap_as_written = match gap {
+        Some(at) => longest == (at, elided) && elided > 1,
+        None => longest.1 < 2,
+    };
+    gap_as_written && !mapped
 }
 
 /// The addresses in an address or X-Forwarded-For field: separated by commas,
