@@ -57,19 +57,30 @@ pub(super) fn ipv4(rng: &mut Rng, used: &mut Addresses) -> String {
     }
 }
 
+/// An address in `2001:db8::/32`, written as servers log it (RFC 5952: a
+/// zero group is compressed with the zeros after it).
 pub(super) fn ipv6(rng: &mut Rng) -> String {
-    let group = |rng: &mut Rng| rng.below(0x1_0000);
-    format!(
-        "2001:db8:{:x}:{:x}::{:x}",
-        group(rng),
-        group(rng),
-        1 + rng.below(0xFFFF)
-    )
+    let group = |rng: &mut Rng| rng.below(0x1_0000) as u16;
+    let (a, b) = (group(rng), group(rng));
+    let last = 1 + rng.below(0xFFFF) as u16;
+    std::net::Ipv6Addr::new(0x2001, 0xdb8, a, b, 0, 0, 0, last).to_string()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ipv6_addresses_are_written_canonically() {
+        // Found while canonicalising keys: `2001:db8:7d55:0::6da3` was written
+        // for a zero group, where servers write `2001:db8:7d55::6da3`.
+        let mut rng = Rng::new(7);
+        for _ in 0..200_000 {
+            let text = ipv6(&mut rng);
+            let parsed: std::net::Ipv6Addr = text.parse().unwrap();
+            assert_eq!(parsed.to_string(), text);
+        }
+    }
 
     #[test]
     fn addresses_stay_distinct_once_the_own_networks_run_out() {

@@ -288,7 +288,11 @@ fn the_host_field_names_where_other_sources_keep_the_host() {
     type Case<'a> = (&'a str, &'a str, &'a [(&'a str, u64)]);
     let cases: [Case; 2] = [
         ("caddy.log", "request.host", &[("apex", 4)]),
-        ("alb.log", "domain_name", &[("(invalid request)", 1), ("www", 5)]),
+        (
+            "alb.log",
+            "domain_name",
+            &[("(invalid request)", 1), ("www", 5)],
+        ),
     ];
     for (file, field, expected) in cases {
         let report = json_of_success(
