@@ -17,7 +17,9 @@
 //!   per change of condition and looked at again on the next poll: never an error;
 //! - a file that starts like gzip or zstd is not read (its bytes are no lines
 //!   until decompressed, and a compressed stream cannot be followed as it
-//!   grows): reported as [`FileEvent::Compressed`].
+//!   grows): reported once as [`FileEvent::Compressed`], whether it was so
+//!   when opened, got its first bytes later or was rewritten so (the watch
+//!   makes that an error; the follower only reports it).
 //!
 //! Time comes in as an argument (the linger), so tests drive it by hand. This
 //! module knows nothing about log formats.
@@ -29,6 +31,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assemble::LineAssembler;
+use start::{Start, start_of};
 
 /// The most bytes one poll reads from one file, so that one busy file does not
 /// starve the others; [`Polled::more`] says when more is waiting.
@@ -92,7 +95,6 @@ enum Condition {
     Missing,
     NotAFile,
     Unreadable(String),
-    Compressed(&'static str),
 }
 
 /// An open file and how far it was read.
@@ -104,6 +106,9 @@ struct Handle {
     offset: u64,
     /// The bytes just before `offset`, as read.
     signature: Vec<u8>,
+    /// What the file's first bytes said, once they were there: a
+    /// compressed file is reported once and never read.
+    plain: Option<bool>,
     lines: LineAssembler,
     last_growth: Duration,
 }
@@ -117,6 +122,21 @@ impl Handle {
         out: &mut Vec<Followed>,
     ) -> io::Result<Polled> {
         let mut polled = Polled::default();
+        // A file is looked at from byte 0 whatever the offset, as it opens or
+        // after a truncation, and whenever it gets its first bytes.
+        if self.plain.is_none() {
+            match start_of(&self.file) {
+                Start::Unknown => return Ok(polled),
+                Start::Plain => self.plain = Some(true),
+                Start::Compressed(kind) => {
+                    self.plain = Some(false);
+                    out.push(Followed::Event(FileEvent::Compressed(kind)));
+                }
+            }
+        }
+        if self.plain == Some(false) {
+            return Ok(polled);
+        }
         loop {
             if polled.bytes >= READ_BUDGET {
                 polled.more = true;
@@ -281,6 +301,7 @@ impl Follower {
                 handle.lines.finish(out);
                 handle.offset = 0;
                 handle.signature.clear();
+                handle.plain = None;
                 out.push(Followed::Event(FileEvent::Truncated));
             }
             self.set_condition(Condition::Readable, out);
@@ -294,9 +315,6 @@ impl Follower {
             Ok(opened) => opened,
             Err(e) => return self.set_condition(Condition::Unreadable(e.to_string()), out),
         };
-        if let Some(kind) = compression(&file) {
-            return self.set_condition(Condition::Compressed(kind), out);
-        }
         let offset = if first && !self.from_start {
             start_of_last_line(&file, meta.len())
         } else {
@@ -312,6 +330,7 @@ impl Follower {
             id: (meta.dev(), meta.ino()),
             offset,
             signature: Vec::new(),
+            plain: None,
             lines: LineAssembler::default(),
             last_growth: now,
         });
@@ -328,22 +347,9 @@ impl Follower {
             Condition::Missing => Some(FileEvent::Missing),
             Condition::NotAFile => Some(FileEvent::NotAFile),
             Condition::Unreadable(reason) => Some(FileEvent::Unreadable(reason.clone())),
-            Condition::Compressed(kind) => Some(FileEvent::Compressed(kind)),
         };
         out.extend(event.map(Followed::Event));
         self.condition = condition;
-    }
-}
-
-/// The compression a file's first bytes announce (the magic numbers
-/// ingestion decompresses by), if any.
-fn compression(file: &File) -> Option<&'static str> {
-    let mut magic = [0u8; 4];
-    let read = file.read_at(&mut magic, 0).ok()?;
-    match &magic[..read] {
-        [0x1f, 0x8b, ..] => Some("gzip"),
-        [0x28, 0xb5, 0x2f, 0xfd] => Some("zstd"),
-        _ => None,
     }
 }
 
@@ -364,5 +370,6 @@ fn start_of_last_line(file: &File, len: u64) -> u64 {
 }
 
 mod assemble;
+mod start;
 #[cfg(test)]
 mod tests;

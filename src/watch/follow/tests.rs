@@ -236,25 +236,82 @@ fn a_directory_in_place_of_the_file_is_reported_not_fatal() {
     assert!(out.contains(&event(FileEvent::Opened { offset: 0 })));
 }
 
+fn gzip(text: &[u8]) -> Vec<u8> {
+    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gzip.write_all(text).unwrap();
+    gzip.finish().unwrap()
+}
+
 #[test]
 fn a_compressed_file_is_reported_once_and_not_read() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
-    let mut gzip = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    gzip.write_all(b"a line\n").unwrap();
-    append(&path, &gzip.finish().unwrap());
+    append(&path, &gzip(b"a line\n"));
     let mut f = Follower::new(&path, true, LINGER);
-    assert_eq!(poll(&mut f, 0), [event(FileEvent::Compressed("gzip"))]);
+    assert_eq!(
+        poll(&mut f, 0),
+        [
+            event(FileEvent::Opened { offset: 0 }),
+            event(FileEvent::Compressed("gzip"))
+        ]
+    );
     assert_eq!(poll(&mut f, 1), []);
-    assert!(!f.readable());
+    // A zstd file in its place, then a plain one.
+    fs::remove_file(&path).unwrap();
     fs::write(&path, zstd::encode_all(&b"a line\n"[..], 0).unwrap()).unwrap();
-    assert_eq!(poll(&mut f, 2), [event(FileEvent::Compressed("zstd"))]);
-    // A plain file that takes the path is followed from its start.
+    let out = poll(&mut f, 2);
+    assert!(
+        out.contains(&event(FileEvent::Compressed("zstd"))),
+        "{out:?}"
+    );
+    assert_eq!(text(&out), "");
     fs::remove_file(&path).unwrap();
     append(&path, b"plain\n");
     let out = poll(&mut f, 3);
     assert_eq!(text(&out), "plain\n");
     assert!(out.contains(&event(FileEvent::Opened { offset: 0 })));
+}
+
+#[test]
+fn compressed_bytes_are_seen_however_they_arrive() {
+    // Found by review: an empty file that then got gzip bytes, a file
+    // truncated and rewritten compressed, and a magic number written in two
+    // pieces were read as lines.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    append(&path, b"");
+    let mut f = Follower::new(&path, true, LINGER);
+    poll(&mut f, 0);
+    append(&path, &gzip(b"x\n"));
+    assert_eq!(poll(&mut f, 1), [event(FileEvent::Compressed("gzip"))]);
+
+    let path = dir.path().join("truncated.log");
+    append(&path, b"plain line\n");
+    let mut f = Follower::new(&path, true, LINGER);
+    assert_eq!(text(&poll(&mut f, 0)), "plain line\n");
+    fs::write(&path, zstd::encode_all(&b"x\n"[..], 0).unwrap()).unwrap();
+    let out = poll(&mut f, 1);
+    assert!(
+        out.contains(&event(FileEvent::Compressed("zstd"))),
+        "{out:?}"
+    );
+    assert_eq!(text(&out), "");
+
+    let path = dir.path().join("pieces.log");
+    let whole = zstd::encode_all(&b"x\n"[..], 0).unwrap();
+    append(&path, &whole[..2]);
+    let mut f = Follower::new(&path, true, LINGER);
+    assert_eq!(poll(&mut f, 0), [event(FileEvent::Opened { offset: 0 })]);
+    append(&path, &whole[2..]);
+    assert_eq!(poll(&mut f, 1), [event(FileEvent::Compressed("zstd"))]);
+
+    // A plain line may start like a magic number: `(` is zstd's first byte.
+    let path = dir.path().join("paren.log");
+    append(&path, b"(");
+    let mut f = Follower::new(&path, true, LINGER);
+    assert_eq!(text(&poll(&mut f, 0)), "");
+    append(&path, b"a) line\n");
+    assert_eq!(text(&poll(&mut f, 1)), "(a) line\n");
 }
 
 #[test]
