@@ -12,7 +12,9 @@
 //! traffic the policy admits, that estimate stays at most C + L (see the module
 //! doc of [`super`] for C), so the deny threshold is `gt C + L − 1` on the
 //! estimate of the requests before: never stricter than the policy, at the
-//! price of admitting up to C + L per W (a new client's first C + L at once).
+//! price of admitting more: a new client's first C + L at once, and, as the
+//! estimate weighs the previous period by what is left of it, up to about
+//! twice that in a span of W that straddles two periods.
 
 use super::conf::{self, Conf};
 use super::haproxy_exempt::{self, UNLESS_EXEMPT};
@@ -277,8 +279,9 @@ impl Exporter for Haproxy {
                 "HAProxy's rate is a sliding-window estimate with no burst: each threshold is the",
                 "most that estimate can count before a request the policy admits (C + L - 1 per W,",
                 "C = the rule's capacity), so HAProxy never rejects a request the policy admits,",
-                "but lets a client through up to one more than that per window. Counts are per",
-                "HAProxy process (use peers to share tables).",
+                "but lets a new client's first C + L through at once, and up to about twice that",
+                "in a span of W across two periods. Counts are per HAProxy process (use peers to",
+                "share tables).",
             ],
             &["Response headers describing each rule (http-response set-header NAME VALUE):"],
             rules,
