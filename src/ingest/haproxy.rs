@@ -71,18 +71,31 @@ fn date_bracket(line: &[u8]) -> Option<usize> {
     })
 }
 
-/// The address of HAProxy's `%ci:%cp`: the port always follows the last
-/// colon, and an IPv6 address is not bracketed (`2001:db8::7:51000`), so the
-/// key's own port handling, which leaves an unbracketed IPv6 address whole,
-/// cannot tell it apart.
+/// The address of HAProxy's `%ci:%cp`: the port follows the last colon, and
+/// an IPv6 address is not bracketed (`2001:db8::7:51000`), so the key's own
+/// port handling, which leaves an unbracketed IPv6 address whole, cannot
+/// tell it apart. With more than one colon the port is cut only where what
+/// is left is an IPv6 address (`::1` alone keeps its `1`).
 fn without_client_port(client: &[u8]) -> &[u8] {
-    match memchr::memrchr(b':', client) {
-        Some(colon)
-            if colon + 1 < client.len() && client[colon + 1..].iter().all(u8::is_ascii_digit) =>
-        {
-            &client[..colon]
-        }
-        _ => client,
+    let Some(colon) = memchr::memrchr(b':', client) else {
+        return client;
+    };
+    let (host, port) = (&client[..colon], &client[colon + 1..]);
+    let is_port = !port.is_empty() && port.iter().all(u8::is_ascii_digit);
+    let host_is_ipv6 = || {
+        std::str::from_utf8(host)
+            .ok()
+            .and_then(|h| {
+                h.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::Ipv6Addr>()
+                    .ok()
+            })
+            .is_some()
+    };
+    match is_port && (!host.contains(&b':') || host_is_ipv6()) {
+        true => host,
+        false => client,
     }
 }
 

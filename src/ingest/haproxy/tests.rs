@@ -52,6 +52,9 @@ fn an_ipv6_client_loses_its_port_though_haproxy_does_not_bracket_it() {
         ("unix:1", "unix"),
         ("192.0.2.1", "192.0.2.1"),
         ("host:", "host:"),
+        // No port (not HAProxy's httplog, but never cut into): as it is.
+        ("::1", "::1"),
+        ("2001:db8::7", "2001:db8::7"),
     ] {
         assert_eq!(without_client_port(client.as_bytes()), address.as_bytes());
     }
