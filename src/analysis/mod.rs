@@ -117,12 +117,6 @@ fn analyze(
     if ingested.table.is_empty() {
         return Err(AnalysisError::NoEvents(no_events_message(&ingested.report)));
     }
-    let routed: Vec<String> = settings
-        .ingest
-        .routes
-        .iter()
-        .map(|r| r.name.clone())
-        .collect();
     let table = &mut ingested.table;
     let mapped =
         settings.recommend.routes.is_some() || settings.recommend.discover == DiscoverChoice::On;
@@ -130,10 +124,13 @@ fn analyze(
     // templates are worked out (one pass over the rows, on one core).
     let (error_endpoints, plan) = rayon::join(
         || (mapped && with_profiles).then(|| profile::facts::client_error_endpoints(table)),
-        || match (&settings.recommend.routes, settings.recommend.discover) {
-            (Some(set), _) => Some(discover::plan_templates(table, set, &routed)),
-            (None, DiscoverChoice::On) => Some(discover::plan_discovery(table, &routed)),
-            (None, DiscoverChoice::Off) => None,
+        || {
+            discover::plan_naming(
+                table,
+                settings.recommend.routes.as_ref(),
+                settings.recommend.discover,
+                &settings.ingest.routes,
+            )
         },
     );
     let (templates, template_uses) = match plan {

@@ -106,6 +106,23 @@ pub fn plan_discovery(table: &EventTable, routed: &[String]) -> Plan {
     Plan { templates, mapping }
 }
 
+/// How a command names a table's endpoints, up to the renaming: by the
+/// templates of a routes file, by discovered ones, or (`None`) as ingestion
+/// named them. `rules` are the `--route` rules, whose names stay.
+pub fn plan_naming(
+    table: &EventTable,
+    routes: Option<&TemplateSet>,
+    discover: DiscoverChoice,
+    rules: &[RouteRule],
+) -> Option<Plan> {
+    let routed: Vec<String> = rules.iter().map(|r| r.name.clone()).collect();
+    match (routes, discover) {
+        (Some(set), _) => Some(plan_templates(table, set, &routed)),
+        (None, DiscoverChoice::On) => Some(plan_discovery(table, &routed)),
+        (None, DiscoverChoice::Off) => None,
+    }
+}
+
 /// [`apply`] of `templates` up to the renaming.
 pub fn plan_templates(table: &EventTable, templates: &TemplateSet, routed: &[String]) -> Plan {
     let mapping = mapping(table, &Paths::new(table, routed), templates);

@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::analysis::{self, notes::notes};
 use crate::cli::SimulateArgs;
-use crate::discover::{self, DiscoverChoice};
+use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
@@ -85,21 +85,12 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         certain = whole;
         // With the recommendation, the analysis names endpoints itself.
         if !recommended {
-            let table = &mut ingested.table;
-            match (&settings.routes, settings.discover) {
-                (Some(templates), _) => {
-                    discover::apply_routes(table, templates, &settings.ingest.routes);
-                }
-                (None, DiscoverChoice::On) => {
-                    let routed: Vec<String> = settings
-                        .ingest
-                        .routes
-                        .iter()
-                        .map(|r| r.name.clone())
-                        .collect();
-                    discover::discover_and_apply(table, &routed);
-                }
-                (None, DiscoverChoice::Off) => {}
+            let table = &ingested.table;
+            let routes = settings.routes.as_ref();
+            if let Some(plan) =
+                discover::plan_naming(table, routes, settings.discover, &settings.ingest.routes)
+            {
+                plan.apply(&mut ingested.table);
             }
         }
         Ok(ingested)
