@@ -13,7 +13,6 @@ use std::path::PathBuf;
 use clap::Args;
 
 use crate::discover::DiscoverChoice;
-
 use crate::units::Window;
 
 /// `--window`.

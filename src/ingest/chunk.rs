@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 
 use super::endpoint::RouteRule;
-use super::key::{KeySet, canonical_names, names_with_colon};
+use super::key::{KeySet, canonical_chunk};
 use super::lines::MAX_LINE_BYTES;
 use super::record::{LineParser, Record, SkipReason};
 use super::requests::{RequestCache, RequestInterners};
@@ -120,36 +120,8 @@ pub fn parse_chunk(
         this_line += 1;
     }
     parse_line(&body[start..], this_line, parser, ctx, &mut state, &mut out);
-    canonical_addresses(ctx.keys, &state.clients_with_colon, &mut out);
+    canonical_chunk(ctx.keys, &state.clients_with_colon, &mut out);
     out
-}
-
-/// Puts the names of keys that are one address as logged in canonical form
-/// ([`KeySpec::is_one_address`]), so that a client whose address was written
-/// two ways is one client. Looked at once per name with a colon
-/// (`clients_with_colon`, found as the clients were interned), not per line.
-///
-/// [`KeySpec::is_one_address`]: super::key::KeySpec::is_one_address
-fn canonical_addresses(keys: &KeySet, clients_with_colon: &[Id], out: &mut ChunkResult) {
-    if keys.primary.is_one_address()
-        && let Some((names, ids)) = canonical_names(&out.clients, clients_with_colon)
-    {
-        out.clients = names;
-        for event in &mut out.events {
-            event.client = ids[event.client as usize];
-        }
-    }
-    for (spec, column) in keys.extra.iter().zip(&mut out.extra_keys) {
-        if spec.is_one_address()
-            && let Some((names, ids)) =
-                canonical_names(&column.names, &names_with_colon(&column.names))
-        {
-            column.names = names;
-            for id in column.ids.iter_mut().filter(|id| **id != NO_KEY) {
-                *id = ids[*id as usize];
-            }
-        }
-    }
 }
 
 /// Buffers reused from one line to the next.
@@ -161,7 +133,7 @@ struct LineState<'a> {
     /// Whether each client id's name holds U+FFFD.
     replaced_clients: Vec<bool>,
     /// The clients whose names have a colon (IPv6 addresses, which may need
-    /// writing canonically: see [`canonical_addresses`]).
+    /// writing canonically: see [`canonical_chunk`]).
     clients_with_colon: Vec<Id>,
 }
 

@@ -6,9 +6,11 @@ use std::fmt::Write;
 use std::net::IpAddr;
 
 mod address;
+mod canonical;
 
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
+pub use canonical::canonical_chunk;
 
 use super::IngestError;
 use super::record::Record;
@@ -325,33 +327,6 @@ impl KeySet {
         spec.fields = self.fields.clone();
         spec
     }
-}
-
-/// The names of `names` with every address in canonical form
-/// ([`canonical_address`]), and each name's id among them; `None` when the
-/// names of `candidates` (those that may need it: the ones with a colon)
-/// already are, as they almost always are.
-pub fn canonical_names(names: &Interner, candidates: &[Id]) -> Option<(Interner, Vec<Id>)> {
-    if candidates
-        .iter()
-        .all(|&id| matches!(canonical_address(names.name(id)), Cow::Borrowed(_)))
-    {
-        return None;
-    }
-    let mut canonical = Interner::default();
-    let ids = names
-        .names()
-        .map(|name| canonical.intern(&canonical_address(name)))
-        .collect();
-    Some((canonical, ids))
-}
-
-/// The ids of the names of `names` with a colon: those [`canonical_names`]
-/// may have to write otherwise.
-pub fn names_with_colon(names: &Interner) -> Vec<Id> {
-    (0..names.len() as Id)
-        .filter(|&id| names.name(id).contains(':'))
-        .collect()
 }
 
 fn present(value: &[u8]) -> Cow<'_, str> {

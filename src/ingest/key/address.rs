@@ -62,7 +62,7 @@ pub fn canonical_address(addr: &str) -> Cow<'_, str> {
 /// nowhere else, and not IPv4-mapped. Read in one pass, without the
 /// standard parser and formatter (most IPv6 clients are written so, and
 /// are checked once per name); `false` sends a text to them.
-pub(super) fn written_canonically(text: &[u8]) -> bool {
+fn written_canonically(text: &[u8]) -> bool {
     let mut groups = [0u16; 8];
     let (mut count, mut gap) = (0, None);
     let mut i = 0;
@@ -213,3 +213,6 @@ const NEEDS_SPLITTING: [bool; 256] = {
     }
     table
 };
+
+#[cfg(test)]
+mod tests;

@@ -1,3 +1,4 @@
+use super::canonical::{canonical_names, names_with_colon};
 use super::*;
 
 fn key(
@@ -215,30 +216,6 @@ fn an_ipv6_client_is_one_client_however_its_address_is_written() {
 }
 
 #[test]
-fn chunk_names_of_one_address_keys_become_canonical_and_merge() {
-    let mut names = Interner::default();
-    for name in [
-        "192.0.2.7",
-        "2001:DB8::1",
-        "2001:db8::1",
-        "::ffff:192.0.2.7",
-    ] {
-        names.intern(name);
-    }
-    let (canonical, ids) =
-        canonical_names(&names, &names_with_colon(&names)).expect("two names are not canonical");
-    assert_eq!(
-        canonical.names().collect::<Vec<_>>(),
-        ["192.0.2.7", "2001:db8::1"]
-    );
-    assert_eq!(ids, [0, 1, 1, 0]);
-    let mut plain = Interner::default();
-    plain.intern("192.0.2.7");
-    plain.intern("2001:db8::1");
-    assert!(canonical_names(&plain, &names_with_colon(&plain)).is_none());
-}
-
-#[test]
 fn ports_and_brackets_are_not_part_of_the_client() {
     for (logged, client) in [
         ("192.0.2.7:51234", "192.0.2.7"),
@@ -383,52 +360,5 @@ proptest::proptest! {
         let all_plain = field.iter().all(|&b| (0x2d..0x80).contains(&b) && b != b':');
         let expected = (8..=16).contains(&field.len()) && all_plain && field[0] != b'[';
         proptest::prop_assert_eq!(bare_address(&field), expected);
-    }
-}
-
-/// What [`canonical_address`] did before its fast check: parse, write, compare.
-fn canonical_by_std(text: &str) -> bool {
-    match text.parse::<std::net::Ipv6Addr>() {
-        Ok(v6) => v6.to_ipv4_mapped().is_none() && v6.to_string() == text,
-        Err(_) => false,
-    }
-}
-
-proptest::proptest! {
-    /// The one-pass check accepts exactly the canonical texts: every address
-    /// as the standard library writes it, and none of the other spellings
-    /// of it (zeros spelled out, leading zeros, upper case, `::` elsewhere).
-    #[test]
-    fn the_fast_check_is_the_standard_one(
-        groups in proptest::collection::vec(
-            proptest::prop_oneof![3 => proptest::strategy::Just(0u16), 1 => proptest::strategy::Just(0xffff_u16), 4 => proptest::prelude::any::<u16>()],
-            8,
-        ),
-        spelling in 0usize..5,
-        cut in 0usize..8,
-        len in 0usize..8,
-    ) {
-        let v6 = std::net::Ipv6Addr::from(<[u16; 8]>::try_from(groups.as_slice()).unwrap());
-        let text = match spelling {
-            0 => v6.to_string(),
-            1 => groups.iter().map(|g| format!("{g:x}")).collect::<Vec<_>>().join(":"),
-            2 => groups.iter().map(|g| format!("{g:04x}")).collect::<Vec<_>>().join(":"),
-            3 => v6.to_string().to_uppercase(),
-            // `::` for groups cut..cut+len, whether they are zeros or not.
-            _ => {
-                let end = (cut + len).min(8);
-                let part = |s: &[u16]| s.iter().map(|g| format!("{g:x}")).collect::<Vec<_>>().join(":");
-                format!("{}::{}", part(&groups[..cut]), part(&groups[end..]))
-            }
-        };
-        proptest::prop_assert_eq!(address::written_canonically(text.as_bytes()), canonical_by_std(&text), "{}", text);
-    }
-
-    /// Any text the fast check accepts is one the standard library writes so.
-    #[test]
-    fn the_fast_check_accepts_no_junk(text in "[0-9a-fA-F:.%]{0,40}") {
-        if address::written_canonically(text.as_bytes()) {
-            proptest::prop_assert!(canonical_by_std(&text), "{}", text);
-        }
     }
 }
