@@ -205,3 +205,32 @@ fn a_routes_file_adds_the_normalised_path_and_a_case_of_templates() {
             .contains("ELSE TRIM(COALESCE(CAST(vh AS VARCHAR), '')) END) AS host")
     );
 }
+
+#[test]
+fn a_method_needs_a_letter_as_ingestion_wants() {
+    // `- - HTTP/1.1` (Envoy, ALB) is an invalid request in rlctl analyze; the
+    // SQL must say so too. Its results are checked on DuckDB in
+    // tests/cli/scale/raw_log.rs where the engine is installed.
+    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+        let (qs, _) = queries(&args(&[
+            "--dialect",
+            dialect,
+            "--path",
+            "p",
+            "--method",
+            "m",
+        ]))
+        .unwrap();
+        let sql = &qs[0].sql;
+        let arm = sql
+            .find("THEN '(invalid request)'")
+            .map(|end| &sql[..end])
+            .and_then(|before| before.rfind("WHEN NOT (").map(|start| &before[start..]))
+            .unwrap_or_else(|| panic!("{dialect}: no invalid-request arm in\n{sql}"));
+        assert!(arm.contains("[A-Z_-]{1,20}"), "{dialect}: {arm}");
+        assert!(
+            arm.contains("AND") && arm.contains("'[A-Z]'"),
+            "{dialect}: {arm}"
+        );
+    }
+}
