@@ -208,7 +208,9 @@ pub fn epoch_integer(n: i64) -> Stamp {
     }
 }
 
-/// Epoch seconds as a JSON float (`1716723772.6014807`).
+/// Epoch seconds as a JSON float (`1716723772.6014807`). A number written
+/// as a float comes from a clock finer than the second even when its
+/// fraction is 0 (Caddy's `1767571211.0`), so the stamp is sub-second.
 pub fn epoch_float(secs: f64) -> Option<Stamp> {
     if !secs.is_finite() || secs.abs() > 1e17 {
         return None;
@@ -218,7 +220,7 @@ pub fn epoch_float(secs: f64) -> Option<Stamp> {
     }
     Some(Stamp {
         ms: (secs * 1000.0).floor() as i64,
-        subsecond: secs.fract() != 0.0,
+        subsecond: true,
     })
 }
 
