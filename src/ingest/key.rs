@@ -125,6 +125,27 @@ impl KeySpec {
             && self.cidr6.is_none()
     }
 
+    /// A key value given by hand (a policy's exempt `client`, `--exclude`)
+    /// as ingestion writes keys: its address parts (`ip`, `xff`) in
+    /// canonical form, so that `2001:DB8::1` or `::ffff:10.0.0.7` names the
+    /// client a server would (a value whose parts cannot be told apart by
+    /// `+` stays as given).
+    pub fn as_keyed(&self, value: &str) -> String {
+        let pieces: Vec<&str> = value.split('+').collect();
+        if pieces.len() != self.parts.len() {
+            return value.to_string();
+        }
+        pieces
+            .iter()
+            .zip(&self.parts)
+            .map(|(piece, part)| match part {
+                KeyPart::Ip | KeyPart::Xff => canonical_address(piece),
+                _ => Cow::Borrowed(*piece),
+            })
+            .collect::<Vec<_>>()
+            .join("+")
+    }
+
     /// Writes the key of `record` into `out`; false when every part is missing.
     pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
         out.clear();

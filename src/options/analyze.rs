@@ -46,13 +46,20 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         routes: routes_settings(&args.routes)?,
         profile_columns,
     };
+    // Named as ingestion writes keys (an IPv6 address in canonical form).
+    let exclude: Vec<String> = args
+        .exclude
+        .exclude
+        .iter()
+        .map(|c| ingest.keys.primary.as_keyed(c))
+        .collect();
     Ok(AnalyzeSettings {
         analysis: AnalysisSettings {
             ingest,
             stats: StatsSettings {
                 window: args.window.window,
                 top: args.top.top,
-                exclude: args.exclude.exclude.clone(),
+                exclude,
                 keep_counts: args.export_counts.is_some(),
             },
             multiplier: args.multiplier.multiplier,

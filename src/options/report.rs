@@ -101,6 +101,13 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             "only one output can go to stdout; give the others a file name".into(),
         ));
     }
+    // Named as ingestion writes keys (an IPv6 address in canonical form).
+    let exclude: Vec<String> = args
+        .exclude
+        .exclude
+        .iter()
+        .map(|c| ingest.keys.primary.as_keyed(c))
+        .collect();
     Ok(ReportSettings {
         plan: ReportPlan {
             analysis: AnalysisSettings {
@@ -108,7 +115,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 stats: StatsSettings {
                     window: args.window.window,
                     top: args.top.top,
-                    exclude: args.exclude.exclude.clone(),
+                    exclude,
                     keep_counts: false,
                 },
                 multiplier: args.multiplier.multiplier,

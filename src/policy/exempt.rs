@@ -7,7 +7,7 @@
 use regex::Regex;
 
 use super::{CheckedRule, PolicyError, Rule, route_regex};
-use crate::ingest::key::{KeyPart, KeySpec, canonical_address};
+use crate::ingest::key::KeySpec;
 
 /// A policy with its limit rules and its exemptions apart.
 #[derive(Debug, Clone, Default)]
@@ -69,29 +69,9 @@ pub(super) fn check(
         name: rule.name.clone(),
         method: rule.method.clone(),
         route: route_regex(rule, &fail)?,
-        client: rule.client.as_deref().map(|c| as_keyed(&key, c)),
+        client: rule.client.as_deref().map(|c| key.as_keyed(c)),
         key,
     })
-}
-
-/// A client value as the requests' keys are written: the addresses among
-/// its parts (`ip`, `xff`) in canonical form, as ingestion writes them, so
-/// that `client = "2001:DB8::1"` or `"::ffff:10.0.0.7"` exempts the client a
-/// server would (a value whose parts cannot be told apart stays as written).
-fn as_keyed(key: &KeySpec, client: &str) -> String {
-    let pieces: Vec<&str> = client.split('+').collect();
-    if pieces.len() != key.parts.len() {
-        return client.to_string();
-    }
-    pieces
-        .iter()
-        .zip(&key.parts)
-        .map(|(piece, part)| match part {
-            KeyPart::Ip | KeyPart::Xff => canonical_address(piece),
-            _ => std::borrow::Cow::Borrowed(*piece),
-        })
-        .collect::<Vec<_>>()
-        .join("+")
 }
 
 #[cfg(test)]
