@@ -27,7 +27,12 @@ pub struct Exemption {
     pub route: Option<Regex>,
     /// The key `client` is a value of.
     pub key: KeySpec,
+    /// The client as the policy writes it (what exports match on: a
+    /// gateway sees the address as its server writes it).
     pub client: Option<String>,
+    /// The client as ingestion writes keys ([`KeySpec::as_keyed`]), what
+    /// the requests' keys are compared with.
+    pub keyed_client: Option<String>,
 }
 
 impl Exemption {
@@ -40,7 +45,7 @@ impl Exemption {
             .is_none_or(|m| m.eq_ignore_ascii_case(method))
             && self.route.as_ref().is_none_or(|r| r.is_match(path))
             && self
-                .client
+                .keyed_client
                 .as_deref()
                 .is_none_or(|want| client == Some(want))
     }
@@ -69,7 +74,8 @@ pub(super) fn check(
         name: rule.name.clone(),
         method: rule.method.clone(),
         route: route_regex(rule, &fail)?,
-        client: rule.client.as_deref().map(|c| key.as_keyed(c)),
+        client: rule.client.clone(),
+        keyed_client: rule.client.as_deref().map(|c| key.as_keyed(c)),
         key,
     })
 }

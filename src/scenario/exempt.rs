@@ -35,7 +35,7 @@ pub fn exempt_mask(
             KeyRef::Extra(i) => (&table.extra_keys[i].ids, &table.extra_keys[i].names),
         };
         // A client that never appears matches nothing.
-        let client = match &e.client {
+        let client = match &e.keyed_client {
             Some(c) => match names.get(c) {
                 Some(id) => Some(id),
                 None => continue,

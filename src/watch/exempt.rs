@@ -73,7 +73,7 @@ impl Exemptions {
             );
             for (row, event) in chunk.events.iter().enumerate() {
                 mask[row] |= filter.picks(event.method, event.path)
-                    && e.client
+                    && e.keyed_client
                         .as_deref()
                         .is_none_or(|want| key_value(chunk, *column, row) == Some(want));
             }

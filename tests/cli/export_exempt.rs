@@ -213,3 +213,12 @@ fn envoy_snapshot_with_address_exemptions() {
         export(&policy, "envoy", &[])
     );
 }
+
+#[test]
+fn an_exempt_address_is_exported_as_the_policy_writes_it() {
+    // Simulation compares it with canonical keys (`10.0.0.7`), but nginx's
+    // $remote_addr on a dual-stack socket is `::ffff:10.0.0.7`, as written.
+    let policy = "[[rule]]\nname = \"g\"\nlimit = \"10/1m\"\n\n[[rule]]\nname = \"probe\"\nclient = \"::ffff:10.0.0.7\"\nexempt = true\n";
+    let out = export(policy, "nginx", &[]);
+    assert!(out.contains("::ffff:10.0.0.7"), "{out}");
+}
