@@ -126,10 +126,11 @@ impl KeySpec {
     }
 
     /// A key value given by hand (a policy's exempt `client`, `--exclude`)
-    /// as ingestion writes keys: its address parts (`ip`, `xff`) in
-    /// canonical form, so that `2001:DB8::1` or `::ffff:10.0.0.7` names the
-    /// client a server would (a value whose parts cannot be told apart by
-    /// `+` stays as given).
+    /// as ingestion writes keys: its address parts (`ip`, `xff`, and the
+    /// address of a prefix such as `2001:DB8::/64`) in canonical form, so
+    /// that `2001:DB8::1` or `::ffff:10.0.0.7` names the client a server
+    /// would (a value whose parts cannot be told apart by `+` stays as
+    /// given).
     pub fn as_keyed(&self, value: &str) -> String {
         let pieces: Vec<&str> = value.split('+').collect();
         if pieces.len() != self.parts.len() {
@@ -138,8 +139,12 @@ impl KeySpec {
         pieces
             .iter()
             .zip(&self.parts)
-            .map(|(piece, part)| match part {
-                KeyPart::Ip | KeyPart::Xff => canonical_address(piece),
+            .map(|(piece, part)| match (part, piece.split_once('/')) {
+                // A prefix of `--cidr4/6` (`2001:DB8::/64`): its address.
+                (KeyPart::Ip | KeyPart::Xff, Some((address, bits))) => {
+                    Cow::Owned(format!("{}/{bits}", canonical_address(address)))
+                }
+                (KeyPart::Ip | KeyPart::Xff, None) => canonical_address(piece),
                 _ => Cow::Borrowed(*piece),
             })
             .collect::<Vec<_>>()

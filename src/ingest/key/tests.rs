@@ -350,3 +350,19 @@ proptest::proptest! {
         proptest::prop_assert_eq!(bare_address(&field), expected);
     }
 }
+
+#[test]
+fn a_value_given_by_hand_is_keyed_as_ingestion_keys() {
+    let ip = KeySpec::parse("ip", None, None).unwrap();
+    assert_eq!(ip.as_keyed("2001:DB8:0::1"), "2001:db8::1");
+    assert_eq!(ip.as_keyed("::ffff:10.0.0.7"), "10.0.0.7");
+    // Found by review: a prefix of --cidr6, written in upper case.
+    assert_eq!(ip.as_keyed("2001:DB8::/64"), "2001:db8::/64");
+    assert_eq!(ip.as_keyed("192.0.2.0/24"), "192.0.2.0/24");
+    let ip_user = KeySpec::parse("ip+user", None, None).unwrap();
+    assert_eq!(ip_user.as_keyed("2001:DB8::1+Bob"), "2001:db8::1+Bob");
+    // A user part is left as it is, and so is a value of the wrong shape.
+    assert_eq!(ip_user.as_keyed("2001:DB8::1"), "2001:DB8::1");
+    let user = KeySpec::parse("user", None, None).unwrap();
+    assert_eq!(user.as_keyed("::FFFF:1.2.3.4"), "::FFFF:1.2.3.4");
+}
