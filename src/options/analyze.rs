@@ -2,7 +2,9 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
+use super::{
+    OptionsError, excluded_clients, ingest_settings, output_format, routes_settings, use_colour,
+};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
 use crate::ingest;
@@ -46,13 +48,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         routes: routes_settings(&args.routes)?,
         profile_columns,
     };
-    // Named as ingestion writes keys (an IPv6 address in canonical form).
-    let exclude: Vec<String> = args
-        .exclude
-        .exclude
-        .iter()
-        .map(|c| ingest.keys.primary.as_keyed(c))
-        .collect();
+    let exclude = excluded_clients(&args.exclude, &ingest.keys.primary);
     Ok(AnalyzeSettings {
         analysis: AnalysisSettings {
             ingest,

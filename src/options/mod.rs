@@ -23,7 +23,7 @@ pub use simulate::{LimitSource, SimulateSettings, simulate_settings};
 pub use sql::{SqlSettings, sql_settings};
 pub use watch::{WatchOutput, WatchRun, watch_settings};
 
-use crate::cli::{IngestArgs, OutputArgs, OutputFormat, RoutesArg};
+use crate::cli::{ExcludeArg, IngestArgs, OutputArgs, OutputFormat, RoutesArg};
 use crate::discover::{TemplateSet, routes_file};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
@@ -48,6 +48,12 @@ pub enum OptionsError {
 }
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].
+/// The `--exclude` clients, named as ingestion writes keys (an IPv6 address
+/// in canonical form: [`KeySpec::as_keyed`]).
+fn excluded_clients(args: &ExcludeArg, key: &KeySpec) -> Vec<String> {
+    args.exclude.iter().map(|c| key.as_keyed(c)).collect()
+}
+
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
     let format = match (&args.nginx_conf, &args.log_format_name) {
         (Some(conf), Some(name)) => {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings, routes_settings};
+use super::{OptionsError, excluded_clients, ingest_settings, routes_settings};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::policy::Policy;
@@ -101,13 +101,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             "only one output can go to stdout; give the others a file name".into(),
         ));
     }
-    // Named as ingestion writes keys (an IPv6 address in canonical form).
-    let exclude: Vec<String> = args
-        .exclude
-        .exclude
-        .iter()
-        .map(|c| ingest.keys.primary.as_keyed(c))
-        .collect();
+    let exclude = excluded_clients(&args.exclude, &ingest.keys.primary);
     Ok(ReportSettings {
         plan: ReportPlan {
             analysis: AnalysisSettings {
