@@ -22,13 +22,19 @@ pub struct ReportSettings {
     pub stamp: bool,
 }
 
-/// A share given as `1%`, `0.5%` or `0.01`.
+/// A share given as `1%`, `0.5%` or `0.01`. A bare `1` is refused: it reads
+/// as 1% as easily as the 100% it would be (a CI gate at 100% never fails).
 pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
         Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
         None => t.parse::<f64>(),
     };
+    if t.strip_suffix('%').is_none() && value == Ok(1.0) {
+        return Err(OptionsError::Usage(format!(
+            "{flag} {text}: write 100% for all, or 1% (0.01) for one in a hundred"
+        )));
+    }
     match value {
         Ok(v) if (0.0..=1.0).contains(&v) => Ok(v),
         _ => Err(OptionsError::Usage(format!(
@@ -144,5 +150,11 @@ mod tests {
         assert!(parse_share("--x", "150%").is_err());
         assert!(parse_share("--x", "-1%").is_err());
         assert!(parse_share("--x", "lots").is_err());
+        // Found by review: a bare 1 was 100%, so `--max-reject-rate 1` passed
+        // a rule rejecting 96% of requests.
+        assert!(parse_share("--x", "1").is_err());
+        assert!(parse_share("--x", "1.0").is_err());
+        assert_eq!(parse_share("--x", "100%").unwrap(), 1.0);
+        assert_eq!(parse_share("--x", "0").unwrap(), 0.0);
     }
 }
