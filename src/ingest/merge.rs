@@ -109,12 +109,7 @@ impl<'s> Merger<'s> {
         let mut file = FileReport {
             name: name.clone(),
             format: String::new(),
-            compression: match input.compression {
-                Compression::None => "none",
-                Compression::Gzip => "gzip",
-                Compression::Zstd => "zstd",
-            }
-            .into(),
+            compression: input.compression.name().into(),
             lines: 0,
             parsed: 0,
             skipped: 0,

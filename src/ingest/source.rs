@@ -25,6 +25,31 @@ pub enum Compression {
     Zstd,
 }
 
+impl Compression {
+    /// The magic numbers of the compressed formats inputs are read in.
+    pub const MAGIC: [(&[u8], Compression); 2] = [
+        (&[0x1f, 0x8b], Compression::Gzip),
+        (&[0x28, 0xb5, 0x2f, 0xfd], Compression::Zstd),
+    ];
+
+    /// How an input whose first bytes are `first` is compressed.
+    pub fn of(first: &[u8]) -> Compression {
+        Compression::MAGIC
+            .iter()
+            .find(|(magic, _)| first.starts_with(magic))
+            .map_or(Compression::None, |&(_, kind)| kind)
+    }
+
+    /// Its name in reports and messages.
+    pub fn name(self) -> &'static str {
+        match self {
+            Compression::None => "none",
+            Compression::Gzip => "gzip",
+            Compression::Zstd => "zstd",
+        }
+    }
+}
+
 /// An opened input.
 pub struct Input {
     /// The name shown in messages (`-` shows as `<stdin>`).
@@ -103,12 +128,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
             counter: counter.clone(),
         },
     );
-    let magic = buffered.fill_buf().map_err(io_err)?;
-    let compression = match magic {
-        [0x1f, 0x8b, ..] => Compression::Gzip,
-        [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
-        _ => Compression::None,
-    };
+    let compression = Compression::of(buffered.fill_buf().map_err(io_err)?);
     let mappable = compression == Compression::None
         && size.is_some_and(|n| n >= MAP_MIN_BYTES)
         && std::env::var_os("RLCTL_NO_MMAP").is_none_or(|v| v.is_empty() || v == "0");

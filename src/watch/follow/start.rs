@@ -3,6 +3,8 @@
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 
+use crate::ingest::source::Compression;
+
 /// What a file's first bytes say about it.
 pub(super) enum Start {
     /// Nothing yet, or only the first bytes of a compressed format's magic
@@ -13,10 +15,8 @@ pub(super) enum Start {
 }
 
 /// Looks at the first bytes of `file` for the magic numbers ingestion
-/// decompresses by (gzip, zstd).
+/// decompresses by ([`Compression::MAGIC`]).
 pub(super) fn start_of(file: &File) -> Start {
-    const MAGIC: [(&[u8], &str); 2] =
-        [(&[0x1f, 0x8b], "gzip"), (&[0x28, 0xb5, 0x2f, 0xfd], "zstd")];
     let mut first = [0u8; 4];
     let Ok(read) = file.read_at(&mut first, 0) else {
         return Start::Plain; // the read that follows reports the error
@@ -25,13 +25,15 @@ pub(super) fn start_of(file: &File) -> Start {
     if first.is_empty() {
         return Start::Unknown;
     }
-    for (magic, kind) in MAGIC {
-        if first.starts_with(magic) {
-            return Start::Compressed(kind);
+    match Compression::of(first) {
+        Compression::None
+            if Compression::MAGIC
+                .iter()
+                .any(|(magic, _)| magic.starts_with(first)) =>
+        {
+            Start::Unknown
         }
-        if magic.starts_with(first) {
-            return Start::Unknown;
-        }
+        Compression::None => Start::Plain,
+        kind => Start::Compressed(kind.name()),
     }
-    Start::Plain
 }
