@@ -38,22 +38,17 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
         use std::io::Write;
         let markdown = output::markdown::render(&doc);
-        let mut file = std::fs::OpenOptions::new()
+        std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&summary)
+            .and_then(|mut file| file.write_all(markdown.as_bytes()))
             .with_context(|| {
                 format!(
                     "cannot append to $GITHUB_STEP_SUMMARY ({})",
                     summary.to_string_lossy()
                 )
             })?;
-        file.write_all(markdown.as_bytes()).with_context(|| {
-            format!(
-                "cannot append to $GITHUB_STEP_SUMMARY ({})",
-                summary.to_string_lossy()
-            )
-        })?;
     }
     // Said once every report is written, so that a CI log never shows a
     // verdict followed by the error that made the run fail.
