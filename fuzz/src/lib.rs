@@ -13,6 +13,8 @@ pub fn keys() -> KeySet {
     let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), Some(64)).expect("valid key"));
     keys.add(KeySpec::parse("user", None, None).expect("valid key"));
     keys.add(KeySpec::parse("xff+user", None, None).expect("valid key"));
+    // One address as logged: its names are put in canonical form per chunk.
+    keys.add(KeySpec::parse("ip", None, None).expect("valid key"));
     keys
 }
 
