@@ -87,6 +87,12 @@ impl Param {
         self.values.len() as u64
     }
 
+    /// The distinct values counted, and how many of each shape.
+    #[cfg(test)]
+    pub(super) fn counted(&self) -> (usize, [u64; 3]) {
+        (self.values.len(), self.shapes)
+    }
+
     /// How the parameter reads in a template.
     pub fn display(&self, key: &ParamKey) -> String {
         match key {

@@ -74,6 +74,14 @@ fn apply_reference(
 /// Discovery as first written (a map of copied paths): the definition
 /// [`discover`] must agree with.
 fn discover_reference(table: &EventTable, routed: &[String]) -> TemplateSet {
+    let root = trie_reference(table, routed);
+    let mut templates = Vec::new();
+    collect(&root, &mut Vec::new(), &mut templates);
+    TemplateSet::new(templates)
+}
+
+/// The finished trie of [`discover_reference`].
+fn trie_reference(table: &EventTable, routed: &[String]) -> trie::Node {
     let counts = endpoint_counts(table);
     let mut paths: FxHashMap<&str, u64> = FxHashMap::default();
     for (e, name) in table.endpoints.names().enumerate() {
@@ -92,9 +100,39 @@ fn discover_reference(table: &EventTable, routed: &[String]) -> TemplateSet {
         root.insert(&segments, count);
     }
     root.finish();
-    let mut templates = Vec::new();
-    collect(&root, &mut Vec::new(), &mut templates);
-    TemplateSet::new(templates)
+    root
+}
+
+/// A trie written out node by node: requests, whether it collapsed, and per
+/// parameter the values it counted and their shapes. Discovery's trie must
+/// be the reference's, not only give its templates.
+fn trie_text(node: &trie::Node, depth: usize, out: &mut String) {
+    use std::fmt::Write;
+    let pad = " ".repeat(depth);
+    let (count, ends, collapsed) = (node.count, node.terminal, node.collapsed);
+    writeln!(out, "{pad}{count} {ends} {collapsed}").unwrap();
+    for (name, child) in &node.children {
+        writeln!(out, "{pad}/{name}").unwrap();
+        trie_text(child, depth + 1, out);
+    }
+    for (key, param) in &node.params {
+        writeln!(out, "{pad}/{key:?} {:?}", param.counted()).unwrap();
+        trie_text(&param.node, depth + 1, out);
+    }
+}
+
+/// Asserts that discovery builds the reference's trie from `table`, and
+/// returns its templates.
+fn built_like_the_reference(table: &EventTable) -> Vec<String> {
+    let text = |root: &trie::Node| {
+        let mut out = String::new();
+        trie_text(root, 0, &mut out);
+        out
+    };
+    let mut built = build::trie(&paths::Paths::new(table, &[]));
+    built.finish();
+    assert_eq!(text(&built), text(&trie_reference(table, &[])));
+    template_texts(&discover(table, &[]))
 }
 
 fn endpoint_counts(table: &EventTable) -> Vec<u64> {
@@ -211,8 +249,7 @@ fn paths_under_a_thousand_first_segments_are_fed_in_one_pass_like_the_reference(
         .chain((0..50).map(|i| (format!("GET /api/v1/items/{i}"), 40)))
         .collect();
     let table = table(&rows);
-    let texts = template_texts(&discover(&table, &[]));
-    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    let texts = built_like_the_reference(&table);
     assert!(texts.iter().any(|t| t.starts_with("/:")), "{texts:?}");
 }
 
@@ -231,8 +268,7 @@ fn the_order_paths_are_fed_in_decides_a_collapse_like_the_reference() {
         rows.push((format!("GET /x{pad}/shared/q"), 1));
         rows.reverse();
         let table = table(&rows);
-        let texts = template_texts(&discover(&table, &[]));
-        assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+        let texts = built_like_the_reference(&table);
         let kept = format!("/x{pad}/shared/{p}00000/");
         assert!(texts.iter().any(|t| t.starts_with(&kept)), "{texts:?}");
     }
@@ -324,10 +360,8 @@ proptest::proptest! {
             .chain((!prefix.is_empty() && own > 0).then(|| (format!("GET {prefix}"), own)))
             .collect();
         let table = table(&rows);
-        proptest::prop_assert_eq!(
-            template_texts(&discover(&table, &[])),
-            template_texts(&discover_reference(&table, &[]))
-        );
+        let texts = built_like_the_reference(&table);
+        proptest::prop_assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
     }
 }
 
@@ -348,8 +382,7 @@ fn paths_fed_to_a_parameter_after_the_root_collapses_keep_their_order() {
     rows.extend((1..2000).map(|i| (format!("GET /{}/shared/{i:05}", id(1000 + i)), 1)));
     rows.reverse();
     let table = table(&rows);
-    let texts = template_texts(&discover(&table, &[]));
-    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    let texts = built_like_the_reference(&table);
     assert!(
         texts.iter().any(|t| t.starts_with("/:id/shared/00000/")),
         "{texts:?}"
@@ -371,8 +404,7 @@ fn paths_under_one_prefix_are_split_level_by_level_like_the_reference() {
     rows.extend((0..100).map(|i| (format!("POST /api/v2/carts/{}", hex8(i)), 2)));
     rows.extend((0..50).map(|i| (format!("GET /static/app.{}.js", hex8(i)), 1)));
     let table = table(&rows);
-    let texts = template_texts(&discover(&table, &[]));
-    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    let texts = built_like_the_reference(&table);
     for expected in ["/api", "/api/v1/:id/items", "/api/v2/orders/:id"] {
         assert!(texts.iter().any(|t| t == expected), "{expected}: {texts:?}");
     }
@@ -387,7 +419,6 @@ fn paths_under_thousands_of_first_segments_of_one_path_are_fed_in_one_pass_like_
         .chain((0..300).map(|i| (format!("GET /api/orders/{}", hex8(i)), 3)))
         .collect();
     let table = table(&rows);
-    let texts = template_texts(&discover(&table, &[]));
-    assert_eq!(texts, template_texts(&discover_reference(&table, &[])));
+    let texts = built_like_the_reference(&table);
     assert!(texts.iter().any(|t| t == "/:id/x"), "{texts:?}");
 }
