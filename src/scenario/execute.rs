@@ -224,26 +224,30 @@ fn summarise(
     };
     // One rule: its verdicts are the decisions, which the replay also kept in
     // the order of its grouping (the one `traffic.by_client` is, when set).
-    let rule_traffic = match &scenario.rules[..] {
-        [_] => Traffic {
-            by_client: (traffic.by_client).map(|by_client| ByClient {
-                allowed: replay.grouped_allowed.as_deref(),
-                ..by_client
-            }),
-            ..traffic
-        },
-        _ => traffic,
+    let grouped_allowed = match &scenario.rules[..] {
+        [_] => replay.grouped_allowed.as_deref(),
+        _ => None,
+    };
+    let rule_traffic = Traffic {
+        by_client: (traffic.by_client).map(|by_client| ByClient {
+            allowed: grouped_allowed,
+            ..by_client
+        }),
+        ..traffic
     };
     let rule_results: Vec<RuleResult> = (scenario.rules.par_iter())
         .zip(selections)
         .enumerate()
-        .map(|(r, (rule, selection))| RuleResult {
-            scenario: scenario.name.clone(),
-            rule: rule.name.clone(),
-            key: rule.key_text.clone(),
-            method: rule.method.clone(),
-            route: rule.route.as_ref().map(|r| r.as_str().to_string()),
-            summary: rule_summary(rule, &rule_traffic, selection.subset(), &replay, r, top),
+        .map(|(r, (rule, selection))| {
+            let traffic = keyed_by(table, replayer, &rule_traffic, rule.key, grouped_allowed);
+            RuleResult {
+                scenario: scenario.name.clone(),
+                rule: rule.name.clone(),
+                key: rule.key_text.clone(),
+                method: rule.method.clone(),
+                route: rule.route.as_ref().map(|r| r.as_str().to_string()),
+                summary: rule_summary(rule, &traffic, selection.subset(), &replay, r, top),
+            }
         })
         .collect();
     // One rule deciding every request: its totals are the scenario's.
@@ -258,6 +262,34 @@ fn summarise(
         totals: reuse.unwrap_or_else(|| totals(&traffic, &replay.allowed, top)),
         rules: rule_results,
         allowed: replay.allowed,
+    }
+}
+
+/// `traffic` (by `--key`) with its clients counted by `key`, a rule's own:
+/// a rule's figures (clients hit, the clients it rejects most, its busiest
+/// span) are by the key it limits, as a gateway keeps its counters.
+/// `grouped_allowed`: the decisions in the replay's grouping, when they are
+/// the rule's.
+fn keyed_by<'t>(
+    table: &'t EventTable,
+    replayer: &'t Replayer,
+    traffic: &Traffic<'t>,
+    key: KeyRef,
+    grouped_allowed: Option<&'t [bool]>,
+) -> Traffic<'t> {
+    let KeyRef::Extra(i) = key else {
+        return *traffic;
+    };
+    let column = &table.extra_keys[i];
+    Traffic {
+        client: &column.ids,
+        client_names: &column.names,
+        by_client: (replayer.grouped_by(&column.ids)).map(|by_client| ByClient {
+            allowed: grouped_allowed,
+            ..by_client
+        }),
+        census: None,
+        ..*traffic
     }
 }
 

@@ -36,8 +36,9 @@ impl Selection {
         exempt: Option<&[bool]>,
     ) -> Self {
         let column = key_column(table, rule, exempt);
-        let keys = column.as_deref().unwrap_or(key_ids(table, rule.key));
-        let subset = Subset::of(keys, ts, &table.client, &table.endpoint);
+        let ids = key_ids(table, rule.key);
+        let keys = column.as_deref().unwrap_or(ids);
+        let subset = Subset::of(keys, ts, ids, &table.endpoint);
         Selection { subset }
     }
 
@@ -53,9 +54,11 @@ impl Selection {
         let batch = |rules: &[&PlannedRule]| {
             let rows = rows_applying(table, rules, exempt, EVENTS_PER_TASK);
             (rows.into_par_iter())
-                .map(|rows| Selection {
-                    subset: (rows.len() != table.len())
-                        .then(|| Subset::of_rows(rows, ts, &table.client, &table.endpoint)),
+                .zip(rules)
+                .map(|(rows, rule)| Selection {
+                    subset: (rows.len() != table.len()).then(|| {
+                        Subset::of_rows(rows, ts, key_ids(table, rule.key), &table.endpoint)
+                    }),
                 })
                 .collect::<Vec<_>>()
         };
@@ -71,14 +74,12 @@ impl Selection {
             .into_iter();
         (rules.iter())
             .map(|rule| match everywhere(rule) {
-                true => Selection {
-                    subset: Subset::of(
-                        key_ids(table, rule.key),
-                        ts,
-                        &table.client,
-                        &table.endpoint,
-                    ),
-                },
+                true => {
+                    let ids = key_ids(table, rule.key);
+                    Selection {
+                        subset: Subset::of(ids, ts, ids, &table.endpoint),
+                    }
+                }
                 false => narrowed.next().expect("one selection per narrow rule"),
             })
             .collect()
@@ -265,8 +266,8 @@ fn rows_applying(
         .collect()
 }
 
-/// Some of the events: their rows (in time order), times, clients and
-/// endpoints, and the same rows grouped by client.
+/// Some of the events: their rows (in time order), times, clients (by the
+/// rule's key) and endpoints, and the same rows grouped by client.
 #[derive(Debug)]
 pub(crate) struct Subset {
     rows: Vec<u32>,
