@@ -14,7 +14,7 @@ use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
     ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError, Replayer, Rule,
-    Summary, Totals, Traffic, deploy, summarize, totals,
+    Summary, Totals, Traffic, busiest_admitted, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -294,7 +294,10 @@ fn keyed_by<'t>(
 }
 
 /// Rule `r`'s summary over the requests it applies to (`subset`, or all of
-/// `traffic`), from its own verdicts in `replay`.
+/// `traffic`), from its own verdicts in `replay`; its busiest span from what
+/// went through its counters: the requests the whole policy admitted (one
+/// that another rule rejects changes no rule's state, so a rule's own
+/// verdicts may admit it again and again).
 fn rule_summary(
     rule: &PlannedRule,
     traffic: &Traffic,
@@ -304,18 +307,38 @@ fn rule_summary(
     top: usize,
 ) -> Summary {
     let delay_ms = replay.delay_ms.as_deref();
-    let Some(subset) = subset else {
-        let verdicts = replay.rule_allowed(r);
-        return summarize(&rule.spec, &rule.limiter, traffic, &verdicts, delay_ms, top);
+    let several = replay.rules > 1;
+    let (traffic, verdicts, delays, admitted) = match subset {
+        None => (
+            *traffic,
+            replay.rule_allowed(r),
+            delay_ms.map(Cow::Borrowed),
+            Cow::Borrowed(&replay.allowed[..]),
+        ),
+        Some(subset) => (
+            subset.traffic(traffic),
+            Cow::Owned(replay.rule_allowed_at(r, Some(subset.rows()))),
+            delay_ms.map(|d| Cow::Owned(subset.pick(d))),
+            match several {
+                true => Cow::Owned(subset.pick(&replay.allowed)),
+                false => Cow::Borrowed(&[][..]),
+            },
+        ),
     };
-    let verdicts = replay.rule_allowed_at(r, Some(subset.rows()));
-    let delays = delay_ms.map(|d| subset.pick(d));
-    summarize(
+    let mut summary = summarize(
         &rule.spec,
         &rule.limiter,
-        &subset.traffic(traffic),
+        &traffic,
         &verdicts,
         delays.as_deref(),
         top,
-    )
+    );
+    if several {
+        let traffic = Traffic {
+            by_client: (traffic.by_client).map(|b| ByClient { allowed: None, ..b }),
+            ..traffic
+        };
+        summary.boundary = busiest_admitted(&rule.spec, &traffic, &admitted);
+    }
+    summary
 }

@@ -52,7 +52,9 @@ pub use replay::{
     replay, rules_in,
 };
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
-pub use summary::{ByClient, Census, Summary, Totals, Traffic, summarize, totals};
+pub use summary::{
+    ByClient, Census, Summary, Totals, Traffic, busiest_admitted, summarize, totals,
+};
 
 /// One rate-limiting algorithm: an immutable configuration whose per-key state
 /// lives in [`Algorithm::State`].

@@ -195,6 +195,18 @@ pub fn summarize(
     }
 }
 
+/// The most requests one client of `traffic` had admitted (`allowed`) in any
+/// span (t − W, t] of `spec`'s window: [`Summary::boundary`] of other
+/// decisions than the summary's.
+pub fn busiest_admitted(
+    spec: &AlgorithmSpec,
+    traffic: &Traffic,
+    allowed: &[bool],
+) -> BoundaryEffect {
+    let rejected = totals::rejected_rows(allowed);
+    boundary::boundary_effect(spec, traffic, allowed, Some(&rejected))
+}
+
 /// Counts `allowed` (one decision per event of `traffic`), listing the `top` most
 /// rejected clients.
 pub fn totals(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
