@@ -13,8 +13,8 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError, Replayer, Rule,
-    Summary, Totals, Traffic, busiest_admitted, deploy, summarize, totals,
+    ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
+    Replayer, Rule, Summary, Totals, Traffic, busiest_admitted, deploy, summarize, totals,
 };
 use crate::units::Millis;
 
@@ -250,9 +250,11 @@ fn summarise(
             }
         })
         .collect();
-    // One rule deciding every request: its totals are the scenario's.
-    let reuse = match (&rule_results[..], selections) {
-        ([only], [selection]) => (selection.subset().is_none()
+    // One rule deciding every request, keyed by --key: its totals are the
+    // scenario's (a rule keyed otherwise counts other clients).
+    let reuse = match (&rule_results[..], selections, &scenario.rules[..]) {
+        ([only], [selection], [rule]) => (rule.key == KeyRef::Primary
+            && selection.subset().is_none()
             && replay.rule_allowed(0)[..] == replay.allowed[..])
             .then(|| only.summary.totals.clone()),
         _ => None,
