@@ -13,7 +13,7 @@ use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
-    ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
+    AlgorithmKind, ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
     Replayer, Rule, Summary, Totals, Traffic, busiest_admitted, deploy, summarize, totals,
 };
 use crate::units::Millis;
@@ -308,7 +308,9 @@ fn rule_summary(
     r: usize,
     top: usize,
 ) -> Summary {
-    let delay_ms = replay.delay_ms.as_deref();
+    // nginx holds requests for its limit_req (leaky-bucket) rules only.
+    let delay_ms =
+        (replay.delay_ms.as_deref()).filter(|_| rule.spec.kind == AlgorithmKind::LeakyBucket);
     let several = replay.rules > 1;
     let (traffic, verdicts, delays, admitted) = match subset {
         None => (
