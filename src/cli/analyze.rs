@@ -31,7 +31,7 @@ pub struct AnalyzeArgs {
     #[arg(
         long,
         value_name = "N",
-        default_value_t = 20,
+        default_value_t = super::flags::REPORTED_ENDPOINTS,
         help_heading = "Analysis"
     )]
     pub endpoints: usize,

@@ -50,6 +50,12 @@ pub struct ExcludeArg {
     pub exclude: Vec<String>,
 }
 
+/// How many endpoints (by requests) analyze reports by default: also the
+/// endpoints whose rules the recommended policy holds wherever a command
+/// recommends one (simulate, report), so that each gives the policy
+/// `analyze --write-policy` writes.
+pub const REPORTED_ENDPOINTS: usize = 20;
+
 /// `--top`.
 #[derive(Debug, Clone, Args)]
 pub struct TopArg {

@@ -21,7 +21,8 @@ pub use analyze::AnalyzeArgs;
 pub use convert::ConvertArgs;
 pub use export::{ExportArgs, ExportTarget};
 pub use flags::{
-    DiscoverArg, ExcludeArg, MultiplierArg, RoutesArg, TopArg, WindowArg, positive_multiplier,
+    DiscoverArg, ExcludeArg, MultiplierArg, REPORTED_ENDPOINTS, RoutesArg, TopArg, WindowArg,
+    positive_multiplier,
 };
 pub use generate::GenerateArgs;
 pub use report::{ReportArgs, ReportFormat};

@@ -121,7 +121,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
                 keep_counts: false,
             },
             multiplier: args.multiplier.multiplier,
-            endpoints: 20,
+            endpoints: crate::cli::REPORTED_ENDPOINTS,
             algorithm: match algo {
                 AlgoChoice::One(kind) => kind,
                 _ => AlgorithmKind::TokenBucket,

@@ -345,3 +345,39 @@ fn report_profiles_equal_analyzes_on_the_bundled_fixture() {
     assert!(kinds.contains(&"crawler"), "{kinds:?}");
     assert_eq!(&report["analysis"]["profiles"], profiles);
 }
+
+#[test]
+fn the_recommended_policy_is_the_one_analyze_writes() {
+    // On the bundled log analyze's policy has a rule for an endpoint ranked
+    // 11th to 20th; a report listing its top 10 once left that rule out.
+    let dir = tempfile::tempdir().unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
+    let policy = dir.path().join("policy.toml");
+    rlctl()
+        .args(["analyze", "-q", "--format", "json", "--write-policy"])
+        .arg(&policy)
+        .arg(&log)
+        .assert()
+        .success();
+    let written: Vec<String> = std::fs::read_to_string(&policy)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.strip_prefix("name = \""))
+        .map(|name| name.trim_end_matches('"').to_string())
+        .collect();
+    let out = rlctl()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(["report", "-q", "--format", "json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules: Vec<String> = json["policy"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap().to_string())
+        .collect();
+    assert!(written.len() > 10, "{written:?}");
+    assert_eq!(rules, written);
+}
