@@ -14,7 +14,7 @@ use super::selection::{Selection, Subset, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
     AlgorithmKind, ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
-    Replayer, Rule, Summary, Totals, Traffic, busiest_admitted, deploy, summarize, totals,
+    Replayer, Rule, Summary, Totals, Traffic, deploy, summarize_admitted, totals,
 };
 use crate::units::Millis;
 
@@ -311,38 +311,29 @@ fn rule_summary(
     // nginx holds requests for its limit_req (leaky-bucket) rules only.
     let delay_ms =
         (replay.delay_ms.as_deref()).filter(|_| rule.spec.kind == AlgorithmKind::LeakyBucket);
-    let several = replay.rules > 1;
-    let (traffic, verdicts, delays, admitted) = match subset {
+    let (traffic, verdicts, delays) = match subset {
         None => (
             *traffic,
             replay.rule_allowed(r),
             delay_ms.map(Cow::Borrowed),
-            Cow::Borrowed(&replay.allowed[..]),
         ),
         Some(subset) => (
             subset.traffic(traffic),
             Cow::Owned(replay.rule_allowed_at(r, Some(subset.rows()))),
             delay_ms.map(|d| Cow::Owned(subset.pick(d))),
-            match several {
-                true => Cow::Owned(subset.pick(&replay.allowed)),
-                false => Cow::Borrowed(&[][..]),
-            },
         ),
     };
-    let mut summary = summarize(
+    let admitted = (replay.rules > 1).then(|| match subset {
+        None => Cow::Borrowed(&replay.allowed[..]),
+        Some(subset) => Cow::Owned(subset.pick(&replay.allowed)),
+    });
+    summarize_admitted(
         &rule.spec,
         &rule.limiter,
         &traffic,
         &verdicts,
+        admitted.as_deref(),
         delays.as_deref(),
         top,
-    );
-    if several {
-        let traffic = Traffic {
-            by_client: (traffic.by_client).map(|b| ByClient { allowed: None, ..b }),
-            ..traffic
-        };
-        summary.boundary = busiest_admitted(&rule.spec, &traffic, &admitted);
-    }
-    summary
+    )
 }

@@ -53,7 +53,7 @@ pub use replay::{
 };
 pub use spec::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 pub use summary::{
-    ByClient, Census, Summary, Totals, Traffic, busiest_admitted, summarize, totals,
+    ByClient, Census, Summary, Totals, Traffic, summarize, summarize_admitted, totals,
 };
 
 /// One rate-limiting algorithm: an immutable configuration whose per-key state

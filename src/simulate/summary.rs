@@ -170,16 +170,38 @@ pub fn summarize(
     delay_ms: Option<&[u64]>,
     top: usize,
 ) -> Summary {
+    summarize_admitted(spec, limiter, traffic, allowed, None, delay_ms, top)
+}
+
+/// [`summarize`] of a rule's own verdicts `allowed`, its busiest span from
+/// `admitted` when given: what went through its counters, when that is not
+/// what it admitted (in a policy, the requests every rule admitted).
+pub fn summarize_admitted(
+    spec: &AlgorithmSpec,
+    limiter: &Limiter,
+    traffic: &Traffic,
+    allowed: &[bool],
+    admitted: Option<&[bool]>,
+    delay_ms: Option<&[u64]>,
+    top: usize,
+) -> Summary {
     let rejected = totals::rejected_rows(allowed);
+    let boundary = || match admitted {
+        None => boundary::boundary_effect(spec, traffic, allowed, Some(&rejected)),
+        Some(admitted) => {
+            // Decisions of their own: not those `by_client` may hold in its order.
+            let traffic = Traffic {
+                by_client: (traffic.by_client).map(|b| ByClient { allowed: None, ..b }),
+                ..*traffic
+            };
+            let not_admitted = totals::rejected_rows(admitted);
+            boundary::boundary_effect(spec, &traffic, admitted, Some(&not_admitted))
+        }
+    };
     // Independent passes over the decisions, run side by side.
     let (totals, (boundary, delays)) = rayon::join(
         || totals::of_rejected(traffic, allowed.len(), &rejected, top),
-        || {
-            rayon::join(
-                || boundary::boundary_effect(spec, traffic, allowed, Some(&rejected)),
-                || delay_ms.map(|d| delay_stats(d, allowed)),
-            )
-        },
+        || rayon::join(boundary, || delay_ms.map(|d| delay_stats(d, allowed))),
     );
     Summary {
         algo: spec.kind,
@@ -193,18 +215,6 @@ pub fn summarize(
         boundary,
         delays,
     }
-}
-
-/// The most requests one client of `traffic` had admitted (`allowed`) in any
-/// span (t − W, t] of `spec`'s window: [`Summary::boundary`] of other
-/// decisions than the summary's.
-pub fn busiest_admitted(
-    spec: &AlgorithmSpec,
-    traffic: &Traffic,
-    allowed: &[bool],
-) -> BoundaryEffect {
-    let rejected = totals::rejected_rows(allowed);
-    boundary::boundary_effect(spec, traffic, allowed, Some(&rejected))
 }
 
 /// Counts `allowed` (one decision per event of `traffic`), listing the `top` most
