@@ -3,7 +3,7 @@
 
 pub mod view;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use anyhow::Context;
 
@@ -13,12 +13,13 @@ use crate::cli::SimulateArgs;
 use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
+use crate::ingest::record::SkipReason;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
 use crate::render;
 use crate::scenario::{
-    Comparison, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
+    Comparison, KeyRef, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -221,6 +222,29 @@ pub fn replay_scenarios(
     })
 }
 
+/// A note when lines without a value for `--key` (`key`) were skipped while
+/// a rule keys by something else: that rule never saw them, where a gateway
+/// would have counted them.
+fn keyless_note(run: &SimulateRun, key: &str) -> Option<String> {
+    let skipped = *run
+        .report
+        .skipped_by_reason
+        .get(&SkipReason::NoClient.to_string())?;
+    let other_keys: BTreeSet<&str> = (run.scenarios.iter())
+        .flat_map(|s| &s.rules)
+        .filter(|r| r.key != KeyRef::Primary)
+        .map(|r| r.key_text.as_str())
+        .collect();
+    (!other_keys.is_empty()).then(|| {
+        let keys: Vec<&str> = other_keys.into_iter().collect();
+        format!(
+            "rlctl: note: {skipped} lines had no value for --key {} and were not replayed, so rules keyed {} did not count them as a gateway would; replay with a --key every line has (ip) to count them",
+            crate::text::escape::terminal(key),
+            crate::text::escape::terminal(&keys.join(", ")),
+        )
+    })
+}
+
 /// Runs `rlctl simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
@@ -233,6 +257,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
             "rlctl: limits: {}",
             crate::text::escape::terminal(&run.source)
         );
+        if let Some(note) = keyless_note(&run, &settings.ingest.keys.primary.text) {
+            eprintln!("{note}");
+        }
     }
     let doc = view::document(&run, &settings);
     let json = view::json(&run, &settings);
