@@ -238,8 +238,7 @@ fn keyless_note(run: &SimulateRun, key: &str) -> Option<String> {
     (!other_keys.is_empty()).then(|| {
         let keys: Vec<&str> = other_keys.into_iter().collect();
         format!(
-            "rlctl: note: {skipped} {} no value for --key {} and were not replayed, so rules keyed {} did not count them as a gateway would; replay with a --key every line has (ip) to count them",
-            if skipped == 1 { "line had" } else { "lines had" },
+            "rlctl: note: lines without a value for --key {} ({skipped}) were not replayed, so rules keyed {} did not count them as a gateway would; replay with a --key every line has (ip) to count them",
             crate::text::escape::terminal(key),
             crate::text::escape::terminal(&keys.join(", ")),
         )
