@@ -3,8 +3,11 @@
 //! `--exclude` names that match no client. Returned as lines (log content
 //! escaped for a terminal); printing them is the caller's.
 
+use std::collections::BTreeSet;
+
 use crate::events::Resolution;
 use crate::ingest::IngestReport;
+use crate::ingest::record::SkipReason;
 use crate::stats::Analysis;
 use crate::text::escape;
 
@@ -49,4 +52,26 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
         ));
     }
     lines
+}
+
+/// A note when lines without a value for `--key` (`key`) were skipped while
+/// a rule of the policy keys by something else (`rule_keys`, each rule's
+/// key): that rule never saw them, where a gateway would have counted them.
+pub fn keyless_lines<'k>(
+    report: &IngestReport,
+    key: &str,
+    rule_keys: impl Iterator<Item = &'k str>,
+) -> Option<String> {
+    let skipped = *report
+        .skipped_by_reason
+        .get(&SkipReason::NoClient.to_string())?;
+    let others: BTreeSet<&str> = rule_keys.filter(|&k| k != key).collect();
+    (!others.is_empty()).then(|| {
+        let others: Vec<&str> = others.into_iter().collect();
+        format!(
+            "rlctl: note: lines without a value for --key {} ({skipped}) were not replayed, so rules keyed {} did not count them as a gateway would; replay with a --key every line has (ip) to count them",
+            escape::terminal(key),
+            escape::terminal(&others.join(", ")),
+        )
+    })
 }

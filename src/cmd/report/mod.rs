@@ -7,7 +7,7 @@ pub mod view;
 use anyhow::Context;
 
 use crate::Outcome;
-use crate::analysis::notes::notes;
+use crate::analysis::notes::{keyless_lines, notes};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::options::{self, ReportSettings};
 use crate::output;
@@ -19,8 +19,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     let settings = options::report_settings(&args)?;
     let run = report::compute(&settings.plan)?;
     if !args.ingest.quiet {
-        for line in notes(&run.analysis.ingested.report, Some(&run.analysis.analysis)) {
+        let ingested = &run.analysis.ingested.report;
+        for line in notes(ingested, Some(&run.analysis.analysis)) {
             eprintln!("{line}");
+        }
+        let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
+        let key = &settings.plan.analysis.ingest.keys.primary.text;
+        if let Some(note) = keyless_lines(ingested, key, rule_keys) {
+            eprintln!("{note}");
         }
     }
     let stamp = settings.stamp.then(view::now_rfc3339);

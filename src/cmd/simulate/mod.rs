@@ -3,23 +3,22 @@
 
 pub mod view;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use anyhow::Context;
 
 use crate::Outcome;
-use crate::analysis::{self, notes::notes};
+use crate::analysis::{self, notes::keyless_lines, notes::notes};
 use crate::cli::SimulateArgs;
 use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
-use crate::ingest::record::SkipReason;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
 use crate::render;
 use crate::scenario::{
-    Comparison, KeyRef, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
+    Comparison, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -222,29 +221,6 @@ pub fn replay_scenarios(
     })
 }
 
-/// A note when lines without a value for `--key` (`key`) were skipped while
-/// a rule keys by something else: that rule never saw them, where a gateway
-/// would have counted them.
-fn keyless_note(run: &SimulateRun, key: &str) -> Option<String> {
-    let skipped = *run
-        .report
-        .skipped_by_reason
-        .get(&SkipReason::NoClient.to_string())?;
-    let other_keys: BTreeSet<&str> = (run.scenarios.iter())
-        .flat_map(|s| &s.rules)
-        .filter(|r| r.key != KeyRef::Primary)
-        .map(|r| r.key_text.as_str())
-        .collect();
-    (!other_keys.is_empty()).then(|| {
-        let keys: Vec<&str> = other_keys.into_iter().collect();
-        format!(
-            "rlctl: note: lines without a value for --key {} ({skipped}) were not replayed, so rules keyed {} did not count them as a gateway would; replay with a --key every line has (ip) to count them",
-            crate::text::escape::terminal(key),
-            crate::text::escape::terminal(&keys.join(", ")),
-        )
-    })
-}
-
 /// Runs `rlctl simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
@@ -257,7 +233,11 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
             "rlctl: limits: {}",
             crate::text::escape::terminal(&run.source)
         );
-        if let Some(note) = keyless_note(&run, &settings.ingest.keys.primary.text) {
+        let rule_keys = (run.scenarios.iter())
+            .flat_map(|s| &s.rules)
+            .map(|r| r.key_text.as_str());
+        let key = &settings.ingest.keys.primary.text;
+        if let Some(note) = keyless_lines(&run.report, key, rule_keys) {
             eprintln!("{note}");
         }
     }
