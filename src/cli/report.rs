@@ -25,7 +25,7 @@ pub enum ReportFormat {
 #[command(
     mut_arg("multiplier", |a| a.help("Recommended limit = MULTIPLIER x per-window p99.9")),
     mut_arg("top", |a| a
-        .help("How many top clients and endpoints to list (the traffic analysis covers at least the 20 endpoints `analyze` reports, so that the recommended policy is the one `analyze --write-policy` writes)")
+        .help("How many top clients to list, and endpoints up to the 20 the traffic analysis covers (those `analyze` reports, so that the recommended policy is the one `analyze --write-policy` writes)")
         .default_value("10")),
 )]
 pub struct ReportArgs {

@@ -119,7 +119,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                     keep_counts: false,
                 },
                 multiplier: args.multiplier.multiplier,
-                endpoints: args.top.top.max(crate::cli::REPORTED_ENDPOINTS),
+                endpoints: crate::cli::REPORTED_ENDPOINTS,
                 algorithm: AlgorithmKind::TokenBucket,
                 recommend: RecommendOptions {
                     profile_columns,
