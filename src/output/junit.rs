@@ -14,9 +14,13 @@ pub struct Case {
 }
 
 /// Escapes text for XML content and attributes: HTML escaping is valid XML 1.0
-/// too, and it turns the control characters XML cannot carry into U+FFFD.
+/// too, and it turns the control characters XML cannot carry into U+FFFD. A
+/// newline or tab is written as a character reference, which an attribute
+/// keeps (a parser reads a raw one in an attribute as a space).
 fn xml(text: &str) -> String {
     escape::html(text)
+        .replace('\n', "&#10;")
+        .replace('\t', "&#9;")
 }
 
 /// A JUnit document with one suite named `suite`.
@@ -92,7 +96,7 @@ mod tests {
                 checks: vec![(true, "ok <fine>".into())],
             },
             Case {
-                name: "a\"&b".into(),
+                name: "a\"&b\nc\td".into(),
                 checks: vec![(false, "rejects 5% \x1b[2J".into()), (true, "x".into())],
             },
             Case {
@@ -102,7 +106,7 @@ mod tests {
         ];
         let xml_text = render("rlctl", &cases);
         assert!(xml_text.contains("tests=\"3\" failures=\"1\""));
-        assert!(xml_text.contains("name=\"a&quot;&amp;b\""));
+        assert!(xml_text.contains("name=\"a&quot;&amp;b&#10;c&#9;d\""));
         assert!(xml_text.contains("<failure message=\"rejects 5% &#xfffd;[2J\" type=\"gate\">"));
         assert!(xml_text.contains("<system-out>ok &lt;fine&gt;</system-out>"));
         assert!(xml_text.contains("name=\"empty\"/>"));
