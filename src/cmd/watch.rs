@@ -96,13 +96,27 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
         &mut terminal,
         &AtomicBool::new(false),
     )?;
+    let threshold = settings.watch.verdict.as_ref().map_or(0.0, |v| v.threshold);
     match ending {
-        Ending::Passed => Ok(Outcome::Success),
-        Ending::Failed { rule, share } => {
+        Ending::Passed => {
             eprintln!(
-                "rlctl: rule {}: {:.2}% of clients hit, above --until-clients-hit",
+                "rlctl: PASS: every rule's share of clients hit stayed at or below {:.2}% for {} of log time",
+                threshold * 100.0,
+                args.hold,
+            );
+            Ok(Outcome::Success)
+        }
+        Ending::Failed {
+            rule,
+            share,
+            hit,
+            seen,
+        } => {
+            eprintln!(
+                "rlctl: FAIL: rule {}: {:.2}% of clients hit ({hit} of {seen} in the last hour of log time), above --until-clients-hit {:.2}%",
                 escape::terminal(&rule),
-                share * 100.0
+                share * 100.0,
+                threshold * 100.0,
             );
             Ok(Outcome::GateFailed)
         }

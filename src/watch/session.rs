@@ -45,8 +45,13 @@ pub trait Outputs {
 pub enum Ending {
     /// The verdict passed.
     Passed,
-    /// The verdict failed.
-    Failed { rule: String, share: f64 },
+    /// The verdict failed: `rule`'s share of clients hit, `hit` of `seen`.
+    Failed {
+        rule: String,
+        share: f64,
+        hit: u64,
+        seen: u64,
+    },
     /// Asked to stop.
     Stopped,
 }
@@ -95,9 +100,16 @@ pub fn run(
         let ending = match watcher.judgement() {
             Judgement::Waiting => None,
             Judgement::Passed => Some(Ending::Passed),
-            Judgement::Failed { rule, share } => Some(Ending::Failed {
+            Judgement::Failed {
+                rule,
+                share,
+                hit,
+                seen,
+            } => Some(Ending::Failed {
                 rule: rule.clone(),
                 share: *share,
+                hit: *hit,
+                seen: *seen,
             }),
         };
         if let Some(ending) = ending {

@@ -13,8 +13,14 @@ pub enum Judgement {
     Waiting,
     /// Below the threshold for the whole duration: exit 0.
     Passed,
-    /// A rule's share of clients hit is above the threshold: exit 1.
-    Failed { rule: String, share: f64 },
+    /// A rule's share of clients hit (`hit` of `seen` in the last hour) is
+    /// above the threshold: exit 1.
+    Failed {
+        rule: String,
+        share: f64,
+        hit: u64,
+        seen: u64,
+    },
 }
 
 /// The threshold and how long it must hold.
@@ -49,6 +55,8 @@ impl Verdict {
                 return Judgement::Failed {
                     rule: r.rule.clone(),
                     share,
+                    hit: r.hour.clients_hit,
+                    seen: r.hour.clients_seen,
                 };
             }
         }
@@ -95,7 +103,9 @@ mod tests {
             v.judge(1000, &figures(100, 2)),
             Judgement::Failed {
                 rule: "global".into(),
-                share: 0.02
+                share: 0.02,
+                hit: 2,
+                seen: 100,
             }
         );
     }
