@@ -28,6 +28,12 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         if let Some(note) = keyless_lines(ingested, key, rule_keys) {
             eprintln!("{note}");
         }
+        for rule in (run.policy.rules.iter()).filter(|r| r.summary.totals.requests == 0) {
+            eprintln!(
+                "rlctl: note: rule {} applied to no request, so its gates pass with nothing to judge; check its method, route and key",
+                escape::terminal(&rule.rule)
+            );
+        }
     }
     let stamp = settings.stamp.then(view::now_rfc3339);
     let doc = view::document(&run, &settings, stamp.as_deref());
