@@ -116,6 +116,7 @@ pub fn policy_text(
         ),
         "Review the flagged clients in the analysis before enforcing.".to_string(),
     ];
+    header.extend(prefix_note(&settings.ingest.keys.primary));
     header.extend(unruled_note(&unruled));
     let mut text = policy.to_toml(&header);
     text.push_str(&suggested_exemptions(
@@ -123,6 +124,23 @@ pub fn policy_text(
         &settings.ingest.keys.primary.text,
     ));
     Some(text)
+}
+
+/// The header line saying that clients were address prefixes (`--cidr4`,
+/// `--cidr6`), which a `key` cannot say: a gateway keying on the address
+/// would give each address the limit of a prefix.
+fn prefix_note(key: &crate::ingest::key::KeySpec) -> Option<String> {
+    let prefixes: Vec<String> = [("--cidr4", key.cidr4), ("--cidr6", key.cidr6)]
+        .into_iter()
+        .filter_map(|(flag, bits)| bits.map(|b| format!("{flag} {b}")))
+        .collect();
+    (!prefixes.is_empty()).then(|| {
+        format!(
+            "Clients are address prefixes ({}): replay with the same flags (rlctl simulate {} --policy FILE); a gateway keying on the address gives each address these limits.",
+            prefixes.join(", "),
+            prefixes.join(" ")
+        )
+    })
 }
 
 /// The header lines that name the endpoints left without a rule (log text,
@@ -175,4 +193,21 @@ pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
         ));
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::key::KeySpec;
+
+    #[test]
+    fn a_policy_of_address_prefixes_says_so() {
+        let key = |cidr4, cidr6| KeySpec::parse("ip", cidr4, cidr6).unwrap();
+        assert_eq!(prefix_note(&key(None, None)), None);
+        let note = prefix_note(&key(Some(24), Some(64))).unwrap();
+        assert!(
+            note.starts_with("Clients are address prefixes (--cidr4 24, --cidr6 64): replay with the same flags (rlctl simulate --cidr4 24 --cidr6 64 --policy FILE)"),
+            "{note}"
+        );
+    }
 }
