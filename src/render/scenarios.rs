@@ -62,6 +62,7 @@ pub fn result_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize)
     let mut t = Table::new(&[
         "scenario",
         "rule",
+        "key",
         "limit",
         "burst>",
         "at once>",
@@ -76,6 +77,7 @@ pub fn result_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize)
         t.row(vec![
             r.scenario.clone(),
             r.rule.clone(),
+            r.key.clone(),
             s.limit.clone(),
             s.burst.map_or("-".into(), |b| b.to_string()),
             s.instant_capacity.to_string(),

@@ -149,6 +149,7 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     doc.heading("The policy on this traffic");
     let mut t = Table::new(&[
         "rule",
+        "key",
         "algorithm",
         "limit",
         "burst>",
@@ -161,6 +162,7 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
         let s = &r.summary;
         t.row(vec![
             r.rule.clone(),
+            r.key.clone(),
             s.algo.to_string(),
             s.limit.clone(),
             s.burst.map_or("-".into(), |b| b.to_string()),
