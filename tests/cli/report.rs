@@ -12,11 +12,16 @@ fn fixture() -> PathBuf {
 }
 
 fn report(args: &[&str]) -> std::process::Output {
+    report_on(&fixture(), args)
+}
+
+/// `rlctl report -q` of the `$msec` log at `log`.
+fn report_on(log: &Path, args: &[&str]) -> std::process::Output {
     rlctl()
         .env_remove("GITHUB_STEP_SUMMARY")
         .args(["report", "-q", "--log-format", MSEC_FORMAT])
         .args(args)
-        .arg(fixture())
+        .arg(log)
         .output()
         .unwrap()
 }
@@ -195,19 +200,7 @@ fn a_path_of_a_megabyte_leaves_the_markdown_report_comment_sized() {
         .map(|i| format!("1767571200.{i:03} 10.0.0.1 \"GET {path}{i} HTTP/1.1\" 200 0.001 \"-\"\n"))
         .collect();
     std::fs::write(&log, lines).unwrap();
-    let out = rlctl()
-        .env_remove("GITHUB_STEP_SUMMARY")
-        .args([
-            "report",
-            "-q",
-            "--log-format",
-            MSEC_FORMAT,
-            "--format",
-            "markdown",
-        ])
-        .arg(&log)
-        .output()
-        .unwrap();
+    let out = report_on(&log, &["--format", "markdown"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let markdown = text(&out.stdout);
     assert!(markdown.len() < 65_536, "{} bytes", markdown.len());
@@ -237,20 +230,7 @@ fn hostile_log_content_is_inert_in_every_format() {
         .collect();
     std::fs::write(&log, lines).unwrap();
     let run = |format: &str| {
-        let out = rlctl()
-            .args([
-                "report",
-                "-q",
-                "--key",
-                "ip+user",
-                "--log-format",
-                MSEC_FORMAT,
-                "--format",
-                format,
-            ])
-            .arg(&log)
-            .output()
-            .unwrap();
+        let out = report_on(&log, &["--key", "ip+user", "--format", format]);
         assert!(out.status.success(), "{}", text(&out.stderr));
         assert!(!out.stdout.contains(&0x1b), "{format} carries a raw ESC");
         text(&out.stdout)

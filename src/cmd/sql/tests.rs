@@ -7,6 +7,9 @@ use super::dialect::{SqlDialect, backslash_string};
 use super::*;
 use crate::frames::sql_result::RESULT_TABLES;
 
+/// Every dialect, as `--dialect` names them.
+const DIALECTS: [&str; 5] = ["spark", "trino", "clickhouse", "bigquery", "duckdb"];
+
 fn args(extra: &[&str]) -> SqlArgs {
     let mut argv = vec![
         "rlctl", "sql", "--table", "events", "--time", "ts_ms", "--client", "client",
@@ -20,7 +23,7 @@ fn args(extra: &[&str]) -> SqlArgs {
 
 #[test]
 fn one_query_per_result_table_in_order() {
-    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+    for dialect in DIALECTS {
         let (qs, rate) = queries(&args(&["--dialect", dialect, "--path", "path"])).unwrap();
         let names: Vec<&str> = qs.iter().map(|q| q.name.as_str()).collect();
         let expected: Vec<&str> = RESULT_TABLES.iter().map(|t| t.0).collect();
@@ -153,7 +156,7 @@ fn a_routes_file_adds_the_normalised_path_and_a_case_of_templates() {
     let routes = dir.path().join("routes.txt");
     std::fs::write(&routes, "/a/:id\n/s/app.:hash.js\n").unwrap();
     let file = routes.to_str().unwrap();
-    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+    for dialect in DIALECTS {
         let (qs, _) = queries(&args(&[
             "--dialect",
             dialect,
@@ -211,7 +214,7 @@ fn a_method_needs_a_letter_as_ingestion_wants() {
     // `- - HTTP/1.1` (Envoy, ALB) is an invalid request in rlctl analyze; the
     // SQL must say so too. Its results are checked on DuckDB in
     // tests/cli/scale/raw_log.rs where the engine is installed.
-    for dialect in ["spark", "trino", "clickhouse", "bigquery", "duckdb"] {
+    for dialect in DIALECTS {
         let (qs, _) = queries(&args(&[
             "--dialect",
             dialect,

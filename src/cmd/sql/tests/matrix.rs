@@ -6,8 +6,6 @@
 
 use super::*;
 
-const DIALECTS: [&str; 5] = ["spark", "trino", "clickhouse", "bigquery", "duckdb"];
-
 /// The words of `sql`: runs of letters, digits and `_`.
 fn words(sql: &str) -> Vec<&str> {
     sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
