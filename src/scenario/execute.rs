@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 use super::plan::{KeyRef, PlannedRule, Scenario};
-use super::selection::{Selection, Subset, shared_keys};
+use super::selection::{Selection, Subset, key_ids, key_names, shared_keys};
 use crate::events::EventTable;
 use crate::simulate::{
     AlgorithmKind, ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
@@ -129,7 +129,10 @@ impl<'a> ScenarioRunner<'a> {
                     // Without the rules' key columns where they share keys.
                     let keys: Vec<KeyRef> = scenario.rules.iter().map(|r| r.key).collect();
                     let chosen: Vec<&Selection> = selections.iter().map(|s| &**s).collect();
-                    let counts = keys.iter().map(|&key| key_count(table, key)).collect();
+                    let counts = keys
+                        .iter()
+                        .map(|&key| key_names(table, key).len())
+                        .collect();
                     // (One rule's column is borrowed when it applies everywhere.)
                     let shared = (keys.len() > 1)
                         .then(|| shared_keys(table, &keys, &chosen))
@@ -193,16 +196,9 @@ fn rules<'k>(table: &EventTable, scenario: &Scenario, columns: &'k [Cow<[u32]>])
         .map(|(r, keys)| Rule {
             limiter: r.limiter.clone(),
             keys,
-            key_count: key_count(table, r.key),
+            key_count: key_names(table, r.key).len(),
         })
         .collect()
-}
-
-fn key_count(table: &EventTable, key: KeyRef) -> usize {
-    match key {
-        KeyRef::Primary => table.clients.len(),
-        KeyRef::Extra(i) => table.extra_keys[i].names.len(),
-    }
 }
 
 /// The results of one scenario from its `replay` over `table` (whose `census`
@@ -279,14 +275,14 @@ fn keyed_by<'t>(
     key: KeyRef,
     grouped_allowed: Option<&'t [bool]>,
 ) -> Traffic<'t> {
-    let KeyRef::Extra(i) = key else {
+    if key == KeyRef::Primary {
         return *traffic;
-    };
-    let column = &table.extra_keys[i];
+    }
+    let ids = key_ids(table, key);
     Traffic {
-        client: &column.ids,
-        client_names: &column.names,
-        by_client: (replayer.grouped_by(&column.ids)).map(|by_client| ByClient {
+        client: ids,
+        client_names: key_names(table, key),
+        by_client: (replayer.grouped_by(ids)).map(|by_client| ByClient {
             allowed: grouped_allowed,
             ..by_client
         }),

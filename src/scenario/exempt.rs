@@ -7,7 +7,8 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::names::NameFilter;
-use super::plan::{KeyRef, key_ref};
+use super::plan::key_ref;
+use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::KeySet;
 use crate::policy::Exemption;
@@ -30,10 +31,8 @@ pub fn exempt_mask(
             e.method.as_deref(),
             e.route.as_ref(),
         );
-        let (ids, names) = match key_ref(keys, &e.key.text) {
-            KeyRef::Primary => (&table.client, &table.clients),
-            KeyRef::Extra(i) => (&table.extra_keys[i].ids, &table.extra_keys[i].names),
-        };
+        let key = key_ref(keys, &e.key.text);
+        let (ids, names) = (key_ids(table, key), key_names(table, key));
         // A client that never appears matches nothing.
         let client = match &e.keyed_client {
             Some(c) => match names.get(c) {

@@ -13,7 +13,7 @@ use rayon::prelude::*;
 
 use super::names::NameBits;
 use super::plan::{KeyRef, PlannedRule};
-use crate::events::{ClientGroups, EventTable, Id, group_rows};
+use crate::events::{ClientGroups, EventTable, Id, Interner, group_rows};
 use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic, rules_in};
 use crate::units::Millis;
 
@@ -107,6 +107,14 @@ pub(crate) fn key_ids(table: &EventTable, key: KeyRef) -> &[Id] {
     match key {
         KeyRef::Primary => &table.client,
         KeyRef::Extra(i) => &table.extra_keys[i].ids,
+    }
+}
+
+/// The names of `key`'s ids (see [`key_ids`]).
+pub(crate) fn key_names(table: &EventTable, key: KeyRef) -> &Interner {
+    match key {
+        KeyRef::Primary => &table.clients,
+        KeyRef::Extra(i) => &table.extra_keys[i].names,
     }
 }
 
