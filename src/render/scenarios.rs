@@ -137,6 +137,9 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
         }
     }
     doc.table(t);
+    if results.iter().any(|s| s.rules.len() > 1) {
+        rejected_by_rule(doc, results, top);
+    }
     doc.heading("Rejected per endpoint");
     let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
     for s in results {
@@ -188,14 +191,47 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
     doc.table(t);
 }
 
+/// Each rule's own most rejected clients, by the rule's key, for the rules
+/// that rejected any: whom each rule of a policy would hit, to review.
+fn rejected_by_rule(doc: &mut Document, results: &[ScenarioResult], top: usize) {
+    doc.heading(format!("Most rejected clients per rule (top {})", top));
+    let mut t = Table::new(&[
+        "scenario",
+        "rule",
+        "key",
+        "client",
+        "requests>",
+        "rejected>",
+    ]);
+    for r in results.iter().flat_map(|s| &s.rules) {
+        for c in r.summary.totals.top_rejected_clients.iter().take(top) {
+            t.row(vec![
+                r.scenario.clone(),
+                r.rule.clone(),
+                r.key.clone(),
+                c.name.clone(),
+                c.requests.to_string(),
+                c.rejected.to_string(),
+            ]);
+        }
+    }
+    doc.table(t);
+}
+
 fn detail_blocks(doc: &mut Document, results: &[ScenarioResult]) {
     doc.heading("Burst conventions");
-    let mut seen = Vec::new();
-    for r in results.iter().flat_map(|s| &s.rules) {
-        let line = format!("{}: {}", r.summary.algo, r.summary.burst_convention);
-        if !seen.contains(&line) {
-            doc.paragraph(line.clone());
-            seen.push(line);
+    let rules: Vec<&RuleResult> = results.iter().flat_map(|s| &s.rules).collect();
+    let convention = |r: &RuleResult| format!("{}: {}", r.summary.algo, r.summary.burst_convention);
+    if rules.len() > 1 {
+        // Each rule's own burst: one line apiece, not a list of near repeats.
+        let mut t = Table::new(&["scenario", "rule", "convention"]);
+        for r in rules {
+            t.row(vec![r.scenario.clone(), r.rule.clone(), convention(r)]);
+        }
+        doc.table(t);
+    } else {
+        for r in rules {
+            doc.paragraph(convention(r));
         }
     }
     let delayed: Vec<&RuleResult> = results
