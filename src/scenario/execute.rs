@@ -24,9 +24,9 @@ pub struct RuleResult {
     pub scenario: String,
     pub rule: String,
     pub key: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// `null` for a rule that applies to every method (or route), as
+    /// `burst` is for an algorithm without one: every row has every field.
     pub method: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub route: Option<String>,
     #[serde(flatten)]
     pub summary: Summary,
