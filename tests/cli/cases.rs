@@ -58,7 +58,12 @@ fn run_case(path: &Path) -> Result<(), String> {
         .iter()
         .map(|a| a.replace("{dir}", &dir_text))
         .collect();
-    let out = rlctl().args(&args).output().map_err(|e| e.to_string())?;
+    // A case that never ends (a watch whose verdict never comes) fails.
+    let out = rlctl()
+        .args(&args)
+        .timeout(std::time::Duration::from_secs(60))
+        .output()
+        .map_err(|e| e.to_string())?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     let context = || {
@@ -67,6 +72,12 @@ fn run_case(path: &Path) -> Result<(), String> {
             case.description
         )
     };
+    if out.status.code().is_none() {
+        return Err(format!(
+            "killed: ran for 60 s or met a signal\n{}",
+            context()
+        ));
+    }
     if out.status.code() != Some(case.exit) {
         return Err(format!(
             "exit {:?}, expected {}\n{}",
