@@ -1,13 +1,14 @@
 //! End-to-end tests of `rlctl analyze` that data files cannot express: binary
 //! input (gzip, zstd, invalid UTF-8, huge lines), files that cannot be read,
-//! stdin, written side outputs, JSON snapshots, and third-party logs.
+//! stdin, written side outputs, JSON snapshots; third-party logs in
+//! [`realdata`].
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use predicates::str::contains;
 
-use crate::support::{json_of_success, realdata, rlctl, rlctl_path, success};
+use crate::support::{json_of_success, rlctl, rlctl_path, success};
 
 const LINE: &str =
     "10.0.0.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 5 \"-\" \"ua\"\n";
@@ -347,102 +348,6 @@ fn json_contract_snapshot() {
 }
 
 #[test]
-fn realdata_every_sample_parses_and_reconciles() {
-    // (file, lines, parsed, clients) as counted independently with grep/awk.
-    let expected = [
-        ("elastic_examples_apache_logs", 10000, 10000, 1753),
-        ("tstack_lnav_logfile_shop_access_log.0", 1000, 1000, 101),
-        ("elastic_beats_nginx_access_test.log", 7, 7, 5),
-        ("tstack_lnav_logfile_access_log.0", 3, 3, 1),
-        ("tstack_lnav_logfile_access_log.1", 1, 1, 1),
-        ("tstack_lnav_logfile_bad_access_log.0", 3, 2, 1),
-        ("tstack_lnav_logfile_caddy_log.0", 39, 4, 1),
-        ("tstack_lnav_logfile_caddy_log.1", 4, 4, 4),
-    ];
-    for (name, lines, parsed, clients) in expected {
-        let Some(path) = realdata(name) else { return };
-        let json = analyze_json(&[path.to_str().unwrap()]);
-        let got = (
-            json["input"]["lines"].as_u64(),
-            json["input"]["parsed"].as_u64(),
-            json["overall"]["clients"].as_u64(),
-        );
-        assert_eq!(got, (Some(lines), Some(parsed), Some(clients)), "{name}");
-        assert_eq!(
-            json["input"]["lines"].as_u64(),
-            Some(
-                json["input"]["parsed"].as_u64().unwrap()
-                    + json["input"]["skipped"].as_u64().unwrap()
-            )
-        );
-    }
-}
-
-#[test]
-fn realdata_sources_are_detected() {
-    // Caddy's access entries among its other messages (and behind a
-    // docker-compose prefix) are told apart by their fields; nginx and
-    // Apache lines stay combined, address lists included.
-    let expected = [
-        ("tstack_lnav_logfile_caddy_log.0", "caddy (detected;"),
-        ("tstack_lnav_logfile_caddy_log.1", "caddy (detected;"),
-        ("elastic_beats_nginx_access_test.log", "combined (detected)"),
-        (
-            "tstack_lnav_logfile_shop_access_log.0",
-            "combined (detected)",
-        ),
-        ("elastic_examples_apache_logs", "combined (detected)"),
-    ];
-    for (name, format) in expected {
-        let Some(path) = realdata(name) else { return };
-        let json = analyze_json(&[path.to_str().unwrap()]);
-        let got = json["input"]["files"][0]["format"]
-            .as_str()
-            .unwrap_or_default();
-        assert!(got.starts_with(format), "{name}: {got}");
-    }
-}
-
-#[test]
-fn realdata_bad_line_is_reported_with_its_line_number() {
-    let Some(path) = realdata("tstack_lnav_logfile_bad_access_log.0") else {
-        return;
-    };
-    rlctl()
-        .args(["analyze", "--format", "json", path.to_str().unwrap()])
-        .assert()
-        .success()
-        .stderr(contains("bad_access_log.0:2: malformed line"));
-    rlctl()
-        .args(["analyze", "--strict", path.to_str().unwrap()])
-        .assert()
-        .code(2)
-        .stderr(contains("bad_access_log.0:2:"));
-}
-
-#[test]
-fn realdata_out_of_order_apache_log_matches_an_independent_count() {
-    let Some(path) = realdata("elastic_examples_apache_logs") else {
-        return;
-    };
-    let json = analyze_json(&[path.to_str().unwrap()]);
-    // Independent count: per (ip, minute) with awk over the raw file (order does not matter).
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut counts = std::collections::HashMap::<(String, String), u64>::new();
-    for line in text.lines() {
-        let ip = line.split(' ').next().unwrap().to_string();
-        let minute = line.split('[').nth(1).unwrap()[..17].to_string();
-        *counts.entry((ip, minute)).or_default() += 1;
-    }
-    let max = counts.values().max().copied();
-    assert_eq!(json["overall"]["per_window"]["max"].as_u64(), max);
-    assert_eq!(
-        json["overall"]["per_window"]["samples"].as_u64(),
-        Some(counts.len() as u64)
-    );
-}
-
-#[test]
 fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
     // The bundled fixture has an ELB health check on GET /health every 10 s;
     // /health is not among the five endpoints reported, which must not hide
@@ -484,3 +389,5 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
         Some("10.0.190.222")
     );
 }
+
+mod realdata;
