@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use super::{ExcludeArg, IngestArgs, MultiplierArg, RoutesArg, TopArg, WindowArg};
+use super::{DiscoverArg, ExcludeArg, IngestArgs, MultiplierArg, RoutesArg, TopArg, WindowArg};
 use crate::scenario::GatewayChoice;
 
 /// Formats of `rlctl report`.
@@ -34,6 +34,9 @@ pub struct ReportArgs {
 
     #[command(flatten)]
     pub routes: RoutesArg,
+
+    #[command(flatten)]
+    pub discover: DiscoverArg,
 
     /// Rules from a TOML policy [default: the recommendation for this log].
     #[arg(

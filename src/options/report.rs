@@ -124,6 +124,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 recommend: RecommendOptions {
                     profile_columns,
                     routes,
+                    discover: args.discover.discover,
                     ..Default::default()
                 },
             },

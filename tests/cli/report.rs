@@ -326,41 +326,91 @@ fn report_profiles_equal_analyzes_on_the_bundled_fixture() {
     assert_eq!(&report["analysis"]["profiles"], profiles);
 }
 
-#[test]
-fn the_recommended_policy_is_the_one_analyze_writes() {
-    // On the bundled log analyze's policy has a rule for an endpoint ranked
-    // 11th to 20th; a report listing its top 10 once left that rule out.
+/// The rule names of the policy `analyze --write-policy` writes for `log`.
+fn written_rules(log: &Path, args: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
     let policy = dir.path().join("policy.toml");
     rlctl()
         .args(["analyze", "-q", "--format", "json", "--write-policy"])
         .arg(&policy)
-        .arg(&log)
+        .args(args)
+        .arg(log)
         .assert()
         .success();
-    let written: Vec<String> = std::fs::read_to_string(&policy)
+    std::fs::read_to_string(&policy)
         .unwrap()
         .lines()
         .filter_map(|l| l.strip_prefix("name = \""))
         .map(|name| name.trim_end_matches('"').to_string())
-        .collect();
+        .collect()
+}
+
+/// The rule names of the policy `report` judges for `log`.
+fn judged_rules(log: &Path, args: &[&str]) -> Vec<String> {
+    let out = rlctl()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(["report", "-q", "--format", "json"])
+        .args(args)
+        .arg(log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["policy"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["rule"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn the_recommended_policy_is_the_one_analyze_writes() {
+    // On the bundled log analyze's policy has a rule for an endpoint ranked
+    // 11th to 20th; a report listing its top 10 once left that rule out.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz");
+    let written = written_rules(&log, &[]);
     assert!(written.len() > 10, "{written:?}");
     // Whatever --top lists: 40 once added a rule for the 24th endpoint.
     for top in ["10", "40"] {
-        let out = rlctl()
-            .env_remove("GITHUB_STEP_SUMMARY")
-            .args(["report", "-q", "--format", "json", "--top", top])
-            .arg(&log)
-            .output()
-            .unwrap();
-        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        let rules: Vec<String> = json["policy"]["rules"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|r| r["rule"].as_str().unwrap().to_string())
-            .collect();
-        assert_eq!(rules, written, "--top {top}");
+        assert_eq!(judged_rules(&log, &["--top", top]), written, "--top {top}");
+    }
+}
+
+#[test]
+fn the_report_discovers_endpoints_as_analyze_does_and_not_with_discover_off() {
+    // Half the requests go to blog posts by 4,000 slugs, which only
+    // discovery names one endpoint (`GET /blog/:id`, busy enough for a rule).
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let mut seed = 1u64;
+    let mut next = |n: u64| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) % n
+    };
+    let lines: String = (0..6000)
+        .map(|i| {
+            let (m, s) = (i / 10 / 60, i / 10 % 60);
+            let client = format!("10.0.{}.{}", next(3), next(40));
+            let path = match next(2) {
+                0 => format!("/blog/post-{}-{}", next(8), next(500)),
+                _ => "/".to_string(),
+            };
+            format!(
+                "{client} - - [05/Jan/2026:00:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" 200 1\n"
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    for discover in ["on", "off"] {
+        let args = ["--discover", discover];
+        let written = written_rules(&log, &args);
+        assert_eq!(
+            written.contains(&"get-blog-id".to_string()),
+            discover == "on",
+            "{written:?}"
+        );
+        assert_eq!(judged_rules(&log, &args), written, "--discover {discover}");
     }
 }
