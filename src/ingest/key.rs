@@ -8,9 +8,7 @@ use std::net::IpAddr;
 mod address;
 mod canonical;
 
-pub use address::{
-    address_list, canonical_address, first_address, first_forwarded, last_address, without_port,
-};
+pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
 
@@ -219,7 +217,7 @@ impl KeySpec {
             KeyPart::Ip => last_address(&record.addr)
                 .map(|a| self.aggregate(without_port(a)))
                 .unwrap_or_default(),
-            KeyPart::Xff => match first_forwarded(&record.xff) {
+            KeyPart::Xff => match first_address(&record.xff) {
                 Some(first) => self.aggregate(without_port(first)),
                 None => first_address(&record.addr)
                     .map(|a| self.aggregate(without_port(a)))

@@ -14,7 +14,7 @@ use matcher::{Matcher, regex_for, scan, steps};
 
 use super::IngestError;
 use super::arrival::{self, TimeOf};
-use super::key::first_forwarded;
+use super::key::first_address;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
 
@@ -327,7 +327,7 @@ impl LineParser for LogFormatParser {
         }
         if self.addr_from_xff
             && record.addr.is_empty()
-            && let Some(first) = first_forwarded(&record.xff)
+            && let Some(first) = first_address(&record.xff)
         {
             let at = first.as_ptr() as usize - record.xff.as_ptr() as usize;
             record.addr = match &record.xff {

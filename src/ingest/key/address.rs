@@ -156,19 +156,6 @@ pub fn first_address(field: &[u8]) -> Option<&str> {
     }
 }
 
-/// The first address of an X-Forwarded-For field that names a client:
-/// [`first_address`], passing over `unknown` (any case), which proxies write
-/// for a hop they will not or cannot name (Squid's `forwarded_for off`, the
-/// `unknown` identifier of RFC 7239 section 6). Without this, every client
-/// behind such a proxy would be one client named `unknown`.
-pub fn first_forwarded(field: &[u8]) -> Option<&str> {
-    let unnamed = |a: &&str| a.eq_ignore_ascii_case("unknown");
-    match single_address(field) {
-        Some(single) => single.filter(|a| !unnamed(a)),
-        None => addresses(field).find(|a| !unnamed(a)),
-    }
-}
-
 fn addresses(field: &[u8]) -> impl DoubleEndedIterator<Item = &str> {
     let text = std::str::from_utf8(field).unwrap_or("");
     text.split(|c: char| c == ',' || c == '"' || c.is_whitespace())
