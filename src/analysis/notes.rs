@@ -45,6 +45,12 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
             report.invalid_utf8_lines
         ));
     }
+    if report.forwarded_unknown_lines > 0 {
+        lines.push(format!(
+            "rlctl: note: {} requests have `unknown` first in X-Forwarded-For (a proxy that does not name its client): keyed by xff they are one client, unknown, as a gateway keying on that header counts them; key by ip, or have the proxy name its clients, to tell them apart",
+            report.forwarded_unknown_lines
+        ));
+    }
     for name in analysis.iter().flat_map(|a| &a.excluded_unknown) {
         lines.push(format!(
             "rlctl: warning: --exclude {}: no such client in the log",

@@ -49,6 +49,11 @@ pub struct IngestReport {
     /// Parsed lines whose client key or endpoint had bytes that are not UTF-8
     /// (shown with U+FFFD).
     pub invalid_utf8_lines: u64,
+    /// Parsed lines keyed by `--key xff` on the token `unknown` (any case),
+    /// which proxies write for a client they do not name: one client for a
+    /// gateway keying on X-Forwarded-For, as for rlctl (a note says so).
+    #[serde(skip)]
+    pub forwarded_unknown_lines: u64,
 }
 
 /// Global ids for the names of a chunk-local interner, in local id order.
@@ -92,6 +97,7 @@ impl<'s> Merger<'s> {
                 examples: Vec::new(),
                 resolution: Resolution::Second,
                 invalid_utf8_lines: 0,
+                forwarded_unknown_lines: 0,
             },
             subsecond: false,
             progress,
@@ -246,6 +252,9 @@ impl<'s> Merger<'s> {
             progress.finish();
         }
         self.table.sort_by_time();
+        if self.settings.keys.primary.text == "xff" {
+            self.report.forwarded_unknown_lines = forwarded_unknown_lines(&self.table);
+        }
         // From here on names are read by id: a table of a million distinct
         // names need not keep their lookup tables.
         let table = &mut self.table;
@@ -263,6 +272,21 @@ impl<'s> Merger<'s> {
             report: self.report,
         }
     }
+}
+
+/// The events whose client is named `unknown` in any case.
+fn forwarded_unknown_lines(table: &EventTable) -> u64 {
+    let unknown: Vec<bool> = (table.clients.names())
+        .map(|name| name.eq_ignore_ascii_case("unknown"))
+        .collect();
+    if !unknown.contains(&true) {
+        return 0;
+    }
+    table
+        .client
+        .iter()
+        .filter(|&&c| unknown[c as usize])
+        .count() as u64
 }
 
 /// Has glibc map blocks of 2 MiB or more on their own (so that freeing one

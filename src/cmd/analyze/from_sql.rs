@@ -78,6 +78,7 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
             Resolution::Second
         },
         invalid_utf8_lines: 0,
+        forwarded_unknown_lines: 0,
     };
     // Only the client names: the events stayed in the engine.
     let table = EventTable {
