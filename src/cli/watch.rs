@@ -77,8 +77,9 @@ pub struct WatchArgs {
     )]
     pub interval: Window,
 
-    /// Exit 0 once the share of clients hit by any rule (last hour) stayed at
-    /// or below SHARE (1% or 0.01) for --for, exit 1 as soon as it is above.
+    /// Exit 0 once the share of clients hit by each rule (last hour), judged
+    /// every minute of log time, was at or below SHARE (1% or 0.01) for
+    /// --for; exit 1 at the first judgement above it.
     #[arg(long, value_name = "SHARE", help_heading = "Verdict")]
     pub until_clients_hit: Option<String>,
 

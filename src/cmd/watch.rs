@@ -100,7 +100,7 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
     match ending {
         Ending::Passed => {
             eprintln!(
-                "rlctl: PASS: every rule's share of clients hit stayed at or below {:.2}% for {} of log time",
+                "rlctl: PASS: every rule's share of clients hit was at or below {:.2}% at each judgement (every minute of log time) for {} of log time",
                 threshold * 100.0,
                 args.hold,
             );

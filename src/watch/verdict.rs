@@ -1,10 +1,14 @@
-//! The verdict of `--until-clients-hit SHARE --for DURATION`: passed once the
-//! share of clients hit (clients with a would-reject over clients seen, last
-//! hour, per rule) has stayed at or below SHARE for DURATION of log time,
-//! failed as soon as one rule's share is above it.
+//! The verdict of `--until-clients-hit SHARE --for DURATION`: the share of
+//! clients hit (clients with a would-reject over clients seen, last hour, per
+//! rule) is judged every minute of log time and when DURATION has passed;
+//! passed once every judgement over DURATION found it at or below SHARE,
+//! failed at the first that finds one rule's share above it.
 
 use super::shadow::RuleFigures;
 use crate::units::Millis;
+
+/// How much log time passes between two judgements of the verdict, at most.
+const JUDGE_EVERY_MS: Millis = 60_000;
 
 /// Where the verdict stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,6 +45,17 @@ impl Verdict {
             hold_ms,
             since: None,
         }
+    }
+
+    /// Whether the figures are judged at log time `t`, last judged at
+    /// `judged_at`: every minute of log time, and as soon as `--for` has
+    /// passed since the share was first at or below the threshold (a
+    /// verdict held for 20 s, or for 61 s, passes then, not at the next
+    /// minute).
+    pub fn due(&self, t: Millis, judged_at: Option<Millis>) -> bool {
+        let Some(at) = judged_at else { return true };
+        let held_until = self.since.map(|s| s.saturating_add(self.hold_ms));
+        t - at >= JUDGE_EVERY_MS || held_until.is_some_and(|end| at < end && t >= end)
     }
 
     /// Judges the figures of the hour ending at log time `now`.
@@ -90,6 +105,25 @@ mod tests {
                 ..HourFigures::default()
             },
         }]
+    }
+
+    #[test]
+    fn judged_every_minute_and_when_the_duration_has_held() {
+        let mut v = Verdict::new(0.01, 61_000);
+        assert!(v.due(5_000, None));
+        assert_eq!(v.judge(5_000, &figures(10, 0)), Judgement::Waiting);
+        assert!(!v.due(64_999, Some(5_000)));
+        assert!(v.due(65_000, Some(5_000)));
+        assert_eq!(v.judge(65_000, &figures(10, 0)), Judgement::Waiting);
+        // 61 s after the first judgement, not at the next minute (125 s).
+        assert!(!v.due(65_999, Some(65_000)));
+        assert!(v.due(66_000, Some(65_000)));
+        assert_eq!(v.judge(66_000, &figures(10, 0)), Judgement::Passed);
+        // Held for 20 s: judged at 20 s, not only at the minute.
+        let mut v = Verdict::new(0.01, 20_000);
+        v.judge(0, &figures(0, 0));
+        assert!(!v.due(19_999, Some(0)));
+        assert!(v.due(20_000, Some(0)));
     }
 
     #[test]

@@ -23,12 +23,6 @@ const SWEEP_EVERY_MS: Millis = 1000;
 /// How far ahead of the wall clock a timestamp may be before its request is
 /// set aside (a bogus future time would otherwise make every later line late).
 pub const FUTURE_TOLERANCE_MS: Millis = 3_600_000;
-/// How much log time passes between two judgements of the verdict, at most:
-/// a minute, or `--for` when that is shorter (a verdict to hold for 20 s is
-/// judged every 20 s, not passed only after a minute), and at least a second.
-fn judge_every_ms(verdict: &Verdict) -> Millis {
-    verdict.hold_ms.clamp(1000, 60_000)
-}
 
 /// What a watch needs, validated.
 #[derive(Debug, Clone)]
@@ -50,8 +44,8 @@ pub struct WatchSettings {
     pub exemptions: Vec<Exemption>,
     /// `--gateway`: replay each rule as this gateway enforces it.
     pub gateway: Option<Gateway>,
-    /// `--until-clients-hit` / `--for`, judged every minute of log time (or
-    /// every `--for` when shorter).
+    /// `--until-clients-hit` / `--for`, judged every minute of log time
+    /// and when `--for` has passed ([`Verdict::due`]).
     pub verdict: Option<Verdict>,
 }
 
@@ -255,9 +249,8 @@ impl Watcher {
     fn decide_released(&mut self) {
         let mut released = std::mem::take(&mut self.released);
         for (t, request) in released.drain(..) {
-            let due = |v: &Verdict, at: Millis| t - at >= judge_every_ms(v);
             if let Some(v) = &self.verdict
-                && self.judged_at.is_none_or(|at| due(v, at))
+                && v.due(t, self.judged_at)
             {
                 self.judge(t);
             }
