@@ -220,19 +220,16 @@ fn rejected_by_rule(doc: &mut Document, results: &[ScenarioResult], top: usize) 
 
 fn detail_blocks(doc: &mut Document, results: &[ScenarioResult]) {
     doc.heading("Burst conventions");
-    let rules: Vec<&RuleResult> = results.iter().flat_map(|s| &s.rules).collect();
-    let convention = |r: &RuleResult| format!("{}: {}", r.summary.algo, r.summary.burst_convention);
-    if rules.len() > 1 {
-        // Each rule's own burst: one line apiece, not a list of near repeats.
-        let mut t = Table::new(&["scenario", "rule", "convention"]);
-        for r in rules {
-            t.row(vec![r.scenario.clone(), r.rule.clone(), convention(r)]);
-        }
-        doc.table(t);
-    } else {
-        for r in rules {
-            doc.paragraph(convention(r));
-        }
+    // A paragraph each (a table would cut them to a terminal cell's width),
+    // named by scenario and rule when a scenario has several rules.
+    let named = results.iter().any(|s| s.rules.len() > 1);
+    for r in results.iter().flat_map(|s| &s.rules) {
+        let convention = format!("{}: {}", r.summary.algo, r.summary.burst_convention);
+        doc.paragraph(if named {
+            format!("{} / {}: {convention}", r.scenario, r.rule)
+        } else {
+            convention
+        });
     }
     let delayed: Vec<&RuleResult> = results
         .iter()
