@@ -391,3 +391,4 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
 }
 
 mod realdata;
+mod shared_route;
