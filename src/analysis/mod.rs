@@ -9,6 +9,7 @@
 pub mod notes;
 pub mod policy;
 pub mod routes;
+pub mod rule_scope;
 
 use crate::discover::{self, DiscoverChoice, TemplateSet, TemplateUse};
 use crate::events::{EventTable, Id};
@@ -64,6 +65,19 @@ pub struct EndpointRecommendation {
     pub endpoint: String,
     #[serde(flatten)]
     pub recommendation: Recommendation,
+    /// When the endpoint's rule also matches other reported endpoints, those
+    /// and the recommendation for all the requests it counts: the rule's.
+    #[serde(skip)]
+    pub rule_scope: Option<rule_scope::RuleScope>,
+}
+
+impl EndpointRecommendation {
+    /// The recommendation the endpoint's rule in a policy takes.
+    pub fn for_rule(&self) -> &Recommendation {
+        self.rule_scope
+            .as_ref()
+            .map_or(&self.recommendation, |s| &s.recommendation)
+    }
 }
 
 /// Everything an analysis produced.
@@ -141,8 +155,14 @@ fn analyze(
         None => (None, Vec::new()),
     };
     let analysis = stats::analyze_endpoints(&ingested.table, &settings.stats, settings.endpoints);
-    let (recommendation, endpoint_recommendations) =
+    let (recommendation, mut endpoint_recommendations) =
         recommendations(&ingested.table, &analysis, settings);
+    rule_scope::widen(
+        &mut ingested.table,
+        &analysis,
+        settings,
+        &mut endpoint_recommendations,
+    );
     let profiles = match with_profiles {
         true => profiles(
             &ingested.table,
@@ -219,6 +239,7 @@ pub fn recommendations(
         .map(|(endpoint, recommendation)| EndpointRecommendation {
             endpoint,
             recommendation,
+            rule_scope: None,
         })
         .collect();
     (recommendation, endpoint_recommendations)

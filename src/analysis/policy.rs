@@ -72,7 +72,7 @@ fn recommended(
             policy::rule_name(&e.endpoint),
             method,
             route,
-            &e.recommendation,
+            e.for_rule(),
         ));
     }
     let policy = Policy {
@@ -118,7 +118,7 @@ pub fn policy_text(
     ];
     header.extend(prefix_note(&settings.ingest.keys.primary));
     header.extend(unruled_note(&unruled));
-    header.extend(shared_route_note(run, &policy, settings.endpoints));
+    header.extend(shared_route_note(run));
     let mut text = policy.to_toml(&header);
     text.push_str(&suggested_exemptions(
         run,
@@ -167,49 +167,33 @@ fn unruled_note(unruled: &[String]) -> Vec<String> {
     note
 }
 
-/// The header lines naming, for each endpoint's rule, the other reported
-/// endpoints (of the first `reported`) its route also matches: the rule
-/// counts their requests too, as a gateway checks every rule that matches
-/// (`/p/:slug` also counts the `/p/about` that discovery kept by name), while
-/// its limit was worked out from its own endpoint's requests alone.
-fn shared_route_note(run: &AnalyzeRun, policy: &Policy, reported: usize) -> Vec<String> {
+/// The header lines naming, for each endpoint's rule that also matches other
+/// reported endpoints (`/p/:id` also counts the `/p/about` that discovery
+/// kept by name, as a gateway checks every rule that matches), those
+/// endpoints: its limit rests on all of their requests
+/// ([`super::rule_scope`]), not its own endpoint's alone.
+fn shared_route_note(run: &AnalyzeRun) -> Vec<String> {
     const LISTED: usize = 5;
     let mut note = Vec::new();
-    for rule in &policy.rules {
-        let regex = match (&rule.route, &rule.template) {
-            (Some(route), _) => route.clone(),
-            (None, Some(template)) => match Template::parse(template) {
-                Ok(t) => t.regex(),
-                Err(_) => continue,
-            },
-            (None, None) => continue,
-        };
-        let Ok(regex) = regex::Regex::new(&regex) else {
+    for e in &run.endpoint_recommendations {
+        let Some(scope) = &e.rule_scope else {
             continue;
         };
-        let matched = |endpoint: &str| {
-            discover::method_and_path(endpoint).is_some_and(|(method, path)| {
-                rule.method.as_deref().is_none_or(|m| m == method) && regex.is_match(path)
-            })
-        };
-        let others: Vec<_> = (run.analysis.endpoints.iter().take(reported))
-            .filter(|e| policy::rule_name(&e.endpoint) != rule.name && matched(&e.endpoint))
-            .collect();
-        if others.is_empty() {
-            continue;
-        }
-        let requests: u64 = others.iter().map(|e| e.stats.requests).sum();
+        let requests: u64 = scope.others.iter().map(|(_, n)| n).sum();
         note.push(format!(
-            "Rule {} also counts the {requests} requests of {} other endpoint(s) its route matches, while its limit rests on its own endpoint's requests alone: replay the policy (rlctl simulate --policy FILE) before enforcing it, and raise the limit if it hits normal clients:",
-            rule.name,
-            others.len()
+            "Rule {}'s route also matches {} other endpoint(s) ({requests} requests), so its limit rests on their requests and its own ({} for {} alone):",
+            policy::rule_name(&e.endpoint),
+            scope.others.len(),
+            e.recommendation.rate,
+            crate::text::escape::terminal(&e.endpoint),
         ));
-        note.extend(others.iter().take(LISTED).map(|e| {
-            let name = crate::text::escape::terminal(&e.endpoint);
-            format!("  {name} ({} requests)", e.stats.requests)
-        }));
-        if others.len() > LISTED {
-            note.push(format!("  and {} more", others.len() - LISTED));
+        note.extend(
+            scope.others.iter().take(LISTED).map(|(name, n)| {
+                format!("  {} ({n} requests)", crate::text::escape::terminal(name))
+            }),
+        );
+        if scope.others.len() > LISTED {
+            note.push(format!("  and {} more", scope.others.len() - LISTED));
         }
     }
     note

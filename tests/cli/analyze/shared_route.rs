@@ -1,6 +1,6 @@
-//! The policy `analyze --write-policy` writes names the endpoints an
-//! endpoint's rule also counts: a template's route matches the frequent
-//! siblings discovery kept by name, whose requests its limit does not rest on.
+//! An endpoint's rule in the policy `analyze --write-policy` writes rests on
+//! every request it counts: a template's route also matches the frequent
+//! siblings discovery kept by name, and a gateway checks every rule.
 
 use crate::support::rlctl;
 
@@ -41,7 +41,7 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
     let text = std::fs::read_to_string(&policy).unwrap();
     assert!(text.contains("name = \"get-p-id\""), "{text}");
     assert!(
-        text.contains("# Rule get-p-id also counts the 18000 requests of 10 other endpoint(s) its route matches"),
+        text.contains("# Rule get-p-id's route also matches 10 other endpoint(s) (18000 requests), so its limit rests on their requests and its own ("),
         "{text}"
     );
     assert!(
@@ -50,4 +50,16 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
     );
     // A page's own rule matches no other endpoint.
     assert!(!text.contains("# Rule get-p-about"), "{text}");
+    // Replayed, no rule hits a client of this even traffic; from the slugs'
+    // requests alone, the rule of /p/:id rejected every client.
+    let out = rlctl()
+        .args(["simulate", "-q", "--format", "json", "--policy"])
+        .arg(&policy)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for rule in json["results"].as_array().unwrap() {
+        assert_eq!(rule["clients_rejected"], 0, "{rule}");
+    }
 }
