@@ -137,9 +137,7 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
         }
     }
     doc.table(t);
-    if results.iter().any(|s| s.rules.len() > 1) {
-        rejected_by_rule(doc, results, top);
-    }
+    rejected_by_rule(doc, results, top);
     doc.heading("Rejected per endpoint");
     let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
     for s in results {
@@ -192,8 +190,19 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
 }
 
 /// Each rule's own most rejected clients, by the rule's key, for the rules
-/// that rejected any: whom each rule of a policy would hit, to review.
+/// that rejected any: whom each rule of a policy would hit, to review. Only
+/// for the scenarios where that says more than the list of all rules
+/// together: several rules, or one keyed otherwise than `--key` or applying
+/// to some requests only.
 fn rejected_by_rule(doc: &mut Document, results: &[ScenarioResult], top: usize) {
+    let says_more = |s: &&ScenarioResult| {
+        let all = &s.totals.top_rejected_clients;
+        (s.rules.iter()).any(|r| &r.summary.totals.top_rejected_clients != all)
+    };
+    let shown: Vec<&ScenarioResult> = results.iter().filter(says_more).collect();
+    if shown.is_empty() {
+        return;
+    }
     doc.heading(format!("Most rejected clients per rule (top {})", top));
     let mut t = Table::new(&[
         "scenario",
@@ -203,7 +212,7 @@ fn rejected_by_rule(doc: &mut Document, results: &[ScenarioResult], top: usize) 
         "requests>",
         "rejected>",
     ]);
-    for r in results.iter().flat_map(|s| &s.rules) {
+    for r in shown.into_iter().flat_map(|s| &s.rules) {
         for c in r.summary.totals.top_rejected_clients.iter().take(top) {
             t.row(vec![
                 r.scenario.clone(),
