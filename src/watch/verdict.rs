@@ -7,8 +7,8 @@
 use super::shadow::RuleFigures;
 use crate::units::Millis;
 
-/// How much log time passes between two judgements of the verdict, at most.
-const JUDGE_EVERY_MS: Millis = 60_000;
+/// The verdict is judged at the first request of each minute of log time.
+const MINUTE_MS: Millis = 60_000;
 
 /// Where the verdict stands.
 #[derive(Debug, Clone, PartialEq)]
@@ -48,14 +48,16 @@ impl Verdict {
     }
 
     /// Whether the figures are judged at log time `t`, last judged at
-    /// `judged_at`: every minute of log time, and as soon as `--for` has
+    /// `judged_at`: at the first request of each minute of log time (by the
+    /// clock: 00:01:00, 00:02:00, ...), and as soon as `--for` has
     /// passed since the share was first at or below the threshold (a
     /// verdict held for 20 s, or for 61 s, passes then, not at the next
     /// minute).
     pub fn due(&self, t: Millis, judged_at: Option<Millis>) -> bool {
         let Some(at) = judged_at else { return true };
         let held_until = self.since.map(|s| s.saturating_add(self.hold_ms));
-        t - at >= JUDGE_EVERY_MS || held_until.is_some_and(|end| at < end && t >= end)
+        let minute = |ms: Millis| ms.div_euclid(MINUTE_MS);
+        minute(t) != minute(at) || held_until.is_some_and(|end| at < end && t >= end)
     }
 
     /// Judges the figures of the hour ending at log time `now`.
@@ -112,12 +114,13 @@ mod tests {
         let mut v = Verdict::new(0.01, 61_000);
         assert!(v.due(5_000, None));
         assert_eq!(v.judge(5_000, &figures(10, 0)), Judgement::Waiting);
-        assert!(!v.due(64_999, Some(5_000)));
-        assert!(v.due(65_000, Some(5_000)));
-        assert_eq!(v.judge(65_000, &figures(10, 0)), Judgement::Waiting);
-        // 61 s after the first judgement, not at the next minute (125 s).
-        assert!(!v.due(65_999, Some(65_000)));
-        assert!(v.due(66_000, Some(65_000)));
+        // The first request of the next minute by the clock.
+        assert!(!v.due(59_999, Some(5_000)));
+        assert!(v.due(60_000, Some(5_000)));
+        assert_eq!(v.judge(60_000, &figures(10, 0)), Judgement::Waiting);
+        // 61 s after the first judgement, not at the next minute (120 s).
+        assert!(!v.due(65_999, Some(60_000)));
+        assert!(v.due(66_000, Some(60_000)));
         assert_eq!(v.judge(66_000, &figures(10, 0)), Judgement::Passed);
         // Held for 20 s: judged at 20 s, not only at the minute.
         let mut v = Verdict::new(0.01, 20_000);
