@@ -196,9 +196,11 @@ fn profiles(
     columns: ProfileColumns,
     error_endpoints: Option<&[u64]>,
 ) -> Vec<ClientProfile> {
-    let scopes = overall
-        .iter()
-        .chain(endpoints.iter().map(|e| &e.recommendation));
+    // A rule's wider scope may separate or flag a client its endpoint did not.
+    let wider = endpoints.iter().filter_map(|e| e.rule_scope.as_ref());
+    let scopes = (overall.iter())
+        .chain(endpoints.iter().map(|e| &e.recommendation))
+        .chain(wider.map(|s| &s.recommendation));
     let mut reviewed: Vec<Id> = Vec::new();
     let mut seen = rustc_hash::FxHashSet::default();
     for r in scopes {

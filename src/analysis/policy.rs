@@ -7,7 +7,7 @@
 //! named by one of its templates says `template = "/api/orders/:id"`
 //! rather than that template's regex.
 
-use super::{AnalysisSettings, AnalyzeRun};
+use super::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::{self, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
@@ -16,7 +16,7 @@ use crate::text::time::format_rfc3339;
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
 /// has its own recommendation (static files aside: they rarely want a limit of their own).
 pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Option<Policy> {
-    recommended(run, settings, None).map(|(policy, _)| policy)
+    recommended(run, settings, None).map(|(policy, ..)| policy)
 }
 
 /// [`recommended_policy`], naming the routes file as `routes` says when
@@ -27,7 +27,7 @@ fn recommended(
     run: &AnalyzeRun,
     settings: &AnalysisSettings,
     routes: Option<&str>,
-) -> Option<(Policy, Vec<String>)> {
+) -> Option<(Policy, Vec<String>, Vec<String>)> {
     let overall = run.recommendation.as_ref()?;
     let key = settings.ingest.keys.primary.text.clone();
     let templates = run.templates.as_ref().filter(|_| routes.is_some());
@@ -44,7 +44,8 @@ fn recommended(
         exempt: false,
     };
     let mut rules = vec![rule("global".into(), None, (None, None), overall)];
-    let mut unruled = Vec::new();
+    let (mut unruled, mut shared) = (Vec::new(), Vec::new());
+    let mut taken = std::collections::HashSet::from(["global".to_string()]);
     for e in run
         .endpoint_recommendations
         .iter()
@@ -68,18 +69,24 @@ fn recommended(
                 }
             },
         };
-        rules.push(rule(
-            policy::rule_name(&e.endpoint),
-            method,
-            route,
-            e.for_rule(),
-        ));
+        // Endpoints whose names differ only in punctuation (`/a-b`, `/a_b`)
+        // would give two rules one name, which no policy may have.
+        let base = policy::rule_name(&e.endpoint);
+        let name = (1..)
+            .map(|n| match n {
+                1 => base.clone(),
+                n => format!("{base}-{n}"),
+            })
+            .find(|name| taken.insert(name.clone()))
+            .expect("a free name");
+        shared.extend(shared_route_note(&name, e));
+        rules.push(rule(name, method, route, e.for_rule()));
     }
     let policy = Policy {
         routes: routes.map(str::to_string),
         rules,
     };
-    Some((policy, unruled))
+    Some((policy, unruled, shared))
 }
 
 /// The template of `set` that the path of `endpoint` (`GET /api/orders/:id`) is.
@@ -99,7 +106,7 @@ pub fn policy_text(
     settings: &AnalysisSettings,
     routes: Option<&str>,
 ) -> Option<String> {
-    let (policy, unruled) = recommended(run, settings, routes)?;
+    let (policy, unruled, shared) = recommended(run, settings, routes)?;
     let span = run
         .span
         .map(|(a, b)| format!("{} .. {}", format_rfc3339(a), format_rfc3339(b)))
@@ -118,7 +125,7 @@ pub fn policy_text(
     ];
     header.extend(prefix_note(&settings.ingest.keys.primary));
     header.extend(unruled_note(&unruled));
-    header.extend(shared_route_note(run));
+    header.extend(shared);
     let mut text = policy.to_toml(&header);
     text.push_str(&suggested_exemptions(
         run,
@@ -167,34 +174,32 @@ fn unruled_note(unruled: &[String]) -> Vec<String> {
     note
 }
 
-/// The header lines naming, for each endpoint's rule that also matches other
-/// reported endpoints (`/p/:id` also counts the `/p/about` that discovery
-/// kept by name, as a gateway checks every rule that matches), those
-/// endpoints: its limit rests on all of their requests
+/// The header lines naming, when rule `rule` of endpoint `e` also matches
+/// other reported endpoints (`/p/:id` also counts the `/p/about` that
+/// discovery kept by name, as a gateway checks every rule that matches),
+/// those endpoints: its limit rests on all of their requests
 /// ([`super::rule_scope`]), not its own endpoint's alone.
-fn shared_route_note(run: &AnalyzeRun) -> Vec<String> {
+fn shared_route_note(rule: &str, e: &EndpointRecommendation) -> Vec<String> {
     const LISTED: usize = 5;
-    let mut note = Vec::new();
-    for e in &run.endpoint_recommendations {
-        let Some(scope) = &e.rule_scope else {
-            continue;
-        };
-        let requests: u64 = scope.others.iter().map(|(_, n)| n).sum();
-        note.push(format!(
-            "Rule {}'s route also matches {} other endpoint(s) ({requests} requests), so its limit rests on their requests and its own ({} for {} alone):",
-            policy::rule_name(&e.endpoint),
-            scope.others.len(),
-            e.recommendation.rate,
-            crate::text::escape::terminal(&e.endpoint),
-        ));
-        note.extend(
-            scope.others.iter().take(LISTED).map(|(name, n)| {
-                format!("  {} ({n} requests)", crate::text::escape::terminal(name))
-            }),
-        );
-        if scope.others.len() > LISTED {
-            note.push(format!("  and {} more", scope.others.len() - LISTED));
-        }
+    let Some(scope) = &e.rule_scope else {
+        return Vec::new();
+    };
+    let requests: u64 = scope.others.iter().map(|(_, n)| n).sum();
+    let mut note = vec![format!(
+        "Rule {rule}'s route also matches {} other reported endpoint(s) ({requests} requests), so its limit rests on their requests and its own ({} for {} alone); endpoints beyond the reported ones are not counted in:",
+        scope.others.len(),
+        e.recommendation.rate,
+        crate::text::escape::terminal(&e.endpoint),
+    )];
+    note.extend(
+        scope
+            .others
+            .iter()
+            .take(LISTED)
+            .map(|(name, n)| format!("  {} ({n} requests)", crate::text::escape::terminal(name))),
+    );
+    if scope.others.len() > LISTED {
+        note.push(format!("  and {} more", scope.others.len() - LISTED));
     }
     note
 }

@@ -47,6 +47,14 @@ pub fn widen(
 ) {
     let reported = &analysis.endpoints[..settings.endpoints.min(analysis.endpoints.len())];
     for rec in recommendations.iter_mut() {
+        let routed = settings
+            .ingest
+            .routes
+            .iter()
+            .find(|r| r.name == rec.endpoint);
+        if routed.is_some_and(|r| r.host.is_some()) {
+            continue; // no rule: a rule has no host to be limited to
+        }
         let Some((method, route)) = rule_route(&rec.endpoint, &settings.ingest.routes) else {
             continue;
         };

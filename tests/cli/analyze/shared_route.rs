@@ -1,6 +1,7 @@
-//! An endpoint's rule in the policy `analyze --write-policy` writes rests on
-//! every request it counts: a template's route also matches the frequent
-//! siblings discovery kept by name, and a gateway checks every rule.
+//! The endpoint rules of the policy `analyze --write-policy` writes: each
+//! rests on every request it counts (a template's route also matches the
+//! frequent siblings discovery kept by name, and a gateway checks every
+//! rule), and each has a name of its own.
 
 use crate::support::rlctl;
 
@@ -41,7 +42,7 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
     let text = std::fs::read_to_string(&policy).unwrap();
     assert!(text.contains("name = \"get-p-id\""), "{text}");
     assert!(
-        text.contains("# Rule get-p-id's route also matches 10 other endpoint(s) (18000 requests), so its limit rests on their requests and its own ("),
+        text.contains("# Rule get-p-id's route also matches 10 other reported endpoint(s) (18000 requests), so its limit rests on their requests and its own ("),
         "{text}"
     );
     assert!(
@@ -62,4 +63,95 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
     for rule in json["results"].as_array().unwrap() {
         assert_eq!(rule["clients_rejected"], 0, "{rule}");
     }
+}
+
+#[test]
+fn endpoints_named_alike_get_rules_of_their_own_names() {
+    // `/a-b`, `/a_b` and `/a.b` all read `get-a-b`: a policy with two rules
+    // of one name cannot be loaded, so report failed on its own policy.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let mut lines = String::new();
+    for t in 0..1800u32 {
+        for client in 1..=40u32 {
+            let path = ["/a-b", "/a_b", "/a.b"][((t + client) % 3) as usize];
+            lines.push_str(&format!(
+                "10.0.0.{client} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 1\n",
+                t / 60,
+                t % 60
+            ));
+        }
+    }
+    std::fs::write(&log, lines).unwrap();
+    let policy = dir.path().join("policy.toml");
+    rlctl()
+        .args(["analyze", "-q", "--write-policy"])
+        .arg(&policy)
+        .arg(&log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&policy).unwrap();
+    for name in ["get-a-b", "get-a-b-2", "get-a-b-3"] {
+        assert!(text.contains(&format!("name = \"{name}\"\n")), "{text}");
+    }
+    let checked = rlctl::policy::Policy::parse_policy(&text, "policy.toml").unwrap();
+    assert_eq!(checked.rules.len(), 4);
+    rlctl()
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .args(["report", "-q", "--format", "json"])
+        .arg(&log)
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_client_set_apart_only_in_a_rules_wider_scope_is_profiled() {
+    // Every client sends 2 requests a second to /api/heavy, so 10.9.9.9's
+    // 200 a minute to /p/secret (8 minutes) stand out neither overall nor
+    // on /p/secret (too few samples for a limit of its own): only among the
+    // requests the rule of /p/:id counts.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let pages = ["about", "blog", "cart", "deals", "faq"];
+    let mut lines = String::new();
+    let mut line = |client: &str, t: u32, path: &str| {
+        lines.push_str(&format!(
+            "{client} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 1\n",
+            t / 60,
+            t % 60
+        ));
+    };
+    for t in 0..1800u32 {
+        for c in 1..=40u32 {
+            let client = format!("10.0.0.{c}");
+            line(&client, t, "/api/heavy");
+            line(&client, t, "/api/heavy");
+            if (t + c) % 2 == 0 {
+                line(
+                    &client,
+                    t,
+                    &format!("/p/{}", pages[((t / 2 + c) % 5) as usize]),
+                );
+            }
+            if (t + c) % 10 == 0 {
+                line(&client, t, &format!("/p/post-{}", (t * 41 + c * 7) % 1500));
+            }
+        }
+        if (600..1080).contains(&t) {
+            for _ in 0..(3 + t % 2) {
+                line("10.9.9.9", t, "/p/secret");
+            }
+        }
+    }
+    std::fs::write(&log, lines).unwrap();
+    let out = rlctl()
+        .args(["analyze", "-q", "--format", "json"])
+        .arg(&log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let profiled: Vec<&str> = (json["profiles"].as_array().unwrap().iter())
+        .map(|p| p["client"].as_str().unwrap())
+        .collect();
+    assert!(profiled.contains(&"10.9.9.9"), "{profiled:?}");
 }
