@@ -29,7 +29,9 @@ pub fn in_range(ms: Millis) -> bool {
 /// Why a duration or limit did not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum UnitError {
-    #[error("invalid duration `{0}`: expected a number and a unit, e.g. 1s, 10s, 1m, 5m, 1h")]
+    #[error(
+        "invalid duration `{0}`: expected a whole number above zero and a unit, e.g. 1s, 10s, 1m, 5m, 1h"
+    )]
     Duration(String),
     #[error(
         "invalid limit `{0}`: expected REQUESTS/WINDOW, e.g. 600/1m, 10/s, 10r/s, 10r/m, 5000/1h"
@@ -195,5 +197,8 @@ mod tests {
         assert_eq!(w.to_string(), "1m");
         assert_eq!(Window::from_secs(90).unwrap().to_string(), "90s");
         assert_eq!("600/1m".parse::<Limit>().unwrap().to_string(), "600/1m");
+        // Zero is refused, and the message says why (it said only "a number").
+        let zero = "0s".parse::<Window>().unwrap_err().to_string();
+        assert!(zero.contains("a whole number above zero"), "{zero}");
     }
 }
