@@ -6,7 +6,11 @@
 //! beside it. Here each endpoint with a recommendation whose rule also matches
 //! other reported endpoints gets a second recommendation, worked out the same
 //! way over the requests of all of them (the reported endpoints only: another
-//! one's requests are fewer than the last reported endpoint's).
+//! one's requests are fewer than the last reported endpoint's). Endpoints are
+//! matched by name, a method and a path template, since an analysis keeps no
+//! paths: not one a `--route` rule named (`about` for `^/p/about$`), nor one
+//! only some of whose paths the route matches (`/a/y/:name` under a rule of
+//! `/a/:id/x`, by a routes file's precedence).
 
 use regex::Regex;
 
