@@ -17,7 +17,6 @@ use regex::Regex;
 use super::{AnalysisSettings, EndpointRecommendation};
 use crate::discover;
 use crate::events::{EventTable, Id, Interner};
-use crate::ingest::endpoint::RouteRule;
 use crate::policy;
 use crate::recommend::{Recommendation, recommend_scopes};
 use crate::stats::{self, Analysis};
@@ -29,15 +28,6 @@ pub struct RuleScope {
     pub others: Vec<(String, u64)>,
     /// The recommendation over the requests of its endpoint and of those.
     pub recommendation: Recommendation,
-}
-
-/// The method and route regex of the rule `endpoint` gets in the recommended
-/// policy: a `--route` rule's pattern, or its path read as a template.
-pub fn rule_route(endpoint: &str, routes: &[RouteRule]) -> Option<(Option<String>, String)> {
-    match routes.iter().find(|r| r.name == endpoint) {
-        Some(r) => Some((None, r.pattern.as_str().to_string())),
-        None => policy::endpoint_match(endpoint),
-    }
 }
 
 /// Gives each recommendation whose rule also matches other reported endpoints
@@ -59,7 +49,13 @@ pub fn widen(
         if routed.is_some_and(|r| r.host.is_some()) {
             continue; // no rule: a rule has no host to be limited to
         }
-        let Some((method, route)) = rule_route(&rec.endpoint, &settings.ingest.routes) else {
+        // The rule's method and route: a `--route` rule's pattern, or the
+        // endpoint's path read as a template.
+        let rule_route = match routed {
+            Some(r) => Some((None, r.pattern.as_str().to_string())),
+            None => policy::endpoint_match(&rec.endpoint),
+        };
+        let Some((method, route)) = rule_route else {
             continue;
         };
         let Ok(route) = Regex::new(&route) else {
