@@ -46,8 +46,9 @@ pub fn widen(
             .routes
             .iter()
             .find(|r| r.name == rec.endpoint);
-        if routed.is_some_and(|r| r.host.is_some()) {
-            continue; // no rule: a rule has no host to be limited to
+        // No rule: a static file, or a route limited to a host (a rule has none).
+        if policy::is_static_asset(&rec.endpoint) || routed.is_some_and(|r| r.host.is_some()) {
+            continue;
         }
         // The rule's method and route: a `--route` rule's pattern, or the
         // endpoint's path read as a template.
