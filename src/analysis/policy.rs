@@ -58,7 +58,7 @@ fn recommended(
         }
         let (method, route) = match routed {
             Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
-            None => match policy::endpoint_match(&e.endpoint) {
+            None => match endpoint_route(&e.endpoint, settings.recommend.routes.as_ref()) {
                 Some((m, r)) => match templates.and_then(|set| listed(set, &e.endpoint)) {
                     Some(template) => (m, (None, Some(template))),
                     None => (m, (Some(r), None)),
@@ -87,6 +87,46 @@ fn recommended(
         rules,
     };
     Some((policy, unruled, shared))
+}
+
+/// The method and route regex of the rule of `endpoint` (`GET
+/// /api/orders/:id`), a name the run gave (not a `--route` rule's): its path
+/// read as a template, unless it holds a `:NAME` inside a segment that
+/// neither a template of the routes file the run read (`templates`) nor
+/// rlctl's own `:hash` explains (discovery keeps frequent paths by name,
+/// colons and all): that colon is the path's own, as in `/v1/jobs:cancel` (a
+/// custom method in Google's API design), and the rule matches the path as
+/// it is. Read as a template, `^/v1/jobs[A-Za-z0-9]+$` matched none of its
+/// requests.
+pub(super) fn endpoint_route(
+    endpoint: &str,
+    templates: Option<&TemplateSet>,
+) -> Option<(Option<String>, String)> {
+    let (method, route) = policy::endpoint_match(endpoint)?;
+    let (_, path) = discover::method_and_path(endpoint)?;
+    let listed = templates.is_some_and(|set| listed(set, endpoint).is_some());
+    if listed || !has_own_colon(path) {
+        return Some((method, route));
+    }
+    Some((method, format!("^{}$", regex::escape(path))))
+}
+
+/// Whether a segment of `path` holds a `:NAME` other than `:hash` beside
+/// other text (a whole `:NAME` segment matches its own text as a template).
+fn has_own_colon(path: &str) -> bool {
+    let named = |rest: &str| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
+    path.split('/').any(|segment| {
+        let whole = segment.strip_prefix(':').is_some_and(|rest| {
+            named(rest) && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        !whole
+            && segment.split(':').skip(1).any(|rest| {
+                let name: String = (rest.chars())
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                named(rest) && name != "hash"
+            })
+    })
 }
 
 /// The template of `set` that the path of `endpoint` (`GET /api/orders/:id`) is.
@@ -237,6 +277,24 @@ pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
 mod tests {
     use super::*;
     use crate::ingest::key::KeySpec;
+
+    #[test]
+    fn a_colon_of_the_path_is_matched_as_it_is() {
+        let route = |e: &str| endpoint_route(e, None).unwrap().1;
+        assert_eq!(route("POST /v1/jobs:cancel"), "^/v1/jobs:cancel$");
+        assert_eq!(route("GET /v1/a:b/c:d"), "^/v1/a:b/c:d$");
+        // rlctl's own parameters stay parameters.
+        assert_eq!(
+            route("GET /static/app.:hash.js"),
+            r"^/static/app\.[A-Za-z0-9]+\.js$"
+        );
+        assert_eq!(route("GET /api/users/:id"), "^/api/users/[^/]+$");
+        assert_eq!(route("GET /t/12:30"), "^/t/12:30$");
+        // A template of the run's routes file is one, whatever its names.
+        let set = TemplateSet::new(vec![Template::parse("/files/report-:year.pdf").unwrap()]);
+        let (_, listed) = endpoint_route("GET /files/report-:year.pdf", Some(&set)).unwrap();
+        assert_eq!(listed, r"^/files/report\-[A-Za-z0-9]+\.pdf$");
+    }
 
     #[test]
     fn a_policy_of_address_prefixes_says_so() {

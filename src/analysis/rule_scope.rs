@@ -54,7 +54,9 @@ pub fn widen(
         // endpoint's path read as a template.
         let rule_route = match routed {
             Some(r) => Some((None, r.pattern.as_str().to_string())),
-            None => policy::endpoint_match(&rec.endpoint),
+            None => {
+                super::policy::endpoint_route(&rec.endpoint, settings.recommend.routes.as_ref())
+            }
         };
         let Some((method, route)) = rule_route else {
             continue;

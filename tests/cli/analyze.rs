@@ -390,5 +390,5 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
     );
 }
 
+mod policy_rules;
 mod realdata;
-mod shared_route;

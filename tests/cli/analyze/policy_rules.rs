@@ -155,3 +155,45 @@ fn a_client_set_apart_only_in_a_rules_wider_scope_is_profiled() {
         .collect();
     assert!(profiled.contains(&"10.9.9.9"), "{profiled:?}");
 }
+
+#[test]
+fn a_rule_matches_a_colon_of_the_path_as_it_is() {
+    // A custom method (`/v1/jobs:cancel`) is no template: read as one, its
+    // rule's route was `^/v1/jobs[A-Za-z0-9]+$` and matched none of its requests.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    let mut lines = String::new();
+    for t in 0..1800u32 {
+        for c in 1..=40u32 {
+            let path = ["/v1/jobs:cancel", "/v1/jobs"][((t + c) % 2) as usize];
+            lines.push_str(&format!(
+                "10.0.0.{c} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"POST {path} HTTP/1.1\" 200 1\n",
+                t / 60,
+                t % 60
+            ));
+        }
+    }
+    std::fs::write(&log, lines).unwrap();
+    let policy = dir.path().join("policy.toml");
+    rlctl()
+        .args(["analyze", "-q", "--write-policy"])
+        .arg(&policy)
+        .arg(&log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&policy).unwrap();
+    assert!(text.contains("route = \"^/v1/jobs:cancel$\""), "{text}");
+    let out = rlctl()
+        .args(["simulate", "-q", "--format", "json", "--policy"])
+        .arg(&policy)
+        .arg(&log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let rules = json["results"].as_array().unwrap();
+    let cancel = rules
+        .iter()
+        .find(|r| r["rule"] == "post-v1-jobs-cancel")
+        .unwrap();
+    assert_eq!(cancel["requests"], 36000, "{cancel}");
+}
