@@ -51,24 +51,18 @@ fn recommended(
         .iter()
         .filter(|e| !policy::is_static_asset(&e.endpoint))
     {
-        let routed = settings.ingest.routes.iter().find(|r| r.name == e.endpoint);
-        if routed.is_some_and(|r| r.host.is_some()) {
-            unruled.push(e.endpoint.clone()); // a rule has no host to be limited to
+        let Some(found) = rule_route(&e.endpoint, settings) else {
+            unruled.push(e.endpoint.clone());
             continue;
-        }
-        let (method, route) = match routed {
-            Some(r) => (None, (Some(r.pattern.as_str().to_string()), None)),
-            None => match endpoint_route(&e.endpoint, settings.recommend.routes.as_ref()) {
-                Some((m, r)) => match templates.and_then(|set| listed(set, &e.endpoint)) {
-                    Some(template) => (m, (None, Some(template))),
-                    None => (m, (Some(r), None)),
-                },
-                None => {
-                    unruled.push(e.endpoint.clone());
-                    continue;
-                }
-            },
         };
+        let template = templates
+            .filter(|_| !found.routed)
+            .and_then(|set| listed(set, &e.endpoint));
+        let route = match template {
+            Some(template) => (None, Some(template)),
+            None => (Some(found.regex), None),
+        };
+        let method = found.method;
         // Endpoints whose names differ only in punctuation (`/a-b`, `/a_b`)
         // would give two rules one name, which no policy may have.
         let base = policy::rule_name(&e.endpoint);
@@ -89,6 +83,40 @@ fn recommended(
     Some((policy, unruled, shared))
 }
 
+/// How the rule of an endpoint in the recommended policy matches requests.
+pub(super) struct RuleRoute {
+    /// Only this method (none: any).
+    pub method: Option<String>,
+    /// The regex on the path.
+    pub regex: String,
+    /// A `--route` rule named the endpoint (its pattern is the regex).
+    pub routed: bool,
+}
+
+/// The rule route of `endpoint`: a `--route` rule's pattern, or its path read
+/// as a template ([`endpoint_route`]); `None` when it can have no rule (a
+/// route limited to a host, which a rule cannot be; a name that is no method
+/// and path). The policy and a rule's wider scope ([`super::rule_scope`])
+/// both match by it.
+pub(super) fn rule_route(endpoint: &str, settings: &AnalysisSettings) -> Option<RuleRoute> {
+    match settings.ingest.routes.iter().find(|r| r.name == endpoint) {
+        Some(r) if r.host.is_some() => None,
+        Some(r) => Some(RuleRoute {
+            method: None,
+            regex: r.pattern.as_str().to_string(),
+            routed: true,
+        }),
+        None => {
+            let (method, regex) = endpoint_route(endpoint, settings.recommend.routes.as_ref())?;
+            Some(RuleRoute {
+                method,
+                regex,
+                routed: false,
+            })
+        }
+    }
+}
+
 /// The method and route regex of the rule of `endpoint` (`GET
 /// /api/orders/:id`), a name the run gave (not a `--route` rule's): its path
 /// read as a template, unless it holds a `:NAME` inside a segment that
@@ -98,7 +126,7 @@ fn recommended(
 /// custom method in Google's API design), and the rule matches the path as
 /// it is. Read as a template, `^/v1/jobs[A-Za-z0-9]+$` matched none of its
 /// requests.
-pub(super) fn endpoint_route(
+fn endpoint_route(
     endpoint: &str,
     templates: Option<&TemplateSet>,
 ) -> Option<(Option<String>, String)> {

@@ -14,6 +14,7 @@
 
 use regex::Regex;
 
+use super::policy::{RuleRoute, rule_route};
 use super::{AnalysisSettings, EndpointRecommendation};
 use crate::discover;
 use crate::events::{EventTable, Id, Interner};
@@ -41,27 +42,14 @@ pub fn widen(
 ) {
     let reported = &analysis.endpoints[..settings.endpoints.min(analysis.endpoints.len())];
     for rec in recommendations.iter_mut() {
-        let routed = settings
-            .ingest
-            .routes
-            .iter()
-            .find(|r| r.name == rec.endpoint);
-        // No rule: a static file, or a route limited to a host (a rule has none).
-        if policy::is_static_asset(&rec.endpoint) || routed.is_some_and(|r| r.host.is_some()) {
+        // No rule: a static file, or no route (see [`rule_route`]).
+        if policy::is_static_asset(&rec.endpoint) {
             continue;
         }
-        // The rule's method and route: a `--route` rule's pattern, or the
-        // endpoint's path read as a template.
-        let rule_route = match routed {
-            Some(r) => Some((None, r.pattern.as_str().to_string())),
-            None => {
-                super::policy::endpoint_route(&rec.endpoint, settings.recommend.routes.as_ref())
-            }
-        };
-        let Some((method, route)) = rule_route else {
+        let Some(RuleRoute { method, regex, .. }) = rule_route(&rec.endpoint, settings) else {
             continue;
         };
-        let Ok(route) = Regex::new(&route) else {
+        let Ok(route) = Regex::new(&regex) else {
             continue;
         };
         let matched = |name: &str| {
