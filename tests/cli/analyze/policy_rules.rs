@@ -3,43 +3,78 @@
 //! frequent siblings discovery kept by name, and a gateway checks every
 //! rule), and each has a name of its own.
 
+use std::path::{Path, PathBuf};
+
 use crate::support::rlctl;
+
+/// One combined line of `client` at second `t` of the log.
+fn line(client: &str, t: u32, method: &str, path: &str) -> String {
+    format!(
+        "{client} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"{method} {path} HTTP/1.1\" 200 1\n",
+        t / 60,
+        t % 60
+    )
+}
+
+/// `lines` written as `access.log` in `dir`.
+fn write_log(dir: &Path, lines: &str) -> PathBuf {
+    let log = dir.join("access.log");
+    std::fs::write(&log, lines).unwrap();
+    log
+}
+
+/// The policy `analyze --write-policy` (with `args`) writes beside `log`:
+/// its path and its text.
+fn written_policy(log: &Path, args: &[&str]) -> (PathBuf, String) {
+    let policy = log.with_file_name("policy.toml");
+    rlctl()
+        .args(["analyze", "-q"])
+        .args(args)
+        .arg("--write-policy")
+        .arg(&policy)
+        .arg(log)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&policy).unwrap();
+    (policy, text)
+}
+
+/// The rule rows (`results[]`) of `simulate --policy policy log`.
+fn replayed(policy: &Path, log: &Path) -> Vec<serde_json::Value> {
+    let out = rlctl()
+        .args(["simulate", "-q", "--format", "json", "--policy"])
+        .arg(policy)
+        .arg(log)
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["results"].as_array().unwrap().clone()
+}
 
 #[test]
 fn a_template_rule_that_also_counts_named_siblings_says_so() {
     // Ten pages by name, every 2 s per client, and one of 1,500 slugs every
     // 10 s: discovery names the slugs `GET /p/:id` and keeps the ten.
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("access.log");
     let pages = [
         "about", "blog", "cart", "deals", "faq", "help", "jobs", "news", "shop", "team",
     ];
     let mut lines = String::new();
     for t in 0..900u32 {
-        for client in 1..=40u32 {
-            let stamp = format!("05/Jan/2026:00:{:02}:{:02} +0000", t / 60, t % 60);
-            let mut request = |path: String| {
-                lines.push_str(&format!(
-                    "10.0.0.{client} - - [{stamp}] \"GET {path} HTTP/1.1\" 200 1\n"
-                ));
-            };
-            if (t + client) % 2 == 0 {
-                request(format!("/p/{}", pages[((t / 2 + client) % 10) as usize]));
+        for c in 1..=40u32 {
+            let client = format!("10.0.0.{c}");
+            if (t + c) % 2 == 0 {
+                let page = pages[((t / 2 + c) % 10) as usize];
+                lines.push_str(&line(&client, t, "GET", &format!("/p/{page}")));
             }
-            if (t + client) % 10 == 0 {
-                request(format!("/p/post-{}", (t * 41 + client * 7) % 1500));
+            if (t + c) % 10 == 0 {
+                let slug = (t * 41 + c * 7) % 1500;
+                lines.push_str(&line(&client, t, "GET", &format!("/p/post-{slug}")));
             }
         }
     }
-    std::fs::write(&log, lines).unwrap();
-    let policy = dir.path().join("policy.toml");
-    rlctl()
-        .args(["analyze", "-q", "--window", "10s", "--write-policy"])
-        .arg(&policy)
-        .arg(&log)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&policy).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
+    let (policy, text) = written_policy(&log, &["--window", "10s"]);
     assert!(text.contains("name = \"get-p-id\""), "{text}");
     assert!(
         text.contains("# Rule get-p-id's route also matches 10 other reported endpoint(s) (18000 requests), so its limit rests on their requests and its own ("),
@@ -53,14 +88,7 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
     assert!(!text.contains("# Rule get-p-about"), "{text}");
     // Replayed, no rule hits a client of this even traffic; from the slugs'
     // requests alone, the rule of /p/:id rejected every client.
-    let out = rlctl()
-        .args(["simulate", "-q", "--format", "json", "--policy"])
-        .arg(&policy)
-        .arg(&log)
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    for rule in json["results"].as_array().unwrap() {
+    for rule in replayed(&policy, &log) {
         assert_eq!(rule["clients_rejected"], 0, "{rule}");
     }
 }
@@ -69,28 +97,16 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
 fn endpoints_named_alike_get_rules_of_their_own_names() {
     // `/a-b`, `/a_b` and `/a.b` all read `get-a-b`: a policy with two rules
     // of one name cannot be loaded, so report failed on its own policy.
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("access.log");
     let mut lines = String::new();
     for t in 0..1800u32 {
-        for client in 1..=40u32 {
-            let path = ["/a-b", "/a_b", "/a.b"][((t + client) % 3) as usize];
-            lines.push_str(&format!(
-                "10.0.0.{client} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 1\n",
-                t / 60,
-                t % 60
-            ));
+        for c in 1..=40u32 {
+            let path = ["/a-b", "/a_b", "/a.b"][((t + c) % 3) as usize];
+            lines.push_str(&line(&format!("10.0.0.{c}"), t, "GET", path));
         }
     }
-    std::fs::write(&log, lines).unwrap();
-    let policy = dir.path().join("policy.toml");
-    rlctl()
-        .args(["analyze", "-q", "--write-policy"])
-        .arg(&policy)
-        .arg(&log)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&policy).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
+    let (_, text) = written_policy(&log, &[]);
     for name in ["get-a-b", "get-a-b-2", "get-a-b-3"] {
         assert!(text.contains(&format!("name = \"{name}\"\n")), "{text}");
     }
@@ -110,40 +126,30 @@ fn a_client_set_apart_only_in_a_rules_wider_scope_is_profiled() {
     // 200 a minute to /p/secret (8 minutes) stand out neither overall nor
     // on /p/secret (too few samples for a limit of its own): only among the
     // requests the rule of /p/:id counts.
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("access.log");
     let pages = ["about", "blog", "cart", "deals", "faq"];
     let mut lines = String::new();
-    let mut line = |client: &str, t: u32, path: &str| {
-        lines.push_str(&format!(
-            "{client} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"GET {path} HTTP/1.1\" 200 1\n",
-            t / 60,
-            t % 60
-        ));
-    };
     for t in 0..1800u32 {
         for c in 1..=40u32 {
             let client = format!("10.0.0.{c}");
-            line(&client, t, "/api/heavy");
-            line(&client, t, "/api/heavy");
+            lines.push_str(&line(&client, t, "GET", "/api/heavy"));
+            lines.push_str(&line(&client, t, "GET", "/api/heavy"));
             if (t + c) % 2 == 0 {
-                line(
-                    &client,
-                    t,
-                    &format!("/p/{}", pages[((t / 2 + c) % 5) as usize]),
-                );
+                let page = pages[((t / 2 + c) % 5) as usize];
+                lines.push_str(&line(&client, t, "GET", &format!("/p/{page}")));
             }
             if (t + c) % 10 == 0 {
-                line(&client, t, &format!("/p/post-{}", (t * 41 + c * 7) % 1500));
+                let slug = (t * 41 + c * 7) % 1500;
+                lines.push_str(&line(&client, t, "GET", &format!("/p/post-{slug}")));
             }
         }
         if (600..1080).contains(&t) {
             for _ in 0..(3 + t % 2) {
-                line("10.9.9.9", t, "/p/secret");
+                lines.push_str(&line("10.9.9.9", t, "GET", "/p/secret"));
             }
         }
     }
-    std::fs::write(&log, lines).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
     let out = rlctl()
         .args(["analyze", "-q", "--format", "json"])
         .arg(&log)
@@ -160,37 +166,18 @@ fn a_client_set_apart_only_in_a_rules_wider_scope_is_profiled() {
 fn a_rule_matches_a_colon_of_the_path_as_it_is() {
     // A custom method (`/v1/jobs:cancel`) is no template: read as one, its
     // rule's route was `^/v1/jobs[A-Za-z0-9]+$` and matched none of its requests.
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("access.log");
     let mut lines = String::new();
     for t in 0..1800u32 {
         for c in 1..=40u32 {
             let path = ["/v1/jobs:cancel", "/v1/jobs"][((t + c) % 2) as usize];
-            lines.push_str(&format!(
-                "10.0.0.{c} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"POST {path} HTTP/1.1\" 200 1\n",
-                t / 60,
-                t % 60
-            ));
+            lines.push_str(&line(&format!("10.0.0.{c}"), t, "POST", path));
         }
     }
-    std::fs::write(&log, lines).unwrap();
-    let policy = dir.path().join("policy.toml");
-    rlctl()
-        .args(["analyze", "-q", "--write-policy"])
-        .arg(&policy)
-        .arg(&log)
-        .assert()
-        .success();
-    let text = std::fs::read_to_string(&policy).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
+    let (policy, text) = written_policy(&log, &[]);
     assert!(text.contains("route = \"^/v1/jobs:cancel$\""), "{text}");
-    let out = rlctl()
-        .args(["simulate", "-q", "--format", "json", "--policy"])
-        .arg(&policy)
-        .arg(&log)
-        .output()
-        .unwrap();
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let rules = json["results"].as_array().unwrap();
+    let rules = replayed(&policy, &log);
     let cancel = rules
         .iter()
         .find(|r| r["rule"] == "post-v1-jobs-cancel")
