@@ -7,10 +7,12 @@ use std::net::IpAddr;
 
 mod address;
 mod canonical;
+mod reading;
 
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
+pub use reading::KeyReading;
 
 use super::IngestError;
 use super::record::Record;
@@ -68,8 +70,11 @@ pub struct KeySpec {
     pub fields: Vec<String>,
     pub cidr4: Option<u8>,
     pub cidr6: Option<u8>,
-    /// The `--key` text as given, for messages and policies.
+    /// The `--key` text as given, for messages and policies (with the
+    /// reading's label for a key read otherwise than as logged).
     pub text: String,
+    /// How its parts are read from a request.
+    pub reading: KeyReading,
 }
 
 impl KeySpec {
@@ -101,6 +106,20 @@ impl KeySpec {
             cidr4,
             cidr6,
             text: text.to_string(),
+            reading: KeyReading::AsLogged,
+        })
+    }
+
+    /// This key as a product reading requests `reading`'s way derives it, when
+    /// that can differ from the key as logged: for `xff` parts, and for keys
+    /// of several parts where a reading needs every part.
+    pub fn read_as(&self, reading: KeyReading) -> Option<KeySpec> {
+        let differs = self.parts.contains(&KeyPart::Xff)
+            || (reading.needs_every_part() && self.parts.len() > 1);
+        (reading != self.reading && differs).then(|| KeySpec {
+            text: format!("{} ({})", self.text, reading.label()),
+            reading,
+            ..self.clone()
         })
     }
 
@@ -113,6 +132,7 @@ impl KeySpec {
             cidr4: None,
             cidr6: None,
             text: "user_agent".into(),
+            reading: KeyReading::AsLogged,
         }
     }
 
@@ -154,16 +174,17 @@ impl KeySpec {
     /// Writes the key of `record` into `out`; false when every part is missing.
     pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
         out.clear();
-        let mut any = false;
+        let (mut any, mut every) = (false, true);
         for (i, part) in self.parts.iter().enumerate() {
             if i > 0 {
                 out.push('+');
             }
             let value = self.value(part, record);
-            any |= !value.is_empty() && value != "-";
+            let present = !value.is_empty() && value != "-";
+            (any, every) = (any | present, every & present);
             out.push_str(if value.is_empty() { "-" } else { &value });
         }
-        any
+        any && (every || !self.reading.needs_every_part())
     }
 
     /// The key of `record` as [`KeySpec::build`] writes it, or `None` when every
@@ -217,12 +238,28 @@ impl KeySpec {
             KeyPart::Ip => last_address(&record.addr)
                 .map(|a| self.aggregate(without_port(a)))
                 .unwrap_or_default(),
-            KeyPart::Xff => match first_address(&record.xff) {
-                Some(first) => self.aggregate(without_port(first)),
-                None => first_address(&record.addr)
-                    .map(|a| self.aggregate(without_port(a)))
-                    .unwrap_or_default(),
-            },
+            KeyPart::Xff => {
+                let connection = || {
+                    first_address(&record.addr)
+                        .map(|a| self.aggregate(without_port(a)))
+                        .unwrap_or_default()
+                };
+                let first = || reading::first_element(&record.xff);
+                match self.reading {
+                    KeyReading::AsLogged => match first_address(&record.xff) {
+                        Some(first) => self.aggregate(without_port(first)),
+                        None => connection(),
+                    },
+                    KeyReading::AddressElseConnection => match reading::haproxy_address(first()) {
+                        Some(Cow::Borrowed(a)) => self.aggregate(a),
+                        Some(Cow::Owned(a)) => Cow::Owned(self.aggregate(&a).into_owned()),
+                        None => connection(),
+                    },
+                    KeyReading::AddressOrUncounted => reading::plain_address(first())
+                        .map(|a| self.aggregate(a))
+                        .unwrap_or_default(),
+                }
+            }
             KeyPart::User => present(&record.user),
             KeyPart::UserAgent => present(&record.user_agent),
             KeyPart::Field(f) => present(&record.extra[*f]),
@@ -298,16 +335,40 @@ impl KeySet {
 
     /// Adds another key (once per distinct text); returns its index in `extra`.
     pub fn add(&mut self, spec: KeySpec) -> usize {
-        if let Some(i) = self
-            .extra
-            .iter()
-            .position(|k| k.text == spec.text && k.cidr4 == spec.cidr4 && k.cidr6 == spec.cidr6)
-        {
+        if let Some(i) = self.extra.iter().position(|k| {
+            k.text == spec.text
+                && k.cidr4 == spec.cidr4
+                && k.cidr6 == spec.cidr6
+                && k.reading == spec.reading
+        }) {
             return i;
         }
         let spec = self.share_fields(spec);
         self.extra.push(spec);
         self.extra.len() - 1
+    }
+
+    /// Adds the keys a policy's rules and exemptions count by (`used`; the
+    /// primary key is not added again), and every key, the primary one
+    /// included, as each of `readings` derives it where that can differ
+    /// ([`KeySpec::read_as`]), for a replay as the products reading so.
+    pub fn add_policy_keys<'k>(
+        &mut self,
+        used: impl IntoIterator<Item = &'k KeySpec>,
+        readings: &[KeyReading],
+    ) {
+        for key in used {
+            if key.text != self.primary.text {
+                self.add(key.clone());
+            }
+        }
+        let read: Vec<KeySpec> = std::iter::once(&self.primary)
+            .chain(&self.extra)
+            .flat_map(|key| readings.iter().filter_map(|&r| key.read_as(r)))
+            .collect();
+        for key in read {
+            self.add(key);
+        }
     }
 
     /// The index of field `name` among the fields the parser captures, added

@@ -1,6 +1,90 @@
 use super::canonical::{canonical_names, names_with_colon};
 use super::*;
 
+/// The key of a record (`addr`, `xff`, `user`) as `reading` derives `spec_text`.
+fn read(spec_text: &str, reading: KeyReading, addr: &str, xff: &str, user: &str) -> Option<String> {
+    let spec = KeySpec::parse(spec_text, None, None).unwrap();
+    let spec = spec.read_as(reading).unwrap_or(spec);
+    let mut r = Record::default();
+    r.clear(0);
+    r.addr = Cow::Owned(addr.as_bytes().to_vec());
+    r.xff = Cow::Owned(xff.as_bytes().to_vec());
+    r.user = Cow::Owned(user.as_bytes().to_vec());
+    let mut scratch = String::new();
+    spec.key(&r, &mut scratch).map(str::to_string)
+}
+
+#[test]
+fn gateways_read_xff_their_own_way() {
+    use KeyReading::*;
+    let key = |reading, addr, xff| read("xff", reading, addr, xff, "");
+    for xff in [
+        "unknown",
+        "unknown, 198.51.100.1",
+        "-",
+        "",
+        ", 192.0.2.9",
+        "_hidden",
+    ] {
+        assert_eq!(
+            key(AddressElseConnection, "10.0.0.1", xff).as_deref(),
+            Some("10.0.0.1"),
+            "{xff}"
+        );
+        assert_eq!(key(AddressOrUncounted, "10.0.0.1", xff), None, "{xff}");
+    }
+    assert_eq!(
+        key(AsLogged, "10.0.0.1", "unknown").as_deref(),
+        Some("unknown")
+    );
+    assert_eq!(
+        key(AsLogged, "10.0.0.1", ", 192.0.2.9").as_deref(),
+        Some("192.0.2.9")
+    );
+    for xff in ["192.0.2.9:443", " 192.0.2.9 , 10.0.0.2", "192.000.002.009"] {
+        assert_eq!(
+            key(AddressElseConnection, "10.0.0.1", xff).as_deref(),
+            Some("192.0.2.9"),
+            "{xff}"
+        );
+    }
+    assert_eq!(key(AddressOrUncounted, "10.0.0.1", "192.0.2.9:443"), None);
+    assert_eq!(
+        key(AddressOrUncounted, "10.0.0.1", "192.0.2.9, 10.0.0.2").as_deref(),
+        Some("192.0.2.9")
+    );
+    // Canonical IPv6, as every reading writes addresses.
+    for reading in [AsLogged, AddressElseConnection, AddressOrUncounted] {
+        assert_eq!(
+            key(reading, "10.0.0.1", "2001:DB8:0::9").as_deref(),
+            Some("2001:db8::9")
+        );
+    }
+    // AWS WAF's custom keys count a request only with every part.
+    assert_eq!(
+        read("ip+user", AddressOrUncounted, "10.0.0.1", "", "").as_deref(),
+        None
+    );
+    assert_eq!(
+        read("ip+user", AsLogged, "10.0.0.1", "", "").as_deref(),
+        Some("10.0.0.1+-")
+    );
+    assert_eq!(
+        read("ip+user", AddressOrUncounted, "10.0.0.1", "", "bob").as_deref(),
+        Some("10.0.0.1+bob")
+    );
+    // A reading that cannot change a key gives none of its own.
+    let ip = KeySpec::parse("ip", None, None).unwrap();
+    assert_eq!(ip.read_as(AddressElseConnection), None);
+    assert_eq!(ip.read_as(AddressOrUncounted), None);
+    assert!(
+        KeySpec::parse("xff", None, None)
+            .unwrap()
+            .read_as(AsLogged)
+            .is_none()
+    );
+}
+
 fn key(
     spec_text: &str,
     cidr4: Option<u8>,

@@ -1,0 +1,179 @@
+//! How a key is read from a request by the product that enforces it. rlctl's
+//! policies (and the nginx configuration `rlctl export` writes) take an `xff`
+//! key from the first token of X-Forwarded-For, whatever it holds; HAProxy's
+//! and AWS WAF's configurations read only an address there and do something
+//! else with the rest, so a replay of them derives the key as they do.
+
+use std::borrow::Cow;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// How a key's parts are read from a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum KeyReading {
+    /// As rlctl's policies read them: `xff` is the first token of
+    /// X-Forwarded-For whatever it holds (`unknown` included), else the
+    /// connecting address; a key of several parts counts while any part has a
+    /// value. The nginx export's map (`^[\s,]*([^\s,]+)`) reads it so.
+    #[default]
+    AsLogged,
+    /// HAProxy's `req.hdr_ip(x-forwarded-for,1)`, falling back to `src`: the
+    /// first element of the header when it is an address (IPv4, with or
+    /// without a port, IPv6, bracketed or not), else the connecting address
+    /// (`smp_fetch_hdr_ip` in HAProxy's src/http_fetch.c).
+    AddressElseConnection,
+    /// AWS WAF's `ForwardedIPConfig` with the fallback `NO_MATCH`: the first
+    /// element of the header when it is an IPv4 or IPv6 address; otherwise,
+    /// and when the header is missing, the request has no key and the rule
+    /// does not count it. A key of several parts (`CUSTOM_KEYS`) has none
+    /// unless every part has a value.
+    AddressOrUncounted,
+}
+
+impl KeyReading {
+    /// A word for the key text of a key read this way (never shown as a
+    /// rule's key, which keeps the policy's text).
+    pub(super) fn label(self) -> &'static str {
+        match self {
+            KeyReading::AsLogged => "as logged",
+            KeyReading::AddressElseConnection => "address else connection",
+            KeyReading::AddressOrUncounted => "address or uncounted",
+        }
+    }
+
+    /// Whether a key of several parts needs every one of them.
+    pub(super) fn needs_every_part(self) -> bool {
+        self == KeyReading::AddressOrUncounted
+    }
+}
+
+/// The first element of an X-Forwarded-For field as a gateway splits the
+/// header: up to the first comma, without surrounding blanks (`-`, as nginx
+/// logs a missing header, is no address).
+pub(super) fn first_element(field: &[u8]) -> &[u8] {
+    let end = memchr::memchr(b',', field).unwrap_or(field.len());
+    field[..end].trim_ascii()
+}
+
+/// The address HAProxy's `req.hdr_ip` reads in one header value, as text:
+/// a dotted quad of decimal numbers up to 255 (leading zeros read as
+/// decimal, as `url2ipv4` does), alone or followed by `:` and a port up to
+/// 65535; or an IPv6 address, alone or in brackets without a port.
+pub(super) fn haproxy_address(value: &[u8]) -> Option<Cow<'_, str>> {
+    let text = std::str::from_utf8(value).ok()?;
+    if let Some((v4, len)) = url2ipv4(value) {
+        let rest = &text[len..];
+        let port_ok = |p: &str| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && p.parse::<u32>().is_ok_and(|n| n <= 65_535)
+        };
+        return match rest.strip_prefix(':') {
+            None if rest.is_empty() => Some(Cow::Owned(v4.to_string())),
+            Some(port) if port_ok(port) => Some(Cow::Owned(v4.to_string())),
+            _ => None,
+        };
+    }
+    let inner = match text.strip_prefix('[') {
+        Some(rest) => rest.strip_suffix(']')?,
+        None => text,
+    };
+    inner.parse::<Ipv6Addr>().ok().map(|_| Cow::Borrowed(inner))
+}
+
+/// HAProxy's `url2ipv4`: the IPv4 address at the start of `text` and the
+/// bytes it spans; `None` when fewer than four numbers, a number above 255 or
+/// a fifth number come first.
+fn url2ipv4(text: &[u8]) -> Option<(Ipv4Addr, usize)> {
+    let (mut octets, mut parts, mut in_number) = ([0u32; 4], 0usize, false);
+    let mut len = 0;
+    for &b in text {
+        match b {
+            b'0'..=b'9' => {
+                if !in_number {
+                    if parts == 4 {
+                        return None;
+                    }
+                    parts += 1;
+                    in_number = true;
+                }
+                let octet = &mut octets[parts - 1];
+                *octet = *octet * 10 + u32::from(b - b'0');
+                if *octet > 255 {
+                    return None;
+                }
+            }
+            b'.' if in_number && parts < 4 => in_number = false,
+            b'.' => return None,
+            _ => break,
+        }
+        len += 1;
+    }
+    (parts == 4 && in_number).then(|| {
+        let [a, b, c, d] = octets.map(|o| o as u8);
+        (Ipv4Addr::new(a, b, c, d), len)
+    })
+}
+
+/// The address AWS WAF reads in one header value: an IPv4 or IPv6 address
+/// as the standard parsers take it.
+pub(super) fn plain_address(value: &[u8]) -> Option<&str> {
+    let text = std::str::from_utf8(value).ok()?;
+    (text.parse::<Ipv4Addr>().is_ok() || text.parse::<Ipv6Addr>().is_ok()).then_some(text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_element_is_up_to_the_first_comma() {
+        assert_eq!(first_element(b" unknown , 1.2.3.4"), b"unknown");
+        assert_eq!(first_element(b", 1.2.3.4"), b"");
+        assert_eq!(first_element(b"1.2.3.4"), b"1.2.3.4");
+        assert_eq!(first_element(b"-"), b"-");
+    }
+
+    #[test]
+    fn haproxy_reads_what_url2ipv4_and_inet_pton_read() {
+        let read = |v: &str| haproxy_address(v.as_bytes()).map(Cow::into_owned);
+        assert_eq!(read("192.0.2.7").as_deref(), Some("192.0.2.7"));
+        assert_eq!(read("192.0.2.7:8080").as_deref(), Some("192.0.2.7"));
+        assert_eq!(read("010.000.002.007").as_deref(), Some("10.0.2.7"));
+        assert_eq!(read("2001:db8::1").as_deref(), Some("2001:db8::1"));
+        assert_eq!(read("[2001:db8::1]").as_deref(), Some("2001:db8::1"));
+        for no in [
+            "unknown",
+            "",
+            "-",
+            "_hidden",
+            "192.0.2",
+            "192.0.2.7.1",
+            "192.0.2.256",
+            "192.0.2.7:",
+            "192.0.2.7:65536",
+            "192.0.2.7:8a",
+            "192.0.2.7x",
+            "[2001:db8::1]:443",
+            "host.example",
+            ".1.2.3.4",
+        ] {
+            assert_eq!(read(no), None, "{no}");
+        }
+    }
+
+    #[test]
+    fn aws_waf_reads_a_plain_address() {
+        assert_eq!(plain_address(b"192.0.2.7"), Some("192.0.2.7"));
+        assert_eq!(plain_address(b"2001:db8::1"), Some("2001:db8::1"));
+        for no in [
+            "unknown",
+            "",
+            "-",
+            "192.0.2.7:80",
+            "[2001:db8::1]",
+            "010.0.2.7",
+        ] {
+            assert_eq!(plain_address(no.as_bytes()), None, "{no}");
+        }
+    }
+}
