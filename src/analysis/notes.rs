@@ -47,7 +47,7 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
     }
     if report.forwarded_unknown_lines > 0 {
         lines.push(format!(
-            "rlctl: note: {} requests have `unknown` first in X-Forwarded-For (a proxy that does not name its client): keyed by xff they are one client, unknown, as a gateway keying on that header counts them; key by ip, or have the proxy name its clients, to tell them apart",
+            "rlctl: note: {} requests have `unknown` first in X-Forwarded-For (a proxy that does not name its client): keyed by xff they are one client, unknown, as nginx keying on that header counts them (HAProxy counts them by the connecting address, AWS WAF not at all); key by ip, or have the proxy name its clients, to tell them apart",
             report.forwarded_unknown_lines
         ));
     }

@@ -42,12 +42,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             // Every rule's and exemption's key and route must be read from the log.
             ingest_settings.paths = rules.iter().any(|r| r.route.is_some())
                 || policy.exemptions.iter().any(|e| e.route.is_some());
+            let gateway = options::gateway_of(settings.target);
             let keys = rules.iter().map(|r| &r.key);
-            for key in keys.chain(policy.exemptions.iter().map(|e| &e.key)) {
-                if key.text != ingest_settings.keys.primary.text {
-                    ingest_settings.keys.add(key.clone());
-                }
-            }
+            let exempt_keys = policy.exemptions.iter().map(|e| &e.key);
+            (ingest_settings.keys)
+                .add_policy_keys(keys.chain(exempt_keys), &[gateway.key_reading()]);
             let ingested = ingest::ingest(&ingest_settings)?;
             anyhow::ensure!(
                 !ingested.table.is_empty(),
@@ -55,7 +54,6 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 ingested.report.lines,
                 ingested.report.skipped
             );
-            let gateway = options::gateway_of(settings.target);
             let base = plan::policy(
                 &AlgoOptions {
                     algo: AlgoChoice::Default,
@@ -73,7 +71,13 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 &policy.exemptions,
                 &ingest_settings.keys,
             );
-            let found = check(&ingested.table, &base, gateway, exempt)?;
+            let found = check(
+                &ingested.table,
+                &base,
+                gateway,
+                &ingest_settings.keys,
+                exempt,
+            )?;
             report(&found, &ingested.table, rules)
         }
     };

@@ -126,14 +126,15 @@ fn write_xff_map(conf: &mut Conf) {
         "the realip module (set_real_ip_from <proxy>; real_ip_header X-Forwarded-For;)".into(),
         "$binary_remote_addr is the client instead, and safer.".into(),
     ]);
-    write_map(
-        conf,
-        "$http_x_forwarded_for",
-        XFF_VARIABLE,
-        r#""~^[\s,]*(?<rlctl_xff_first>[^\s,]+)""#,
-        "$rlctl_xff_first",
-        "$remote_addr",
-    );
+    // The first token, its port left out as rlctl reads it (`[2001:db8::1]:443`
+    // and `[2001:db8::1]` → `2001:db8::1`, `192.0.2.7:5678` → `192.0.2.7`):
+    // the first regex that matches wins.
+    conf.block(&format!("map $http_x_forwarded_for {XFF_VARIABLE}"), |c| {
+        c.line(r#""~^[\s,]*\[(?<rlctl_xff_first>[^\]\s,]*)\]" $rlctl_xff_first;"#)
+            .line(r#""~^[\s,]*(?<rlctl_xff_first>[^\s,:]+):[0-9]+(?:[\s,]|$)" $rlctl_xff_first;"#)
+            .line(r#""~^[\s,]*(?<rlctl_xff_first>[^\s,]+)" $rlctl_xff_first;"#)
+            .line("default $remote_addr;");
+    });
 }
 
 /// One rule's zone: its comment, the maps that empty its key for requests

@@ -49,15 +49,18 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
     let mut ingest = ingest_settings(&args.ingest)?;
     let mut exemptions = Vec::new();
     let mut routes = routes_settings(&args.routes)?;
+    let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
+    // Rules count by their keys as each gateway reads them.
+    let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
+    ingest.keys.add_policy_keys([], &readings);
     let policy = match &args.policy {
         Some(path) => {
             let checked = Policy::load_policy(path)?;
             let keys = checked.rules.iter().map(|r| &r.key);
-            for key in keys.chain(checked.exemptions.iter().map(|e| &e.key)) {
-                if key.text != ingest.keys.primary.text {
-                    ingest.keys.add(key.clone());
-                }
-            }
+            let exempt_keys = checked.exemptions.iter().map(|e| &e.key);
+            ingest
+                .keys
+                .add_policy_keys(keys.chain(exempt_keys), &readings);
             if checked.exemptions.iter().any(|e| e.route.is_some()) {
                 ingest.paths = true;
             }
@@ -132,7 +135,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             exemptions,
             gates,
             top: args.top.top,
-            gateways: args.gateway.map(|g| g.gateways()).unwrap_or_default(),
+            gateways,
         },
         outputs,
         stamp: args.stamp,

@@ -82,6 +82,9 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             _ => {}
         }
     }
+    // Rules count by their keys as each gateway reads them.
+    let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
+    ingest.keys.add_policy_keys([], &readings);
     let source = if let Some(limit) = args.limit {
         ingest.paths = false; // a single limit has no route to match
         LimitSource::Single { limit }
@@ -101,11 +104,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             .iter()
             .map(|r| &r.key)
             .chain(exemptions.iter().map(|e| &e.key));
-        for key in keys {
-            if key.text != ingest.keys.primary.text {
-                ingest.keys.add(key.clone());
-            }
-        }
+        ingest.keys.add_policy_keys(keys, &readings);
         LimitSource::Policy {
             origin: path.display().to_string(),
             rules,

@@ -60,7 +60,7 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
     let CheckedPolicy {
         rules, exemptions, ..
     } = Policy::load_policy(&args.policy)?;
-    ingest.keys = keys_for_policy(&rules, &exemptions, ingest.keys);
+    ingest.keys = keys_for_policy(&rules, &exemptions, args.gateway, ingest.keys);
     let (max_delay, interval) = (args.max_delay, args.interval);
     let verdict = match &args.until_clients_hit {
         Some(share) => Some(Verdict::new(

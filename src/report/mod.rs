@@ -136,7 +136,7 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
         )?
         .pop()
         .ok_or(ReportError::NoScenario)?;
-        crate::scenario::gateway::scenarios(&base, &plan.gateways)?
+        crate::scenario::gateway::scenarios(&base, &plan.gateways, keys)?
             .iter()
             .map(|s| runner.run(s))
             .collect::<Result<Vec<_>, _>>()?

@@ -7,9 +7,10 @@
 use std::sync::Arc;
 
 use super::execute::ScenarioRunner;
-use super::plan::Scenario;
+use super::plan::{Scenario, key_ref_read_as};
 use crate::events::EventTable;
-use crate::simulate::gateway::check::{Difference, differences};
+use crate::ingest::key::KeySet;
+use crate::simulate::gateway::check::{Difference, GatewayReplays, differences};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::{Deployment, Limiter, ReplayError};
 
@@ -77,8 +78,14 @@ pub fn label(gateway: Gateway) -> String {
     }
 }
 
-/// The rules of `base` as each of `gateways` enforces them, one scenario each.
-pub fn scenarios(base: &Scenario, gateways: &[Gateway]) -> Result<Vec<Scenario>, GatewayError> {
+/// The rules of `base` as each of `gateways` enforces them, one scenario each,
+/// each rule counting by its key as the gateway reads it from `keys` (which
+/// [`KeySet::add_policy_keys`] gave the gateways' readings).
+pub fn scenarios(
+    base: &Scenario,
+    gateways: &[Gateway],
+    keys: &KeySet,
+) -> Result<Vec<Scenario>, GatewayError> {
     gateways
         .iter()
         .map(|&gateway| {
@@ -88,6 +95,7 @@ pub fn scenarios(base: &Scenario, gateways: &[Gateway]) -> Result<Vec<Scenario>,
                 .map(|rule| {
                     let mut planned = rule.clone();
                     planned.limiter = gateway.limiter(&rule.spec)?;
+                    planned.key = key_ref_read_as(keys, rule.key, gateway.key_reading());
                     Ok(planned)
                 })
                 .collect::<Result<Vec<_>, GatewayError>>()?;
@@ -108,14 +116,28 @@ pub fn check(
     table: &EventTable,
     base: &Scenario,
     gateway: Gateway,
+    keys: &KeySet,
     exempt: Option<Arc<[bool]>>,
 ) -> Result<ExportCheck, CheckError> {
     let mut runner =
         ScenarioRunner::new(table, &table.ts, Deployment::single(), 1).with_exemptions(exempt);
     let policy = runner.run(base)?;
-    let as_gateway = scenarios(base, &[gateway])?.remove(0);
+    let as_gateway = scenarios(base, &[gateway], keys)?.remove(0);
     let counted = runner.run(&as_gateway)?;
-    let mut uncounted = as_gateway.clone();
+    // The gateway's arithmetic on the policy's keys, then with rejected
+    // requests ignored as well: what tells the reasons apart.
+    let mut on_policy_keys = as_gateway.clone();
+    for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {
+        rule.key = own.key;
+    }
+    let keyed_alike = (on_policy_keys.rules.iter())
+        .zip(&as_gateway.rules)
+        .all(|(a, b)| a.key == b.key);
+    let same_keys = match keyed_alike {
+        true => None,
+        false => Some(runner.run(&on_policy_keys)?.allowed),
+    };
+    let mut uncounted = on_policy_keys;
     for rule in &mut uncounted.rules {
         if let Limiter::Gateway(model) = &rule.limiter {
             rule.limiter = Limiter::Gateway(model.ignoring_rejections());
@@ -123,17 +145,17 @@ pub fn check(
     }
     let uncounted = runner.run(&uncounted)?;
     let rejected = |allowed: &[bool]| allowed.iter().filter(|&&a| !a).count();
+    let replays = GatewayReplays {
+        enforced: &counted.allowed,
+        on_policy_keys: same_keys.as_deref(),
+        uncounted: &uncounted.allowed,
+    };
     Ok(ExportCheck {
         gateway,
         requests: policy.allowed.len(),
         policy_rejected: rejected(&policy.allowed),
         gateway_rejected: rejected(&counted.allowed),
-        differences: differences(
-            gateway,
-            &policy.allowed,
-            &counted.allowed,
-            &uncounted.allowed,
-        ),
+        differences: differences(gateway, &policy.allowed, replays),
     })
 }
 
@@ -159,7 +181,7 @@ mod tests {
             delay: None,
         };
         let base = &plan::policy(&options, &keys, &rules).unwrap()[0];
-        let all = scenarios(base, &Gateway::ALL).unwrap();
+        let all = scenarios(base, &Gateway::ALL, &keys).unwrap();
         assert_eq!(all.len(), Gateway::ALL.len());
         assert_eq!(all[1].name, "haproxy");
         let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();

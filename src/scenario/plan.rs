@@ -4,7 +4,7 @@
 
 use regex::Regex;
 
-use crate::ingest::key::KeySet;
+use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::CheckedRule;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 use crate::units::Limit;
@@ -168,6 +168,21 @@ pub fn policy(
             })
         })
         .collect()
+}
+
+/// The key column of the key `key` as a product reading requests
+/// `reading`'s way derives it: its own column when that reading cannot
+/// differ, else the one [`KeySet::add_policy_keys`] added for it.
+pub(crate) fn key_ref_read_as(keys: &KeySet, key: KeyRef, reading: KeyReading) -> KeyRef {
+    let spec = match key {
+        KeyRef::Primary => &keys.primary,
+        KeyRef::Extra(i) => &keys.extra[i],
+    };
+    let Some(read) = spec.read_as(reading) else {
+        return key;
+    };
+    let column = keys.extra.iter().position(|k| k.text == read.text);
+    KeyRef::Extra(column.expect("the key as the gateway reads it was ingested"))
 }
 
 /// The key column a key text names among `keys`.

@@ -29,7 +29,7 @@ use super::rolling::{HourFigures, Rolling};
 use super::top::{Added, TopClient, TopClients};
 use super::tracked::Tracked;
 use crate::ingest::chunk::ChunkResult;
-use crate::ingest::key::{KeySet, KeySpec};
+use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::spec::with_algorithm;
@@ -134,22 +134,21 @@ pub struct Shadow {
 /// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
 /// every rule key that differs from it (as `rlctl simulate --policy` does).
 pub fn keys_for(rules: &[CheckedRule], primary: KeySet) -> KeySet {
-    keys_for_policy(rules, &[], primary)
+    keys_for_policy(rules, &[], None, primary)
 }
 
-/// [`keys_for`] with the keys of the policy's exemptions too.
-pub fn keys_for_policy(rules: &[CheckedRule], exemptions: &[Exemption], primary: KeySet) -> KeySet {
+/// [`keys_for`] with the keys of the policy's exemptions too, and each key
+/// as `gateway` reads it.
+pub fn keys_for_policy(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    gateway: Option<Gateway>,
+    primary: KeySet,
+) -> KeySet {
     let mut keys = primary;
-    let wanted: Vec<&KeySpec> = rules
-        .iter()
-        .map(|r| &r.key)
-        .chain(exemptions.iter().map(|e| &e.key))
-        .collect();
-    for key in wanted {
-        if key.text != keys.primary.text {
-            keys.add(key.clone());
-        }
-    }
+    let wanted = (rules.iter().map(|r| &r.key)).chain(exemptions.iter().map(|e| &e.key));
+    let readings: Vec<KeyReading> = gateway.iter().map(|g| g.key_reading()).collect();
+    keys.add_policy_keys(wanted, &readings);
     keys
 }
 
@@ -185,7 +184,8 @@ impl Shadow {
                     alg: alg.clone(),
                     states: HashMap::new(),
                 }) as Box<dyn KeyedStates>);
-                let key_column = key_column(keys, &rule.key.text);
+                let read = gateway.and_then(|g| rule.key.read_as(g.key_reading()));
+                let key_column = key_column(keys, &read.as_ref().unwrap_or(&rule.key).text);
                 Ok(ShadowRule {
                     rule: rule.clone(),
                     key_column,

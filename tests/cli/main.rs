@@ -5,6 +5,7 @@ mod analyze;
 mod cases;
 mod export;
 mod export_exempt;
+mod forwarded;
 mod gateway;
 mod generate;
 mod haproxy;

@@ -13,6 +13,7 @@ use crate::cli::SimulateArgs;
 use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
+use crate::ingest::key::KeySet;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
@@ -126,7 +127,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
             (load()?, scenarios, format!("policy {origin}"))
         }
     };
-    let scenarios = with_gateways(scenarios, &settings.gateways)?;
+    let scenarios = with_gateways(scenarios, &settings.gateways, keys)?;
     if ingested.table.is_empty() {
         let r = &ingested.report;
         anyhow::bail!(
@@ -150,17 +151,19 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
 }
 
 /// The planned scenario as each `--gateway` enforces it (after the policy's
-/// own with `--gateway all`); the scenarios unchanged without `--gateway`.
+/// own with `--gateway all`), each rule counting by its key as the gateway
+/// reads it among `keys`; the scenarios unchanged without `--gateway`.
 fn with_gateways(
     scenarios: Vec<Scenario>,
     gateways: &[crate::simulate::gateway::Gateway],
+    keys: &KeySet,
 ) -> anyhow::Result<Vec<Scenario>> {
     if gateways.is_empty() {
         return Ok(scenarios);
     }
     let mut out = Vec::new();
     for base in scenarios {
-        let replayed_as = crate::scenario::gateway::scenarios(&base, gateways)?;
+        let replayed_as = crate::scenario::gateway::scenarios(&base, gateways, keys)?;
         if gateways.len() > 1 {
             out.push(base);
         }

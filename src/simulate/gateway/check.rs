@@ -25,6 +25,9 @@ pub enum Reason {
     WindowAlignment,
     /// The gateway's converted rate or burst, or its arithmetic, rounds.
     Rounding,
+    /// The gateway reads the client's key otherwise: HAProxy and AWS WAF
+    /// read only an address first in X-Forwarded-For.
+    ClientKey,
 }
 
 impl fmt::Display for Reason {
@@ -33,6 +36,7 @@ impl fmt::Display for Reason {
             Reason::CountedRejections => "counted rejections",
             Reason::WindowAlignment => "window alignment",
             Reason::Rounding => "rounding",
+            Reason::ClientKey => "client key",
         })
     }
 }
@@ -67,30 +71,47 @@ pub fn own_reason(gateway: Gateway) -> Reason {
     }
 }
 
-/// The requests where `gateway` differs from `policy`, with their reasons;
-/// `uncounted` is the gateway's replay with rejected requests ignored. The
-/// three slices are per request, in the same order.
+/// A gateway's replays that [`differences`] reads beside the policy's: each
+/// request's decision, in the policy replay's order.
+#[derive(Debug, Clone, Copy)]
+pub struct GatewayReplays<'a> {
+    /// As the gateway enforces the configuration, keys read its way.
+    pub enforced: &'a [bool],
+    /// The same with the policy's keys, when the gateway reads some key
+    /// otherwise (`None`: it reads every key as the policy does).
+    pub on_policy_keys: Option<&'a [bool]>,
+    /// With the policy's keys and rejected requests ignored.
+    pub uncounted: &'a [bool],
+}
+
+/// The requests where `gateway` differs from `policy`, with their reasons:
+/// the client key where the gateway with the policy's keys agrees with the
+/// policy, else counted rejections where it also agrees once rejected
+/// requests are ignored, else the gateway's own arithmetic.
 pub fn differences(
     gateway_name: Gateway,
     policy: &[bool],
-    gateway: &[bool],
-    uncounted: &[bool],
+    replays: GatewayReplays<'_>,
 ) -> Vec<Difference> {
+    let reason = |row: usize, p: bool| {
+        if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
+            Reason::ClientKey
+        } else if replays.uncounted[row] == p {
+            Reason::CountedRejections
+        } else {
+            own_reason(gateway_name)
+        }
+    };
     policy
         .iter()
-        .zip(gateway)
-        .zip(uncounted)
+        .zip(replays.enforced)
         .enumerate()
-        .filter(|(_, ((p, g), _))| p != g)
-        .map(|(row, ((&p, &g), &u))| Difference {
+        .filter(|(_, (p, g))| p != g)
+        .map(|(row, (&p, &g))| Difference {
             row,
             policy_allowed: p,
             gateway_allowed: g,
-            reason: if u == p {
-                Reason::CountedRejections
-            } else {
-                own_reason(gateway_name)
-            },
+            reason: reason(row, p),
         })
         .collect()
 }
@@ -102,6 +123,14 @@ mod tests {
     use crate::simulate::test_util::decisions;
     use crate::simulate::token_bucket::TokenBucket;
     use crate::simulate::{AlgorithmKind, AlgorithmSpec, Limiter};
+
+    fn replays<'a>(enforced: &'a [bool], uncounted: &'a [bool]) -> GatewayReplays<'a> {
+        GatewayReplays {
+            enforced,
+            on_policy_keys: None,
+            uncounted,
+        }
+    }
 
     fn model(gateway: Gateway, spec: &AlgorithmSpec) -> super::super::Model {
         match gateway.limiter(spec).unwrap() {
@@ -122,7 +151,11 @@ mod tests {
         let g = model(Gateway::EnvoyRatelimit, &spec);
         let counted = decisions(&g, &times);
         let uncounted = decisions(&g.ignoring_rejections(), &times);
-        let diff = differences(Gateway::EnvoyRatelimit, &policy, &counted, &uncounted);
+        let diff = differences(
+            Gateway::EnvoyRatelimit,
+            &policy,
+            replays(&counted, &uncounted),
+        );
         // Policy (sliding log of 2 per 1 s): 0 y, 100 y, 200 n, 900 n, 1000 y
         // (0 left the window), 1050 n, 1100 y (100 left), 1500 n.
         assert_eq!(policy, [true, true, false, false, true, false, true, false]);
@@ -153,7 +186,11 @@ mod tests {
         let g = model(Gateway::HaproxyReqRate, &spec);
         let counted = decisions(&g, &times);
         let uncounted = decisions(&g.ignoring_rejections(), &times);
-        let diff = differences(Gateway::HaproxyReqRate, &policy, &counted, &uncounted);
+        let diff = differences(
+            Gateway::HaproxyReqRate,
+            &policy,
+            replays(&counted, &uncounted),
+        );
         assert!(
             diff.iter().any(|d| d.reason == Reason::CountedRejections),
             "{policy:?}\n{counted:?}\n{uncounted:?}"

@@ -40,6 +40,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
+use crate::ingest::key::KeyReading;
 use engine::Engine;
 pub use engine::State;
 
@@ -150,6 +151,18 @@ impl Gateway {
         match self {
             Gateway::AwsWaf | Gateway::Cloudflare => Fidelity::Model,
             _ => Fidelity::Exact,
+        }
+    }
+
+    /// How the configuration `rlctl export` writes for it reads a rule's key
+    /// from a request: HAProxy's `req.hdr_ip` and AWS WAF's forwarded IP
+    /// read only an address in X-Forwarded-For; the others read the key as
+    /// the policy does (see [`KeyReading`]).
+    pub fn key_reading(self) -> KeyReading {
+        match self {
+            Gateway::Haproxy => KeyReading::AddressElseConnection,
+            Gateway::AwsWaf => KeyReading::AddressOrUncounted,
+            _ => KeyReading::AsLogged,
         }
     }
 

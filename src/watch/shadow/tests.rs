@@ -191,6 +191,7 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
     let keys = keys_for_policy(
         &policy.rules,
         &policy.exemptions,
+        None,
         KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
     );
     let settings = Settings {

@@ -249,6 +249,16 @@ pub fn statuses_of(server: SocketAddr, client: u8, path: &str, n: usize) -> Vec<
 /// loopback address `source`, reads the whole response and returns its
 /// status code.
 pub fn http_get(server: SocketAddr, source: Ipv4Addr, path: &str) -> io::Result<u16> {
+    http_get_with(server, source, path, "")
+}
+
+/// [`http_get`] with more header lines (`headers`: each ending in `\r\n`).
+pub fn http_get_with(
+    server: SocketAddr,
+    source: Ipv4Addr,
+    path: &str,
+    headers: &str,
+) -> io::Result<u16> {
     let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
     socket.bind(&SocketAddr::V4(SocketAddrV4::new(source, 0)).into())?;
     socket.connect_timeout(&server.into(), REQUEST_TIMEOUT)?;
@@ -257,7 +267,7 @@ pub fn http_get(server: SocketAddr, source: Ipv4Addr, path: &str) -> io::Result<
     stream.set_write_timeout(Some(REQUEST_TIMEOUT))?;
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {server}\r\nUser-Agent: rlctl-tests\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {server}\r\nUser-Agent: rlctl-tests\r\n{headers}Connection: close\r\n\r\n"
     )?;
     let mut response = Vec::new();
     stream.take(MAX_RESPONSE_BYTES).read_to_end(&mut response)?;
