@@ -44,10 +44,15 @@ exempt = true
 
 /// A generated log of `lines` lines (30 clients, some of them runaway).
 fn generated(dir: &Path, lines: usize) -> std::path::PathBuf {
+    generated_as(dir, lines, "combined")
+}
+
+/// [`generated`] in `format` (JSON lines log X-Forwarded-For, combined not).
+fn generated_as(dir: &Path, lines: usize, format: &str) -> std::path::PathBuf {
     let log = dir.join("access.log");
     rlctl()
         .args(["generate", "--lines", &lines.to_string(), "--clients", "30"])
-        .args(["--seed", "7", "-o"])
+        .args(["--seed", "7", "--format", format, "-o"])
         .arg(&log)
         .assert()
         .success();
@@ -165,5 +170,54 @@ fn watch_honours_exemptions_as_simulate_does() {
         let exempt = m["rlctl_requests_exempt_total"];
         assert!(exempt > 0.0);
         assert_eq!(m["rlctl_requests_total{rule=\"global\"}"] + exempt, 3000.0);
+    }
+}
+
+/// A global rule, and two keyed otherwise: on X-Forwarded-For (the
+/// generated JSON log's proxied clients log an address there, the others
+/// `-`) and on the address and user.
+const KEYED_POLICY: &str = r#"
+[[rule]]
+name = "global"
+limit = "30/1m"
+burst = 10
+
+[[rule]]
+name = "forwarded"
+key = "xff"
+limit = "10/1m"
+algorithm = "fixed-window"
+
+[[rule]]
+name = "pair"
+key = "ip+user"
+limit = "10/1m"
+algorithm = "sliding-log"
+"#;
+
+#[test]
+fn watch_reads_keys_as_the_gateway_does_as_simulate_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = generated_as(dir.path(), 3000, "json");
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, KEYED_POLICY).unwrap();
+    for gateway in ["haproxy", "aws-waf"] {
+        let m = watched(&log, &policy, &["--gateway", gateway], 3000.0);
+        let simulated = json_of_success(
+            rlctl()
+                .arg("simulate")
+                .arg(&log)
+                .arg("--policy")
+                .arg(&policy)
+                .args(["--gateway", gateway, "--format", "json"]),
+        );
+        assert_same(&m, &simulated, gateway);
+    }
+    // AWS WAF counts only the requests with an address in X-Forwarded-For
+    // and, for ip+user, only those with a user.
+    let m = watched(&log, &policy, &["--gateway", "aws-waf"], 3000.0);
+    for rule in ["forwarded", "pair"] {
+        let counted = m[&format!("rlctl_requests_total{{rule=\"{rule}\"}}")];
+        assert!(counted > 0.0 && counted < 3000.0, "{rule}: {counted}");
     }
 }
