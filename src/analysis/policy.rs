@@ -8,7 +8,7 @@
 //! rather than that template's regex.
 
 use super::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
-use crate::discover::{self, Template, TemplateSet};
+use crate::discover::{self, Segment, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
 use crate::text::time::format_rfc3339;
@@ -140,20 +140,14 @@ fn endpoint_route(
 }
 
 /// Whether a segment of `path` holds a `:NAME` other than `:hash` beside
-/// other text (a whole `:NAME` segment matches its own text as a template).
+/// other text: a pattern as a template, literal as discovery keeps it
+/// ([`Segment::of_name`]).
 fn has_own_colon(path: &str) -> bool {
-    let named = |rest: &str| rest.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_');
     path.split('/').any(|segment| {
-        let whole = segment.strip_prefix(':').is_some_and(|rest| {
-            named(rest) && rest.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        !whole
-            && segment.split(':').skip(1).any(|rest| {
-                let name: String = (rest.chars())
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                named(rest) && name != "hash"
-            })
+        matches!(
+            (Segment::parse(segment), Segment::of_name(segment)),
+            (Segment::Pattern(_), Segment::Literal(_))
+        )
     })
 }
 

@@ -28,7 +28,7 @@ use crate::ingest::endpoint::RouteRule;
 use mapping::{Mapping, mapping};
 use paths::Paths;
 pub use paths::method_and_path;
-pub use template::{Template, TemplateSet};
+pub use template::{Segment, Template, TemplateSet};
 
 /// Whether discovery runs (`--discover`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -140,26 +140,23 @@ fn discover_paths(paths: &Paths) -> TemplateSet {
     TemplateSet::new(templates)
 }
 
-/// Every template of the finished trie (one per node where paths end).
-fn collect(node: &trie::Node, prefix: &mut Vec<String>, out: &mut Vec<Template>) {
+/// Every template of the finished trie (one per node where paths end): its
+/// kept names as discovery keeps them ([`Segment::of_name`]: `:id` from the
+/// shape rules a parameter, `jobs:cancel` literal), its parameters as whole
+/// or pattern segments (`:id`, `app.:hash.js`).
+fn collect(node: &trie::Node, prefix: &mut Vec<Segment>, out: &mut Vec<Template>) {
     if node.terminal > 0 {
-        let text = format!("/{}", prefix.join("/"));
-        out.push(Template::parse(&text).unwrap_or_else(|_| {
-            Template {
-                segments: prefix
-                    .iter()
-                    .map(|s| template::Segment::Literal(s.clone()))
-                    .collect(),
-            }
-        }));
+        out.push(Template {
+            segments: prefix.clone(),
+        });
     }
     for (name, child) in &node.children {
-        prefix.push(name.clone());
+        prefix.push(Segment::of_name(name));
         collect(child, prefix, out);
         prefix.pop();
     }
     for (key, param) in &node.params {
-        prefix.push(param.display(key));
+        prefix.push(Segment::parse(&param.display(key)));
         collect(&param.node, prefix, out);
         prefix.pop();
     }

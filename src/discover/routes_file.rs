@@ -6,6 +6,7 @@
 //! /api/orders/:id          # 4112 paths, e.g. /api/orders/4f9c2a1e
 //! /api/orders/search
 //! /static/app.:hash.js     # 310 paths, e.g. /static/app.206277e0.js
+//! /v1/jobs\:cancel           # a colon of its own: a literal segment
 //! ```
 
 use std::fmt::Write;
@@ -72,11 +73,11 @@ pub fn format(header: &[&str], lines: &[Line<'_>]) -> String {
     }
     let width = lines
         .iter()
-        .map(|l| l.template.to_string().len())
+        .map(|l| l.template.line().len())
         .max()
         .unwrap_or(0);
     for l in lines {
-        let t = l.template.to_string();
+        let t = l.template.line();
         match &l.note {
             Some(note) => {
                 let _ = writeln!(out, "{t:<width$}  # {}", clean(note));
@@ -92,7 +93,7 @@ pub fn format(header: &[&str], lines: &[Line<'_>]) -> String {
 /// Whether `template` written on a line reads back as itself, and shows as
 /// itself in a terminal.
 fn writable(template: &Template) -> bool {
-    let text = template.to_string();
+    let text = template.line();
     !text.chars().any(char::is_control)
         && parse(&text, "").is_ok_and(|back| back.as_slice() == std::slice::from_ref(template))
 }

@@ -6,7 +6,9 @@
 //! whole parameter and matches any non-empty segment. A segment holding
 //! `:NAME` among other text is a pattern: each `:NAME` matches one or more
 //! ASCII letters or digits, the rest matches itself. Any other segment is
-//! literal.
+//! literal. `\:` is a colon that starts no parameter: a routes file writes
+//! a literal segment with a colon of its own so (`/v1/jobs\:cancel`, a
+//! custom method in Google's API design, which discovery keeps by name).
 //!
 //! When several templates match a path, the first in precedence order wins:
 //! compared segment by segment, a literal comes before a pattern, patterns
@@ -21,6 +23,7 @@
 //! wrote). No template before it in precedence can match that text, so this
 //! never changes which template an ordinary path gets.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::collections::HashMap;
 
@@ -42,13 +45,56 @@ pub enum Segment {
 }
 
 impl Segment {
-    fn parse(text: &str) -> Segment {
+    /// The segment written `text` in a template.
+    pub(crate) fn parse(text: &str) -> Segment {
         let parts = parts(text);
         match parts.as_slice() {
             [Part::Param] => Segment::Whole(text.to_string()),
             p if p.contains(&Part::Param) => Segment::Pattern(text.to_string()),
-            _ => Segment::Literal(text.to_string()),
+            [Part::Text(t)] => Segment::Literal(t.clone()),
+            _ => Segment::Literal(String::new()),
         }
+    }
+
+    /// A segment of a path as discovery keeps it by name: rlctl's own
+    /// parameters (a whole `:NAME` segment, which ingestion's shape rules
+    /// write, and `:hash` within one) are parameters; any other colon is text
+    /// (`jobs:cancel`, a custom method in Google's API design).
+    pub(crate) fn of_name(name: &str) -> Segment {
+        match Segment::parse(name) {
+            Segment::Pattern(text) if !only_hash_parameters(&text) => {
+                Segment::Literal(name.to_string())
+            }
+            segment => segment,
+        }
+    }
+
+    /// The segment as a routes file writes it: a literal's colons that would
+    /// start a parameter, or follow a backslash, written `\:`, so that the
+    /// line parses back to it.
+    fn line_text(&self) -> Cow<'_, str> {
+        let Segment::Literal(t) = self else {
+            return Cow::Borrowed(self.text());
+        };
+        let b = t.as_bytes();
+        let escaped = |i: usize| {
+            b[i] == b':'
+                && (b
+                    .get(i + 1)
+                    .is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_')
+                    || (i > 0 && b[i - 1] == b'\\'))
+        };
+        if !(0..b.len()).any(escaped) {
+            return Cow::Borrowed(t);
+        }
+        let mut out = String::with_capacity(t.len() + 2);
+        for (i, c) in t.char_indices() {
+            if escaped(i) {
+                out.push('\\');
+            }
+            out.push(c);
+        }
+        Cow::Owned(out)
     }
 
     /// Whether the path segment `s` matches this template segment.
@@ -108,7 +154,10 @@ pub(super) fn parts(text: &str) -> Vec<Part> {
     let mut i = 0;
     while i < b.len() {
         let starts_name = |j: usize| j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_');
-        if b[i] == b':' && starts_name(i + 1) {
+        if b[i] == b'\\' && b.get(i + 1) == Some(&b':') {
+            literal.push(':');
+            i += 2;
+        } else if b[i] == b':' && starts_name(i + 1) {
             let mut j = i + 1;
             while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
                 j += 1;
@@ -128,6 +177,21 @@ pub(super) fn parts(text: &str) -> Vec<Part> {
         out.push(Part::Text(literal));
     }
     out
+}
+
+/// Whether every `:NAME` of a pattern segment is `:hash`.
+fn only_hash_parameters(text: &str) -> bool {
+    let b = text.as_bytes();
+    (0..b.len()).all(|i| {
+        let named = b
+            .get(i + 1)
+            .is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_');
+        let escaped = i > 0 && b[i - 1] == b'\\';
+        let name_end = (i + 1..=b.len())
+            .find(|&j| j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_'))
+            .unwrap_or(b.len());
+        b[i] != b':' || !named || escaped || &text[i + 1..name_end] == "hash"
+    })
 }
 
 /// Whether `s` is the concatenation the parts describe (parameters: 1+ ASCII alphanumerics).
@@ -229,6 +293,18 @@ impl Template {
         self.segments
             .iter()
             .any(|s| !matches!(s, Segment::Literal(_)))
+    }
+}
+
+impl Template {
+    /// The template as a line of a routes file writes it, which parses back
+    /// to it (its text, but for a literal segment's colons: see
+    /// [`Segment::line_text`]).
+    pub fn line(&self) -> String {
+        self.segments
+            .iter()
+            .map(|s| format!("/{}", s.line_text()))
+            .collect()
     }
 }
 

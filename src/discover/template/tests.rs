@@ -105,3 +105,40 @@ fn bad_templates_say_why() {
     assert!(Template::parse("/a b").is_err());
     assert!(Template::parse("/a?b").is_err());
 }
+
+#[test]
+fn an_escaped_colon_is_text_and_lines_parse_back() {
+    let cancel = t("/v1/jobs\\:cancel");
+    assert_eq!(cancel.segments[1], Segment::Literal("jobs:cancel".into()));
+    assert!(cancel.matches("/v1/jobs:cancel"));
+    assert!(!cancel.matches("/v1/jobsB7"));
+    assert_eq!(cancel.regex(), "^/v1/jobs:cancel$");
+    assert_eq!(cancel.to_string(), "/v1/jobs:cancel");
+    assert_eq!(cancel.line(), "/v1/jobs\\:cancel");
+    // Escapes within a pattern, and backslashes that escape no colon.
+    let mixed = t("/a\\:b.:hash/x\\y");
+    assert!(mixed.matches("/a:b.1f2e3d/x\\y"));
+    assert_eq!(mixed.line(), "/a\\:b.:hash/x\\y");
+    for literal in ["jobs:cancel", "a\\:b", "a\\", ":", "a:1", "x::y", "é:é"] {
+        let template = Template {
+            segments: vec![Segment::Literal(literal.into())],
+        };
+        assert_eq!(t(&template.line()), template, "{literal}");
+    }
+}
+
+#[test]
+fn kept_names_are_literal_but_for_rlctl_parameters() {
+    assert_eq!(Segment::of_name(":id"), Segment::Whole(":id".into()));
+    assert_eq!(
+        Segment::of_name("app.:hash.js"),
+        Segment::Pattern("app.:hash.js".into())
+    );
+    for literal in ["jobs:cancel", "a.:hash.:id", "x:hashy", "users"] {
+        assert_eq!(
+            Segment::of_name(literal),
+            Segment::Literal(literal.into()),
+            "{literal}"
+        );
+    }
+}

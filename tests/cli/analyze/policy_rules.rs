@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::support::rlctl;
+use crate::support::{json_of_success, rlctl};
 
 /// One combined line of `client` at second `t` of the log.
 fn line(client: &str, t: u32, method: &str, path: &str) -> String {
@@ -165,17 +165,21 @@ fn a_client_set_apart_only_in_a_rules_wider_scope_is_profiled() {
 #[test]
 fn a_rule_matches_a_colon_of_the_path_as_it_is() {
     // A custom method (`/v1/jobs:cancel`) is no template: read as one, its
-    // rule's route was `^/v1/jobs[A-Za-z0-9]+$` and matched none of its requests.
+    // rule's route was `^/v1/jobs[A-Za-z0-9]+$` and matched none of its
+    // requests, and its endpoint took in `/v1/jobsB7`.
     let mut lines = String::new();
     for t in 0..1800u32 {
         for c in 1..=40u32 {
             let path = ["/v1/jobs:cancel", "/v1/jobs"][((t + c) % 2) as usize];
             lines.push_str(&line(&format!("10.0.0.{c}"), t, "POST", path));
         }
+        lines.push_str(&line("10.0.1.1", t, "POST", "/v1/jobsB7"));
     }
     let dir = tempfile::tempdir().unwrap();
     let log = write_log(dir.path(), &lines);
-    let (policy, text) = written_policy(&log, &[]);
+    let routes = dir.path().join("routes.txt");
+    let routes_arg = routes.to_str().unwrap();
+    let (policy, text) = written_policy(&log, &["--write-routes", routes_arg]);
     assert!(text.contains("route = \"^/v1/jobs:cancel$\""), "{text}");
     let rules = replayed(&policy, &log);
     let cancel = rules
@@ -183,4 +187,29 @@ fn a_rule_matches_a_colon_of_the_path_as_it_is() {
         .find(|r| r["rule"] == "post-v1-jobs-cancel")
         .unwrap();
     assert_eq!(cancel["requests"], 36000, "{cancel}");
+    // The routes file writes its colon escaped, and reads back to the same
+    // endpoints and the same policy: a routes file of `/v1/jobs:cancel`
+    // would read as a template.
+    let written = std::fs::read_to_string(&routes).unwrap();
+    assert!(
+        written.lines().any(|l| l == "/v1/jobs\\:cancel"),
+        "{written}"
+    );
+    let (_, again) = written_policy(&log, &["--routes", routes_arg]);
+    assert_eq!(again, text);
+    let json = json_of_success(
+        rlctl()
+            .args(["analyze", "--format", "json", "--routes", routes_arg])
+            .arg(&log),
+    );
+    let requests = |name: &str| {
+        json["endpoints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["endpoint"] == name)
+            .map(|e| e["requests"].clone())
+    };
+    assert_eq!(requests("POST /v1/jobs:cancel"), Some(36000.into()));
+    assert_eq!(requests("POST /v1/jobsB7"), Some(1800.into()));
 }
