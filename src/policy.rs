@@ -267,7 +267,7 @@ impl Policy {
         spec.limiter().map_err(|e| fail(e.to_string()))?;
         Ok(CheckedRule {
             name: rule.name.clone(),
-            method: rule.method.clone(),
+            method: checked_method(rule, &fail)?,
             route: route_regex(rule, &fail)?,
             key: KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?,
             spec,
@@ -283,6 +283,25 @@ impl Policy {
     }
 }
 
+/// The method of a rule as every replay and export takes it: an HTTP method
+/// token (RFC 9110: letters, digits and ``!#$%&'*+-.^_`|~``) in upper case, as
+/// clients send the standard ones (`get` is `GET`).
+fn checked_method(
+    rule: &Rule,
+    fail: &impl Fn(String) -> PolicyError,
+) -> Result<Option<String>, PolicyError> {
+    let Some(method) = &rule.method else {
+        return Ok(None);
+    };
+    let token = |c: char| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~".contains(c);
+    if method.is_empty() || !method.chars().all(token) {
+        return Err(fail(format!(
+            "method {method:?}: expected an HTTP method such as GET or POST (leave it out for every method)"
+        )));
+    }
+    Ok(Some(method.to_ascii_uppercase()))
+}
+
 /// The compiled route of a rule: its `route` regex, or its `template`'s.
 fn route_regex(
     rule: &Rule,
@@ -295,6 +314,11 @@ fn route_regex(
             ));
         }
         (None, Some(t)) => Some(routes::template_regex(t).map_err(fail)?),
+        (Some(r), None) if r.is_empty() => {
+            return Err(fail(
+                "an empty route matches every path: leave route out for that".into(),
+            ));
+        }
         (route, None) => route.clone(),
     };
     text.as_deref()

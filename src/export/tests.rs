@@ -119,8 +119,16 @@ fn methods_and_routes_that_cannot_be_quoted_are_refused() {
         ))
     };
     assert_eq!(m("get"), Ok(Some("GET".into())));
-    assert!(m("GET; evil").is_err());
-    assert!(m("").is_err());
+    // A token some formats cannot quote; the policy refuses what is none.
+    assert!(m("G|T").is_err());
+    let policy = |method: &str| {
+        Policy::parse(
+            &format!("[[rule]]\nname='a'\nmethod='{method}'\nlimit='1/s'"),
+            "p",
+        )
+    };
+    assert!(policy("GET; evil").is_err());
+    assert!(policy("").is_err());
     let r = rule("[[rule]]\nname='a'\nroute=\"^/a\\nb$\"\nlimit='1/s'");
     assert!(route(&r).is_err());
     let r = rule("[[rule]]\nname='a'\nroute='^/a\\nb$'\nlimit='1/s'");

@@ -6,7 +6,7 @@
 
 use regex::Regex;
 
-use super::{CheckedRule, PolicyError, Rule, route_regex};
+use super::{CheckedRule, PolicyError, Rule, checked_method, route_regex};
 use crate::ingest::key::KeySpec;
 
 /// A policy with its limit rules and its exemptions apart.
@@ -72,7 +72,7 @@ pub(super) fn check(
     let key = KeySpec::parse(&rule.key, None, None).map_err(|e| fail(e.to_string()))?;
     Ok(Exemption {
         name: rule.name.clone(),
-        method: rule.method.clone(),
+        method: checked_method(rule, &fail)?,
         route: route_regex(rule, &fail)?,
         client: rule.client.clone(),
         keyed_client: rule.client.as_deref().map(|c| key.as_keyed(c)),

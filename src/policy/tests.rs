@@ -29,6 +29,12 @@ fn parses_defaults_and_matches() {
     assert!(rules[1].matches("GET", "/api/search?q=1"));
     assert!(!rules[1].matches("POST", "/api/search"));
     assert!(rules[0].matches("DELETE", "/anything"));
+    // Methods are taken in upper case, for every export and replay alike.
+    let lower = Policy::parse("[[rule]]\nname='a'\nlimit='1/s'\nmethod='get'", "p").unwrap();
+    assert_eq!(lower[0].method.as_deref(), Some("GET"));
+    let exempt = "[[rule]]\nname='g'\nlimit='1/s'\n[[rule]]\nname='e'\nroute='^/h'\nmethod='post'\nexempt=true";
+    let policy = Policy::parse_policy(exempt, "p").unwrap();
+    assert_eq!(policy.exemptions[0].method.as_deref(), Some("POST"));
 }
 
 #[test]
@@ -44,6 +50,14 @@ fn errors_name_the_rule_and_the_problem() {
             .contains("two rules")
     );
     assert!(err("").contains("no [[rule]]"));
+    // A method is a token, and a route of nothing is a mistake.
+    for bad in ["''", "'GET POST'", "'GET\\n'", "'G/T'"] {
+        let text = format!("[[rule]]\nname='a'\nlimit='1/s'\nmethod={bad}");
+        assert!(err(&text).contains("expected an HTTP method"), "{bad}");
+    }
+    let exempt = "[[rule]]\nname='a'\nroute='^/h'\nexempt=true\nmethod=''";
+    assert!(err(exempt).contains("expected an HTTP method"));
+    assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nroute=''").contains("an empty route"));
     assert!(err("[[rule]]\nname='a'\nlimit='1/s'\nbogus=1").contains("not valid TOML"));
 }
 

@@ -66,7 +66,7 @@ fn exemption_routes_come_first_and_turn_the_filter_off() {
     let out = render_exempt("route='^/h$'\nmethod='get'").unwrap();
     let routes = out.split("  routes:\n").nth(1).unwrap();
     assert!(
-        routes.starts_with("  # exempt `e`: method get, paths matching ^/h$, never limited\n  - name: \"rl-exempt-e\"\n    match:\n      safe_regex: {regex: \".*(?:^/h$).*\"}\n      headers:\n      - {name: \":method\", string_match: {exact: \"GET\"}}\n"),
+        routes.starts_with("  # exempt `e`: method GET, paths matching ^/h$, never limited\n  - name: \"rl-exempt-e\"\n    match:\n      safe_regex: {regex: \".*(?:^/h$).*\"}\n      headers:\n      - {name: \":method\", string_match: {exact: \"GET\"}}\n"),
         "{routes}"
     );
     let exempt_route = routes.split("\n  - match").next().unwrap();
