@@ -54,11 +54,20 @@ fn is_hidden(c: char) -> bool {
 
 /// For a Markdown table cell: terminal escaping, then characters Markdown would
 /// interpret (`|`, backticks, `*`, `_`, `<`, `>`, `[`, `]`...) are backslash- or
-/// entity-escaped so a cell cannot break the table, inject HTML or a link.
+/// entity-escaped so a cell cannot break the table, inject HTML or a link. The
+/// `:` of `://` and the `.` of a `www.` are escaped too, which keeps GitHub's
+/// extended autolinks from making a client name (`http://evil.example`) a
+/// link (checked with cmark-gfm; an e-mail address still becomes a `mailto:`
+/// link there, escapes or not).
 pub fn markdown(text: &str) -> String {
     let safe = terminal(text);
     let mut out = String::with_capacity(safe.len() + 8);
-    for c in safe.chars() {
+    for (i, c) in safe.char_indices() {
+        let www = || {
+            let start = i.saturating_sub(3);
+            safe[start..i].eq_ignore_ascii_case("www")
+                && !safe[..start].ends_with(|p: char| p.is_alphanumeric())
+        };
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -67,6 +76,8 @@ pub fn markdown(text: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
+            ':' if safe[i + 1..].starts_with("//") => out.push_str("\\:"),
+            '.' if i >= 3 && safe.is_char_boundary(i - 3) && www() => out.push_str("\\."),
             c => out.push(c),
         }
     }
@@ -144,7 +155,17 @@ mod tests {
         assert_eq!(markdown("a|b"), "a\\|b");
         assert_eq!(markdown("<script>"), "&lt;script&gt;");
         assert_eq!(markdown("`x`"), "\\`x\\`");
-        assert_eq!(markdown("[l](http://e)"), "\\[l\\](http://e)");
+        assert_eq!(markdown("[l](http://e)"), "\\[l\\](http\\://e)");
+        // No autolinks (GitHub's extension): `http\://`, `www\.`.
+        assert_eq!(
+            markdown("https://evil.example/x"),
+            "https\\://evil.example/x"
+        );
+        assert_eq!(markdown("WWW.evil.example"), "WWW\\.evil.example");
+        assert_eq!(markdown("x www.e.x"), "x www\\.e.x");
+        assert_eq!(markdown("awww.e.x"), "awww.e.x");
+        assert_eq!(markdown("2001:db8::/64"), "2001:db8::/64");
+        assert_eq!(markdown("é.www.x"), "é.www\\.x");
     }
 
     #[test]
