@@ -15,6 +15,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use rlctl::generate::{Config, Format, Generator, Length};
+use rlctl::ingest::KeptPaths;
 use rlctl::ingest::chunk::{ChunkContext, parse_chunk};
 use rlctl::ingest::key::{KeySet, KeySpec};
 use rlctl::ingest::lines::CHUNK_BYTES;
@@ -57,7 +58,7 @@ fn settings(format: FormatChoice) -> Settings {
         routes: Vec::new(),
         strict: false,
         progress: None,
-        paths: true,
+        paths: KeptPaths::All,
         time_of: Default::default(),
     }
 }

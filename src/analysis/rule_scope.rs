@@ -7,10 +7,11 @@
 //! other reported endpoints gets a second recommendation, worked out the same
 //! way over the requests of all of them (the reported endpoints only: another
 //! one's requests are fewer than the last reported endpoint's). Endpoints are
-//! matched by name, a method and a path template, since an analysis keeps no
-//! paths: not one a `--route` rule named (`about` for `^/p/about$`), nor one
-//! only some of whose paths the route matches (`/a/y/:name` under a rule of
-//! `/a/:id/x`, by a routes file's precedence).
+//! matched by name, a method and a path template, but for those a `--route`
+//! rule named (`about` for `^/p/about$`), whose requests are matched path by
+//! path (an analysis with `--route` rules keeps those requests' paths). Not
+//! counted in: an endpoint only some of whose paths the route matches by a
+//! routes file's precedence (`/a/y/:name` under a rule of `/a/:id/x`).
 
 use regex::Regex;
 
@@ -41,15 +42,19 @@ pub fn widen(
     recommendations: &mut [EndpointRecommendation],
 ) {
     let reported = &analysis.endpoints[..settings.endpoints.min(analysis.endpoints.len())];
-    for rec in recommendations.iter_mut() {
-        // No rule: a static file, or no route (see [`rule_route`]).
-        if policy::is_static_asset(&rec.endpoint) {
-            continue;
-        }
-        let Some(RuleRoute { method, regex, .. }) = rule_route(&rec.endpoint, settings) else {
-            continue;
-        };
-        let Ok(route) = Regex::new(&regex) else {
+    let rules: Vec<Option<(Option<String>, Regex)>> = (recommendations.iter())
+        .map(|rec| {
+            // No rule: a static file, or no route (see [`rule_route`]).
+            if policy::is_static_asset(&rec.endpoint) {
+                return None;
+            }
+            let RuleRoute { method, regex, .. } = rule_route(&rec.endpoint, settings)?;
+            Some((method, Regex::new(&regex).ok()?))
+        })
+        .collect();
+    let routed = RoutedRequests::of(table, settings, reported, &rules);
+    for (r, rec) in recommendations.iter_mut().enumerate() {
+        let Some((method, route)) = &rules[r] else {
             continue;
         };
         let matched = |name: &str| {
@@ -57,16 +62,38 @@ pub fn widen(
                 method.as_deref().is_none_or(|wanted| wanted == m) && route.is_match(path)
             })
         };
-        let others: Vec<(String, u64)> = (reported.iter())
-            .filter(|e| e.endpoint != rec.endpoint && matched(&e.endpoint))
+        let by_name: Vec<&str> = (reported.iter())
+            .filter(|e| e.endpoint != rec.endpoint && !routed.names(table, &e.endpoint))
+            .filter(|e| matched(&e.endpoint))
+            .map(|e| e.endpoint.as_str())
+            .collect();
+        let mut others: Vec<(String, u64)> = (reported.iter())
+            .filter(|e| by_name.contains(&e.endpoint.as_str()))
             .map(|e| (e.endpoint.clone(), e.stats.requests))
             .collect();
+        let own = table.endpoints.get(&rec.endpoint);
+        let routed_rows = routed.matched(table, r, method.as_deref(), own);
+        for (endpoint, matched_rows) in &routed_rows {
+            others.push((
+                table.endpoints.name(*endpoint).to_string(),
+                matched_rows.len() as u64,
+            ));
+        }
         if others.is_empty() {
             continue;
         }
-        let names = std::iter::once(rec.endpoint.as_str()).chain(others.iter().map(|o| &*o.0));
+        let names = std::iter::once(rec.endpoint.as_str()).chain(by_name.iter().copied());
         let ids: Vec<Id> = names.filter_map(|n| table.endpoints.get(n)).collect();
-        if let Some(recommendation) = recommend_over(table, &ids, settings) {
+        let mut wanted = vec![false; table.endpoints.len()];
+        for &e in &ids {
+            wanted[e as usize] = true;
+        }
+        let mut rows: Vec<usize> = (0..table.len())
+            .filter(|&row| wanted[table.endpoint[row] as usize])
+            .chain(routed_rows.into_iter().flat_map(|(_, rows)| rows))
+            .collect();
+        rows.sort_unstable();
+        if let Some(recommendation) = recommend_over(table, &rows, settings) {
             rec.rule_scope = Some(RuleScope {
                 others,
                 recommendation,
@@ -75,14 +102,103 @@ pub fn widen(
     }
 }
 
-/// The recommendation for all traffic of a table of the requests to
-/// `endpoints` alone, as it is for a whole log.
+/// The requests to reported endpoints a `--route` rule named, each path tested once
+/// against every endpoint rule's route (a set of regexes): a name says
+/// nothing of the paths such an endpoint holds.
+struct RoutedRequests {
+    /// Per routed endpoint, its rows.
+    rows: Vec<(Id, Vec<usize>)>,
+    /// Per path id of those rows, the rules (by index) whose route matches it.
+    matches: std::collections::HashMap<Id, Vec<usize>>,
+}
+
+impl RoutedRequests {
+    fn of(
+        table: &EventTable,
+        settings: &AnalysisSettings,
+        reported: &[stats::EndpointStats],
+        rules: &[Option<(Option<String>, Regex)>],
+    ) -> Self {
+        let mut out = RoutedRequests {
+            rows: Vec::new(),
+            matches: Default::default(),
+        };
+        if table.path.is_empty() {
+            return out;
+        }
+        let routed: Vec<Id> = (settings.ingest.routes.iter())
+            .filter(|r| reported.iter().any(|e| e.endpoint == r.name))
+            .filter_map(|r| table.endpoints.get(&r.name))
+            .collect();
+        if routed.is_empty() {
+            return out;
+        }
+        let indexed: Vec<(usize, &Regex)> = (rules.iter().enumerate())
+            .filter_map(|(i, rule)| rule.as_ref().map(|(_, regex)| (i, regex)))
+            .collect();
+        let Ok(set) = regex::RegexSet::new(indexed.iter().map(|(_, r)| r.as_str())) else {
+            return out;
+        };
+        let mut by_endpoint: std::collections::HashMap<Id, Vec<usize>> = Default::default();
+        for row in 0..table.len() {
+            if routed.contains(&table.endpoint[row]) {
+                by_endpoint
+                    .entry(table.endpoint[row])
+                    .or_default()
+                    .push(row);
+                let path = table.path[row];
+                out.matches.entry(path).or_insert_with(|| {
+                    let text = table.paths.name(path);
+                    set.matches(text).iter().map(|k| indexed[k].0).collect()
+                });
+            }
+        }
+        out.rows = by_endpoint.into_iter().collect();
+        out.rows.sort_unstable_by_key(|(e, _)| *e);
+        out
+    }
+
+    /// Whether `name` is a routed endpoint matched path by path here.
+    fn names(&self, table: &EventTable, name: &str) -> bool {
+        table
+            .endpoints
+            .get(name)
+            .is_some_and(|id| self.rows.iter().any(|(e, _)| *e == id))
+    }
+
+    /// Per routed endpoint other than `own`, the rows rule `rule` counts
+    /// (its route matches the path, its method the request's).
+    fn matched(
+        &self,
+        table: &EventTable,
+        rule: usize,
+        method: Option<&str>,
+        own: Option<Id>,
+    ) -> Vec<(Id, Vec<usize>)> {
+        (self.rows.iter())
+            .filter(|(endpoint, _)| Some(*endpoint) != own)
+            .map(|(endpoint, rows)| {
+                let counted = (rows.iter().copied())
+                    .filter(|&row| {
+                        self.matches[&table.path[row]].contains(&rule)
+                            && method.is_none_or(|m| table.methods.name(table.method[row]) == m)
+                    })
+                    .collect();
+                (*endpoint, counted)
+            })
+            .filter(|(_, rows): &(Id, Vec<usize>)| !rows.is_empty())
+            .collect()
+    }
+}
+
+/// The recommendation for all traffic of a table of the requests in `rows`
+/// alone, as it is for a whole log.
 fn recommend_over(
     table: &mut EventTable,
-    endpoints: &[Id],
+    rows: &[usize],
     settings: &AnalysisSettings,
 ) -> Option<Recommendation> {
-    let mut scope = requests_to(table, endpoints);
+    let mut scope = requests_in(table, rows);
     let analysis = stats::analyze_endpoints(&scope, &settings.stats, 0);
     let (recommendation, _) = recommend_scopes(
         &scope,
@@ -95,29 +211,22 @@ fn recommend_over(
     recommendation
 }
 
-/// The requests of `table` to `endpoints`, in order, as a table of one
+/// The requests of `table` in `rows` (in order), as a table of one
 /// endpoint; it holds the table's client names until they are given back.
-fn requests_to(table: &mut EventTable, endpoints: &[Id]) -> EventTable {
-    let mut wanted = vec![false; table.endpoints.len()];
-    for &e in endpoints {
-        wanted[e as usize] = true;
-    }
-    let rows: Vec<usize> = (0..table.len())
-        .filter(|&r| wanted[table.endpoint[r] as usize])
-        .collect();
+fn requests_in(table: &mut EventTable, rows: &[usize]) -> EventTable {
     fn pick<T: Copy>(column: &[T], rows: &[usize]) -> Vec<T> {
         rows.iter().map(|&r| column[r]).collect()
     }
     let mut names = Interner::default();
     names.intern("rule");
     EventTable {
-        ts: pick(&table.ts, &rows),
-        client: pick(&table.client, &rows),
+        ts: pick(&table.ts, rows),
+        client: pick(&table.client, rows),
         endpoint: vec![0; rows.len()],
         path: Vec::new(),
-        method: pick(&table.method, &rows),
-        status: pick(&table.status, &rows),
-        logged: pick(&table.logged, &rows),
+        method: pick(&table.method, rows),
+        status: pick(&table.status, rows),
+        logged: pick(&table.logged, rows),
         extra_keys: Vec::new(),
         clients: std::mem::take(&mut table.clients),
         endpoints: names,

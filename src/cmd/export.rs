@@ -40,8 +40,10 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
         None => text,
         Some(mut ingest_settings) => {
             // Every rule's and exemption's key and route must be read from the log.
-            ingest_settings.paths = rules.iter().any(|r| r.route.is_some())
-                || policy.exemptions.iter().any(|e| e.route.is_some());
+            ingest_settings.paths = ingest::KeptPaths::all_if(
+                rules.iter().any(|r| r.route.is_some())
+                    || policy.exemptions.iter().any(|e| e.route.is_some()),
+            );
             let gateway = options::gateway_of(settings.target);
             let keys = rules.iter().map(|r| &r.key);
             let exempt_keys = policy.exemptions.iter().map(|e| &e.key);

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use super::KeptPaths;
 use super::endpoint::RouteRule;
 use super::key::{KeySet, canonical_chunk};
 use super::lines::MAX_LINE_BYTES;
@@ -68,9 +69,9 @@ impl ChunkResult {
 pub struct ChunkContext<'a> {
     pub keys: &'a KeySet,
     pub routes: &'a [RouteRule],
-    /// Intern each event's path; when false every event has path id 0 and
-    /// [`ChunkResult::paths`] stays empty.
-    pub paths: bool,
+    /// Which events' paths are interned; the others have path id 0, and
+    /// with none [`ChunkResult::paths`] stays empty.
+    pub paths: KeptPaths,
 }
 
 /// Parses `data` (whole lines; the first is line `first_line`).
@@ -100,8 +101,13 @@ pub fn parse_chunk(
     };
     // Endpoints are as many as the requests when most paths are distinct.
     out.endpoints = Interner::with_capacity(distinct, distinct * 32);
-    if ctx.paths {
-        out.paths = Interner::with_capacity(distinct, distinct * 32);
+    match ctx.paths {
+        KeptPaths::None => {}
+        KeptPaths::All => out.paths = Interner::with_capacity(distinct, distinct * 32),
+        // Path id 0, of the requests no route named, is no path.
+        KeptPaths::Routed => {
+            out.paths.intern("");
+        }
     }
     out.events.reserve(data.len() / 128);
     let body = data.strip_suffix(b"\n").unwrap_or(data);
@@ -189,7 +195,8 @@ fn parse_line<'a>(
         ctx.routes,
         RequestInterners {
             endpoints: &mut out.endpoints,
-            paths: ctx.paths.then_some(&mut out.paths),
+            paths: (ctx.paths != KeptPaths::None).then_some(&mut out.paths),
+            routed_paths_only: ctx.paths == KeptPaths::Routed,
             methods: &mut out.methods,
         },
     );
@@ -257,7 +264,7 @@ mod tests {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
-            paths: true,
+            paths: KeptPaths::All,
         };
         let r = parse_chunk(data, 10, &mut parser, &ctx);
         assert_eq!((r.lines, r.parsed), (4, 2));
@@ -275,6 +282,27 @@ mod tests {
             ("/a/2", "GET")
         );
         assert_eq!(r.extra_keys[0].ids, vec![NO_KEY, NO_KEY]);
+    }
+
+    #[test]
+    fn routed_paths_only_are_kept_for_the_requests_a_route_named() {
+        let data = b"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /p/about HTTP/1.1\" 200 1\n1.2.3.4 - - [10/Oct/2000:13:55:37 +0000] \"GET /p/x-1 HTTP/1.1\" 200 1\n1.2.3.4 - - [10/Oct/2000:13:55:38 +0000] \"GET /p/team?a=1 HTTP/1.1\" 200 1\n";
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let routes =
+            [crate::ingest::endpoint::RouteRule::parse("^/p/(about|team)$=pages").unwrap()];
+        let ctx = ChunkContext {
+            keys: &keys,
+            routes: &routes,
+            paths: KeptPaths::Routed,
+        };
+        let r = parse_chunk(data, 1, &mut CombinedParser::new(&[]).unwrap(), &ctx);
+        let paths: Vec<&str> = r.events.iter().map(|e| r.paths.name(e.path)).collect();
+        assert_eq!(paths, ["/p/about", "", "/p/team"]);
+        assert_eq!(
+            r.paths.len(),
+            3,
+            "no path interned for the unrouted request"
+        );
     }
 
     /// Parsing without the request cache, as every line was parsed before it.
@@ -364,7 +392,7 @@ mod tests {
             let ctx = ChunkContext {
                 keys: &keys,
                 routes: &[],
-                paths: true,
+                paths: KeptPaths::All,
             };
             let mut parser = CombinedParser::new(&[]).unwrap().with_xff(false);
             let got = parse_chunk(&data, 1, &mut parser, &ctx);

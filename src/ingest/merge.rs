@@ -16,7 +16,7 @@ use super::lines::Piece;
 use super::pipeline;
 use super::record::LineParser;
 use super::source::{self, Compression};
-use super::{IngestError, Ingested, Progress, Settings};
+use super::{IngestError, Ingested, KeptPaths, Progress, Settings};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
 
 /// How many skipped-line examples the report keeps.
@@ -212,7 +212,7 @@ impl<'s> Merger<'s> {
         let clients = remap(&chunk.clients, &mut self.table.clients);
         let endpoints = remap(&chunk.endpoints, &mut self.table.endpoints);
         let paths = remap(&chunk.paths, &mut self.table.paths);
-        let no_path = (!self.settings.paths).then(|| self.table.paths.intern(""));
+        let no_path = (self.settings.paths == KeptPaths::None).then(|| self.table.paths.intern(""));
         let methods = remap(&chunk.methods, &mut self.table.methods);
         let events = &chunk.events;
         let table = &mut self.table;
@@ -325,7 +325,7 @@ fn return_freed_memory() {
 #[cfg(test)]
 mod tests {
     use super::super::key::{KeySet, KeySpec};
-    use super::super::{FormatChoice, Settings, ingest};
+    use super::super::{FormatChoice, KeptPaths, Settings, ingest};
 
     #[test]
     fn without_paths_every_path_is_empty_and_nothing_else_changes() {
@@ -344,8 +344,8 @@ mod tests {
             paths,
             time_of: Default::default(),
         };
-        let with = ingest(&settings(true)).unwrap().table;
-        let without = ingest(&settings(false)).unwrap().table;
+        let with = ingest(&settings(KeptPaths::All)).unwrap().table;
+        let without = ingest(&settings(KeptPaths::None)).unwrap().table;
         assert_eq!(with.paths.names().collect::<Vec<_>>(), ["/a/1", "/b"]);
         assert_eq!(without.paths.names().collect::<Vec<_>>(), [""]);
         // Without paths the column is not stored; every event reads the empty path.

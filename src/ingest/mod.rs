@@ -121,12 +121,34 @@ pub struct Settings {
     pub strict: bool,
     /// Where to report progress (`None`: nowhere).
     pub progress: Option<Arc<dyn Progress>>,
-    /// Keep each event's path (what policy routes match). `false` leaves every
-    /// path empty and skips interning them, for commands that never route on
-    /// paths (`rlctl analyze`).
-    pub paths: bool,
+    /// Which events keep their path (what policy routes match).
+    pub paths: KeptPaths,
     /// Stamp events with the arrival time where the format tells it (`--time-of`).
     pub time_of: arrival::TimeOf,
+}
+
+/// Which events keep their path, what policy routes match (the others have
+/// path id 0, and no path is interned for them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KeptPaths {
+    /// None: for commands that never route on paths.
+    None,
+    /// Those of requests a `--route` rule named (`rlctl analyze`: a rule's
+    /// wider scope reads them, see `analysis::rule_scope`).
+    Routed,
+    /// Every event's.
+    All,
+}
+
+impl KeptPaths {
+    /// Every event's path when `wanted`, else none.
+    pub fn all_if(wanted: bool) -> Self {
+        if wanted {
+            KeptPaths::All
+        } else {
+            KeptPaths::None
+        }
+    }
 }
 
 impl Settings {
@@ -140,7 +162,7 @@ impl Settings {
             routes: Vec::new(),
             strict: false,
             progress: None,
-            paths: true,
+            paths: KeptPaths::All,
             time_of: arrival::TimeOf::Arrival,
         }
     }

@@ -249,6 +249,7 @@ fn in_order(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ingest::KeptPaths;
     use crate::ingest::combined::CombinedParser;
     use crate::ingest::key::{KeySet, KeySpec};
     use crate::ingest::record::SkipReason;
@@ -280,7 +281,7 @@ mod tests {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
-            paths: true,
+            paths: KeptPaths::All,
         };
         let mut seen = Vec::new();
         for chunk_bytes in [256, 1000, 1 << 20] {
@@ -342,7 +343,7 @@ mod tests {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
-            paths: true,
+            paths: KeptPaths::All,
         };
         let mut seen = Vec::new();
         let mut file = tempfile::NamedTempFile::new().unwrap();

@@ -3,6 +3,7 @@
 //! parsed line) whatever the bytes, the format string, the field mapping or the
 //! chunking. The fuzz targets in `fuzz/` run the same checks for much longer.
 
+use crate::ingest::KeptPaths;
 use proptest::prelude::*;
 
 use super::arrival::TimeOf;
@@ -39,7 +40,7 @@ fn parse_and_reconcile(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) 
     let ctx = ChunkContext {
         keys,
         routes: &[],
-        paths: true,
+        paths: KeptPaths::All,
     };
     let r = parse_chunk(data, 1, parser, &ctx);
     assert_eq!(r.lines, line_count(data), "lines miscounted");
@@ -206,7 +207,7 @@ proptest! {
         let ctx = ChunkContext {
             keys: &keys,
             routes: &[],
-            paths: true,
+            paths: KeptPaths::All,
         };
         let mut parser = CombinedParser::new(&[]).unwrap();
         let whole = parse_chunk(&data, 1, &mut parser, &ctx);
@@ -248,7 +249,7 @@ proptest! {
             routes: Vec::new(),
             strict,
             progress: None,
-            paths: true,
+            paths: KeptPaths::All,
             time_of: Default::default(),
         };
         if let Ok(done) = ingest(&settings) {

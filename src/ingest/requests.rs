@@ -36,6 +36,8 @@ pub struct RequestIds {
 pub struct RequestInterners<'a> {
     pub endpoints: &'a mut Interner,
     pub paths: Option<&'a mut Interner>,
+    /// Keep only the paths of requests a route rule named (path id 0 for the rest).
+    pub routed_paths_only: bool,
     pub methods: &'a mut Interner,
 }
 
@@ -45,6 +47,7 @@ impl RequestInterners<'_> {
         RequestInterners {
             endpoints: self.endpoints,
             paths: self.paths.as_deref_mut(),
+            routed_paths_only: self.routed_paths_only,
             methods: self.methods,
         }
     }
@@ -227,7 +230,10 @@ impl RequestCache {
         };
         // An entry for a prefix holds the first such target's path: each
         // target has its own (the target is its path: it has no query).
-        if id_tail && let Some(paths) = names.paths {
+        if id_tail
+            && !names.routed_paths_only
+            && let Some(paths) = names.paths
+        {
             ids.path = paths.intern_lossy(target);
         }
         ids
@@ -253,11 +259,14 @@ pub fn resolve(
     let method_id = scratch.method_id(method.unwrap_or_default(), names.methods);
     let endpoint_name = &mut scratch.endpoint_name;
     endpoint_of_text(method, &host, &target, routes, endpoint_name);
+    let routed = || routes.iter().any(|r| r.name == *endpoint_name);
+    let path = match names.paths {
+        Some(paths) if !names.routed_paths_only || routed() => paths.intern(without_query(&target)),
+        _ => 0,
+    };
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
-        path: names
-            .paths
-            .map_or(0, |paths| paths.intern(without_query(&target))),
+        path,
         method: method_id,
         invalid_utf8: !endpoint_name.is_ascii() && endpoint_name.contains('\u{fffd}'),
     }
@@ -280,6 +289,7 @@ mod tests {
                 RequestInterners {
                     endpoints: &mut e,
                     paths: Some(&mut p),
+                    routed_paths_only: false,
                     methods: &mut m,
                 },
             )

@@ -7,7 +7,7 @@ use super::{
 };
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
-use crate::ingest;
+use crate::ingest::KeptPaths;
 use crate::output;
 use crate::profile::ProfileColumns;
 use crate::stats::StatsSettings;
@@ -33,9 +33,12 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         crate::frames::TableFormat::of(path)
             .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
-    let mut ingest = ingest::Settings {
-        paths: false, // nothing in an analysis routes on paths
-        ..ingest_settings(&args.ingest)?
+    let mut ingest = ingest_settings(&args.ingest)?;
+    // Only a rule's wider scope reads paths: those of the endpoints a
+    // --route rule named (see `analysis::rule_scope`).
+    ingest.paths = match ingest.routes.is_empty() {
+        true => KeptPaths::None,
+        false => KeptPaths::Routed,
     };
     // Client profiles read the user agent and the user of each request.
     let profile_columns = ProfileColumns::request(&mut ingest.keys);

@@ -27,7 +27,7 @@ use crate::cli::{ExcludeArg, IngestArgs, OutputArgs, OutputFormat, RoutesArg};
 use crate::discover::{TemplateSet, routes_file};
 use crate::ingest::endpoint::RouteRule;
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::ingest::{self, FormatChoice, IngestError, nginx_conf};
+use crate::ingest::{self, FormatChoice, IngestError, KeptPaths, nginx_conf};
 use crate::output;
 use crate::policy::PolicyError;
 use crate::simulate::deploy::DeployError;
@@ -111,7 +111,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         strict: args.strict,
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
-        paths: true,
+        paths: KeptPaths::All,
         time_of: args.time_of,
     })
 }

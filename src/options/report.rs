@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::{OptionsError, excluded_clients, ingest_settings, routes_settings};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
+use crate::ingest::KeptPaths;
 use crate::policy::Policy;
 use crate::profile::ProfileColumns;
 use crate::report::{Gates, ReportPlan};
@@ -62,7 +63,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
                 .keys
                 .add_policy_keys(keys.chain(exempt_keys), &readings);
             if checked.exemptions.iter().any(|e| e.route.is_some()) {
-                ingest.paths = true;
+                ingest.paths = KeptPaths::All;
             }
             exemptions = checked.exemptions;
             // The policy's routes file names endpoints unless --routes names another.

@@ -7,7 +7,7 @@ use super::{OptionsError, ingest_settings, output_format, routes_settings, use_c
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::SimulateArgs;
 use crate::discover::{DiscoverChoice, TemplateSet};
-use crate::ingest;
+use crate::ingest::{self, KeptPaths};
 use crate::output;
 use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
 use crate::scenario::{AlgoChoice, AlgoOptions};
@@ -86,7 +86,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
     ingest.keys.add_policy_keys([], &readings);
     let source = if let Some(limit) = args.limit {
-        ingest.paths = false; // a single limit has no route to match
+        ingest.paths = KeptPaths::None; // a single limit has no route to match
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
         let CheckedPolicy {
@@ -98,8 +98,9 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         if routes.is_none() {
             routes = policy_routes;
         }
-        ingest.paths =
-            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
+        ingest.paths = KeptPaths::all_if(
+            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some()),
+        );
         let keys = rules
             .iter()
             .map(|r| &r.key)

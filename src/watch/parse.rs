@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::ingest::KeptPaths;
 use crate::ingest::chunk::{ChunkContext, ChunkResult, parse_chunk};
 use crate::ingest::detect;
 use crate::ingest::record::{LineParser, SkipReason};
@@ -111,7 +112,7 @@ impl FileParser {
         let ctx = ChunkContext {
             keys: &settings.keys,
             routes: &settings.routes,
-            paths: true,
+            paths: KeptPaths::All,
         };
         let parser = self.parser.as_mut().expect("chosen above");
         let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);

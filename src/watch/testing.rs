@@ -4,7 +4,7 @@
 use std::io::Write;
 
 use crate::ingest::key::KeySet;
-use crate::ingest::{FormatChoice, IngestReport, Settings, ingest};
+use crate::ingest::{FormatChoice, IngestReport, KeptPaths, Settings, ingest};
 use crate::policy::CheckedRule;
 use crate::simulate::gateway::Gateway;
 use crate::simulate::{NOT_APPLICABLE, Rule, replay};
@@ -122,7 +122,7 @@ pub fn simulated_as(
         routes: Vec::new(),
         strict: false,
         progress: None,
-        paths: true,
+        paths: KeptPaths::All,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
     let ingested = ingest(&settings).unwrap();

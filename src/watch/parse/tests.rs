@@ -1,4 +1,5 @@
 use super::*;
+use crate::ingest::KeptPaths;
 use crate::ingest::key::{KeySet, KeySpec};
 
 fn settings(format: FormatChoice) -> Settings {
@@ -10,7 +11,7 @@ fn settings(format: FormatChoice) -> Settings {
         routes: Vec::new(),
         strict: false,
         progress: None,
-        paths: true,
+        paths: KeptPaths::All,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     }
 }

@@ -3,7 +3,7 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::ingest::{FormatChoice, Settings};
+use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::watch::clock::ManualClock;
 use crate::watch::shadow::keys_for;
@@ -30,7 +30,7 @@ fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
             routes: Vec::new(),
             strict: false,
             progress: None,
-            paths: true,
+            paths: KeptPaths::All,
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules,

@@ -4,7 +4,7 @@ use std::io::Write;
 
 use super::*;
 use crate::ingest::key::KeySpec;
-use crate::ingest::{FormatChoice, Settings};
+use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
@@ -47,7 +47,7 @@ fn watched_as(
         routes: Vec::new(),
         strict: false,
         progress: None,
-        paths: true,
+        paths: KeptPaths::All,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
     let mut shadow = Shadow::with_policy(rules, &[], gateway, keys).unwrap();
@@ -202,7 +202,7 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
         routes: Vec::new(),
         strict: false,
         progress: None,
-        paths: true,
+        paths: KeptPaths::All,
         time_of: crate::ingest::arrival::TimeOf::Arrival,
     };
     let mut log = Vec::new();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use super::*;
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::ingest::{FormatChoice, Settings};
+use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::watch::shadow::keys_for;
 use crate::watch::testing::{POLICY, generated_log, simulated};
@@ -60,7 +60,7 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
             routes: Vec::new(),
             strict: false,
             progress: None,
-            paths: true,
+            paths: KeptPaths::All,
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules: rules.clone(),
@@ -169,7 +169,7 @@ fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_lat
             routes: Vec::new(),
             strict: false,
             progress: None,
-            paths: true,
+            paths: KeptPaths::All,
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         },
         rules,

@@ -94,6 +94,48 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
 }
 
 #[test]
+fn a_template_rule_counts_the_paths_of_a_route_named_endpoint_too() {
+    // Five pages named by one --route rule, and one of 1,500 slugs: the
+    // slugs' rule `^/p/[^/]+$` also counts the pages, which their name
+    // (`pages`) does not show; an analysis with --route rules reads their
+    // paths. Matched by name only, its limit rested on the slugs alone and
+    // the replay hit every client.
+    let pages = ["about", "blog", "cart", "deals", "faq"];
+    let mut lines = String::new();
+    for t in 0..900u32 {
+        for c in 1..=40u32 {
+            let client = format!("10.0.0.{c}");
+            if (t + c) % 2 == 0 {
+                let page = pages[((t / 2 + c) % 5) as usize];
+                lines.push_str(&line(&client, t, "GET", &format!("/p/{page}")));
+            }
+            if (t + c) % 10 == 0 {
+                let slug = (t * 41 + c * 7) % 1500;
+                lines.push_str(&line(&client, t, "GET", &format!("/p/post-{slug}")));
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
+    let route = ["--route", "^/p/(about|blog|cart|deals|faq)$=pages"];
+    let (policy, text) = written_policy(&log, &[&["--window", "10s"][..], &route].concat());
+    assert!(
+        text.contains("route = \"^/p/(about|blog|cart|deals|faq)$\""),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "# Rule get-p-id's route also matches 1 other reported endpoint(s) (18000 requests)"
+        ),
+        "{text}"
+    );
+    assert!(text.contains("#   pages (18000 requests)\n"), "{text}");
+    for rule in replayed(&policy, &log) {
+        assert_eq!(rule["clients_rejected"], 0, "{rule}");
+    }
+}
+
+#[test]
 fn endpoints_named_alike_get_rules_of_their_own_names() {
     // `/a-b`, `/a_b` and `/a.b` all read `get-a-b`: a policy with two rules
     // of one name cannot be loaded, so report failed on its own policy.
