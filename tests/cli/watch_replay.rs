@@ -80,6 +80,18 @@ fn watched(log: &Path, policy: &Path, extra: &[&str], lines: f64) -> BTreeMap<St
     })
 }
 
+/// `rlctl simulate --gateway GATEWAY --format json` of `policy` over `log`.
+fn simulated_as(log: &Path, policy: &Path, gateway: &str) -> serde_json::Value {
+    json_of_success(
+        rlctl()
+            .arg("simulate")
+            .arg(log)
+            .arg("--policy")
+            .arg(policy)
+            .args(["--gateway", gateway, "--format", "json"]),
+    )
+}
+
 /// Asserts that each rule's requests and would-rejects equal simulate's;
 /// returns the rejections of all rules.
 fn assert_same(m: &BTreeMap<String, f64>, simulated: &serde_json::Value, what: &str) -> f64 {
@@ -128,14 +140,7 @@ fn watch_with_a_gateway_counts_as_simulate_with_that_gateway() {
     ];
     for gateway in gateways {
         let m = watched(&log, &policy, &["--gateway", gateway], 3000.0);
-        let simulated = json_of_success(
-            rlctl()
-                .arg("simulate")
-                .arg(&log)
-                .arg("--policy")
-                .arg(&policy)
-                .args(["--gateway", gateway, "--format", "json"]),
-        );
+        let simulated = simulated_as(&log, &policy, gateway);
         // The documented models are labelled "aws-waf (model)".
         let scenario = simulated["results"][0]["scenario"].as_str().unwrap();
         assert!(scenario.starts_with(gateway), "{scenario}");
@@ -203,15 +208,7 @@ fn watch_reads_keys_as_the_gateway_does_as_simulate_does() {
     fs::write(&policy, KEYED_POLICY).unwrap();
     for gateway in ["haproxy", "aws-waf"] {
         let m = watched(&log, &policy, &["--gateway", gateway], 3000.0);
-        let simulated = json_of_success(
-            rlctl()
-                .arg("simulate")
-                .arg(&log)
-                .arg("--policy")
-                .arg(&policy)
-                .args(["--gateway", gateway, "--format", "json"]),
-        );
-        assert_same(&m, &simulated, gateway);
+        assert_same(&m, &simulated_as(&log, &policy, gateway), gateway);
     }
     // AWS WAF counts only the requests with an address in X-Forwarded-For
     // and, for ip+user, only those with a user.

@@ -51,19 +51,15 @@ fn replayed(policy: &Path, log: &Path) -> Vec<serde_json::Value> {
     json["results"].as_array().unwrap().clone()
 }
 
-#[test]
-fn a_template_rule_that_also_counts_named_siblings_says_so() {
-    // Ten pages by name, every 2 s per client, and one of 1,500 slugs every
-    // 10 s: discovery names the slugs `GET /p/:id` and keeps the ten.
-    let pages = [
-        "about", "blog", "cart", "deals", "faq", "help", "jobs", "news", "shop", "team",
-    ];
+/// 15 minutes of 40 clients: a page of `pages` every 2 s each, taken in
+/// turn, and one of 1,500 slugs (`/p/post-N`) every 10 s.
+fn pages_and_slugs(pages: &[&str]) -> String {
     let mut lines = String::new();
     for t in 0..900u32 {
         for c in 1..=40u32 {
             let client = format!("10.0.0.{c}");
             if (t + c) % 2 == 0 {
-                let page = pages[((t / 2 + c) % 10) as usize];
+                let page = pages[((t / 2 + c) as usize) % pages.len()];
                 lines.push_str(&line(&client, t, "GET", &format!("/p/{page}")));
             }
             if (t + c) % 10 == 0 {
@@ -72,8 +68,18 @@ fn a_template_rule_that_also_counts_named_siblings_says_so() {
             }
         }
     }
+    lines
+}
+
+#[test]
+fn a_template_rule_that_also_counts_named_siblings_says_so() {
+    // Ten pages by name, every 2 s per client, and one of 1,500 slugs every
+    // 10 s: discovery names the slugs `GET /p/:id` and keeps the ten.
+    let pages = [
+        "about", "blog", "cart", "deals", "faq", "help", "jobs", "news", "shop", "team",
+    ];
     let dir = tempfile::tempdir().unwrap();
-    let log = write_log(dir.path(), &lines);
+    let log = write_log(dir.path(), &pages_and_slugs(&pages));
     let (policy, text) = written_policy(&log, &["--window", "10s"]);
     assert!(text.contains("name = \"get-p-id\""), "{text}");
     assert!(
@@ -101,22 +107,8 @@ fn a_template_rule_counts_the_paths_of_a_route_named_endpoint_too() {
     // paths. Matched by name only, its limit rested on the slugs alone and
     // the replay hit every client.
     let pages = ["about", "blog", "cart", "deals", "faq"];
-    let mut lines = String::new();
-    for t in 0..900u32 {
-        for c in 1..=40u32 {
-            let client = format!("10.0.0.{c}");
-            if (t + c) % 2 == 0 {
-                let page = pages[((t / 2 + c) % 5) as usize];
-                lines.push_str(&line(&client, t, "GET", &format!("/p/{page}")));
-            }
-            if (t + c) % 10 == 0 {
-                let slug = (t * 41 + c * 7) % 1500;
-                lines.push_str(&line(&client, t, "GET", &format!("/p/post-{slug}")));
-            }
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
-    let log = write_log(dir.path(), &lines);
+    let log = write_log(dir.path(), &pages_and_slugs(&pages));
     let route = ["--route", "^/p/(about|blog|cart|deals|faq)$=pages"];
     let (policy, text) = written_policy(&log, &[&["--window", "10s"][..], &route].concat());
     assert!(
