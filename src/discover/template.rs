@@ -62,10 +62,10 @@ impl Segment {
     /// (`jobs:cancel`, a custom method in Google's API design).
     pub(crate) fn of_name(name: &str) -> Segment {
         match Segment::parse(name) {
-            Segment::Pattern(text) if !only_hash_parameters(&text) => {
-                Segment::Literal(name.to_string())
-            }
-            segment => segment,
+            Segment::Whole(text) => Segment::Whole(text),
+            Segment::Pattern(text) if only_hash_parameters(&text) => Segment::Pattern(text),
+            // The name as it is: a backslash in a path escapes nothing.
+            _ => Segment::Literal(name.to_string()),
         }
     }
 

@@ -129,12 +129,21 @@ fn an_escaped_colon_is_text_and_lines_parse_back() {
 
 #[test]
 fn kept_names_are_literal_but_for_rlctl_parameters() {
+    // A kept name is a path's segment as it is (`\\:x` keeps its backslash),
+    // and its routes-file line reads back to it.
     assert_eq!(Segment::of_name(":id"), Segment::Whole(":id".into()));
     assert_eq!(
         Segment::of_name("app.:hash.js"),
         Segment::Pattern("app.:hash.js".into())
     );
-    for literal in ["jobs:cancel", "a.:hash.:id", "x:hashy", "users"] {
+    for literal in [
+        "jobs:cancel",
+        "a.:hash.:id",
+        "x:hashy",
+        "users",
+        "\\:x",
+        "a\\b",
+    ] {
         assert_eq!(
             Segment::of_name(literal),
             Segment::Literal(literal.into()),
