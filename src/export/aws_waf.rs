@@ -15,7 +15,7 @@ use serde::Serialize;
 
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, dashed, describe,
-    header_advice, identifiers, method, route,
+    header_advice, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 
@@ -285,7 +285,7 @@ fn waf_rule(
         ));
     }
     let mut scope = Vec::new();
-    if let Some(m) = method(rule)? {
+    if let Some(m) = rule.method.clone() {
         scope.push(ScopeDown::ByteMatch {
             field_to_match: Field::Method(Empty {}),
             positional_constraint: "EXACTLY",

@@ -20,7 +20,7 @@ use super::conf::{self, Conf};
 use super::haproxy_exempt::{self, UNLESS_EXEMPT};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
-    method, route,
+    route,
 };
 use crate::policy::{CheckedRule, Exemption};
 
@@ -182,7 +182,7 @@ fn write_rule(
     guard: &str,
 ) -> Result<(), ExportError> {
     let mut cond = String::new();
-    if let Some(m) = method(rule)? {
+    if let Some(m) = rule.method.clone() {
         cond.push_str(&format!(" {{ method {m} }}"));
     }
     if let Some(r) = route(rule)? {

@@ -19,7 +19,7 @@ use super::kong_exempt;
 use super::yaml::{Map, Seq, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
-    dashed, describe, identifiers, method, route,
+    dashed, describe, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 
@@ -174,7 +174,7 @@ fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
         by,
         limits,
         notes,
-        method: method(rule)?,
+        method: rule.method.clone(),
         route: route(rule)?,
     })
 }

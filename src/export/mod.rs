@@ -158,25 +158,6 @@ impl Target {
     }
 }
 
-/// The rule's method as an HTTP token, or an error when it is not one.
-pub fn method(rule: &CheckedRule) -> Result<Option<String>, ExportError> {
-    let Some(m) = &rule.method else {
-        return Ok(None);
-    };
-    let valid = !m.is_empty()
-        && m.len() <= 32
-        && m.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if valid {
-        Ok(Some(m.to_ascii_uppercase()))
-    } else {
-        Err(ExportError::Rule {
-            rule: rule.name.clone(),
-            message: format!("method {:?} is not an HTTP method name", m),
-        })
-    }
-}
-
 /// The rule's route regex, refused when it holds control characters (no path does,
 /// and several formats cannot quote them).
 pub fn route(rule: &CheckedRule) -> Result<Option<&str>, ExportError> {

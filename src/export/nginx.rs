@@ -19,7 +19,7 @@ use super::conf::{self, Conf};
 use super::nginx_exempt;
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
-    method, route,
+    route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway;
@@ -180,7 +180,7 @@ fn write_zone(
     if parts.len() > 1 {
         notes.push("  The key concatenates its parts; it is empty only when all are.".into());
     }
-    let method = method(rule)?;
+    let method = rule.method.clone();
     let route = route(rule)?;
     if route.is_some() {
         notes.push(

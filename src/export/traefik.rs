@@ -13,7 +13,7 @@ use super::traefik_exempt;
 use super::yaml::{Map, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
-    dashed, describe, identifiers, method, route,
+    dashed, describe, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::units::Window;
@@ -207,7 +207,7 @@ impl Exporter for Traefik {
         let mut scopes = Vec::new();
         for (rule, id) in rules.iter().zip(&ids) {
             let (notes, settings) = middleware(rule)?;
-            scopes.push((method(rule)?, route(rule)?.map(str::to_string)));
+            scopes.push((rule.method.clone(), route(rule)?.map(str::to_string)));
             middlewares
                 .comments(&notes)
                 .set(format!("rl-{id}"), settings);

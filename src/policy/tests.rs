@@ -51,7 +51,15 @@ fn errors_name_the_rule_and_the_problem() {
     );
     assert!(err("").contains("no [[rule]]"));
     // A method is a token, and a route of nothing is a mistake.
-    for bad in ["''", "'GET POST'", "'GET\\n'", "'G/T'"] {
+    for bad in [
+        "''",
+        "'GET POST'",
+        "'GET\\n'",
+        "'G/T'",
+        "'*'",
+        "'G|T'",
+        "'GETTTTTTTTTTTTTTTTTTTTTTTTTTTTTTTT'",
+    ] {
         let text = format!("[[rule]]\nname='a'\nlimit='1/s'\nmethod={bad}");
         assert!(err(&text).contains("expected an HTTP method"), "{bad}");
     }

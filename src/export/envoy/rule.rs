@@ -4,7 +4,7 @@
 //! route carrying it.
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, single, string};
-use super::super::{ClientPart, ExportError, Shape, client_parts, describe, method, route};
+use super::super::{ClientPart, ExportError, Shape, client_parts, describe, route};
 use super::{U32_MAX, duration, token_bucket};
 use crate::policy::CheckedRule;
 
@@ -127,7 +127,7 @@ pub(super) fn rule_config(rule: &CheckedRule, id: &str) -> Result<RuleConfig, Ex
         ),
     );
 
-    let (method, route) = (method(rule)?, route(rule)?);
+    let (method, route) = (rule.method.clone(), route(rule)?);
     let rule_action = match &method {
         Some(m) if route.is_none() => single(
             "header_value_match",
