@@ -121,14 +121,23 @@ fn report(found: &ExportCheck, table: &EventTable, rules: &[CheckedRule]) -> Str
     if found.differences.is_empty() {
         return out;
     }
-    out.push_str("\ntime                      client  endpoint  policy  gateway  reason\n");
+    // The gateway's own reading of the key, where it differs, beside the client.
+    out.push_str("\ntime                      client  ");
+    if found.reads_key_otherwise() {
+        out.push_str(&format!("client to {name}  "));
+    }
+    out.push_str("endpoint  policy  gateway  reason\n");
     let verdict = |allowed: bool| if allowed { "allowed" } else { "rejected" };
     for d in &found.differences {
+        let (client, gateways) = found.client(table, d.row);
+        let mut clients = escape::terminal(&client).into_owned();
+        if let Some(theirs) = gateways {
+            clients = format!("{clients}  {}", escape::terminal(&theirs));
+        }
         let _ = writeln!(
             out,
-            "{}  {}  {}  {}  {}  {}",
+            "{}  {clients}  {}  {}  {}  {}",
             format_rfc3339(table.ts[d.row]),
-            escape::terminal(table.clients.name(table.client[d.row])),
             escape::terminal(table.endpoints.name(table.endpoint[d.row])),
             verdict(d.policy_allowed),
             verdict(d.gateway_allowed),

@@ -160,7 +160,8 @@ fn write_zone(
         });
     }
     let parts = client_parts(rule)?;
-    let key: String = parts.iter().map(part_expr).collect();
+    let joined: Vec<String> = parts.iter().map(part_expr).collect();
+    let key = joined.join("+");
     let rate = rate(rule.spec.limit);
     let burst = burst(shape.capacity);
     let bytes = state_bytes(&parts);
@@ -178,7 +179,10 @@ fn write_zone(
         ),
     ];
     if parts.len() > 1 {
-        notes.push("  The key concatenates its parts; it is empty only when all are.".into());
+        notes.push(
+            "  The key joins its parts with +, as rlctl names clients; it is empty only when all are."
+                .into(),
+        );
     }
     let method = rule.method.clone();
     let route = route(rule)?;
@@ -191,6 +195,16 @@ fn write_zone(
         notes.push("  Exempt requests ($rlctl_exempt = 1) leave the key empty.".into());
     }
     conf.blank().comments(&notes);
+    let key = match parts.len() {
+        1 => key,
+        n => {
+            // Only separators: every part empty, so no key.
+            let var = format!("$rl_{id}_client");
+            let separators = quote(&"+".repeat(n - 1));
+            write_map(conf, &quote(&key), &var, &separators, "\"\"", &quote(&key));
+            var
+        }
+    };
     let mut zone_key = if exemptions {
         nginx_exempt::open_key(conf, id, &key)
     } else {

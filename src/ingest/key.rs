@@ -250,6 +250,10 @@ impl KeySpec {
                         Some(first) => self.aggregate(without_port(first)),
                         None => connection(),
                     },
+                    KeyReading::TokenAsWritten => (first_address(&record.xff))
+                        .or_else(|| first_address(&record.addr))
+                        .map(|a| Cow::Borrowed(without_port(a)))
+                        .unwrap_or_default(),
                     KeyReading::AddressElseConnection => match reading::haproxy_address(first()) {
                         Some(Cow::Borrowed(a)) => self.aggregate(a),
                         Some(Cow::Owned(a)) => Cow::Owned(self.aggregate(&a).into_owned()),

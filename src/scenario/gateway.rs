@@ -7,8 +7,9 @@
 use std::sync::Arc;
 
 use super::execute::ScenarioRunner;
-use super::plan::{Scenario, key_ref_read_as};
-use crate::events::EventTable;
+use super::plan::{KeyRef, Scenario, key_ref_read_as};
+use super::selection::{key_ids, key_names};
+use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::KeySet;
 use crate::simulate::gateway::check::{Difference, GatewayReplays, differences};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
@@ -37,6 +38,27 @@ pub struct ExportCheck {
     pub gateway_rejected: usize,
     /// Every request on which they differ, in the table's order, with the reason.
     pub differences: Vec<Difference>,
+    /// The key its rules count by, when they share one (else `--key`'s), and
+    /// that key as the gateway reads it when it reads it otherwise.
+    keys: (KeyRef, Option<KeyRef>),
+}
+
+impl ExportCheck {
+    /// Whether the gateway reads the rules' shared key otherwise than the policy.
+    pub fn reads_key_otherwise(&self) -> bool {
+        self.keys.1.is_some()
+    }
+
+    /// The client of request `row` of `table` (replayed) as the policy's
+    /// rules count it, and as the gateway does when it reads the key
+    /// otherwise (`-`: the gateway counts no client there).
+    pub fn client(&self, table: &EventTable, row: usize) -> (String, Option<String>) {
+        let name = |key: KeyRef| match key_ids(table, key)[row] {
+            NO_KEY => "-".to_string(),
+            id => key_names(table, key).name(id).to_string(),
+        };
+        (name(self.keys.0), self.keys.1.map(name))
+    }
 }
 
 /// What `--gateway` asks for: one gateway, or all of them.
@@ -150,7 +172,14 @@ pub fn check(
         on_policy_keys: same_keys.as_deref(),
         uncounted: &uncounted.allowed,
     };
+    let shared = |rules: &[super::plan::PlannedRule]| match rules {
+        [first, rest @ ..] if rest.iter().all(|r| r.key == first.key) => Some(first.key),
+        _ => None,
+    };
+    let own = shared(&base.rules).unwrap_or(KeyRef::Primary);
+    let read = shared(&as_gateway.rules).filter(|&k| !keyed_alike && k != own);
     Ok(ExportCheck {
+        keys: (own, read),
         gateway,
         requests: policy.allowed.len(),
         policy_rejected: rejected(&policy.allowed),

@@ -16,7 +16,7 @@ use crate::support::{rlctl, success};
 const POLICY: &str = "[[rule]]\nname='g'\nkey='xff'\nlimit='3/1m'\nburst=1\n";
 
 /// Each request's connecting address (127.0.0.N) and X-Forwarded-For header.
-const REQUESTS: [(u8, Option<&str>); 18] = [
+const REQUESTS: [(u8, Option<&str>); 19] = [
     (2, Some("unknown")),
     (3, Some("unknown")),
     (2, Some("unknown, 198.51.100.1")),
@@ -30,6 +30,7 @@ const REQUESTS: [(u8, Option<&str>); 18] = [
     (4, Some("192.0.2.9")),
     (4, Some("[2001:db8::9]")),
     (5, Some("[2001:db8::9]")),
+    (5, Some("2001:DB8::9")),
     (6, None),
     (6, None),
     (6, None),
@@ -37,26 +38,65 @@ const REQUESTS: [(u8, Option<&str>); 18] = [
     (6, None),
 ];
 
-/// Sends [`REQUESTS`] in order to `server`; the statuses.
-fn send(server: SocketAddr) -> Vec<u16> {
-    REQUESTS
+/// One request: the connecting address 127.0.0.N, the X-Forwarded-For
+/// header and the Basic-auth user (`None`: neither header).
+type Request<'a> = (u8, Option<&'a str>, Option<&'a str>);
+
+/// `requests` of [`REQUESTS`]' shape, without users.
+fn anonymous(requests: &[(u8, Option<&'static str>)]) -> Vec<Request<'static>> {
+    requests
         .iter()
-        .map(|&(source, xff)| {
-            let header = xff.map_or(String::new(), |v| format!("X-Forwarded-For: {v}\r\n"));
-            http_get_with(server, Ipv4Addr::new(127, 0, 0, source), "/", &header).unwrap()
+        .map(|&(source, xff)| (source, xff, None))
+        .collect()
+}
+
+/// Sends `requests` in order to `server`; the statuses.
+fn send(server: SocketAddr, requests: &[Request<'_>]) -> Vec<u16> {
+    requests
+        .iter()
+        .map(|&(source, xff, user)| {
+            let mut headers = xff.map_or(String::new(), |v| format!("X-Forwarded-For: {v}\r\n"));
+            if let Some(user) = user {
+                let credentials = basic(&format!("{user}:x"));
+                headers.push_str(&format!("Authorization: Basic {credentials}\r\n"));
+            }
+            http_get_with(server, Ipv4Addr::new(127, 0, 0, source), "/", &headers).unwrap()
         })
         .collect()
 }
 
-/// `rlctl simulate --gateway GATEWAY --decisions` over a log of [`REQUESTS`]
-/// 10 ms apart, as the servers log them: allowed or not, request by request.
-fn replayed(gateway: &str) -> Vec<bool> {
+/// Base64 of `text`, as Basic authentication sends credentials.
+fn basic(text: &str) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            let c = if i <= chunk.len() {
+                ALPHABET[(n >> (18 - 6 * i) & 63) as usize]
+            } else {
+                b'='
+            };
+            out.push(c as char);
+        }
+    }
+    out
+}
+
+/// `rlctl simulate --gateway GATEWAY --policy POLICY --decisions` over a log
+/// of `requests` 10 ms apart, as the servers log them: allowed or not,
+/// request by request.
+fn replayed(gateway: &str, policy_text: &str, requests: &[Request<'_>]) -> Vec<bool> {
     let dir = tempfile::tempdir().unwrap();
-    let log: String = (REQUESTS.iter().enumerate())
-        .map(|(i, (source, xff))| {
+    let log: String = (requests.iter().enumerate())
+        .map(|(i, (source, xff, user))| {
             format!(
-                "1767571200.{:03} 127.0.0.{source} \"GET / HTTP/1.1\" 200 \"{}\"\n",
+                "1767571200.{:03} 127.0.0.{source} {} \"GET / HTTP/1.1\" 200 \"{}\"\n",
                 i * 10,
+                user.unwrap_or("-"),
                 xff.unwrap_or("-")
             )
         })
@@ -67,11 +107,11 @@ fn replayed(gateway: &str) -> Vec<bool> {
         dir.path().join("decisions.csv"),
     );
     std::fs::write(&log_path, log).unwrap();
-    std::fs::write(&policy, POLICY).unwrap();
+    std::fs::write(&policy, policy_text).unwrap();
     success(
         rlctl()
             .args(["simulate", "-q", "--gateway", gateway, "--log-format"])
-            .arg(r#"$msec $remote_addr "$request" $status "$http_x_forwarded_for""#)
+            .arg(r#"$msec $remote_addr $remote_user "$request" $status "$http_x_forwarded_for""#)
             .arg("--policy")
             .arg(&policy)
             .arg("--decisions")
@@ -82,44 +122,67 @@ fn replayed(gateway: &str) -> Vec<bool> {
     csv.lines().skip(1).map(|l| l.ends_with(",true")).collect()
 }
 
+/// The exported nginx configuration of `policy`, serving `/`.
+fn nginx_config(policy: &str) -> String {
+    format!(
+        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
+        export(policy, "nginx", &[])
+    )
+}
+
 fn admitted(statuses: &[u16]) -> Vec<bool> {
     statuses.iter().map(|&s| s == 200).collect()
 }
 
 #[test]
 fn the_replays_key_xff_as_the_real_nginx_and_haproxy_do() {
-    // The policy's reading (nginx's map): `unknown` is one client, 6 requests;
-    // 192.0.2.9 with or without a port another, 5; 2001:db8::9 a third, 2;
-    // the connecting 127.0.0.6 a fourth, 5. nginx takes the one at once as
-    // burst=0: the first of each passes, the rest come within its 20 s.
-    let nginx = replayed("nginx");
+    let requests = anonymous(&REQUESTS);
+    // nginx's map: `unknown` is one client, 6 requests; 192.0.2.9 with or
+    // without a port another, 5; 2001:db8::9 a third, 2, and `2001:DB8::9`
+    // a fourth (the map keys on the text, where the policy reads one
+    // address); the connecting 127.0.0.6 a fifth, 5. nginx takes the one at
+    // once as burst=0: the first of each passes, the rest come within 20 s.
+    let nginx = replayed("nginx", POLICY, &requests);
     let first_only = |n: usize| (0..n).map(|i| i == 0);
-    let expected: Vec<bool> = [6, 5, 2, 5].into_iter().flat_map(first_only).collect();
+    let expected: Vec<bool> = [6, 5, 2, 1, 5].into_iter().flat_map(first_only).collect();
     assert_eq!(nginx, expected);
     // HAProxy's (`req.hdr_ip`, else `src`): `unknown` is no address, so those
-    // requests count by their connecting address, 3 each; HAProxy denies
-    // above C + L - 1 = 3 earlier ones, the fifth of 192.0.2.9 and of
-    // 127.0.0.6 (keyed as one client, `unknown` would lose its fifth and sixth).
-    let haproxy = replayed("haproxy");
+    // requests count by their connecting address, 3 each; 2001:db8::9 is one
+    // address however written, 3; HAProxy denies above C + L - 1 = 3 earlier
+    // ones, the fifth of 192.0.2.9 and of 127.0.0.6 (keyed as one client,
+    // `unknown` would lose its fifth and sixth).
+    let haproxy = replayed("haproxy", POLICY, &requests);
     let up_to_four = |n: usize| (0..n).map(|i| i < 4);
-    let expected: Vec<bool> = [3, 3, 5, 2, 5].into_iter().flat_map(up_to_four).collect();
+    let expected: Vec<bool> = [3, 3, 5, 3, 5].into_iter().flat_map(up_to_four).collect();
     assert_eq!(haproxy, expected);
 
-    let config = format!(
-        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
-        export(POLICY, "nginx", &[])
-    );
-    if let Some(server) = Nginx::start(&config) {
-        let statuses = send(server.addr());
-        assert_eq!(
-            admitted(&statuses),
-            nginx,
-            "{statuses:?}\n{}",
-            server.error_log()
-        );
+    if let Some(server) = Nginx::start(&nginx_config(POLICY)) {
+        let statuses = send(server.addr(), &requests);
+        let log = server.error_log();
+        assert_eq!(admitted(&statuses), nginx, "{statuses:?}\n{log}");
     }
     if let Some((_running, addr, _dir)) = start_haproxy(POLICY) {
-        let statuses = send(addr);
+        let statuses = send(addr, &requests);
         assert_eq!(admitted(&statuses), haproxy, "{statuses:?}");
+    }
+}
+
+#[test]
+fn a_key_of_two_parts_keeps_them_apart_in_nginx_as_in_the_replay() {
+    // X-Forwarded-For 192.0.2.1 with user 23, and 192.0.2.12 with user 3:
+    // joined without a separator, nginx counted them as one client.
+    let policy = "[[rule]]\nname='g'\nkey='xff+user'\nlimit='1/1m'\nburst=1\n";
+    let requests: [Request<'_>; 4] = [
+        (2, Some("192.0.2.1"), Some("23")),
+        (2, Some("192.0.2.12"), Some("3")),
+        (2, Some("192.0.2.1"), Some("23")),
+        (2, Some("192.0.2.12"), None),
+    ];
+    let nginx = replayed("nginx", policy, &requests);
+    assert_eq!(nginx, [true, true, false, true]);
+    if let Some(server) = Nginx::start(&nginx_config(policy)) {
+        let statuses = send(server.addr(), &requests);
+        let log = server.error_log();
+        assert_eq!(admitted(&statuses), nginx, "{statuses:?}\n{log}");
     }
 }

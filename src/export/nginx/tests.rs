@@ -64,7 +64,9 @@ route = '^/api/"x"$'
     assert!(out.contains("limit_req zone=rl_global burst=6 nodelay;"));
     // leaky-bucket bursts already follow nginx's convention: unchanged.
     assert!(out.contains("limit_req zone=rl_leaky burst=5 nodelay;"));
-    assert!(out.contains("\"~*^POST$\" $binary_remote_addr$remote_user;"));
+    // Parts joined with +, and no key when every part is empty.
+    assert!(out.contains("map \"$binary_remote_addr+$remote_user\" $rl_leaky_client {\n    \"+\" \"\";\n    default \"$binary_remote_addr+$remote_user\";\n}"), "{out}");
+    assert!(out.contains("\"~*^POST$\" $rl_leaky_client;"));
     assert!(out.contains(r#""~^/api/\"x\"$" $rl_leaky_method;"#));
     assert!(out.contains("limit_req_zone $rl_leaky_key zone=rl_leaky:3m"));
     assert!(!out.contains("limit_req_dry_run"));

@@ -16,6 +16,11 @@ pub enum KeyReading {
     /// value. The nginx export's map (`^[\s,]*([^\s,]+)`) reads it so.
     #[default]
     AsLogged,
+    /// The nginx configuration `rlctl export` writes: its `map` keys on the
+    /// first token as text, port left out, without reading an address in
+    /// it (`2001:DB8::1`, `2001:db8::1` and `::ffff:192.0.2.7` are three
+    /// clients there, one to the policy), else `$remote_addr`.
+    TokenAsWritten,
     /// HAProxy's `req.hdr_ip(x-forwarded-for,1)`, falling back to `src`: the
     /// first element of the header when it is an address (IPv4, with or
     /// without a port, IPv6, bracketed or not), else the connecting address
@@ -35,6 +40,7 @@ impl KeyReading {
     pub(super) fn label(self) -> &'static str {
         match self {
             KeyReading::AsLogged => "as logged",
+            KeyReading::TokenAsWritten => "token as written",
             KeyReading::AddressElseConnection => "address else connection",
             KeyReading::AddressOrUncounted => "address or uncounted",
         }

@@ -53,7 +53,22 @@ fn gateways_read_xff_their_own_way() {
         key(AddressOrUncounted, "10.0.0.1", "192.0.2.9, 10.0.0.2").as_deref(),
         Some("192.0.2.9")
     );
-    // Canonical IPv6, as every reading writes addresses.
+    // nginx's map keys on the text, port left out.
+    for (xff, keyed) in [
+        ("2001:DB8:0::9", "2001:DB8:0::9"),
+        ("::ffff:192.0.2.7", "::ffff:192.0.2.7"),
+        ("[2001:db8::9]:443", "2001:db8::9"),
+        ("192.0.2.9:443, 10.0.0.2", "192.0.2.9"),
+        ("unknown", "unknown"),
+        ("-", "10.0.0.1"),
+    ] {
+        assert_eq!(
+            key(TokenAsWritten, "10.0.0.1", xff).as_deref(),
+            Some(keyed),
+            "{xff}"
+        );
+    }
+    // Canonical IPv6, as every other reading writes addresses.
     for reading in [AsLogged, AddressElseConnection, AddressOrUncounted] {
         assert_eq!(
             key(reading, "10.0.0.1", "2001:DB8:0::9").as_deref(),

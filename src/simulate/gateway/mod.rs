@@ -155,11 +155,13 @@ impl Gateway {
     }
 
     /// How the configuration `rlctl export` writes for it reads a rule's key
-    /// from a request: HAProxy's `req.hdr_ip` and AWS WAF's forwarded IP
-    /// read only an address in X-Forwarded-For; the others read the key as
-    /// the policy does (see [`KeyReading`]).
+    /// from a request: nginx's `map` keys X-Forwarded-For's first token as
+    /// text, HAProxy's `req.hdr_ip` and AWS WAF's forwarded IP read only an
+    /// address there; the others read the key as the policy does (see
+    /// [`KeyReading`]).
     pub fn key_reading(self) -> KeyReading {
         match self {
+            Gateway::Nginx => KeyReading::TokenAsWritten,
             Gateway::Haproxy => KeyReading::AddressElseConnection,
             Gateway::AwsWaf => KeyReading::AddressOrUncounted,
             _ => KeyReading::AsLogged,
