@@ -10,6 +10,10 @@ pub enum Align {
     Right,
 }
 
+/// What the page formats (terminal, Markdown, HTML) show for a table without
+/// rows, in place of its column titles; CSV writes the titles alone.
+pub const NO_ROWS: &str = "none";
+
 /// A table of text cells.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Table {

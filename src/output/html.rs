@@ -10,7 +10,7 @@
 use std::fmt::Write;
 
 use super::chart;
-use super::document::{Align, Block, Chart, Document, Table};
+use super::document::{Align, Block, Chart, Document, NO_ROWS, Table};
 use crate::text::escape;
 
 /// The page's style: light, print-friendly, responsive.
@@ -98,6 +98,9 @@ pub fn render(doc: &Document) -> String {
                     );
                 }
                 out.push_str("</dl>\n");
+            }
+            Block::Table(t) if t.rows.is_empty() => {
+                let _ = writeln!(out, "<p class=\"none\">{NO_ROWS}</p>");
             }
             Block::Table(t) => table(t, &mut out),
             Block::Chart(c) => figure(c, &mut out),

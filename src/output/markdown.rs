@@ -8,7 +8,7 @@
 use std::fmt::Write;
 
 use super::chart;
-use super::document::{Align, Block, Document};
+use super::document::{Align, Block, Document, NO_ROWS};
 use crate::text::escape;
 
 /// The most characters of log content a table cell or a fact shows.
@@ -49,6 +49,9 @@ pub fn render(doc: &Document) -> String {
                 for (k, v) in facts {
                     let _ = writeln!(out, "- **{}**: {}", escape::markdown(k), cell(v));
                 }
+            }
+            Block::Table(t) if t.rows.is_empty() => {
+                let _ = writeln!(out, "{NO_ROWS}");
             }
             Block::Table(t) => {
                 let titles: Vec<String> =
@@ -93,6 +96,22 @@ mod tests {
         assert_eq!(
             render(&doc),
             "## Report\n\n| path | n |\n| --- | ---: |\n| /a\\|&lt;script&gt;\\`x\\` | 1 |\n"
+        );
+    }
+
+    #[test]
+    fn a_table_without_rows_reads_none_on_every_page_and_csv_keeps_its_titles() {
+        let mut doc = Document::new("R");
+        doc.table(Table::new(&["client", "rejected>"]));
+        doc.table(Table::new(&["client", "rejected"]).csv_only());
+        assert_eq!(render(&doc), "## R\n\nnone\n");
+        assert_eq!(crate::output::table::render(&doc, false), "R\n  none\n");
+        let html = crate::output::html::render(&doc);
+        assert!(html.contains("<p class=\"none\">none</p>"), "{html}");
+        assert!(!html.contains("<table>"), "{html}");
+        assert_eq!(
+            crate::output::csv::render(&doc).unwrap(),
+            "client,rejected\n"
         );
     }
 

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::chart;
-use super::document::{Align, Block, Document, Table};
+use super::document::{Align, Block, Document, NO_ROWS, Table};
 use crate::text::escape;
 
 const BOLD: &str = "\x1b[1m";
@@ -48,6 +48,9 @@ pub fn render(doc: &Document, colour: bool) -> String {
                         escape::terminal(v)
                     );
                 }
+            }
+            Block::Table(t) if t.rows.is_empty() => {
+                let _ = writeln!(out, "  {NO_ROWS}");
             }
             Block::Table(t) => render_table(t, &mut out),
             Block::Chart(c) => {

@@ -8,6 +8,7 @@
 //! exit = 0                                   # default 0
 //! stdout_contains = ["..."]                  # optional
 //! stderr_contains = ["..."]                  # optional
+//! stdout_lacks = ["..."]                     # optional: must not appear
 //! [files]
 //! "access.log" = '''...'''                   # written into {dir}
 //! [json]                                     # JSON pointers into stdout → expected values
@@ -33,6 +34,8 @@ struct Case {
     stdout_contains: Vec<String>,
     #[serde(default)]
     stderr_contains: Vec<String>,
+    #[serde(default)]
+    stdout_lacks: Vec<String>,
     #[serde(default)]
     json: BTreeMap<String, toml::Value>,
 }
@@ -89,6 +92,11 @@ fn run_case(path: &Path) -> Result<(), String> {
     for needle in &case.stdout_contains {
         if !stdout.contains(needle.as_str()) {
             return Err(format!("stdout lacks {needle:?}\n{}", context()));
+        }
+    }
+    for needle in &case.stdout_lacks {
+        if stdout.contains(needle.as_str()) {
+            return Err(format!("stdout has {needle:?}\n{}", context()));
         }
     }
     for needle in &case.stderr_contains {
