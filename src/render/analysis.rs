@@ -269,8 +269,17 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
     }
 }
 
+/// The busiest clients, titled by how many are listed (fewer than `--top`
+/// when the log has fewer clients); no section at all with `--top 0`.
 fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSettings) {
-    doc.heading(format!("Top {} clients", settings.stats.top));
+    let tops = tops(run, settings);
+    if tops.is_empty() {
+        return;
+    }
+    doc.heading(match tops.len() {
+        1 => "Top client".to_string(),
+        n => format!("Top {n} clients"),
+    });
     let mut t = Table::new(&[
         "client",
         "requests>",
@@ -279,7 +288,7 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSe
         "peak second>",
         "flagged",
     ]);
-    for c in tops(run, settings) {
+    for c in tops {
         t.row(vec![
             c.client.to_string(),
             c.requests.to_string(),

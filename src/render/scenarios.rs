@@ -123,34 +123,12 @@ pub fn result_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize)
     detail_blocks(doc, results);
 }
 
+/// The most rejected clients and endpoints (none with `--top 0`), and when
+/// the rejections happened.
 fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
-    doc.heading(format!("Most rejected clients (top {})", top));
-    let mut t = Table::new(&["scenario", "client", "requests>", "rejected>"]);
-    for s in results {
-        for c in s.totals.top_rejected_clients.iter().take(top) {
-            t.row(vec![
-                s.scenario.clone(),
-                c.name.clone(),
-                c.requests.to_string(),
-                c.rejected.to_string(),
-            ]);
-        }
+    if top > 0 {
+        top_rejected_blocks(doc, results, top);
     }
-    doc.table(t);
-    rejected_by_rule(doc, results, top);
-    doc.heading("Rejected per endpoint");
-    let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
-    for s in results {
-        for e in s.totals.rejected_by_endpoint.iter().take(top) {
-            t.row(vec![
-                s.scenario.clone(),
-                e.name.clone(),
-                e.requests.to_string(),
-                e.rejected.to_string(),
-            ]);
-        }
-    }
-    doc.table(t);
     doc.heading("When rejects happened");
     let mut t = Table::new(&[
         "scenario",
@@ -185,6 +163,36 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
             busiest.rejected.to_string(),
             minutes.len().to_string(),
         ]);
+    }
+    doc.table(t);
+}
+
+fn top_rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
+    doc.heading(format!("Most rejected clients (top {})", top));
+    let mut t = Table::new(&["scenario", "client", "requests>", "rejected>"]);
+    for s in results {
+        for c in s.totals.top_rejected_clients.iter().take(top) {
+            t.row(vec![
+                s.scenario.clone(),
+                c.name.clone(),
+                c.requests.to_string(),
+                c.rejected.to_string(),
+            ]);
+        }
+    }
+    doc.table(t);
+    rejected_by_rule(doc, results, top);
+    doc.heading("Rejected per endpoint");
+    let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
+    for s in results {
+        for e in s.totals.rejected_by_endpoint.iter().take(top) {
+            t.row(vec![
+                s.scenario.clone(),
+                e.name.clone(),
+                e.requests.to_string(),
+                e.rejected.to_string(),
+            ]);
+        }
     }
     doc.table(t);
 }
