@@ -5,6 +5,7 @@
 
 use crate::output::document::{Document, Table};
 use crate::scenario::{Comparison, RuleResult, ScenarioResult};
+use crate::simulate::summary::Rejects;
 use crate::text::time::format_rfc3339;
 
 /// A share as a percentage with two decimals.
@@ -169,32 +170,35 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
 
 fn top_rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
     doc.heading(format!("Most rejected clients (top {})", top));
-    let mut t = Table::new(&["scenario", "client", "requests>", "rejected>"]);
-    for s in results {
-        for c in s.totals.top_rejected_clients.iter().take(top) {
-            t.row(vec![
-                s.scenario.clone(),
-                c.name.clone(),
-                c.requests.to_string(),
-                c.rejected.to_string(),
-            ]);
-        }
-    }
-    doc.table(t);
+    doc.table(rejects_table(results, "client", top, |s| {
+        &s.totals.top_rejected_clients
+    }));
     rejected_by_rule(doc, results, top);
     doc.heading("Rejected per endpoint");
-    let mut t = Table::new(&["scenario", "endpoint", "requests>", "rejected>"]);
+    doc.table(rejects_table(results, "endpoint", top, |s| {
+        &s.totals.rejected_by_endpoint
+    }));
+}
+
+/// The first `top` rows of each scenario's `rows`, named in column `what`.
+fn rejects_table(
+    results: &[ScenarioResult],
+    what: &str,
+    top: usize,
+    rows: impl Fn(&ScenarioResult) -> &[Rejects],
+) -> Table {
+    let mut t = Table::new(&["scenario", what, "requests>", "rejected>"]);
     for s in results {
-        for e in s.totals.rejected_by_endpoint.iter().take(top) {
+        for r in rows(s).iter().take(top) {
             t.row(vec![
                 s.scenario.clone(),
-                e.name.clone(),
-                e.requests.to_string(),
-                e.rejected.to_string(),
+                r.name.clone(),
+                r.requests.to_string(),
+                r.rejected.to_string(),
             ]);
         }
     }
-    doc.table(t);
+    t
 }
 
 /// Each rule's own most rejected clients, by the rule's key, for the rules
