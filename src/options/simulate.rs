@@ -82,6 +82,15 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             _ => {}
         }
     }
+    // With a single limit and every algorithm, burst 0 is only leaky-bucket's.
+    if args.burst == Some(0)
+        && args.limit.is_some()
+        && matches!(algo, AlgoChoice::All | AlgoChoice::Default)
+    {
+        return Err(usage(
+            "--burst 0 applies only to leaky-bucket (nginx's burst=0): token-bucket and gcra need a burst of at least 1; give --algo leaky-bucket with --burst 0, or a burst of 1 or more for every algorithm".into(),
+        ));
+    }
     // Rules count by their keys as each gateway reads them.
     let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
     ingest.keys.add_policy_keys([], &readings);
@@ -269,6 +278,11 @@ mod tests {
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
         assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
         assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
+        for algo in [&[][..], &["--algo", "all"]] {
+            let args = [algo, &["--limit", "10/s", "--burst", "0"]].concat();
+            assert!(err(&args).contains("--algo leaky-bucket with --burst 0"));
+        }
+        assert!(settings(&["--algo", "leaky-bucket", "--limit", "10/s", "--burst", "0"]).is_ok());
     }
 
     #[test]
