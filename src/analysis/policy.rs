@@ -11,6 +11,7 @@ use super::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::{self, Segment, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
+use crate::text::counted;
 use crate::text::time::format_rfc3339;
 
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
@@ -176,8 +177,9 @@ pub fn policy_text(
     let mut header = vec![
         "Rate-limit policy written by `rlctl analyze --write-policy`.".to_string(),
         format!(
-            "Basis: {} requests from {} clients, {span}.",
-            run.analysis.overall.requests, run.analysis.overall.clients
+            "Basis: {} from {}, {span}.",
+            counted(run.analysis.overall.requests, "request"),
+            counted(run.analysis.overall.clients, "client")
         ),
         format!(
             "Limits are {} x the per-window p99.9 of requests per client (window {}).",

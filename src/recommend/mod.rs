@@ -20,6 +20,7 @@ use serde::Serialize;
 
 use crate::events::EventTable;
 use crate::stats::ScopeStats;
+use crate::text::counted;
 use crate::units::{Limit, Window};
 pub use baseline::{BaselineChoice, BaselineRule, ScopeBaseline};
 pub use summary::{BaselineSummary, SeparatedClient, recommend_scopes};
@@ -175,8 +176,8 @@ pub fn recommend_on(
     }
     if rests_on.p999_is_thin() {
         warnings.push(format!(
-            "p99.9 rests on {} samples (fewer than 1000): the limit is a rough guide; analyze a longer period",
-            rests_on.samples
+            "p99.9 rests on {} (fewer than 1000): the limit is a rough guide; analyze a longer period",
+            counted(rests_on.samples, "sample")
         ));
     }
     Some(Recommendation {

@@ -15,6 +15,7 @@ use crate::profile::ClientProfile;
 use crate::recommend::Recommendation;
 use crate::stats::quantiles::Quantiles;
 use crate::stats::{EndpointStats, ScopeStats, StatusSummary, top_clients};
+use crate::text::counted;
 use crate::text::time::format_rfc3339;
 
 /// The JSON contract of `rlctl analyze` (documented in the README).
@@ -145,8 +146,9 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
         .map(|(x, y)| format!("{} .. {}", format_rfc3339(x), format_rfc3339(y)))
         .unwrap_or_default();
     let mut doc = Document::new(format!(
-        "rlctl analyze: {} requests from {} clients",
-        a.overall.requests, a.overall.clients
+        "rlctl analyze: {} from {}",
+        counted(a.overall.requests, "request"),
+        counted(a.overall.clients, "client")
     ));
     doc.facts(vec![
         ("period", span),

@@ -1,6 +1,7 @@
 //! The lowest layer of plain helpers every other module may use: escaping of
-//! log-derived text ([`escape`]), atomic file writes ([`atomic`]) and calendar
-//! arithmetic and date formatting ([`time`]).
+//! log-derived text ([`escape`]), atomic file writes ([`atomic`]), calendar
+//! arithmetic and date formatting ([`time`]), and counts with their noun
+//! ([`counted`]).
 //!
 //! It owns no domain types and imports nothing from the rest of the crate but
 //! [`crate::units`]: ingestion, export, frames and rendering all sit above it.
@@ -8,3 +9,21 @@
 pub mod atomic;
 pub mod escape;
 pub mod time;
+
+/// `n` and the noun, plural unless `n` is 1: `1 client`, `2 clients`.
+pub fn counted(n: impl Into<u64>, noun: &str) -> String {
+    match n.into() {
+        1 => format!("1 {noun}"),
+        n => format!("{n} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counted_is_singular_for_one_only() {
+        assert_eq!(super::counted(0u64, "client"), "0 clients");
+        assert_eq!(super::counted(1u64, "client"), "1 client");
+        assert_eq!(super::counted(2u32, "sample"), "2 samples");
+    }
+}

@@ -10,6 +10,7 @@ use crate::render::analysis::{self as analyze_view, AnalyzeJson};
 use crate::render::scenarios as simulate_view;
 use crate::report::{GateResult, ReportRun, charts};
 use crate::scenario::{RuleResult, ScenarioResult};
+use crate::text::counted;
 use crate::text::time::format_rfc3339;
 
 /// The current time, for `--stamp`.
@@ -111,8 +112,9 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
         (
             "requests",
             format!(
-                "{} from {} clients",
-                a.analysis.overall.requests, a.analysis.overall.clients
+                "{} from {}",
+                a.analysis.overall.requests,
+                counted(a.analysis.overall.clients, "client")
             ),
         ),
         (

@@ -10,6 +10,7 @@ use crate::render::analysis::InputJson;
 use crate::render::scenarios::{comparison_blocks, percent, result_blocks};
 use crate::scenario::{Comparison, Estimate, RuleResult, Sampling, ScenarioResult};
 use crate::simulate::Balance;
+use crate::text::counted;
 use crate::text::time::format_rfc3339;
 
 /// The JSON contract of `rlctl simulate` (documented in the README).
@@ -110,8 +111,9 @@ fn sampling_blocks(doc: &mut Document, s: &Sampling) {
 pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     let requests = run.table.len();
     let mut doc = Document::new(format!(
-        "rlctl simulate: {requests} requests from {} clients",
-        run.table.clients.len()
+        "rlctl simulate: {} from {}",
+        counted(requests as u64, "request"),
+        counted(run.table.clients.len() as u64, "client")
     ));
     let span = run
         .table
