@@ -204,7 +204,7 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
     doc.table(csv);
 
     recommendation_blocks(&mut doc, run);
-    profile_blocks(&mut doc, run);
+    profile_blocks(&mut doc, run, settings.stats.top);
     top_client_blocks(&mut doc, run, settings);
     endpoint_blocks(&mut doc, run, settings);
     endpoint_separated_blocks(&mut doc, run);

@@ -5,7 +5,9 @@
 
 use crate::analysis::AnalyzeRun;
 use crate::output::document::{Document, Table};
+use crate::profile::{ClientProfile, PROFILES_LISTED};
 use crate::recommend::{BaselineRule, Recommendation, SeparatedClient};
+use crate::text::counted;
 
 /// The baseline line of the recommendation, and the separated clients.
 pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
@@ -80,8 +82,11 @@ pub fn endpoint_separated_blocks(doc: &mut Document, run: &AnalyzeRun) {
     doc.table(t);
 }
 
-/// Client profiles: every separated or flagged client, and the notable others.
-pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun) {
+/// Client profiles: every separated or flagged client, and `top` others by
+/// kind (loops, heavy clients, shared addresses and probes before crawlers and
+/// scanners) and requests; the rest are counted by kind (JSON lists up to
+/// [`PROFILES_LISTED`]).
+pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun, top: usize) {
     if run.profiles.is_empty() {
         return;
     }
@@ -94,7 +99,13 @@ pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun) {
         "evidence",
         "suggestion",
     ]);
-    for p in &run.profiles {
+    let (reviewed, mut others): (Vec<&ClientProfile>, Vec<&ClientProfile>) =
+        run.profiles.iter().partition(|p| p.reviewed);
+    // The kinds in the order they are declared (crawlers, the long tail, last),
+    // then the most requests first, as the profiles come.
+    others.sort_by_key(|p| p.findings.iter().map(|f| f.kind).min());
+    let (listed, unlisted) = others.split_at(top.min(others.len()));
+    for p in reviewed.iter().chain(listed) {
         let reviewed = if p.reviewed { "yes" } else { "" }.to_string();
         if p.findings.is_empty() {
             t.row(vec![
@@ -117,7 +128,34 @@ pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun) {
             ]);
         }
     }
-    doc.table(t);
+    if !t.rows.is_empty() {
+        doc.table(t);
+    }
+    if !unlisted.is_empty() {
+        doc.paragraph(format!(
+            "Not listed: {} ({}); --top N lists more, --format json up to {PROFILES_LISTED}.",
+            counted(unlisted.len() as u64, "other profiled client"),
+            kinds_counted(unlisted),
+        ));
+    }
+}
+
+/// How many of `profiles` matched each kind, most first: `crawler 30, scanner 2`.
+fn kinds_counted(profiles: &[&ClientProfile]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for kind in profiles
+        .iter()
+        .flat_map(|p| &p.findings)
+        .map(|f| f.kind.label())
+    {
+        match counts.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((kind, 1)),
+        }
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    parts.join(", ")
 }
 
 /// How many discovered templates are listed.
