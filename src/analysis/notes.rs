@@ -9,6 +9,7 @@ use crate::events::Resolution;
 use crate::ingest::IngestReport;
 use crate::ingest::record::SkipReason;
 use crate::stats::Analysis;
+use crate::text::counted;
 use crate::text::escape;
 
 /// The notes on `report` (and on the `--exclude` names of `analysis`), one line
@@ -17,10 +18,10 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
     let mut lines = Vec::new();
     for file in &report.files {
         lines.push(format!(
-            "rlctl: {}: {} format, {} lines, {} parsed, {} skipped",
+            "rlctl: {}: {} format, {}, {} parsed, {} skipped",
             escape::terminal(&file.name),
             escape::terminal(&file.format),
-            file.lines,
+            counted(file.lines, "line"),
             file.parsed,
             file.skipped
         ));

@@ -12,6 +12,7 @@ use crate::discover;
 use crate::frames::{self, events};
 use crate::ingest;
 use crate::options;
+use crate::text::counted;
 use crate::text::escape;
 
 /// Runs `rlctl convert`.
@@ -32,10 +33,10 @@ pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
     if !settings.quiet {
         let bytes = std::fs::metadata(&settings.output).map_or(0, |m| m.len());
         eprintln!(
-            "rlctl convert: {} events from {} clients ({} endpoints) written to {} ({bytes} bytes)",
-            ingested.table.len(),
-            ingested.table.clients.len(),
-            ingested.table.endpoints.len(),
+            "rlctl convert: {} from {} ({}) written to {} ({bytes} bytes)",
+            counted(ingested.table.len(), "event"),
+            counted(ingested.table.clients.len(), "client"),
+            counted(ingested.table.endpoints.len(), "endpoint"),
             escape::terminal(&settings.output.display().to_string()),
         );
     }

@@ -18,6 +18,7 @@ use crate::output;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::gateway::{ExportCheck, check, label};
 use crate::scenario::{AlgoChoice, AlgoOptions, plan};
+use crate::text::counted;
 use crate::text::escape;
 use crate::text::time::format_rfc3339;
 
@@ -97,9 +98,9 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
 fn report(found: &ExportCheck, table: &EventTable, rules: &[CheckedRule]) -> String {
     let name = label(found.gateway);
     let mut out = format!(
-        "rlctl export --check: {} requests, {} rules, replayed with the policy and as {name} enforces the exported configuration\n",
-        found.requests,
-        rules.len()
+        "rlctl export --check: {}, {}, replayed with the policy and as {name} enforces the exported configuration\n",
+        counted(found.requests, "request"),
+        counted(rules.len(), "rule")
     );
     let _ = writeln!(
         out,

@@ -26,6 +26,7 @@ mod skip;
 use super::yaml::{Map, Seq, Value, flow, plain, string};
 use super::{ExportError, ExportOptions, Exporter, comment_block, conf, identifiers};
 use crate::policy::{CheckedRule, Exemption};
+use crate::text::counted;
 use crate::units::Limit;
 use rule::{RuleConfig, bucket_value, rule_config};
 
@@ -79,8 +80,8 @@ const U32_MAX: u64 = u32::MAX as u64;
 /// The comment head: what the export holds and how Envoy reads it.
 fn head(rules: &[CheckedRule], uses_xff: bool) -> Vec<String> {
     let first = format!(
-        "rlctl export --target envoy: {} rules for Envoy's local rate limit filter.",
-        rules.len()
+        "rlctl export --target envoy: {} for Envoy's local rate limit filter.",
+        counted(rules.len(), "rule")
     );
     let mut lines = conf::head(
         &[

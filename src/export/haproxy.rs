@@ -23,6 +23,7 @@ use super::{
     route,
 };
 use crate::policy::{CheckedRule, Exemption};
+use crate::text::counted;
 
 /// The HAProxy exporter.
 pub struct Haproxy;
@@ -268,8 +269,8 @@ impl Exporter for Haproxy {
             }
         }
         let first = format!(
-            "rlctl export --target haproxy: {} rules as stick tables.",
-            rules.len()
+            "rlctl export --target haproxy: {} as stick tables.",
+            counted(rules.len(), "rule")
         );
         let head = conf::head(
             &[

@@ -22,6 +22,7 @@ use super::{
     dashed, describe, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
+use crate::text::counted;
 
 /// The Kong exporter.
 pub struct Kong;
@@ -274,8 +275,8 @@ impl Exporter for Kong {
             doc.set("services", services);
         }
         let first = format!(
-            "rlctl export --target kong: {} rules for the rate-limiting plugin (decK).",
-            rules.len()
+            "rlctl export --target kong: {} for the rate-limiting plugin (decK).",
+            counted(rules.len(), "rule")
         );
         let head = conf::head(
             &[

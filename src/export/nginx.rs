@@ -23,6 +23,7 @@ use super::{
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway;
+use crate::text::counted;
 use crate::units::Limit;
 
 /// The nginx exporter.
@@ -263,8 +264,8 @@ impl Exporter for Nginx {
             uses_xff |= write_zone(&mut zones, rule, &id, opts, !exemptions.is_empty())?;
         }
         let first = format!(
-            "rlctl export --target nginx: {} rules. Paste into the http {{}} block.",
-            rules.len()
+            "rlctl export --target nginx: {}. Paste into the http {{}} block.",
+            counted(rules.len(), "rule")
         );
         let head = conf::head(
             &[

@@ -16,6 +16,7 @@ use super::{
     dashed, describe, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
+use crate::text::counted;
 use crate::units::Window;
 
 /// The Traefik exporter.
@@ -243,8 +244,8 @@ impl Exporter for Traefik {
         let mut doc = Map::new();
         doc.set("http", http);
         let first = format!(
-            "rlctl export --target traefik: {} rules as rateLimit middlewares (Traefik v3).",
-            rules.len()
+            "rlctl export --target traefik: {} as rateLimit middlewares (Traefik v3).",
+            counted(rules.len(), "rule")
         );
         let head = conf::head(
             &[

@@ -68,6 +68,16 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     let mut routes = routes_settings(&args.routes)?;
     let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
     let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
+    // Burst 0 is only leaky-bucket's: refused where every algorithm runs, or
+    // the token bucket a single limit or the recommended policy replays as.
+    if args.burst == Some(0)
+        && args.policy.is_none()
+        && matches!(algo, AlgoChoice::All | AlgoChoice::Default)
+    {
+        return Err(usage(
+            "--burst 0 applies only to leaky-bucket (nginx's burst=0): token-bucket and gcra need a burst of at least 1; give --algo leaky-bucket with --burst 0, or a burst of 1 or more".into(),
+        ));
+    }
     if !gateways.is_empty() {
         match algo {
             AlgoChoice::All => {
@@ -81,15 +91,6 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             }
             _ => {}
         }
-    }
-    // With a single limit and every algorithm, burst 0 is only leaky-bucket's.
-    if args.burst == Some(0)
-        && args.limit.is_some()
-        && matches!(algo, AlgoChoice::All | AlgoChoice::Default)
-    {
-        return Err(usage(
-            "--burst 0 applies only to leaky-bucket (nginx's burst=0): token-bucket and gcra need a burst of at least 1; give --algo leaky-bucket with --burst 0, or a burst of 1 or more for every algorithm".into(),
-        ));
     }
     // Rules count by their keys as each gateway reads them.
     let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
@@ -278,11 +279,32 @@ mod tests {
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
         assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
         assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
-        for algo in [&[][..], &["--algo", "all"]] {
-            let args = [algo, &["--limit", "10/s", "--burst", "0"]].concat();
-            assert!(err(&args).contains("--algo leaky-bucket with --burst 0"));
+        let zero = ["--burst", "0"];
+        for other in [
+            &["--limit", "10/s"][..],
+            &["--algo", "all", "--limit", "10/s"],
+            &["--gateway", "nginx", "--limit", "10/s"],
+            &[],
+        ] {
+            let args = [other, &zero].concat();
+            assert!(
+                err(&args).contains("--algo leaky-bucket with --burst 0"),
+                "{args:?}"
+            );
         }
-        assert!(settings(&["--algo", "leaky-bucket", "--limit", "10/s", "--burst", "0"]).is_ok());
+        for ok in [
+            &["--algo", "leaky-bucket", "--limit", "10/s"][..],
+            &[
+                "--gateway",
+                "nginx",
+                "--algo",
+                "leaky-bucket",
+                "--limit",
+                "10/s",
+            ],
+        ] {
+            assert!(settings(&[ok, &zero].concat()).is_ok(), "{ok:?}");
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@ nav.toc li{overflow-wrap:anywhere;break-inside:avoid}
 dl.facts{display:grid;grid-template-columns:minmax(9em,max-content) minmax(0,1fr);gap:4px 20px;margin:0 0 14px;padding:12px 18px;background:var(--card);border:1px solid var(--line);border-radius:8px}
 dl.facts dt{color:var(--muted);overflow-wrap:anywhere}
 dl.facts dd{margin:0;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
+p.none{color:var(--muted);font-style:italic}
 .table-wrap{overflow-x:auto;margin:0 0 14px;background:var(--card);border:1px solid var(--line);border-radius:8px}
 table{border-collapse:collapse;width:100%;font-size:.9rem}
 th,td{padding:6px 12px;text-align:left;vertical-align:top;border-bottom:1px solid var(--line);overflow-wrap:break-word}

@@ -307,7 +307,11 @@ fn top_client_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSe
     doc.table(t);
 }
 
+/// The busiest endpoints; no section at all with `--endpoints 0`.
 fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSettings) {
+    if settings.endpoints == 0 {
+        return;
+    }
     doc.heading("Endpoints");
     let shown = &run.analysis.endpoints[..run.analysis.endpoints.len().min(settings.endpoints)];
     let mut t = Table::new(&[

@@ -22,8 +22,11 @@ pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
             "robust: no client separated (no population of its own)".into()
         }
         BaselineRule::Robust => format!(
-            "robust: {} client(s) separated; p99 {} and p99.9 {} of the other {} client-windows",
-            b.separated_count, b.p99, b.p999, b.samples
+            "robust: {} separated; p99 {} and p99.9 {} of the other {}",
+            counted(b.separated_count, "client"),
+            b.p99,
+            b.p999,
+            counted(b.samples, "client-window")
         ),
     };
     doc.facts(vec![("baseline", what)]);
@@ -134,7 +137,7 @@ pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun, top: usize) {
     if !unlisted.is_empty() {
         doc.paragraph(format!(
             "Not listed: {} ({}); --top N lists more, --format json up to {PROFILES_LISTED}.",
-            counted(unlisted.len() as u64, "other profiled client"),
+            counted(unlisted.len(), "other profiled client"),
             kinds_counted(unlisted),
         ));
     }

@@ -169,12 +169,12 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
 }
 
 fn top_rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
-    doc.heading(format!("Most rejected clients (top {})", top));
+    doc.heading(format!("Most rejected clients (up to {top} per scenario)"));
     doc.table(rejects_table(results, "client", top, |s| {
         &s.totals.top_rejected_clients
     }));
     rejected_by_rule(doc, results, top);
-    doc.heading("Rejected per endpoint");
+    doc.heading(format!("Rejected per endpoint (up to {top} per scenario)"));
     doc.table(rejects_table(results, "endpoint", top, |s| {
         &s.totals.rejected_by_endpoint
     }));
@@ -215,7 +215,9 @@ fn rejected_by_rule(doc: &mut Document, results: &[ScenarioResult], top: usize) 
     if shown.is_empty() {
         return;
     }
-    doc.heading(format!("Most rejected clients per rule (top {})", top));
+    doc.heading(format!(
+        "Most rejected clients per rule (up to {top} per rule)"
+    ));
     let mut t = Table::new(&[
         "scenario",
         "rule",

@@ -5,6 +5,7 @@ use serde::Serialize;
 
 use crate::recommend::Recommendation;
 use crate::scenario::ScenarioResult;
+use crate::text::counted;
 
 /// The CI gates; any that fails makes the run exit 1.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -92,7 +93,10 @@ pub fn evaluate(
             passed: flagged == 0,
             value: flagged as f64,
             threshold: 0.0,
-            message: format!("{flagged} client(s) flagged: peak window above the recommended limit (--fail-on-flagged)"),
+            message: format!(
+                "{} flagged: peak window above the recommended limit (--fail-on-flagged)",
+                counted(flagged, "client")
+            ),
         });
     }
     out

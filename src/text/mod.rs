@@ -11,8 +11,8 @@ pub mod escape;
 pub mod time;
 
 /// `n` and the noun, plural unless `n` is 1: `1 client`, `2 clients`.
-pub fn counted(n: impl Into<u64>, noun: &str) -> String {
-    match n.into() {
+pub fn counted(n: impl TryInto<u64>, noun: &str) -> String {
+    match n.try_into().unwrap_or(u64::MAX) {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),
     }
@@ -25,5 +25,6 @@ mod tests {
         assert_eq!(super::counted(0u64, "client"), "0 clients");
         assert_eq!(super::counted(1u64, "client"), "1 client");
         assert_eq!(super::counted(2u32, "sample"), "2 samples");
+        assert_eq!(super::counted(1usize, "rule"), "1 rule");
     }
 }

@@ -112,8 +112,8 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     let requests = run.table.len();
     let mut doc = Document::new(format!(
         "rlctl simulate: {} from {}",
-        counted(requests as u64, "request"),
-        counted(run.table.clients.len() as u64, "client")
+        counted(requests, "request"),
+        counted(run.table.clients.len(), "client")
     ));
     let span = run
         .table
@@ -133,7 +133,11 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
         ("limits", run.source.clone()),
         (
             "deployment",
-            format!("{} instance(s), balance {}", d.instances(), d.balance()),
+            format!(
+                "{}, balance {}",
+                counted(d.instances(), "instance"),
+                d.balance()
+            ),
         ),
     ];
     if let Some(x) = settings.scale {
