@@ -104,8 +104,8 @@ pub fn profile_blocks(doc: &mut Document, run: &AnalyzeRun, top: usize) {
     ]);
     let (reviewed, mut others): (Vec<&ClientProfile>, Vec<&ClientProfile>) =
         run.profiles.iter().partition(|p| p.reviewed);
-    // The kinds in the order they are declared (crawlers, the long tail, last),
-    // then the most requests first, as the profiles come.
+    // By kind in declaration order (crawlers and scanners, the long tails,
+    // last), then by requests as the profiles come (a stable sort).
     others.sort_by_key(|p| p.findings.iter().map(|f| f.kind).min());
     let (listed, unlisted) = others.split_at(top.min(others.len()));
     for p in reviewed.iter().chain(listed) {
