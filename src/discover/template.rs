@@ -78,11 +78,7 @@ impl Segment {
         };
         let b = t.as_bytes();
         let escaped = |i: usize| {
-            b[i] == b':'
-                && (b
-                    .get(i + 1)
-                    .is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_')
-                    || (i > 0 && b[i - 1] == b'\\'))
+            parameter_end(b, i).is_some() || (b[i] == b':' && i > 0 && b[i - 1] == b'\\')
         };
         if !(0..b.len()).any(escaped) {
             return Cow::Borrowed(t);
@@ -153,15 +149,10 @@ pub(super) fn parts(text: &str) -> Vec<Part> {
     let mut literal = String::new();
     let mut i = 0;
     while i < b.len() {
-        let starts_name = |j: usize| j < b.len() && (b[j].is_ascii_alphabetic() || b[j] == b'_');
         if b[i] == b'\\' && b.get(i + 1) == Some(&b':') {
             literal.push(':');
             i += 2;
-        } else if b[i] == b':' && starts_name(i + 1) {
-            let mut j = i + 1;
-            while j < b.len() && (b[j].is_ascii_alphanumeric() || b[j] == b'_') {
-                j += 1;
-            }
+        } else if let Some(j) = parameter_end(b, i) {
             if !literal.is_empty() {
                 out.push(Part::Text(std::mem::take(&mut literal)));
             }
@@ -179,18 +170,24 @@ pub(super) fn parts(text: &str) -> Vec<Part> {
     out
 }
 
-/// Whether every `:NAME` of a pattern segment is `:hash`.
+/// The end of the `:NAME` parameter starting at byte `i` of `b` (a colon,
+/// then a letter or `_`, then letters, digits and `_`), if one starts there.
+fn parameter_end(b: &[u8], i: usize) -> Option<usize> {
+    let starts =
+        b[i] == b':' && (b.get(i + 1)).is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_');
+    starts.then(|| {
+        (i + 1..b.len())
+            .find(|&j| !(b[j].is_ascii_alphanumeric() || b[j] == b'_'))
+            .unwrap_or(b.len())
+    })
+}
+
+/// Whether every `:NAME` of a pattern segment (but an escaped `\:`) is `:hash`.
 fn only_hash_parameters(text: &str) -> bool {
     let b = text.as_bytes();
     (0..b.len()).all(|i| {
-        let named = b
-            .get(i + 1)
-            .is_some_and(|&n| n.is_ascii_alphabetic() || n == b'_');
         let escaped = i > 0 && b[i - 1] == b'\\';
-        let name_end = (i + 1..=b.len())
-            .find(|&j| j == b.len() || !(b[j].is_ascii_alphanumeric() || b[j] == b'_'))
-            .unwrap_or(b.len());
-        b[i] != b':' || !named || escaped || &text[i + 1..name_end] == "hash"
+        escaped || parameter_end(b, i).is_none_or(|end| &text[i + 1..end] == "hash")
     })
 }
 
