@@ -62,13 +62,11 @@ pub fn widen(
                 method.as_deref().is_none_or(|wanted| wanted == m) && route.is_match(path)
             })
         };
-        let by_name: Vec<&str> = (reported.iter())
+        let by_name: Vec<&stats::EndpointStats> = (reported.iter())
             .filter(|e| e.endpoint != rec.endpoint && !routed.names(table, &e.endpoint))
             .filter(|e| matched(&e.endpoint))
-            .map(|e| e.endpoint.as_str())
             .collect();
-        let mut others: Vec<(String, u64)> = (reported.iter())
-            .filter(|e| by_name.contains(&e.endpoint.as_str()))
+        let mut others: Vec<(String, u64)> = (by_name.iter())
             .map(|e| (e.endpoint.clone(), e.stats.requests))
             .collect();
         let own = table.endpoints.get(&rec.endpoint);
@@ -82,7 +80,8 @@ pub fn widen(
         if others.is_empty() {
             continue;
         }
-        let names = std::iter::once(rec.endpoint.as_str()).chain(by_name.iter().copied());
+        let names =
+            std::iter::once(rec.endpoint.as_str()).chain(by_name.iter().map(|e| &*e.endpoint));
         let ids: Vec<Id> = names.filter_map(|n| table.endpoints.get(n)).collect();
         let mut wanted = vec![false; table.endpoints.len()];
         for &e in &ids {
