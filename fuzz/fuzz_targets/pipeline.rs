@@ -1,7 +1,7 @@
 //! Fuzz target: the whole ingestion pipeline on a file (`rlctl::ingest::ingest`):
 //! compression detection (plain, gzip, zstd), format detection, line splitting,
 //! parallel chunk parsing and the merge. The first byte picks the format,
-//! `--strict` and whether paths are kept; the rest is the file. Any bytes: no
+//! `--strict` and which paths are kept; the rest is the file. Any bytes: no
 //! panic, and an `Ok` result accounts for every line and is sorted by time.
 
 #![no_main]
@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 
 use libfuzzer_sys::fuzz_target;
-use rlctl::ingest::{FormatChoice, Settings, ingest};
+use rlctl::ingest::{FormatChoice, KeptPaths, Settings, ingest};
 use rlctl_fuzz::keys;
 
 /// One scratch file per fuzzing process.
@@ -44,7 +44,11 @@ fuzz_target!(|data: &[u8]| {
         routes: Vec::new(),
         strict: config & 4 != 0,
         progress: None,
-        paths: config & 8 != 0,
+        paths: match (config >> 3) % 3 {
+            0 => KeptPaths::None,
+            1 => KeptPaths::Routed,
+            _ => KeptPaths::All,
+        },
         time_of: Default::default(),
     };
     let Ok(ingested) = ingest(&settings) else {

@@ -3,8 +3,9 @@
 //! accounting invariants that must hold for any input, so a fuzz run finds wrong
 //! counts as well as panics.
 
+use rlctl::ingest::KeptPaths;
 use rlctl::ingest::chunk::{ChunkContext, ChunkResult, EXAMPLES_PER_CHUNK, parse_chunk};
-use rlctl::ingest::key::{KeySet, KeySpec};
+use rlctl::ingest::key::{KeyReading, KeySet, KeySpec};
 use rlctl::ingest::record::{LineParser, SkipReason};
 
 /// The keys every target records: the client by address, plus user and
@@ -15,6 +16,16 @@ pub fn keys() -> KeySet {
     keys.add(KeySpec::parse("xff+user", None, None).expect("valid key"));
     // One address as logged: its names are put in canonical form per chunk.
     keys.add(KeySpec::parse("ip", None, None).expect("valid key"));
+    // X-Forwarded-For as each gateway reads it (HAProxy's and AWS WAF's
+    // address parsers run on fuzzed fields too).
+    keys.add_policy_keys(
+        [],
+        &[
+            KeyReading::TokenAsWritten,
+            KeyReading::AddressElseConnection,
+            KeyReading::AddressOrUncounted,
+        ],
+    );
     keys
 }
 
@@ -34,7 +45,7 @@ pub fn check_chunk(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> C
     let ctx = ChunkContext {
         keys,
         routes: &[],
-        paths: true,
+        paths: KeptPaths::All,
     };
     let whole = parse_chunk(data, 1, parser, &ctx);
     check_accounting(data, 1, &whole, keys);
