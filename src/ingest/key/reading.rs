@@ -167,6 +167,34 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any header: the first element is a trimmed piece of it without a
+        /// comma, and what HAProxy or AWS WAF read there is an address.
+        #[test]
+        fn readings_of_any_header_are_addresses_or_nothing(
+            parts in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    &b"192.0.2.7"[..], b"010", b".", b":", b"8080", b"[", b"]", b"::1",
+                    b"2001:db8::", b"ffff", b",", b" ", b"\t", b"unknown", b"-", b"\xff",
+                    b"\xc2\xa0", b"999", b"0",
+                ]),
+                0..10,
+            )
+        ) {
+            let field = parts.concat();
+            let first = first_element(&field);
+            proptest::prop_assert!(!first.contains(&b','));
+            proptest::prop_assert_eq!(first, first.trim_ascii());
+            if let Some(a) = haproxy_address(first) {
+                proptest::prop_assert!(a.parse::<std::net::IpAddr>().is_ok(), "{a}");
+            }
+            if let Some(a) = plain_address(first) {
+                proptest::prop_assert!(a.parse::<std::net::IpAddr>().is_ok(), "{a}");
+                proptest::prop_assert!(haproxy_address(first).is_some(), "{a}");
+            }
+        }
+    }
+
     #[test]
     fn aws_waf_reads_a_plain_address() {
         assert_eq!(plain_address(b"192.0.2.7"), Some("192.0.2.7"));
