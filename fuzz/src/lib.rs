@@ -5,7 +5,7 @@
 
 use rlctl::ingest::KeptPaths;
 use rlctl::ingest::chunk::{ChunkContext, ChunkResult, EXAMPLES_PER_CHUNK, parse_chunk};
-use rlctl::ingest::key::{KeyReading, KeySet, KeySpec};
+use rlctl::ingest::key::{ForwardedReading, KeyReading, KeySet, KeySpec};
 use rlctl::ingest::record::{LineParser, SkipReason};
 
 /// The keys every target records: the client by address, plus user and
@@ -21,10 +21,11 @@ pub fn keys() -> KeySet {
     keys.add_policy_keys(
         [],
         &[
-            KeyReading::TokenAsWritten,
-            KeyReading::AddressElseConnection,
-            KeyReading::AddressOrUncounted,
-        ],
+            ForwardedReading::TokenAsWritten,
+            ForwardedReading::AddressElseConnection,
+            ForwardedReading::AddressOrUncounted,
+        ]
+        .map(KeyReading::addresses),
     );
     keys
 }

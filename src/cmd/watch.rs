@@ -10,6 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::cli::WatchArgs;
 use crate::options::{self, WatchOutput};
+use crate::scenario::gateway::prefix_note;
 use crate::text::escape;
 use crate::watch::clock::SystemClock;
 use crate::watch::follow::FileEvent;
@@ -71,6 +72,12 @@ impl Outputs for Terminal {
 pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
     let settings = options::watch_settings(&args)?;
     let mut watcher = Watcher::new(settings.watch.clone())?;
+    let gateways: Vec<_> = settings.watch.gateway.into_iter().collect();
+    if let Some(note) = prefix_note(&settings.watch.ingest.keys.primary, &gateways)
+        && !settings.quiet
+    {
+        eprintln!("rlctl: note: {note}");
+    }
     let published: Published = Arc::new(Mutex::new(String::new()));
     let _server = match settings.listen {
         Some(addr) => {

@@ -12,7 +12,7 @@ mod reading;
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
-pub use reading::KeyReading;
+pub use reading::{ForwardedReading, KeyReading};
 
 use super::IngestError;
 use super::record::Record;
@@ -106,21 +106,48 @@ impl KeySpec {
             cidr4,
             cidr6,
             text: text.to_string(),
-            reading: KeyReading::AsLogged,
+            reading: KeyReading::default(),
         })
     }
 
     /// This key as a product reading requests `reading`'s way derives it, when
-    /// that can differ from the key as logged: for `xff` parts, and for keys
-    /// of several parts where a reading needs every part.
+    /// that can differ from the key as logged: for `xff` parts, for keys of
+    /// several parts where a reading needs every part, and for address parts
+    /// aggregated into prefixes, which a reading of whole addresses drops.
     pub fn read_as(&self, reading: KeyReading) -> Option<KeySpec> {
-        let differs = self.parts.contains(&KeyPart::Xff)
+        let forwarded_differs = self.parts.contains(&KeyPart::Xff)
             || (reading.needs_every_part() && self.parts.len() > 1);
-        (reading != self.reading && differs).then(|| KeySpec {
-            text: format!("{} ({})", self.text, reading.label()),
-            reading,
+        let prefixes = self.has_prefixes();
+        // What the reading changes, and nothing it cannot, so that the
+        // readings of several products that derive one key share its column.
+        let read = KeyReading {
+            forwarded: match forwarded_differs {
+                true => reading.forwarded,
+                false => self.reading.forwarded,
+            },
+            whole_addresses: match prefixes {
+                true => reading.whole_addresses,
+                false => self.reading.whole_addresses,
+            },
+        };
+        let (cidr4, cidr6) = match read.whole_addresses {
+            true => (None, None),
+            false => (self.cidr4, self.cidr6),
+        };
+        (read != self.reading).then(|| KeySpec {
+            text: format!("{} ({})", self.text, read.label()),
+            reading: read,
+            cidr4,
+            cidr6,
             ..self.clone()
         })
+    }
+
+    /// Whether the key aggregates addresses into prefixes (`--cidr4`,
+    /// `--cidr6` with an `ip` or `xff` part).
+    pub fn has_prefixes(&self) -> bool {
+        (self.cidr4.is_some() || self.cidr6.is_some())
+            && (self.parts.iter()).any(|p| matches!(p, KeyPart::Ip | KeyPart::Xff))
     }
 
     /// The key of the user agent alone (what client profiles read; `--key`
@@ -132,7 +159,7 @@ impl KeySpec {
             cidr4: None,
             cidr6: None,
             text: "user_agent".into(),
-            reading: KeyReading::AsLogged,
+            reading: KeyReading::default(),
         }
     }
 
@@ -245,21 +272,23 @@ impl KeySpec {
                         .unwrap_or_default()
                 };
                 let first = || reading::first_element(&record.xff);
-                match self.reading {
-                    KeyReading::AsLogged => match first_address(&record.xff) {
+                match self.reading.forwarded {
+                    ForwardedReading::AsLogged => match first_address(&record.xff) {
                         Some(first) => self.aggregate(without_port(first)),
                         None => connection(),
                     },
-                    KeyReading::TokenAsWritten => (first_address(&record.xff))
+                    ForwardedReading::TokenAsWritten => (first_address(&record.xff))
                         .or_else(|| first_address(&record.addr))
                         .map(|a| Cow::Borrowed(without_port(a)))
                         .unwrap_or_default(),
-                    KeyReading::AddressElseConnection => match reading::haproxy_address(first()) {
-                        Some(Cow::Borrowed(a)) => self.aggregate(a),
-                        Some(Cow::Owned(a)) => Cow::Owned(self.aggregate(&a).into_owned()),
-                        None => connection(),
-                    },
-                    KeyReading::AddressOrUncounted => reading::plain_address(first())
+                    ForwardedReading::AddressElseConnection => {
+                        match reading::haproxy_address(first()) {
+                            Some(Cow::Borrowed(a)) => self.aggregate(a),
+                            Some(Cow::Owned(a)) => Cow::Owned(self.aggregate(&a).into_owned()),
+                            None => connection(),
+                        }
+                    }
+                    ForwardedReading::AddressOrUncounted => reading::plain_address(first())
                         .map(|a| self.aggregate(a))
                         .unwrap_or_default(),
                 }

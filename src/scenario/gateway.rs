@@ -10,7 +10,7 @@ use super::execute::ScenarioRunner;
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
-use crate::ingest::key::KeySet;
+use crate::ingest::key::{KeySet, KeySpec};
 use crate::simulate::gateway::check::{Difference, GatewayReplays, differences};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::{Deployment, Limiter, ReplayError};
@@ -127,6 +127,28 @@ pub fn scenarios(
             })
         })
         .collect()
+}
+
+/// The note that the replays of `gateways` count each address where `key`
+/// counts prefixes (`--cidr4`, `--cidr6`), when one of them does: a rule's
+/// key cannot name a prefix, so the configurations `rlctl export` writes key
+/// on addresses (see [`crate::ingest::key::KeyReading`]).
+pub fn prefix_note(key: &KeySpec, gateways: &[Gateway]) -> Option<String> {
+    let by_address: Vec<&str> = (gateways.iter())
+        .filter(|g| g.key_reading().whole_addresses)
+        .map(|g| g.name())
+        .collect();
+    let flags: Vec<String> = [("--cidr4", key.cidr4), ("--cidr6", key.cidr6)]
+        .into_iter()
+        .filter_map(|(flag, bits)| bits.map(|b| format!("{flag} {b}")))
+        .collect();
+    (key.has_prefixes() && !by_address.is_empty()).then(|| {
+        format!(
+            "the replays of {} count each address, not the prefixes of {}: a rule's key cannot name a prefix, so the configurations rlctl export writes key on addresses",
+            by_address.join(", "),
+            flags.join(", ")
+        )
+    })
 }
 
 /// Replays `base` (the policy's own scenario) over `table` as the policy and

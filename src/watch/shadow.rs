@@ -184,8 +184,13 @@ impl Shadow {
                     alg: alg.clone(),
                     states: HashMap::new(),
                 }) as Box<dyn KeyedStates>);
-                let read = gateway.and_then(|g| rule.key.read_as(g.key_reading()));
-                let key_column = key_column(keys, &read.as_ref().unwrap_or(&rule.key).text);
+                // The key as ingested (the primary one with `--cidr4/6`),
+                // as the gateway reads it.
+                let ingested = (std::iter::once(&keys.primary).chain(&keys.extra))
+                    .find(|k| k.text == rule.key.text)
+                    .unwrap_or(&rule.key);
+                let read = gateway.and_then(|g| ingested.read_as(g.key_reading()));
+                let key_column = key_column(keys, &read.as_ref().unwrap_or(ingested).text);
                 Ok(ShadowRule {
                     rule: rule.clone(),
                     key_column,

@@ -12,6 +12,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::options::{self, ReportSettings};
 use crate::output;
 use crate::report::{self, ReportRun};
+use crate::scenario::gateway::prefix_note;
 use crate::text::escape;
 
 /// Runs `rlctl report`.
@@ -27,6 +28,10 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         let key = &settings.plan.analysis.ingest.keys.primary.text;
         if let Some(note) = keyless_lines(ingested, key, rule_keys) {
             eprintln!("{note}");
+        }
+        let primary = &settings.plan.analysis.ingest.keys.primary;
+        if let Some(note) = prefix_note(primary, &settings.plan.gateways) {
+            eprintln!("rlctl: note: {note}");
         }
         for rule in (run.policy.rules.iter()).filter(|r| r.summary.totals.requests == 0) {
             eprintln!(

@@ -9,6 +9,7 @@ use crate::output::junit;
 use crate::render::analysis::{self as analyze_view, AnalyzeJson};
 use crate::render::scenarios as simulate_view;
 use crate::report::{GateResult, ReportRun, charts};
+use crate::scenario::gateway::prefix_note;
 use crate::scenario::{RuleResult, ScenarioResult};
 use crate::text::counted;
 use crate::text::time::format_rfc3339;
@@ -206,7 +207,8 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     doc.table(t);
     doc.chart(charts::rejects_over_time(run));
     if !run.gateways.is_empty() {
-        gateway_section(&mut doc, run);
+        let primary = &settings.plan.analysis.ingest.keys.primary;
+        gateway_section(&mut doc, run, prefix_note(primary, &settings.plan.gateways));
     }
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
@@ -227,11 +229,14 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
 
 /// "The policy as your gateway enforces it": each `--gateway` next to the
 /// policy, the models labelled.
-fn gateway_section(doc: &mut Document, run: &ReportRun) {
+fn gateway_section(doc: &mut Document, run: &ReportRun, prefix_note: Option<String>) {
     doc.heading("The policy as your gateway enforces it");
     doc.paragraph(
         "The policy replayed as each gateway enforces the configuration `rlctl export` writes for it: its window alignment, time resolution, arithmetic, and whether it counts rejected requests (docs/gateways.md). Scenarios marked (model) follow the vendor's approximate documentation and are not exact.".to_string(),
     );
+    if let Some(note) = prefix_note {
+        doc.paragraph(format!("Note: {note}."));
+    }
     let mut t = Table::new(&[
         "gateway",
         "requests>",

@@ -8,6 +8,7 @@ use crate::options::SimulateSettings;
 use crate::output::document::{Document, Table};
 use crate::render::analysis::InputJson;
 use crate::render::scenarios::{comparison_blocks, percent, result_blocks};
+use crate::scenario::gateway::prefix_note;
 use crate::scenario::{Comparison, Estimate, RuleResult, Sampling, ScenarioResult};
 use crate::simulate::Balance;
 use crate::text::counted;
@@ -142,6 +143,9 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     ];
     if let Some(x) = settings.scale {
         facts.push(("what-if scale", format!("traffic {x} times as dense")));
+    }
+    if let Some(note) = prefix_note(&settings.ingest.keys.primary, &settings.gateways) {
+        facts.push(("gateway keys", note));
     }
     if let Some(s) = &run.sampling {
         facts.push((

@@ -2,24 +2,69 @@
 //! policies (and the nginx configuration `rlctl export` writes) take an `xff`
 //! key from the first token of X-Forwarded-For, whatever it holds; HAProxy's
 //! and AWS WAF's configurations read only an address there and do something
-//! else with the rest, so a replay of them derives the key as they do.
+//! else with the rest, so a replay of them derives the key as they do. And no
+//! product's configuration keys on an address prefix (`--cidr4`, `--cidr6`):
+//! its replay counts each address.
 
 use std::borrow::Cow;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
-/// How a key's parts are read from a request.
+/// How a product reads a key from a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum KeyReading {
+pub struct KeyReading {
+    /// How it reads an `xff` part.
+    pub forwarded: ForwardedReading,
+    /// Whether it keys on each address whatever `--cidr4`/`--cidr6` say: a
+    /// rule's key cannot name a prefix, so every configuration `rlctl export`
+    /// writes counts addresses (`$binary_remote_addr`, `src`,
+    /// `remote_address`, AWS WAF's `IP`).
+    pub whole_addresses: bool,
+}
+
+impl KeyReading {
+    /// Reads `xff` parts `forwarded`'s way, and each address whole.
+    pub fn addresses(forwarded: ForwardedReading) -> Self {
+        KeyReading {
+            forwarded,
+            whole_addresses: true,
+        }
+    }
+
+    /// A word for the key text of a key read this way (never shown as a
+    /// rule's key, which keeps the policy's text).
+    pub(super) fn label(self) -> String {
+        let forwarded = match self.forwarded {
+            ForwardedReading::AsLogged => None,
+            ForwardedReading::TokenAsWritten => Some("token as written"),
+            ForwardedReading::AddressElseConnection => Some("address else connection"),
+            ForwardedReading::AddressOrUncounted => Some("address or uncounted"),
+        };
+        let whole = self.whole_addresses.then_some("each address");
+        (forwarded.into_iter().chain(whole))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// Whether a key of several parts needs every one of them.
+    pub(super) fn needs_every_part(self) -> bool {
+        self.forwarded == ForwardedReading::AddressOrUncounted
+    }
+}
+
+/// How a product reads an `xff` key part from X-Forwarded-For.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ForwardedReading {
     /// As rlctl's policies read them: `xff` is the first token of
     /// X-Forwarded-For whatever it holds (`unknown` included), else the
     /// connecting address; a key of several parts counts while any part has a
-    /// value. The nginx export's map (`^[\s,]*([^\s,]+)`) reads it so.
+    /// value.
     #[default]
     AsLogged,
-    /// The nginx configuration `rlctl export` writes: its `map` keys on the
-    /// first token as text, port left out, without reading an address in
-    /// it (`2001:DB8::1`, `2001:db8::1` and `::ffff:192.0.2.7` are three
-    /// clients there, one to the policy), else `$remote_addr`.
+    /// The nginx configuration `rlctl export` writes: its `map`
+    /// (`^[\s,]*([^\s,]+)`) keys on the first token as text, port left out,
+    /// without reading an address in it (`2001:DB8::1`, `2001:db8::1` and
+    /// `::ffff:192.0.2.7` are three clients there, one to the policy), else
+    /// `$remote_addr`.
     TokenAsWritten,
     /// HAProxy's `req.hdr_ip(x-forwarded-for,1)`, falling back to `src`: the
     /// first element of the header when it is an address (IPv4, with or
@@ -32,24 +77,6 @@ pub enum KeyReading {
     /// does not count it. A key of several parts (`CUSTOM_KEYS`) has none
     /// unless every part has a value.
     AddressOrUncounted,
-}
-
-impl KeyReading {
-    /// A word for the key text of a key read this way (never shown as a
-    /// rule's key, which keeps the policy's text).
-    pub(super) fn label(self) -> &'static str {
-        match self {
-            KeyReading::AsLogged => "as logged",
-            KeyReading::TokenAsWritten => "token as written",
-            KeyReading::AddressElseConnection => "address else connection",
-            KeyReading::AddressOrUncounted => "address or uncounted",
-        }
-    }
-
-    /// Whether a key of several parts needs every one of them.
-    pub(super) fn needs_every_part(self) -> bool {
-        self == KeyReading::AddressOrUncounted
-    }
 }
 
 /// The first element of an X-Forwarded-For field as a gateway splits the

@@ -1,10 +1,28 @@
 use super::canonical::{canonical_names, names_with_colon};
 use super::*;
 
-/// The key of a record (`addr`, `xff`, `user`) as `reading` derives `spec_text`.
-fn read(spec_text: &str, reading: KeyReading, addr: &str, xff: &str, user: &str) -> Option<String> {
+/// The key of a record (`addr`, `xff`, `user`) as a product reading
+/// X-Forwarded-For `forwarded`'s way derives `spec_text`.
+fn read(
+    spec_text: &str,
+    forwarded: ForwardedReading,
+    addr: &str,
+    xff: &str,
+    user: &str,
+) -> Option<String> {
     let spec = KeySpec::parse(spec_text, None, None).unwrap();
-    let spec = spec.read_as(reading).unwrap_or(spec);
+    read_spec(&spec, KeyReading::addresses(forwarded), addr, xff, user)
+}
+
+/// The key of a record as `reading` derives `spec`.
+fn read_spec(
+    spec: &KeySpec,
+    reading: KeyReading,
+    addr: &str,
+    xff: &str,
+    user: &str,
+) -> Option<String> {
+    let spec = spec.read_as(reading).unwrap_or_else(|| spec.clone());
     let mut r = Record::default();
     r.clear(0);
     r.addr = Cow::Owned(addr.as_bytes().to_vec());
@@ -16,7 +34,7 @@ fn read(spec_text: &str, reading: KeyReading, addr: &str, xff: &str, user: &str)
 
 #[test]
 fn gateways_read_xff_their_own_way() {
-    use KeyReading::*;
+    use ForwardedReading::*;
     let key = |reading, addr, xff| read("xff", reading, addr, xff, "");
     for xff in [
         "unknown",
@@ -90,14 +108,67 @@ fn gateways_read_xff_their_own_way() {
     );
     // A reading that cannot change a key gives none of its own.
     let ip = KeySpec::parse("ip", None, None).unwrap();
-    assert_eq!(ip.read_as(AddressElseConnection), None);
-    assert_eq!(ip.read_as(AddressOrUncounted), None);
+    assert_eq!(
+        ip.read_as(KeyReading::addresses(AddressElseConnection)),
+        None
+    );
+    assert_eq!(ip.read_as(KeyReading::addresses(AddressOrUncounted)), None);
     assert!(
         KeySpec::parse("xff", None, None)
             .unwrap()
-            .read_as(AsLogged)
+            .read_as(KeyReading::addresses(AsLogged))
             .is_none()
     );
+}
+
+#[test]
+fn gateways_key_on_whole_addresses_where_the_policy_keys_on_prefixes() {
+    use ForwardedReading::*;
+    let ip = KeySpec::parse("ip", Some(24), Some(64)).unwrap();
+    let xff = KeySpec::parse("xff+user", Some(24), None).unwrap();
+    let prefixes = KeyReading::default();
+    assert_eq!(
+        read_spec(&ip, prefixes, "192.0.2.7", "", "").as_deref(),
+        Some("192.0.2.0/24")
+    );
+    assert_eq!(ip.read_as(prefixes), None);
+    for forwarded in [
+        AsLogged,
+        TokenAsWritten,
+        AddressElseConnection,
+        AddressOrUncounted,
+    ] {
+        let reading = KeyReading::addresses(forwarded);
+        assert_eq!(
+            read_spec(&ip, reading, "192.0.2.7", "", "").as_deref(),
+            Some("192.0.2.7")
+        );
+        assert_eq!(
+            read_spec(&ip, reading, "2001:db8::7", "", "").as_deref(),
+            Some("2001:db8::7")
+        );
+        // Every product's reading of a key without `xff` is the same key,
+        // so that their replays share one column.
+        assert_eq!(ip.read_as(reading).unwrap().text, "ip (each address)");
+        assert_eq!(
+            read_spec(&xff, reading, "10.0.0.1", "192.0.2.7", "bob").as_deref(),
+            Some("192.0.2.7+bob"),
+            "{forwarded:?}"
+        );
+    }
+    // A Redis script keyed as the policy reads X-Forwarded-For keeps its prefixes.
+    assert_eq!(
+        read_spec(&xff, prefixes, "10.0.0.1", "192.0.2.7", "bob").as_deref(),
+        Some("192.0.2.0/24+bob")
+    );
+    let haproxy = xff.read_as(KeyReading::addresses(AddressElseConnection));
+    assert_eq!(
+        haproxy.map(|k| k.text).as_deref(),
+        Some("xff+user (address else connection, each address)")
+    );
+    // Keys without an address part have no prefix to drop.
+    let user = KeySpec::parse("user", Some(24), None).unwrap();
+    assert_eq!(user.read_as(KeyReading::addresses(TokenAsWritten)), None);
 }
 
 fn key(

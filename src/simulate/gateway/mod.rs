@@ -40,7 +40,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
-use crate::ingest::key::KeyReading;
+use crate::ingest::key::{ForwardedReading, KeyReading};
 use engine::Engine;
 pub use engine::State;
 
@@ -157,14 +157,20 @@ impl Gateway {
     /// How the configuration `rlctl export` writes for it reads a rule's key
     /// from a request: nginx's `map` keys X-Forwarded-For's first token as
     /// text, HAProxy's `req.hdr_ip` and AWS WAF's forwarded IP read only an
-    /// address there; the others read the key as the policy does (see
+    /// address there; the others read it as the policy does. Each keys on
+    /// whole addresses, not the prefixes of `--cidr4`/`--cidr6`, except the
+    /// Redis script, whose key is whatever the application passes it (see
     /// [`KeyReading`]).
     pub fn key_reading(self) -> KeyReading {
-        match self {
-            Gateway::Nginx => KeyReading::TokenAsWritten,
-            Gateway::Haproxy => KeyReading::AddressElseConnection,
-            Gateway::AwsWaf => KeyReading::AddressOrUncounted,
-            _ => KeyReading::AsLogged,
+        let forwarded = match self {
+            Gateway::Nginx => ForwardedReading::TokenAsWritten,
+            Gateway::Haproxy => ForwardedReading::AddressElseConnection,
+            Gateway::AwsWaf => ForwardedReading::AddressOrUncounted,
+            _ => ForwardedReading::AsLogged,
+        };
+        KeyReading {
+            forwarded,
+            whole_addresses: self != Gateway::RedisSwc,
         }
     }
 

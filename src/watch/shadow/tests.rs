@@ -315,3 +315,30 @@ fn top_clients_carry_their_profile_and_only_tracked_ones_are_kept() {
     // The quiet clients listed match nothing.
     assert!(f.top[1..].iter().all(|c| c.profile.is_empty()));
 }
+
+#[test]
+fn gateways_key_on_each_address_where_the_command_keys_on_prefixes() {
+    let rules = Policy::parse(POLICY, "p.toml").unwrap();
+    let log = generated_log(4000, 7);
+    let keys_as = |cidr4, gateway| {
+        let primary = KeySet::new(KeySpec::parse("ip", cidr4, None).unwrap());
+        keys_for_policy(&rules, &[], gateway, primary)
+    };
+    let decided = |cidr4, gateway| {
+        let (counts, decisions, _, _, _) =
+            watched_as(&log, &rules, &keys_as(cidr4, gateway), 512, gateway);
+        (counts, decisions)
+    };
+    // nginx's configuration keys on `$binary_remote_addr` whatever the
+    // prefixes: the same decisions as without them.
+    let nginx = Some(Gateway::Nginx);
+    let (prefixed, whole) = (decided(Some(8), nginx), decided(None, nginx));
+    assert_eq!(prefixed.0, whole.0);
+    assert!(
+        prefixed.1 == whole.1,
+        "nginx decided otherwise with prefixes"
+    );
+    // A Redis script is keyed as the application keys it: by the prefixes.
+    let redis = Some(Gateway::RedisSwc);
+    assert_ne!(decided(Some(8), redis).0, decided(None, redis).0);
+}
