@@ -17,7 +17,7 @@ use crate::options;
 use crate::output;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::gateway::{ExportCheck, check, label};
-use crate::scenario::{AlgoChoice, AlgoOptions, plan};
+use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, plan};
 use crate::text::counted;
 use crate::text::escape;
 use crate::text::time::format_rfc3339;
@@ -69,10 +69,11 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             .remove(0);
             // Exempt requests are admitted and never counted, by the policy and
             // by the gateway alike (the export exempts the same requests).
-            let exempt = crate::scenario::exempt_mask(
+            let exempt = ExemptMasks::new(
                 &ingested.table,
                 &policy.exemptions,
                 &ingest_settings.keys,
+                &[gateway.key_reading()],
             );
             let found = check(
                 &ingested.table,

@@ -6,6 +6,8 @@
 //! case (nginx.org/r/map), so methods use `~*` and clients an anchored,
 //! case-sensitive `~` regex.
 
+use std::net::IpAddr;
+
 use super::conf::Conf;
 use super::exempt;
 use super::{ClientPart, ExportError};
@@ -31,6 +33,29 @@ fn text_expr(part: &ClientPart, xff: &str) -> String {
 /// The key of an exemption as request attributes.
 fn parts(e: &Exemption) -> Result<Vec<ClientPart>, ExportError> {
     key_parts(&e.name, &e.key, "request attribute")
+}
+
+/// Refuses a client whose value for an `ip` part is not an address:
+/// `$remote_addr` always is one, so the map would never match it (a prefix
+/// such as `192.0.2.0/24` included).
+fn addresses_where_due(
+    e: &Exemption,
+    client: &str,
+    parts: &[ClientPart],
+) -> Result<(), ExportError> {
+    let values = exempt::client_values(e, client, parts.len(), "nginx")?;
+    match (parts.iter().zip(values))
+        .find(|(part, value)| **part == ClientPart::Address && value.parse::<IpAddr>().is_err())
+    {
+        Some((_, value)) => Err(ExportError::Unsupported {
+            target: "nginx",
+            rule: e.name.clone(),
+            message: format!(
+                "client {value:?} is not an IP address, and $remote_addr always is one (nginx matches the address, not a prefix)"
+            ),
+        }),
+        None => Ok(()),
+    }
 }
 
 /// Writes the maps of every exemption; returns whether any uses X-Forwarded-For.
@@ -70,6 +95,7 @@ pub fn write(
         }
         if let Some(client) = exempt::client(e)? {
             let key_parts = parts(e)?;
+            addresses_where_due(e, client, &key_parts)?;
             uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
             let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();
             let pattern = format!("~^{}$", regex::escape(client));

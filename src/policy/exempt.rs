@@ -7,7 +7,7 @@
 use regex::Regex;
 
 use super::{CheckedRule, PolicyError, Rule, checked_method, route_regex};
-use crate::ingest::key::KeySpec;
+use crate::ingest::key::{ForwardedReading, KeyReading, KeySet, KeySpec};
 
 /// A policy with its limit rules and its exemptions apart.
 #[derive(Debug, Clone, Default)]
@@ -48,6 +48,34 @@ impl Exemption {
                 .keyed_client
                 .as_deref()
                 .is_none_or(|want| client == Some(want))
+    }
+}
+
+impl Exemption {
+    /// The key its client is compared on, by text among `keys` (the
+    /// ingestion's, where the primary key carries `--cidr4/6`), and the
+    /// client as that key's values are written, for a product reading keys
+    /// `reading`'s way (`None`: as the policy does). nginx's exemption `map`
+    /// compares the client as the policy writes it with X-Forwarded-For's
+    /// token as written; every other product compares addresses, so the
+    /// client is taken as ingestion writes keys. A client of a prefix
+    /// (`192.0.2.0/24`) matches no request of a product keying on whole
+    /// addresses, as no such product's exemption matches it.
+    pub fn key_and_client(
+        &self,
+        keys: &KeySet,
+        reading: Option<KeyReading>,
+    ) -> (String, Option<&str>) {
+        let ingested = (std::iter::once(&keys.primary).chain(&keys.extra))
+            .find(|k| k.text == self.key.text)
+            .unwrap_or(&self.key);
+        match reading.and_then(|r| ingested.read_as(r)) {
+            Some(read) if read.reading.forwarded == ForwardedReading::TokenAsWritten => {
+                (read.text, self.client.as_deref())
+            }
+            Some(read) => (read.text, self.keyed_client.as_deref()),
+            None => (self.key.text.clone(), self.keyed_client.as_deref()),
+        }
     }
 }
 
@@ -112,6 +140,45 @@ exempt = true
         assert!(monitor.matches("POST", "/anything", Some("10.0.0.7")));
         assert!(!monitor.matches("POST", "/anything", Some("10.0.0.8")));
         assert_eq!(monitor.key.text, "ip");
+    }
+
+    #[test]
+    fn products_compare_an_exempt_client_as_they_read_keys() {
+        use crate::ingest::key::{ForwardedReading::*, KeyReading, KeySet, KeySpec};
+        let text = "[[rule]]\nname='m'\nkey='xff'\nclient='2001:DB8::1'\nexempt=true\n\
+                    [[rule]]\nname='o'\nclient='192.0.2.7'\nexempt=true\n";
+        let p = Policy::parse_policy(text, "p.toml").unwrap();
+        let [by_xff, by_ip] = p.exemptions.as_slice() else {
+            panic!("{:?}", p.exemptions)
+        };
+        let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), None).unwrap());
+        keys.add(by_xff.key.clone());
+        let read = |e: &super::Exemption, r: Option<KeyReading>| {
+            let (key, client) = e.key_and_client(&keys, r);
+            (key, client.map(str::to_string))
+        };
+        let pair = |key: &str, client: &str| (key.to_string(), Some(client.to_string()));
+        // The policy: the client as ingestion writes keys, on the key's own column.
+        assert_eq!(read(by_xff, None), pair("xff", "2001:db8::1"));
+        // nginx compares X-Forwarded-For's token with the client as written.
+        let nginx = KeyReading::addresses(TokenAsWritten);
+        assert_eq!(
+            read(by_xff, Some(nginx)),
+            pair("xff (token as written)", "2001:DB8::1")
+        );
+        // HAProxy compares addresses.
+        let haproxy = KeyReading::addresses(AddressElseConnection);
+        assert_eq!(
+            read(by_xff, Some(haproxy)),
+            pair("xff (address else connection)", "2001:db8::1")
+        );
+        // Under --cidr4 24 the policy's `ip` column holds prefixes; a
+        // product's holds addresses, where the client is found.
+        assert_eq!(read(by_ip, None), pair("ip", "192.0.2.7"));
+        assert_eq!(
+            read(by_ip, Some(nginx)),
+            pair("ip (each address)", "192.0.2.7")
+        );
     }
 
     #[test]

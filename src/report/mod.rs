@@ -12,7 +12,7 @@ pub mod gates;
 use crate::analysis::{self, AnalysisError, AnalysisSettings, AnalyzeRun};
 use crate::ingest;
 use crate::policy::{CheckedRule, Exemption, PolicyError};
-use crate::scenario::{AlgoChoice, AlgoOptions, ScenarioResult, ScenarioRunner, plan};
+use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, ScenarioResult, ScenarioRunner, plan};
 use crate::simulate::gateway::{Gateway, GatewayError};
 use crate::simulate::{Deployment, ReplayError, SpecError};
 pub use gates::{GateResult, Gates};
@@ -100,9 +100,10 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
     };
     let keys = &plan.analysis.ingest.keys;
     let table = &analysis.ingested.table;
-    let mask = crate::scenario::exempt_mask(table, &plan.exemptions, keys);
-    let mut runner =
-        ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top).with_exemptions(mask);
+    let readings: Vec<_> = plan.gateways.iter().map(|g| g.key_reading()).collect();
+    let masks = ExemptMasks::new(table, &plan.exemptions, keys, &readings);
+    let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top)
+        .with_exemptions(masks);
     let mut replay = |algo| -> Result<Vec<ScenarioResult>, ReportError> {
         let scenarios = plan::policy(
             &AlgoOptions {

@@ -9,6 +9,7 @@ use std::sync::{Arc, OnceLock};
 use rayon::prelude::*;
 use serde::Serialize;
 
+use super::exempt::ExemptMasks;
 use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset, key_ids, key_names, shared_keys};
 use crate::events::EventTable;
@@ -61,14 +62,16 @@ pub struct ScenarioRunner<'a> {
     /// Per list of rule selections, their key columns prepared for the replay
     /// (with one instance).
     prepared: HashMap<Vec<RuleSelection>, PreparedKeys>,
-    /// Per event, whether an exemption matches it (no rule applies to it then).
-    exempt: Option<Arc<[bool]>>,
+    /// Per event, whether an exemption matches it (no rule applies to it
+    /// then), as the policy and each product reads keys.
+    exempt: ExemptMasks,
     /// What no decision changes of all events, shared by the summaries over them.
     census: OnceLock<Census>,
 }
 
-/// What picks a rule's requests and keys: its key, method and route regex.
-type RuleSelection = (KeyRef, Option<String>, Option<String>);
+/// What picks a rule's requests and keys: its key, method and route regex,
+/// and the place of its exemption mask.
+type RuleSelection = (KeyRef, Option<String>, Option<String>, usize);
 
 impl<'a> ScenarioRunner<'a> {
     /// A runner over `table` with times `ts` (the table's, or compressed), listing
@@ -86,14 +89,15 @@ impl<'a> ScenarioRunner<'a> {
             top,
             selections: HashMap::new(),
             prepared: HashMap::new(),
-            exempt: None,
+            exempt: ExemptMasks::default(),
             census: OnceLock::new(),
         }
     }
 
-    /// Exempts the events `mask` marks from every rule (see [`super::exempt`]).
-    pub fn with_exemptions(mut self, mask: Option<Arc<[bool]>>) -> Self {
-        self.exempt = mask;
+    /// Exempts the events `masks` marks from every rule, each scenario by
+    /// the mask of its reading (see [`super::exempt`]).
+    pub fn with_exemptions(mut self, masks: ExemptMasks) -> Self {
+        self.exempt = masks;
         self.selections.clear();
         self.prepared.clear();
         self
@@ -102,10 +106,11 @@ impl<'a> ScenarioRunner<'a> {
     /// Replays one scenario.
     pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
         let (table, ts) = (self.table, self.replayer.times());
-        let exempt = self.exempt.as_deref();
+        let (slot, exempt) = self.exempt.of(scenario.reading);
+        let exempt = exempt.map(|mask| &**mask);
         let mut missing: Vec<(RuleSelection, &PlannedRule)> = Vec::new();
         for rule in &scenario.rules {
-            let id = selection_id(rule);
+            let id = selection_id(rule, slot);
             if !self.selections.contains_key(&id) && missing.iter().all(|(m, _)| *m != id) {
                 missing.push((id, rule));
             }
@@ -118,7 +123,9 @@ impl<'a> ScenarioRunner<'a> {
                 .map(|(id, _)| id)
                 .zip(built.into_iter().map(Arc::new)),
         );
-        let ids: Vec<RuleSelection> = scenario.rules.iter().map(selection_id).collect();
+        let ids: Vec<RuleSelection> = (scenario.rules.iter())
+            .map(|rule| selection_id(rule, slot))
+            .collect();
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();
         let replayer = &mut self.replayer;
@@ -169,11 +176,12 @@ impl<'a> ScenarioRunner<'a> {
     }
 }
 
-fn selection_id(rule: &PlannedRule) -> RuleSelection {
+fn selection_id(rule: &PlannedRule, exempt_slot: usize) -> RuleSelection {
     (
         rule.key,
         rule.method.clone(),
         rule.route.as_ref().map(|r| r.as_str().to_owned()),
+        exempt_slot,
     )
 }
 

@@ -4,9 +4,8 @@
 //! (AWS WAF, Cloudflare) carry "(model)" in their name, so every output that
 //! shows a scenario labels them.
 
-use std::sync::Arc;
-
 use super::execute::ScenarioRunner;
+use super::exempt::ExemptMasks;
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -124,6 +123,7 @@ pub fn scenarios(
             Ok(Scenario {
                 name: label(gateway),
                 rules,
+                reading: Some(gateway.key_reading()),
             })
         })
         .collect()
@@ -154,29 +154,33 @@ pub fn prefix_note(key: &KeySpec, gateways: &[Gateway]) -> Option<String> {
 /// Replays `base` (the policy's own scenario) over `table` as the policy and
 /// as `gateway` enforces it, and lists where they differ (the reason from a
 /// third replay of the gateway with rejected requests ignored). The events
-/// `exempt` marks (see [`super::exempt_mask`]) are admitted and never counted
-/// in every replay.
+/// `exempt` marks (see [`ExemptMasks`]: the policy's, and the gateway's as it
+/// reads keys) are admitted and never counted.
 pub fn check(
     table: &EventTable,
     base: &Scenario,
     gateway: Gateway,
     keys: &KeySet,
-    exempt: Option<Arc<[bool]>>,
+    exempt: ExemptMasks,
 ) -> Result<ExportCheck, CheckError> {
+    // Whether the gateway exempts the requests the policy does.
+    let exempt_alike = exempt.of(Some(gateway.key_reading())).0 == 0;
     let mut runner =
         ScenarioRunner::new(table, &table.ts, Deployment::single(), 1).with_exemptions(exempt);
     let policy = runner.run(base)?;
     let as_gateway = scenarios(base, &[gateway], keys)?.remove(0);
     let counted = runner.run(&as_gateway)?;
-    // The gateway's arithmetic on the policy's keys, then with rejected
-    // requests ignored as well: what tells the reasons apart.
+    // The gateway's arithmetic on the policy's keys (and exemptions), then
+    // with rejected requests ignored as well: what tells the reasons apart.
     let mut on_policy_keys = as_gateway.clone();
     for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {
         rule.key = own.key;
     }
-    let keyed_alike = (on_policy_keys.rules.iter())
-        .zip(&as_gateway.rules)
-        .all(|(a, b)| a.key == b.key);
+    on_policy_keys.reading = None;
+    let keyed_alike = exempt_alike
+        && (on_policy_keys.rules.iter())
+            .zip(&as_gateway.rules)
+            .all(|(a, b)| a.key == b.key);
     let same_keys = match keyed_alike {
         true => None,
         false => Some(runner.run(&on_policy_keys)?.allowed),

@@ -37,6 +37,9 @@ pub struct Scenario {
     /// The algorithm's name, or `policy` for a policy's own algorithms.
     pub name: String,
     pub rules: Vec<PlannedRule>,
+    /// How the product it stands for reads keys, for its exemptions (`None`:
+    /// as the policy; the rules' keys are already read so).
+    pub reading: Option<KeyReading>,
 }
 
 /// Builds the spec of one rule: `kind` with the rule's limit and burst, `--burst`
@@ -125,6 +128,7 @@ pub fn single(
             Ok(Scenario {
                 name: kind.name().into(),
                 rules: vec![rule],
+                reading: None,
             })
         })
         .collect()
@@ -165,6 +169,7 @@ pub fn policy(
             Ok(Scenario {
                 name,
                 rules: planned,
+                reading: None,
             })
         })
         .collect()

@@ -7,7 +7,7 @@
 
 use crate::events::NO_KEY;
 use crate::ingest::chunk::ChunkResult;
-use crate::ingest::key::KeySet;
+use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
 use crate::scenario::names::NameFilter;
 
@@ -38,20 +38,30 @@ pub fn key_value(chunk: &ChunkResult, column: usize, row: usize) -> Option<&str>
     }
 }
 
-/// A policy's exemptions, each with the chunk column of its key.
+/// A policy's exemptions, each with the chunk column of its key and the
+/// client compared with that key's values.
 #[derive(Debug, Clone, Default)]
 pub struct Exemptions {
-    list: Vec<(Exemption, usize)>,
+    list: Vec<(Exemption, usize, Option<String>)>,
 }
 
 impl Exemptions {
-    /// The exemptions, with `keys` (from [`super::shadow::keys_for`]) telling
-    /// which column holds each one's key.
-    pub fn new(exemptions: &[Exemption], keys: &KeySet) -> Exemptions {
+    /// The exemptions as a product reading keys `reading`'s way matches
+    /// them (`None`: as the policy; see [`Exemption::key_and_client`]), with
+    /// `keys` (from [`super::shadow::keys_for_policy`]) telling which column
+    /// holds each one's key.
+    pub fn new(exemptions: &[Exemption], keys: &KeySet, reading: Option<KeyReading>) -> Exemptions {
         Exemptions {
             list: exemptions
                 .iter()
-                .map(|e| (e.clone(), key_column(keys, &e.key.text)))
+                .map(|e| {
+                    let (key, client) = e.key_and_client(keys, reading);
+                    (
+                        e.clone(),
+                        key_column(keys, &key),
+                        client.map(str::to_string),
+                    )
+                })
                 .collect(),
         }
     }
@@ -63,7 +73,7 @@ impl Exemptions {
             return None;
         }
         let mut mask = vec![false; chunk.events.len()];
-        for (e, column) in &self.list {
+        for (e, column, client) in &self.list {
             // Methods and paths are tested once per distinct name of the chunk.
             let filter = NameFilter::new(
                 &chunk.methods,
@@ -73,7 +83,7 @@ impl Exemptions {
             );
             for (row, event) in chunk.events.iter().enumerate() {
                 mask[row] |= filter.picks(event.method, event.path)
-                    && e.keyed_client
+                    && client
                         .as_deref()
                         .is_none_or(|want| key_value(chunk, *column, row) == Some(want));
             }

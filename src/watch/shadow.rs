@@ -205,7 +205,7 @@ impl Shadow {
             .collect::<Result<Vec<_>, ShadowError>>()?;
         Ok(Shadow {
             rules,
-            exemptions: Exemptions::new(exemptions, keys),
+            exemptions: Exemptions::new(exemptions, keys, gateway.map(|g| g.key_reading())),
             gateway,
             exempt: 0,
             now: None,

@@ -222,3 +222,20 @@ fn an_exempt_address_is_exported_as_the_policy_writes_it() {
     let out = export(policy, "nginx", &[]);
     assert!(out.contains("::ffff:10.0.0.7"), "{out}");
 }
+
+#[test]
+fn a_prefix_client_is_refused_by_every_target_as_no_product_matches_it() {
+    // nginx wrote a map on `$remote_addr` that never matches `192.0.2.0/24`,
+    // so the exemption silently exempted nothing.
+    let policy = "[[rule]]\nname='g'\nlimit='3/1m'\n[[rule]]\nname='office'\nclient='192.0.2.0/24'\nexempt=true\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_policy(dir.path(), policy);
+    for target in TARGETS {
+        rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&path)
+            .assert()
+            .code(2)
+            .stderr(contains(format!("{target} cannot express rule `office`")));
+    }
+}

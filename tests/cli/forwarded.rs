@@ -186,3 +186,48 @@ fn a_key_of_two_parts_keeps_them_apart_in_nginx_as_in_the_replay() {
         assert_eq!(admitted(&statuses), nginx, "{statuses:?}\n{log}");
     }
 }
+
+#[test]
+fn exemptions_match_clients_as_the_real_nginx_and_haproxy_read_them() {
+    // Exempt X-Forwarded-For `2001:db8::9` and `127.0.0.2`. nginx's map
+    // compares the token as written: `2001:DB8::9` is not exempt there, and
+    // `unknown` (no address) never is. HAProxy compares addresses, and keys
+    // `unknown` on the connecting address: 127.0.0.2's requests are exempt.
+    let policy = format!(
+        "{POLICY}[[rule]]\nname='monitor'\nkey='xff'\nclient='2001:db8::9'\nexempt=true\n\
+         [[rule]]\nname='office'\nkey='xff'\nclient='127.0.0.2'\nexempt=true\n"
+    );
+    let requests = anonymous(&[
+        (2, Some("unknown")),
+        (2, Some("unknown")),
+        (2, Some("unknown")),
+        (2, Some("unknown")),
+        (2, Some("unknown")),
+        (4, Some("2001:DB8::9")),
+        (4, Some("2001:DB8::9")),
+        (4, Some("2001:db8::9")),
+        (4, Some("2001:db8::9")),
+        (5, None),
+        (5, None),
+    ]);
+    // nginx: `unknown` counted (1 at once: the first passes), `2001:DB8::9`
+    // counted, `2001:db8::9` exempt, 127.0.0.5 counted.
+    let nginx = replayed("nginx", &policy, &requests);
+    let t = true;
+    let f = false;
+    assert_eq!(nginx, [t, f, f, f, f, t, f, t, t, t, f]);
+    // HAProxy: every request but 127.0.0.5's exempt; those two are within
+    // the C + L - 1 = 3 it admits.
+    let haproxy = replayed("haproxy", &policy, &requests);
+    assert_eq!(haproxy, [t; 11]);
+
+    if let Some(server) = Nginx::start(&nginx_config(&policy)) {
+        let statuses = send(server.addr(), &requests);
+        let log = server.error_log();
+        assert_eq!(admitted(&statuses), nginx, "{statuses:?}\n{log}");
+    }
+    if let Some((_running, addr, _dir)) = start_haproxy(&policy) {
+        let statuses = send(addr, &requests);
+        assert_eq!(admitted(&statuses), haproxy, "{statuses:?}");
+    }
+}

@@ -19,7 +19,7 @@ use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
 use crate::render;
 use crate::scenario::{
-    Comparison, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
+    Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -203,9 +203,10 @@ pub fn replay_scenarios(
         LimitSource::Policy { exemptions, .. } => exemptions.as_slice(),
         _ => &[],
     };
-    let mask = crate::scenario::exempt_mask(table, exemptions, &settings.ingest.keys);
+    let readings: Vec<_> = settings.gateways.iter().map(|g| g.key_reading()).collect();
+    let masks = ExemptMasks::new(table, exemptions, &settings.ingest.keys, &readings);
     let mut runner =
-        ScenarioRunner::new(table, ts, settings.deployment, settings.top).with_exemptions(mask);
+        ScenarioRunner::new(table, ts, settings.deployment, settings.top).with_exemptions(masks);
     let results = scenarios
         .iter()
         .map(|s| runner.run(s))
