@@ -1,0 +1,174 @@
+//! Keys as each product reads them ([`KeyReading`]): X-Forwarded-For, keys
+//! of several parts, and address prefixes.
+
+use super::*;
+
+/// The key of a record (`addr`, `xff`, `user`) as a product reading
+/// X-Forwarded-For `forwarded`'s way derives `spec_text`.
+fn read(
+    spec_text: &str,
+    forwarded: ForwardedReading,
+    addr: &str,
+    xff: &str,
+    user: &str,
+) -> Option<String> {
+    let spec = KeySpec::parse(spec_text, None, None).unwrap();
+    read_spec(&spec, KeyReading::addresses(forwarded), addr, xff, user)
+}
+
+/// The key of a record as `reading` derives `spec`.
+fn read_spec(
+    spec: &KeySpec,
+    reading: KeyReading,
+    addr: &str,
+    xff: &str,
+    user: &str,
+) -> Option<String> {
+    let spec = spec.read_as(reading).unwrap_or_else(|| spec.clone());
+    let mut r = Record::default();
+    r.clear(0);
+    r.addr = Cow::Owned(addr.as_bytes().to_vec());
+    r.xff = Cow::Owned(xff.as_bytes().to_vec());
+    r.user = Cow::Owned(user.as_bytes().to_vec());
+    let mut scratch = String::new();
+    spec.key(&r, &mut scratch).map(str::to_string)
+}
+
+#[test]
+fn gateways_read_xff_their_own_way() {
+    use ForwardedReading::*;
+    let key = |reading, addr, xff| read("xff", reading, addr, xff, "");
+    for xff in [
+        "unknown",
+        "unknown, 198.51.100.1",
+        "-",
+        "",
+        ", 192.0.2.9",
+        "_hidden",
+    ] {
+        assert_eq!(
+            key(AddressElseConnection, "10.0.0.1", xff).as_deref(),
+            Some("10.0.0.1"),
+            "{xff}"
+        );
+        assert_eq!(key(AddressOrUncounted, "10.0.0.1", xff), None, "{xff}");
+    }
+    assert_eq!(
+        key(AsLogged, "10.0.0.1", "unknown").as_deref(),
+        Some("unknown")
+    );
+    assert_eq!(
+        key(AsLogged, "10.0.0.1", ", 192.0.2.9").as_deref(),
+        Some("192.0.2.9")
+    );
+    for xff in ["192.0.2.9:443", " 192.0.2.9 , 10.0.0.2", "192.000.002.009"] {
+        assert_eq!(
+            key(AddressElseConnection, "10.0.0.1", xff).as_deref(),
+            Some("192.0.2.9"),
+            "{xff}"
+        );
+    }
+    assert_eq!(key(AddressOrUncounted, "10.0.0.1", "192.0.2.9:443"), None);
+    assert_eq!(
+        key(AddressOrUncounted, "10.0.0.1", "192.0.2.9, 10.0.0.2").as_deref(),
+        Some("192.0.2.9")
+    );
+    // nginx's map keys on the text, port left out.
+    for (xff, keyed) in [
+        ("2001:DB8:0::9", "2001:DB8:0::9"),
+        ("::ffff:192.0.2.7", "::ffff:192.0.2.7"),
+        ("[2001:db8::9]:443", "2001:db8::9"),
+        ("192.0.2.9:443, 10.0.0.2", "192.0.2.9"),
+        ("unknown", "unknown"),
+        ("-", "10.0.0.1"),
+    ] {
+        assert_eq!(
+            key(TokenAsWritten, "10.0.0.1", xff).as_deref(),
+            Some(keyed),
+            "{xff}"
+        );
+    }
+    // Canonical IPv6, as every other reading writes addresses.
+    for reading in [AsLogged, AddressElseConnection, AddressOrUncounted] {
+        assert_eq!(
+            key(reading, "10.0.0.1", "2001:DB8:0::9").as_deref(),
+            Some("2001:db8::9")
+        );
+    }
+    // AWS WAF's custom keys count a request only with every part.
+    assert_eq!(
+        read("ip+user", AddressOrUncounted, "10.0.0.1", "", "").as_deref(),
+        None
+    );
+    assert_eq!(
+        read("ip+user", AsLogged, "10.0.0.1", "", "").as_deref(),
+        Some("10.0.0.1+-")
+    );
+    assert_eq!(
+        read("ip+user", AddressOrUncounted, "10.0.0.1", "", "bob").as_deref(),
+        Some("10.0.0.1+bob")
+    );
+    // A reading that cannot change a key gives none of its own.
+    let ip = KeySpec::parse("ip", None, None).unwrap();
+    assert_eq!(
+        ip.read_as(KeyReading::addresses(AddressElseConnection)),
+        None
+    );
+    assert_eq!(ip.read_as(KeyReading::addresses(AddressOrUncounted)), None);
+    assert!(
+        KeySpec::parse("xff", None, None)
+            .unwrap()
+            .read_as(KeyReading::addresses(AsLogged))
+            .is_none()
+    );
+}
+
+#[test]
+fn gateways_key_on_whole_addresses_where_the_policy_keys_on_prefixes() {
+    use ForwardedReading::*;
+    let ip = KeySpec::parse("ip", Some(24), Some(64)).unwrap();
+    let xff = KeySpec::parse("xff+user", Some(24), None).unwrap();
+    let prefixes = KeyReading::default();
+    assert_eq!(
+        read_spec(&ip, prefixes, "192.0.2.7", "", "").as_deref(),
+        Some("192.0.2.0/24")
+    );
+    assert_eq!(ip.read_as(prefixes), None);
+    for forwarded in [
+        AsLogged,
+        TokenAsWritten,
+        AddressElseConnection,
+        AddressOrUncounted,
+    ] {
+        let reading = KeyReading::addresses(forwarded);
+        assert_eq!(
+            read_spec(&ip, reading, "192.0.2.7", "", "").as_deref(),
+            Some("192.0.2.7")
+        );
+        assert_eq!(
+            read_spec(&ip, reading, "2001:db8::7", "", "").as_deref(),
+            Some("2001:db8::7")
+        );
+        // Every product's reading of a key without `xff` is the same key,
+        // so that their replays share one column.
+        assert_eq!(ip.read_as(reading).unwrap().text, "ip (each address)");
+        assert_eq!(
+            read_spec(&xff, reading, "10.0.0.1", "192.0.2.7", "bob").as_deref(),
+            Some("192.0.2.7+bob"),
+            "{forwarded:?}"
+        );
+    }
+    // A Redis script keyed as the policy reads X-Forwarded-For keeps its prefixes.
+    assert_eq!(
+        read_spec(&xff, prefixes, "10.0.0.1", "192.0.2.7", "bob").as_deref(),
+        Some("192.0.2.0/24+bob")
+    );
+    let haproxy = xff.read_as(KeyReading::addresses(AddressElseConnection));
+    assert_eq!(
+        haproxy.map(|k| k.text).as_deref(),
+        Some("xff+user (address else connection, each address)")
+    );
+    // Keys without an address part have no prefix to drop.
+    let user = KeySpec::parse("user", Some(24), None).unwrap();
+    assert_eq!(user.read_as(KeyReading::addresses(TokenAsWritten)), None);
+}
