@@ -301,6 +301,12 @@ impl KeySpec {
         }
     }
 
+    /// `address` as this key writes it: its prefix under `--cidr4/6`, else
+    /// in canonical form (anything that is not an address, as it is).
+    pub fn keyed_address(&self, address: &str) -> String {
+        self.aggregate(address).into_owned()
+    }
+
     /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an
     /// IP stays as it is. An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, as
     /// dual-stack servers log IPv4 clients) is the IPv4 client it stands for;

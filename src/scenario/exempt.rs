@@ -54,6 +54,22 @@ pub fn exempt_mask(
     Some(mask.into())
 }
 
+/// The exemptions naming a client that no request has, as the policy reads
+/// keys: they exempt nothing there (a typo, or an address where `--cidr4/6`
+/// made the clients prefixes).
+pub fn unmatched_clients<'e>(
+    table: &EventTable,
+    exemptions: &'e [Exemption],
+    keys: &KeySet,
+) -> Vec<&'e Exemption> {
+    (exemptions.iter())
+        .filter(|e| {
+            let (key_text, client) = e.key_and_client(keys, None);
+            client.is_some_and(|c| key_names(table, key_ref(keys, &key_text)).get(c).is_none())
+        })
+        .collect()
+}
+
 /// The exemption masks of a replay: the policy's, and one for each product
 /// reading (`--gateway`) that matches some exemption's client otherwise.
 #[derive(Debug, Clone, Default)]

@@ -7,12 +7,13 @@ pub mod view;
 use anyhow::Context;
 
 use crate::Outcome;
-use crate::analysis::notes::{keyless_lines, notes};
+use crate::analysis::notes::{keyless_lines, notes, unmatched_exemptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::options::{self, ReportSettings};
 use crate::output;
 use crate::report::{self, ReportRun};
 use crate::scenario::gateway::prefix_note;
+use crate::scenario::unmatched_clients;
 use crate::text::escape;
 
 /// Runs `rlctl report`.
@@ -29,9 +30,14 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         if let Some(note) = keyless_lines(ingested, key, rule_keys) {
             eprintln!("{note}");
         }
-        let primary = &settings.plan.analysis.ingest.keys.primary;
-        if let Some(note) = prefix_note(primary, &settings.plan.gateways) {
+        let keys = &settings.plan.analysis.ingest.keys;
+        if let Some(note) = prefix_note(&keys.primary, &settings.plan.gateways) {
             eprintln!("rlctl: note: {note}");
+        }
+        let table = &run.analysis.ingested.table;
+        let unmatched = unmatched_clients(table, &settings.plan.exemptions, keys);
+        for line in unmatched_exemptions(&unmatched, &keys.primary) {
+            eprintln!("{line}");
         }
         for rule in (run.policy.rules.iter()).filter(|r| r.summary.totals.requests == 0) {
             eprintln!(

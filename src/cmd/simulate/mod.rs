@@ -8,7 +8,8 @@ use std::collections::BTreeMap;
 use anyhow::Context;
 
 use crate::Outcome;
-use crate::analysis::{self, notes::keyless_lines, notes::notes};
+use crate::analysis;
+use crate::analysis::notes::{keyless_lines, notes, unmatched_exemptions};
 use crate::cli::SimulateArgs;
 use crate::discover;
 use crate::events::{EventTable, Resolution};
@@ -17,9 +18,11 @@ use crate::ingest::key::KeySet;
 use crate::ingest::{self, FileReport, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
+use crate::policy::Exemption;
 use crate::render;
 use crate::scenario::{
     Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
+    unmatched_clients,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -199,10 +202,7 @@ pub fn replay_scenarios(
         .map(|x| deploy::compress_time(&table.ts, x))
         .transpose()?;
     let ts = scaled_ts.as_deref().unwrap_or(&table.ts);
-    let exemptions = match &settings.source {
-        LimitSource::Policy { exemptions, .. } => exemptions.as_slice(),
-        _ => &[],
-    };
+    let exemptions = exemptions(settings);
     let readings: Vec<_> = settings.gateways.iter().map(|g| g.key_reading()).collect();
     let masks = ExemptMasks::new(table, exemptions, &settings.ingest.keys, &readings);
     let mut runner =
@@ -226,6 +226,14 @@ pub fn replay_scenarios(
     })
 }
 
+/// The policy's exemptions (none for a single `--limit`).
+fn exemptions(settings: &SimulateSettings) -> &[Exemption] {
+    match &settings.source {
+        LimitSource::Policy { exemptions, .. } => exemptions,
+        _ => &[],
+    }
+}
+
 /// Runs `rlctl simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
@@ -244,6 +252,14 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         let key = &settings.ingest.keys.primary.text;
         if let Some(note) = keyless_lines(&run.report, key, rule_keys) {
             eprintln!("{note}");
+        }
+        // A key sample may leave an exempt client out.
+        if run.sampling.is_none() {
+            let keys = &settings.ingest.keys;
+            let unmatched = unmatched_clients(&run.table, exemptions(&settings), keys);
+            for line in unmatched_exemptions(&unmatched, &keys.primary) {
+                eprintln!("{line}");
+            }
         }
     }
     let doc = view::document(&run, &settings);
