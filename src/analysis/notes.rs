@@ -7,7 +7,6 @@ use std::collections::BTreeSet;
 
 use crate::events::Resolution;
 use crate::ingest::IngestReport;
-use crate::ingest::key::KeySpec;
 use crate::ingest::record::SkipReason;
 use crate::policy::Exemption;
 use crate::stats::Analysis;
@@ -86,29 +85,16 @@ pub fn keyless_lines<'k>(
 }
 
 /// A warning per exemption whose client no request has (see
-/// [`crate::scenario::unmatched_clients`]), with the likely cause when the
-/// key `primary` aggregates addresses into prefixes.
-pub fn unmatched_exemptions(unmatched: &[&Exemption], primary: &KeySpec) -> Vec<String> {
+/// [`crate::scenario::unmatched_clients`]).
+pub fn unmatched_exemptions(unmatched: &[&Exemption]) -> Vec<String> {
     unmatched
         .iter()
         .map(|e| {
-            let client = e.client.as_deref().unwrap_or_default();
-            let one_address = matches!(primary.text.as_str(), "ip" | "xff");
-            let prefix = (e.key.text == primary.text && one_address)
-                .then(|| primary.keyed_address(client))
-                .filter(|p| p != client && p.contains('/'));
             format!(
-                "rlctl: warning: exemption {}: no request has client {} (key {}), so it exempts nothing{}",
+                "rlctl: warning: exemption {}: no request has client {} (key {}), so it exempts nothing",
                 escape::terminal(&e.name),
-                escape::terminal(client),
+                escape::terminal(e.client.as_deref().unwrap_or_default()),
                 escape::terminal(&e.key.text),
-                match prefix {
-                    Some(p) => format!(
-                        "; --cidr4/--cidr6 make the clients address prefixes: name its prefix, {}",
-                        escape::terminal(&p)
-                    ),
-                    None => String::new(),
-                }
             )
         })
         .collect()

@@ -15,6 +15,7 @@ use crate::events::EventTable;
 use crate::ingest;
 use crate::options;
 use crate::output;
+use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::gateway::{ExportCheck, check, label};
 use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, plan};
@@ -46,10 +47,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                     || policy.exemptions.iter().any(|e| e.route.is_some()),
             );
             let gateway = options::gateway_of(settings.target);
-            let keys = rules.iter().map(|r| &r.key);
-            let exempt_keys = policy.exemptions.iter().map(|e| &e.key);
-            (ingest_settings.keys)
-                .add_policy_keys(keys.chain(exempt_keys), &[gateway.key_reading()]);
+            add_key_columns(
+                &mut ingest_settings.keys,
+                rules,
+                &policy.exemptions,
+                &[gateway.key_reading()],
+            );
             let ingested = ingest::ingest(&ingest_settings)?;
             anyhow::ensure!(
                 !ingested.table.is_empty(),

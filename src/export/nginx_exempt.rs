@@ -12,6 +12,7 @@ use super::conf::Conf;
 use super::exempt;
 use super::{ClientPart, ExportError};
 use crate::export::key::key_parts;
+use crate::ingest::key::canonical_address;
 use crate::policy::Exemption;
 
 /// The variable that is 1 for exempt requests.
@@ -58,6 +59,24 @@ fn addresses_where_due(
     }
 }
 
+/// The client as nginx writes its parts: an address part as `$remote_addr`
+/// prints it (canonical: `0:0:0:0:0:0:0:1` is `::1`, as the replay keys
+/// it), the others as the policy writes them (X-Forwarded-For's token is
+/// compared as written).
+fn as_nginx_writes(client: &str, parts: &[ClientPart]) -> String {
+    let values: Vec<&str> = match parts.len() {
+        1 => vec![client],
+        _ => client.split('+').collect(),
+    };
+    (parts.iter().zip(values))
+        .map(|(part, value)| match part {
+            ClientPart::Address => canonical_address(value).into_owned(),
+            _ => value.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("+")
+}
+
 /// Writes the maps of every exemption; returns whether any uses X-Forwarded-For.
 pub fn write(
     conf: &mut Conf,
@@ -98,7 +117,7 @@ pub fn write(
             addresses_where_due(e, client, &key_parts)?;
             uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
             let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();
-            let pattern = format!("~^{}$", regex::escape(client));
+            let pattern = format!("~^{}$", regex::escape(&as_nginx_writes(client, &key_parts)));
             map(conf, &quote(&source.join("+")), pattern, "client");
         }
         match vars.as_slice() {

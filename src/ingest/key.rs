@@ -116,7 +116,11 @@ impl KeySpec {
     /// that can differ from the key as logged: for `xff` parts, for keys of
     /// several parts where a reading needs every part, and for address parts
     /// aggregated into prefixes, which a reading of whole addresses drops.
+    /// A key already read a product's way is not read again.
     pub fn read_as(&self, reading: KeyReading) -> Option<KeySpec> {
+        if self.reading != KeyReading::default() {
+            return None;
+        }
         let forwarded_differs = self.parts.contains(&KeyPart::Xff)
             || (reading.needs_every_part() && self.parts.len() > 1);
         let prefixes = self.has_prefixes();
@@ -179,16 +183,19 @@ impl KeySpec {
     /// address of a prefix such as `2001:DB8::/64`) in canonical form, so
     /// that `2001:DB8::1` or `::ffff:10.0.0.7` names the client a server
     /// would (a value whose parts cannot be told apart by `+` stays as
-    /// given).
+    /// given). Read as nginx's map reads X-Forwarded-For
+    /// ([`ForwardedReading::TokenAsWritten`]), `xff` parts stay as given.
     pub fn as_keyed(&self, value: &str) -> String {
         let pieces: Vec<&str> = value.split('+').collect();
         if pieces.len() != self.parts.len() {
             return value.to_string();
         }
+        let as_written = self.reading.forwarded == ForwardedReading::TokenAsWritten;
         pieces
             .iter()
             .zip(&self.parts)
             .map(|(piece, part)| match (part, piece.split_once('/')) {
+                (KeyPart::Xff, _) if as_written => Cow::Borrowed(*piece),
                 // A prefix of `--cidr4/6` (`2001:DB8::/64`): its address.
                 (KeyPart::Ip | KeyPart::Xff, Some((address, bits))) => {
                     Cow::Owned(format!("{}/{bits}", canonical_address(address)))
@@ -299,12 +306,6 @@ impl KeySpec {
             KeyPart::UserAgent => present(&record.user_agent),
             KeyPart::Field(f) => present(&record.extra[*f]),
         }
-    }
-
-    /// `address` as this key writes it: its prefix under `--cidr4/6`, else
-    /// in canonical form (anything that is not an address, as it is).
-    pub fn keyed_address(&self, address: &str) -> String {
-        self.aggregate(address).into_owned()
     }
 
     /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an

@@ -8,6 +8,7 @@ use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::ingest::KeptPaths;
 use crate::policy::Policy;
+use crate::policy::exempt::add_key_columns;
 use crate::profile::ProfileColumns;
 use crate::report::{Gates, ReportPlan};
 use crate::simulate::AlgorithmKind;
@@ -57,11 +58,12 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
     let policy = match &args.policy {
         Some(path) => {
             let checked = Policy::load_policy(path)?;
-            let keys = checked.rules.iter().map(|r| &r.key);
-            let exempt_keys = checked.exemptions.iter().map(|e| &e.key);
-            ingest
-                .keys
-                .add_policy_keys(keys.chain(exempt_keys), &readings);
+            add_key_columns(
+                &mut ingest.keys,
+                &checked.rules,
+                &checked.exemptions,
+                &readings,
+            );
             if checked.exemptions.iter().any(|e| e.route.is_some()) {
                 ingest.paths = KeptPaths::All;
             }

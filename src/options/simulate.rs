@@ -9,6 +9,7 @@ use crate::cli::SimulateArgs;
 use crate::discover::{DiscoverChoice, TemplateSet};
 use crate::ingest::{self, KeptPaths};
 use crate::output;
+use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedPolicy, CheckedRule, Exemption, Policy};
 use crate::scenario::{AlgoChoice, AlgoOptions};
 use crate::simulate::gateway::Gateway;
@@ -111,11 +112,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         ingest.paths = KeptPaths::all_if(
             rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some()),
         );
-        let keys = rules
-            .iter()
-            .map(|r| &r.key)
-            .chain(exemptions.iter().map(|e| &e.key));
-        ingest.keys.add_policy_keys(keys, &readings);
+        add_key_columns(&mut ingest.keys, &rules, &exemptions, &readings);
         LimitSource::Policy {
             origin: path.display().to_string(),
             rules,

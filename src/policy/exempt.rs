@@ -7,7 +7,7 @@
 use regex::Regex;
 
 use super::{CheckedRule, PolicyError, Rule, checked_method, route_regex};
-use crate::ingest::key::{ForwardedReading, KeyReading, KeySet, KeySpec};
+use crate::ingest::key::{KeyReading, KeySet, KeySpec};
 
 /// A policy with its limit rules and its exemptions apart.
 #[derive(Debug, Clone, Default)]
@@ -52,30 +52,69 @@ impl Exemption {
 }
 
 impl Exemption {
-    /// The key its client is compared on, by text among `keys` (the
-    /// ingestion's, where the primary key carries `--cidr4/6`), and the
-    /// client as that key's values are written, for a product reading keys
-    /// `reading`'s way (`None`: as the policy does). nginx's exemption `map`
-    /// compares the client as the policy writes it with X-Forwarded-For's
-    /// token as written; every other product compares addresses, so the
-    /// client is taken as ingestion writes keys. A client of a prefix
-    /// (`192.0.2.0/24`) matches no request of a product keying on whole
-    /// addresses, as no such product's exemption matches it.
+    /// The key its client is compared on, as ingested among `keys` (where
+    /// the primary key carries `--cidr4/6`), and the client as that key's
+    /// values are written, for a product reading keys `reading`'s way
+    /// (`None`: as the policy does). nginx's exemption `map` compares
+    /// X-Forwarded-For's token with the client as written; addresses are
+    /// otherwise compared in canonical form. Where `--cidr4/6` made the
+    /// clients prefixes, an address (not a prefix) is compared with each
+    /// request's address: it exempts its own requests, as a product keying
+    /// on addresses does.
+    pub fn compared_on(
+        &self,
+        keys: &KeySet,
+        reading: Option<KeyReading>,
+    ) -> (KeySpec, Option<String>) {
+        let ingested = keys.by_text(&self.key.text).unwrap_or(&self.key);
+        let mut spec =
+            (reading.and_then(|r| ingested.read_as(r))).unwrap_or_else(|| ingested.clone());
+        let address = self
+            .keyed_client
+            .as_deref()
+            .is_some_and(|c| !c.contains('/'));
+        if spec.has_prefixes() && address {
+            let whole = KeyReading {
+                whole_addresses: true,
+                ..spec.reading
+            };
+            spec = spec.read_as(whole).unwrap_or(spec);
+        }
+        let client = self.client.as_deref().map(|c| spec.as_keyed(c));
+        (spec, client)
+    }
+
+    /// The text of the key [`Self::compared_on`] gives, and the client.
     pub fn key_and_client(
         &self,
         keys: &KeySet,
         reading: Option<KeyReading>,
-    ) -> (String, Option<&str>) {
-        let ingested = (std::iter::once(&keys.primary).chain(&keys.extra))
-            .find(|k| k.text == self.key.text)
-            .unwrap_or(&self.key);
-        match reading.and_then(|r| ingested.read_as(r)) {
-            Some(read) if read.reading.forwarded == ForwardedReading::TokenAsWritten => {
-                (read.text, self.client.as_deref())
-            }
-            Some(read) => (read.text, self.keyed_client.as_deref()),
-            None => (self.key.text.clone(), self.keyed_client.as_deref()),
-        }
+    ) -> (String, Option<String>) {
+        let (spec, client) = self.compared_on(keys, reading);
+        (spec.text, client)
+    }
+}
+
+/// Adds to `keys` the columns a policy's replays read: each rule's and
+/// exemption's key, as the policy and as each of `readings` reads it
+/// ([`KeySet::add_policy_keys`]), and the columns the exemptions' clients
+/// are compared on beyond those ([`Exemption::compared_on`]: an address
+/// where `--cidr4/6` made the clients prefixes).
+pub fn add_key_columns(
+    keys: &mut KeySet,
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    readings: &[KeyReading],
+) {
+    let used = (rules.iter().map(|r| &r.key)).chain(exemptions.iter().map(|e| &e.key));
+    keys.add_policy_keys(used, readings);
+    let all = std::iter::once(None).chain(readings.iter().copied().map(Some));
+    let compared: Vec<KeySpec> = (exemptions.iter())
+        .flat_map(|e| all.clone().map(|r| e.compared_on(keys, r).0))
+        .filter(|spec| keys.by_text(&spec.text).is_none())
+        .collect();
+    for spec in compared {
+        keys.add(spec);
     }
 }
 
@@ -146,39 +185,38 @@ exempt = true
     fn products_compare_an_exempt_client_as_they_read_keys() {
         use crate::ingest::key::{ForwardedReading::*, KeyReading, KeySet, KeySpec};
         let text = "[[rule]]\nname='m'\nkey='xff'\nclient='2001:DB8::1'\nexempt=true\n\
-                    [[rule]]\nname='o'\nclient='192.0.2.7'\nexempt=true\n";
+                    [[rule]]\nname='o'\nclient='0:0:0:0:0:0:0:1'\nexempt=true\n\
+                    [[rule]]\nname='n'\nclient='192.0.2.0/24'\nexempt=true\n";
         let p = Policy::parse_policy(text, "p.toml").unwrap();
-        let [by_xff, by_ip] = p.exemptions.as_slice() else {
+        let [by_xff, by_ip, by_prefix] = p.exemptions.as_slice() else {
             panic!("{:?}", p.exemptions)
         };
-        let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), None).unwrap());
+        let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), Some(64)).unwrap());
         keys.add(by_xff.key.clone());
-        let read = |e: &super::Exemption, r: Option<KeyReading>| {
-            let (key, client) = e.key_and_client(&keys, r);
-            (key, client.map(str::to_string))
-        };
+        let read = |e: &super::Exemption, r| e.key_and_client(&keys, r);
         let pair = |key: &str, client: &str| (key.to_string(), Some(client.to_string()));
         // The policy: the client as ingestion writes keys, on the key's own column.
         assert_eq!(read(by_xff, None), pair("xff", "2001:db8::1"));
         // nginx compares X-Forwarded-For's token with the client as written.
-        let nginx = KeyReading::addresses(TokenAsWritten);
+        let nginx = Some(KeyReading::addresses(TokenAsWritten));
         assert_eq!(
-            read(by_xff, Some(nginx)),
+            read(by_xff, nginx),
             pair("xff (token as written)", "2001:DB8::1")
         );
         // HAProxy compares addresses.
-        let haproxy = KeyReading::addresses(AddressElseConnection);
+        let haproxy = Some(KeyReading::addresses(AddressElseConnection));
         assert_eq!(
-            read(by_xff, Some(haproxy)),
+            read(by_xff, haproxy),
             pair("xff (address else connection)", "2001:db8::1")
         );
-        // Under --cidr4 24 the policy's `ip` column holds prefixes; a
-        // product's holds addresses, where the client is found.
-        assert_eq!(read(by_ip, None), pair("ip", "192.0.2.7"));
-        assert_eq!(
-            read(by_ip, Some(nginx)),
-            pair("ip (each address)", "192.0.2.7")
-        );
+        // Under --cidr4/6 the policy's `ip` column holds prefixes: an exempt
+        // address is compared with each request's address, as products do
+        // (nginx's `$remote_addr` writes it canonically), an exempt prefix
+        // with the prefixes.
+        for reading in [None, nginx, haproxy] {
+            assert_eq!(read(by_ip, reading), pair("ip (each address)", "::1"));
+        }
+        assert_eq!(read(by_prefix, None), pair("ip", "192.0.2.0/24"));
     }
 
     #[test]

@@ -14,10 +14,11 @@ use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
 
 /// Per event, whether an exemption matches it, for a product reading keys
-/// `reading`'s way (`None`: as the policy, see [`Exemption::key_and_client`]);
-/// `None` without exemptions. Each exemption's key, as read so, must be among
-/// `keys` (the ingestion's key set).
-pub fn exempt_mask(
+/// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]);
+/// `None` without exemptions. The column each exemption's client is
+/// compared on must be among `keys` (the ingestion's key set, see
+/// [`crate::policy::exempt::add_exemption_columns`]).
+fn exempt_mask(
     table: &EventTable,
     exemptions: &[Exemption],
     keys: &KeySet,
@@ -39,7 +40,7 @@ pub fn exempt_mask(
         let (ids, names) = (key_ids(table, key), key_names(table, key));
         // A client that never appears matches nothing.
         let client = match client {
-            Some(c) => match names.get(c) {
+            Some(c) => match names.get(&c) {
                 Some(id) => Some(id),
                 None => continue,
             },
@@ -55,8 +56,7 @@ pub fn exempt_mask(
 }
 
 /// The exemptions naming a client that no request has, as the policy reads
-/// keys: they exempt nothing there (a typo, or an address where `--cidr4/6`
-/// made the clients prefixes).
+/// keys: they exempt nothing there (a typo, or a name that is no client).
 pub fn unmatched_clients<'e>(
     table: &EventTable,
     exemptions: &'e [Exemption],
@@ -65,62 +65,60 @@ pub fn unmatched_clients<'e>(
     (exemptions.iter())
         .filter(|e| {
             let (key_text, client) = e.key_and_client(keys, None);
-            client.is_some_and(|c| key_names(table, key_ref(keys, &key_text)).get(c).is_none())
+            client.is_some_and(|c| key_names(table, key_ref(keys, &key_text)).get(&c).is_none())
         })
         .collect()
 }
 
-/// The exemption masks of a replay: the policy's, and one for each product
-/// reading (`--gateway`) that matches some exemption's client otherwise.
+/// The exemption masks of a replay: the policy's and each product
+/// reading's (`--gateway`), the same mask kept once.
 #[derive(Debug, Clone, Default)]
 pub struct ExemptMasks {
-    policy: Option<Arc<[bool]>>,
-    read: Vec<(KeyReading, Option<Arc<[bool]>>)>,
+    /// The distinct masks, the policy's first.
+    masks: Vec<Option<Arc<[bool]>>>,
+    /// Each reading's place among them.
+    places: Vec<(KeyReading, usize)>,
 }
 
 impl ExemptMasks {
     /// The masks of `exemptions` as the policy and each of `readings` read
-    /// their keys (see [`exempt_mask`]).
+    /// their keys.
     pub fn new(
         table: &EventTable,
         exemptions: &[Exemption],
         keys: &KeySet,
         readings: &[KeyReading],
     ) -> Self {
-        let policy = exempt_mask(table, exemptions, keys, None);
-        let mut read: Vec<(KeyReading, Option<Arc<[bool]>>)> = Vec::new();
+        let mut masks = vec![exempt_mask(table, exemptions, keys, None)];
+        let mut places = Vec::new();
         for &reading in readings {
-            if read.iter().any(|(r, _)| *r == reading) {
-                continue;
-            }
-            let differs = exemptions
-                .iter()
-                .any(|e| e.key_and_client(keys, Some(reading)) != e.key_and_client(keys, None));
-            let mask = match differs {
-                true => exempt_mask(table, exemptions, keys, Some(reading)),
-                false => policy.clone(),
+            let mask = exempt_mask(table, exemptions, keys, Some(reading));
+            let place = match masks.iter().position(|m| *m == mask) {
+                Some(place) => place,
+                None => {
+                    masks.push(mask);
+                    masks.len() - 1
+                }
             };
-            read.push((reading, mask));
+            places.push((reading, place));
         }
-        ExemptMasks { policy, read }
+        ExemptMasks { masks, places }
     }
 
-    /// The mask of scenarios read `reading`'s way, and its place among the
-    /// masks (0: the policy's; scenarios with one place share it).
+    /// The mask of scenarios read `reading`'s way (`None`: the policy's),
+    /// and its place among the masks: scenarios with one place share it.
     pub fn of(&self, reading: Option<KeyReading>) -> (usize, Option<&Arc<[bool]>>) {
-        let found = reading.and_then(|r| self.read.iter().position(|(k, _)| *k == r));
-        match found {
-            Some(i) if !same(&self.read[i].1, &self.policy) => (i + 1, self.read[i].1.as_ref()),
-            _ => (0, self.policy.as_ref()),
-        }
-    }
-}
-
-/// Whether two masks are the same one.
-fn same(a: &Option<Arc<[bool]>>, b: &Option<Arc<[bool]>>) -> bool {
-    match (a, b) {
-        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
-        (None, None) => true,
-        _ => false,
+        let place = match reading {
+            None => 0,
+            Some(r) => {
+                let found = self.places.iter().find(|(k, _)| *k == r);
+                debug_assert!(
+                    found.is_some() || self.masks.is_empty(),
+                    "no exemption mask for {r:?}"
+                );
+                found.map_or(0, |&(_, place)| place)
+            }
+        };
+        (place, self.masks.get(place).and_then(Option::as_ref))
     }
 }

@@ -144,7 +144,7 @@ pub fn prefix_note(key: &KeySpec, gateways: &[Gateway]) -> Option<String> {
         .collect();
     (key.has_prefixes() && !by_address.is_empty()).then(|| {
         format!(
-            "the replays of {} count each address, not the prefixes of {}: a rule's key cannot name a prefix, so the configurations rlctl export writes key on addresses",
+            "the replays of {} count each address, not the prefixes of {}: a rule's key cannot name a prefix, and these gateways key on addresses",
             by_address.join(", "),
             flags.join(", ")
         )

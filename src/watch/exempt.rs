@@ -56,11 +56,7 @@ impl Exemptions {
                 .iter()
                 .map(|e| {
                     let (key, client) = e.key_and_client(keys, reading);
-                    (
-                        e.clone(),
-                        key_column(keys, &key),
-                        client.map(str::to_string),
-                    )
+                    (e.clone(), key_column(keys, &key), client)
                 })
                 .collect(),
         }

@@ -30,6 +30,7 @@ use super::top::{Added, TopClient, TopClients};
 use super::tracked::Tracked;
 use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
+use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
 use crate::simulate::spec::with_algorithm;
@@ -146,9 +147,8 @@ pub fn keys_for_policy(
     primary: KeySet,
 ) -> KeySet {
     let mut keys = primary;
-    let wanted = (rules.iter().map(|r| &r.key)).chain(exemptions.iter().map(|e| &e.key));
     let readings: Vec<KeyReading> = gateway.iter().map(|g| g.key_reading()).collect();
-    keys.add_policy_keys(wanted, &readings);
+    add_key_columns(&mut keys, rules, exemptions, &readings);
     keys
 }
 
@@ -186,9 +186,7 @@ impl Shadow {
                 }) as Box<dyn KeyedStates>);
                 // The key as ingested (the primary one with `--cidr4/6`),
                 // as the gateway reads it.
-                let ingested = (std::iter::once(&keys.primary).chain(&keys.extra))
-                    .find(|k| k.text == rule.key.text)
-                    .unwrap_or(&rule.key);
+                let ingested = keys.by_text(&rule.key.text).unwrap_or(&rule.key);
                 let read = gateway.and_then(|g| ingested.read_as(g.key_reading()));
                 let key_column = key_column(keys, &read.as_ref().unwrap_or(ingested).text);
                 Ok(ShadowRule {

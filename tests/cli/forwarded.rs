@@ -231,3 +231,69 @@ fn exemptions_match_clients_as_the_real_nginx_and_haproxy_read_them() {
         assert_eq!(admitted(&statuses), haproxy, "{statuses:?}");
     }
 }
+
+#[test]
+fn an_exempt_address_spelled_otherwise_is_exempt_in_nginx_as_in_the_replay() {
+    // The export writes an `ip` client as nginx prints `$remote_addr`:
+    // `0:0:0:0:0:0:0:1` was compared as written and never matched `::1`.
+    let policy = "[[rule]]\nname='g'\nlimit='1/1m'\nburst=1\n\
+                  [[rule]]\nname='loopback'\nclient='0:0:0:0:0:0:0:1'\nexempt=true\n";
+    let dir = tempfile::tempdir().unwrap();
+    let log: String = (0..3)
+        .map(|i| format!("1767571200.{i:03} ::1 - \"GET / HTTP/1.1\" 200 \"-\"\n"))
+        .collect();
+    let (log_path, policy_path, decisions) = (
+        dir.path().join("access.log"),
+        dir.path().join("policy.toml"),
+        dir.path().join("decisions.csv"),
+    );
+    std::fs::write(&log_path, log).unwrap();
+    std::fs::write(&policy_path, policy).unwrap();
+    success(
+        rlctl()
+            .args(["simulate", "-q", "--gateway", "nginx", "--log-format"])
+            .arg(r#"$msec $remote_addr $remote_user "$request" $status "$http_x_forwarded_for""#)
+            .arg("--policy")
+            .arg(&policy_path)
+            .arg("--decisions")
+            .arg(&decisions)
+            .arg(&log_path),
+    );
+    let csv = std::fs::read_to_string(&decisions).unwrap();
+    let replayed: Vec<bool> = csv.lines().skip(1).map(|l| l.ends_with(",true")).collect();
+    assert_eq!(replayed, [true; 3]);
+
+    if std::net::TcpListener::bind("[::1]:0").is_err() {
+        eprintln!("skipping the live part: no IPv6 loopback here");
+        return;
+    }
+    let config = format!(
+        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    listen [::1]:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
+        export(policy, "nginx", &[])
+    );
+    if let Some(server) = Nginx::start(&config) {
+        let v6 = SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), server.addr().port());
+        let statuses: Vec<u16> = (0..3).map(|_| http_get_v6(v6)).collect();
+        let log = server.error_log();
+        assert_eq!(admitted(&statuses), replayed, "{statuses:?}\n{log}");
+    }
+}
+
+/// The status of `GET /` sent to `server` (an IPv6 address) from its own address.
+fn http_get_v6(server: SocketAddr) -> u16 {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(server).unwrap();
+    write!(
+        stream,
+        "GET / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut bytes = Vec::new();
+    stream.read_to_end(&mut bytes).unwrap();
+    let response = String::from_utf8_lossy(&bytes);
+    response
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP response: {response:?}"))
+}

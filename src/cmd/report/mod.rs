@@ -36,7 +36,7 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         }
         let table = &run.analysis.ingested.table;
         let unmatched = unmatched_clients(table, &settings.plan.exemptions, keys);
-        for line in unmatched_exemptions(&unmatched, &keys.primary) {
+        for line in unmatched_exemptions(&unmatched) {
             eprintln!("{line}");
         }
         for rule in (run.policy.rules.iter()).filter(|r| r.summary.totals.requests == 0) {

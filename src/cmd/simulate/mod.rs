@@ -257,7 +257,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         if run.sampling.is_none() {
             let keys = &settings.ingest.keys;
             let unmatched = unmatched_clients(&run.table, exemptions(&settings), keys);
-            for line in unmatched_exemptions(&unmatched, &keys.primary) {
+            for line in unmatched_exemptions(&unmatched) {
                 eprintln!("{line}");
             }
         }

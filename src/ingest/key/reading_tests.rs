@@ -172,3 +172,34 @@ fn gateways_key_on_whole_addresses_where_the_policy_keys_on_prefixes() {
     let user = KeySpec::parse("user", Some(24), None).unwrap();
     assert_eq!(user.read_as(KeyReading::addresses(TokenAsWritten)), None);
 }
+
+#[test]
+fn keys_read_a_products_way_are_not_read_again() {
+    use ForwardedReading::*;
+    let readings = [
+        TokenAsWritten,
+        AddressElseConnection,
+        AddressOrUncounted,
+        AsLogged,
+    ]
+    .map(KeyReading::addresses);
+    let mut keys = KeySet::new(KeySpec::parse("xff", Some(24), None).unwrap());
+    // As simulate adds them: the command's key, then the policy's.
+    keys.add_policy_keys([], &readings);
+    let policy = KeySpec::parse("xff+user", None, None).unwrap();
+    keys.add_policy_keys([&policy], &readings);
+    let texts: Vec<&str> = keys.extra.iter().map(|k| k.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "xff (token as written, each address)",
+            "xff (address else connection, each address)",
+            "xff (address or uncounted, each address)",
+            "xff (each address)",
+            "xff+user",
+            "xff+user (token as written)",
+            "xff+user (address else connection)",
+            "xff+user (address or uncounted)",
+        ]
+    );
+}

@@ -26,6 +26,13 @@ impl KeySet {
         set
     }
 
+    /// The key whose text is `text`, the primary one or another.
+    pub fn by_text(&self, text: &str) -> Option<&KeySpec> {
+        std::iter::once(&self.primary)
+            .chain(&self.extra)
+            .find(|k| k.text == text)
+    }
+
     /// Adds another key (once per distinct text); returns its index in `extra`.
     pub fn add(&mut self, spec: KeySpec) -> usize {
         if let Some(i) = self.extra.iter().position(|k| {
