@@ -17,7 +17,7 @@ use crate::policy::Exemption;
 /// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]);
 /// `None` without exemptions. The column each exemption's client is
 /// compared on must be among `keys` (the ingestion's key set, see
-/// [`crate::policy::exempt::add_exemption_columns`]).
+/// [`crate::policy::exempt::add_key_columns`]).
 fn exempt_mask(
     table: &EventTable,
     exemptions: &[Exemption],
@@ -71,7 +71,7 @@ pub fn unmatched_clients<'e>(
 }
 
 /// The exemption masks of a replay: the policy's and each product
-/// reading's (`--gateway`), the same mask kept once.
+/// reading's (`--gateway`), one per distinct way of comparing the clients.
 #[derive(Debug, Clone, Default)]
 pub struct ExemptMasks {
     /// The distinct masks, the policy's first.
@@ -82,21 +82,29 @@ pub struct ExemptMasks {
 
 impl ExemptMasks {
     /// The masks of `exemptions` as the policy and each of `readings` read
-    /// their keys.
+    /// their keys; readings that compare every client on the same column
+    /// share a mask.
     pub fn new(
         table: &EventTable,
         exemptions: &[Exemption],
         keys: &KeySet,
         readings: &[KeyReading],
     ) -> Self {
+        let compared = |reading| -> Vec<(String, Option<String>)> {
+            (exemptions.iter())
+                .map(|e| e.key_and_client(keys, reading))
+                .collect()
+        };
+        let mut ways = vec![compared(None)];
         let mut masks = vec![exempt_mask(table, exemptions, keys, None)];
         let mut places = Vec::new();
         for &reading in readings {
-            let mask = exempt_mask(table, exemptions, keys, Some(reading));
-            let place = match masks.iter().position(|m| *m == mask) {
+            let way = compared(Some(reading));
+            let place = match ways.iter().position(|w| *w == way) {
                 Some(place) => place,
                 None => {
-                    masks.push(mask);
+                    ways.push(way);
+                    masks.push(exempt_mask(table, exemptions, keys, Some(reading)));
                     masks.len() - 1
                 }
             };
