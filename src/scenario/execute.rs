@@ -25,6 +25,9 @@ pub struct RuleResult {
     pub scenario: String,
     pub rule: String,
     pub key: String,
+    /// How a gateway's replay read the key, where that differs from the
+    /// policy's `key` (`null` otherwise).
+    pub key_read: Option<String>,
     /// `null` for a rule that applies to every method (or route), as
     /// `burst` is for an algorithm without one: every row has every field.
     pub method: Option<String>,
@@ -248,6 +251,7 @@ fn summarise(
                 scenario: scenario.name.clone(),
                 rule: rule.name.clone(),
                 key: rule.key_text.clone(),
+                key_read: rule.key_read.clone(),
                 method: rule.method.clone(),
                 route: rule.route.as_ref().map(|r| r.as_str().to_string()),
                 summary: rule_summary(rule, &traffic, selection.subset(), &replay, r, top),

@@ -117,6 +117,12 @@ pub fn scenarios(
                     let mut planned = rule.clone();
                     planned.limiter = gateway.limiter(&rule.spec)?;
                     planned.key = key_ref_read_as(keys, rule.key, gateway.key_reading());
+                    planned.key_read = match planned.key {
+                        KeyRef::Extra(i) if planned.key != rule.key => {
+                            Some(keys.extra[i].text.clone())
+                        }
+                        _ => None,
+                    };
                     Ok(planned)
                 })
                 .collect::<Result<Vec<_>, GatewayError>>()?;
@@ -174,7 +180,7 @@ pub fn check(
     // with rejected requests ignored as well: what tells the reasons apart.
     let mut on_policy_keys = as_gateway.clone();
     for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {
-        rule.key = own.key;
+        (rule.key, rule.key_read) = (own.key, None);
     }
     on_policy_keys.reading = None;
     let keyed_alike = exempt_alike

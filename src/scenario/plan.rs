@@ -27,6 +27,9 @@ pub struct PlannedRule {
     /// The key as written (`ip`, `user`...).
     pub key_text: String,
     pub key: KeyRef,
+    /// How a gateway's replay reads the key, where that differs from the
+    /// policy (`ip (each address)`, `xff (token as written)`).
+    pub key_read: Option<String>,
     pub method: Option<String>,
     pub route: Option<Regex>,
 }
@@ -122,6 +125,7 @@ pub fn single(
                 spec,
                 key_text: key_text.to_string(),
                 key: KeyRef::Primary,
+                key_read: None,
                 method: None,
                 route: None,
             };
@@ -160,6 +164,7 @@ pub fn policy(
                         spec,
                         key_text: rule.key.text.clone(),
                         key: key_ref(keys, &rule.key.text),
+                        key_read: None,
                         method: rule.method.clone(),
                         route: rule.route.clone(),
                     })

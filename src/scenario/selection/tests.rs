@@ -127,6 +127,7 @@ fn planned(key: KeyRef, method: Option<&str>, route: Option<&str>) -> PlannedRul
         spec,
         key_text: "ip".into(),
         key,
+        key_read: None,
         method: method.map(str::to_owned),
         route: route.map(|r| regex::Regex::new(r).unwrap()),
     }
