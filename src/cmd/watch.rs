@@ -73,7 +73,8 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
     let settings = options::watch_settings(&args)?;
     let mut watcher = Watcher::new(settings.watch.clone())?;
     let gateways: Vec<_> = settings.watch.gateway.into_iter().collect();
-    if let Some(note) = prefix_note(&settings.watch.ingest.keys.primary, &gateways)
+    let rule_keys = settings.watch.rules.iter().map(|r| r.key.text.as_str());
+    if let Some(note) = prefix_note(&settings.watch.ingest.keys.primary, rule_keys, &gateways)
         && !settings.quiet
     {
         eprintln!("rlctl: note: {note}");

@@ -136,10 +136,18 @@ pub fn scenarios(
 }
 
 /// The note that the replays of `gateways` count each address where `key`
-/// counts prefixes (`--cidr4`, `--cidr6`), when one of them does: a rule's
-/// key cannot name a prefix, so the configurations `rlctl export` writes key
-/// on addresses (see [`crate::ingest::key::KeyReading`]).
-pub fn prefix_note(key: &KeySpec, gateways: &[Gateway]) -> Option<String> {
+/// counts prefixes (`--cidr4`, `--cidr6`), when one of them does and a rule
+/// counts by `key` (`rule_keys`: each rule's key): a rule's key cannot name
+/// a prefix, so the configurations `rlctl export` writes key on addresses
+/// (see [`crate::ingest::key::KeyReading`]).
+pub fn prefix_note<'k>(
+    key: &KeySpec,
+    mut rule_keys: impl Iterator<Item = &'k str>,
+    gateways: &[Gateway],
+) -> Option<String> {
+    if !rule_keys.any(|k| k == key.text) {
+        return None;
+    }
     let by_address: Vec<&str> = (gateways.iter())
         .filter(|g| g.key_reading().whole_addresses)
         .map(|g| g.name())

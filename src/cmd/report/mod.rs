@@ -31,7 +31,8 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
             eprintln!("{note}");
         }
         let keys = &settings.plan.analysis.ingest.keys;
-        if let Some(note) = prefix_note(&keys.primary, &settings.plan.gateways) {
+        let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
+        if let Some(note) = prefix_note(&keys.primary, rule_keys, &settings.plan.gateways) {
             eprintln!("rlctl: note: {note}");
         }
         let table = &run.analysis.ingested.table;

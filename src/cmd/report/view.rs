@@ -208,7 +208,9 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     doc.chart(charts::rejects_over_time(run));
     if !run.gateways.is_empty() {
         let primary = &settings.plan.analysis.ingest.keys.primary;
-        gateway_section(&mut doc, run, prefix_note(primary, &settings.plan.gateways));
+        let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
+        let note = prefix_note(primary, rule_keys, &settings.plan.gateways);
+        gateway_section(&mut doc, run, note);
     }
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.

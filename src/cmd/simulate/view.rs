@@ -144,7 +144,8 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     if let Some(x) = settings.scale {
         facts.push(("what-if scale", format!("traffic {x} times as dense")));
     }
-    if let Some(note) = prefix_note(&settings.ingest.keys.primary, &settings.gateways) {
+    let rule_keys = (run.scenarios.iter().flat_map(|s| &s.rules)).map(|r| r.key_text.as_str());
+    if let Some(note) = prefix_note(&settings.ingest.keys.primary, rule_keys, &settings.gateways) {
         facts.push(("gateway keys", note));
     }
     if let Some(s) = &run.sampling {
