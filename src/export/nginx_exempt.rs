@@ -59,22 +59,32 @@ fn addresses_where_due(
     }
 }
 
-/// The client as nginx writes its parts: an address part as `$remote_addr`
-/// prints it (canonical: `0:0:0:0:0:0:0:1` is `::1`, as the replay keys
-/// it), the others as the policy writes them (X-Forwarded-For's token is
-/// compared as written).
-fn as_nginx_writes(client: &str, parts: &[ClientPart]) -> String {
+/// The regex (anchored, without `~`) that matches the client as nginx
+/// writes its parts: an address part as `$remote_addr` prints it
+/// (canonical: `0:0:0:0:0:0:0:1` is `::1`, as the replay keys it; an IPv4
+/// address also as a dual-stack listener prints it, `::ffff:192.0.2.7`),
+/// the others as the policy writes them (X-Forwarded-For's token is compared
+/// as written).
+fn client_pattern(client: &str, parts: &[ClientPart]) -> String {
     let values: Vec<&str> = match parts.len() {
         1 => vec![client],
         _ => client.split('+').collect(),
     };
-    (parts.iter().zip(values))
+    let pattern = (parts.iter().zip(values))
         .map(|(part, value)| match part {
-            ClientPart::Address => canonical_address(value).into_owned(),
-            _ => value.to_string(),
+            ClientPart::Address => {
+                let address = canonical_address(value);
+                let mapped = match address.parse::<IpAddr>() {
+                    Ok(IpAddr::V4(_)) => "(::ffff:)?",
+                    _ => "",
+                };
+                format!("{mapped}{}", regex::escape(&address))
+            }
+            _ => regex::escape(value),
         })
         .collect::<Vec<_>>()
-        .join("+")
+        .join(r"\+");
+    format!("^{pattern}$")
 }
 
 /// Writes the maps of every exemption; returns whether any uses X-Forwarded-For.
@@ -117,7 +127,7 @@ pub fn write(
             addresses_where_due(e, client, &key_parts)?;
             uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
             let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();
-            let pattern = format!("~^{}$", regex::escape(&as_nginx_writes(client, &key_parts)));
+            let pattern = format!("~{}", client_pattern(client, &key_parts));
             map(conf, &quote(&source.join("+")), pattern, "client");
         }
         match vars.as_slice() {
@@ -148,4 +158,34 @@ pub fn open_key(conf: &mut Conf, id: &str, key: &str) -> String {
         c.line("1 \"\";").line(format!("default {key};"));
     });
     var
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clients_are_matched_as_nginx_prints_them() {
+        let matches = |client: &str, parts: &[ClientPart], text: &str| {
+            regex::Regex::new(&client_pattern(client, parts))
+                .unwrap()
+                .is_match(text)
+        };
+        let ip = [ClientPart::Address];
+        assert!(matches("192.0.2.7", &ip, "192.0.2.7"));
+        // A dual-stack listener's IPv4 client.
+        assert!(matches("192.0.2.7", &ip, "::ffff:192.0.2.7"));
+        assert!(matches("::ffff:192.0.2.7", &ip, "192.0.2.7"));
+        assert!(!matches("192.0.2.7", &ip, "192.0.2.70"));
+        assert!(!matches("192.0.2.7", &ip, "192a0b2c7"));
+        assert!(matches("0:0:0:0:0:0:0:1", &ip, "::1"));
+        assert!(matches("2001:DB8::1", &ip, "2001:db8::1"));
+        // X-Forwarded-For's token and other parts as written.
+        let xff_user = [ClientPart::ForwardedFor, ClientPart::User];
+        assert!(matches("2001:DB8::1+bob", &xff_user, "2001:DB8::1+bob"));
+        assert!(!matches("2001:DB8::1+bob", &xff_user, "2001:db8::1+bob"));
+        let ip_user = [ClientPart::Address, ClientPart::User];
+        assert!(matches("192.0.2.7+a.b", &ip_user, "::ffff:192.0.2.7+a.b"));
+        assert!(!matches("192.0.2.7+a.b", &ip_user, "192.0.2.7+axb"));
+    }
 }
