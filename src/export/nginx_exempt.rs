@@ -36,16 +36,16 @@ fn parts(e: &Exemption) -> Result<Vec<ClientPart>, ExportError> {
     key_parts(&e.name, &e.key, "request attribute")
 }
 
-/// Refuses a client whose value for an `ip` part is not an address:
-/// `$remote_addr` always is one, so the map would never match it (a prefix
-/// such as `192.0.2.0/24` included).
-fn addresses_where_due(
+/// The client's value for each part of its key, refused when an `ip`
+/// part's is not an address: `$remote_addr` always is one, so the map would
+/// never match it (a prefix such as `192.0.2.0/24` included).
+fn client_values<'c>(
     e: &Exemption,
-    client: &str,
+    client: &'c str,
     parts: &[ClientPart],
-) -> Result<(), ExportError> {
+) -> Result<Vec<&'c str>, ExportError> {
     let values = exempt::client_values(e, client, parts.len(), "nginx")?;
-    match (parts.iter().zip(values))
+    match (parts.iter().zip(&values))
         .find(|(part, value)| **part == ClientPart::Address && value.parse::<IpAddr>().is_err())
     {
         Some((_, value)) => Err(ExportError::Unsupported {
@@ -55,21 +55,17 @@ fn addresses_where_due(
                 "client {value:?} is not an IP address, and $remote_addr always is one (nginx matches the address, not a prefix)"
             ),
         }),
-        None => Ok(()),
+        None => Ok(values),
     }
 }
 
-/// The regex (anchored, without `~`) that matches the client as nginx
-/// writes its parts: an address part as `$remote_addr` prints it
-/// (canonical: `0:0:0:0:0:0:0:1` is `::1`, as the replay keys it; an IPv4
-/// address also as a dual-stack listener prints it, `::ffff:192.0.2.7`),
-/// the others as the policy writes them (X-Forwarded-For's token is compared
-/// as written).
-fn client_pattern(client: &str, parts: &[ClientPart]) -> String {
-    let values: Vec<&str> = match parts.len() {
-        1 => vec![client],
-        _ => client.split('+').collect(),
-    };
+/// The regex (anchored, without `~`) that matches a client, given by its
+/// value for each part, as nginx writes the parts: an address part as
+/// `$remote_addr` prints it (canonical: `0:0:0:0:0:0:0:1` is `::1`, as the
+/// replay keys it; an IPv4 address also as a dual-stack listener prints it,
+/// `::ffff:192.0.2.7`), the others as the policy writes them
+/// (X-Forwarded-For's token is compared as written).
+fn client_pattern(values: &[&str], parts: &[ClientPart]) -> String {
     let pattern = (parts.iter().zip(values))
         .map(|(part, value)| match part {
             ClientPart::Address => {
@@ -124,10 +120,10 @@ pub fn write(
         }
         if let Some(client) = exempt::client(e)? {
             let key_parts = parts(e)?;
-            addresses_where_due(e, client, &key_parts)?;
+            let values = client_values(e, client, &key_parts)?;
             uses_xff |= key_parts.contains(&ClientPart::ForwardedFor);
             let source: Vec<String> = key_parts.iter().map(|p| text_expr(p, xff)).collect();
-            let pattern = format!("~{}", client_pattern(client, &key_parts));
+            let pattern = format!("~{}", client_pattern(&values, &key_parts));
             map(conf, &quote(&source.join("+")), pattern, "client");
         }
         match vars.as_slice() {
@@ -167,7 +163,11 @@ mod tests {
     #[test]
     fn clients_are_matched_as_nginx_prints_them() {
         let matches = |client: &str, parts: &[ClientPart], text: &str| {
-            regex::Regex::new(&client_pattern(client, parts))
+            let values: Vec<&str> = match parts.len() {
+                1 => vec![client],
+                _ => client.split('+').collect(),
+            };
+            regex::Regex::new(&client_pattern(&values, parts))
                 .unwrap()
                 .is_match(text)
         };

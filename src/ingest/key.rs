@@ -207,6 +207,16 @@ impl KeySpec {
             .join("+")
     }
 
+    /// Whether a key value given by hand (parts joined by `+`) names an
+    /// address prefix (`192.0.2.0/24`) in one of its address parts.
+    pub fn names_a_prefix(&self, value: &str) -> bool {
+        let pieces: Vec<&str> = value.split('+').collect();
+        pieces.len() == self.parts.len()
+            && (pieces.iter().zip(&self.parts)).any(|(piece, part)| {
+                matches!(part, KeyPart::Ip | KeyPart::Xff) && piece.contains('/')
+            })
+    }
+
     /// Writes the key of `record` into `out`; false when every part is missing.
     pub fn build(&self, record: &Record<'_>, out: &mut String) -> bool {
         out.clear();

@@ -69,10 +69,7 @@ impl Exemption {
         let ingested = keys.by_text(&self.key.text).unwrap_or(&self.key);
         let mut spec =
             (reading.and_then(|r| ingested.read_as(r))).unwrap_or_else(|| ingested.clone());
-        let address = self
-            .keyed_client
-            .as_deref()
-            .is_some_and(|c| !c.contains('/'));
+        let address = (self.keyed_client.as_deref()).is_some_and(|c| !self.key.names_a_prefix(c));
         if spec.has_prefixes() && address {
             let whole = KeyReading {
                 whole_addresses: true,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use super::names::NameFilter;
-use super::plan::key_ref;
+use super::plan::{KeyRef, key_ref};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeyReading, KeySet};
@@ -35,24 +35,35 @@ fn exempt_mask(
             e.method.as_deref(),
             e.route.as_ref(),
         );
-        let (key_text, client) = e.key_and_client(keys, reading);
-        let key = key_ref(keys, &key_text);
-        let (ids, names) = (key_ids(table, key), key_names(table, key));
-        // A client that never appears matches nothing.
-        let client = match client {
-            Some(c) => match names.get(&c) {
-                Some(id) => Some(id),
-                None => continue,
-            },
-            None => None,
+        // The key column and the client's id in it; a client that never
+        // appears matches nothing.
+        let client = match e.key_and_client(keys, reading) {
+            (key_text, Some(c)) => {
+                let key = ingested_key(keys, &key_text);
+                match key_names(table, key).get(&c) {
+                    Some(id) => Some((key_ids(table, key), id)),
+                    None => continue,
+                }
+            }
+            (_, None) => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
             let matched = filter.picks(table.method[i], table.path_at(i))
-                && client.is_none_or(|c| ids[i] == c && ids[i] != NO_KEY);
+                && client
+                    .as_ref()
+                    .is_none_or(|(ids, c)| ids[i] == *c && ids[i] != NO_KEY);
             *exempt |= matched;
         });
     }
     Some(mask.into())
+}
+
+/// The column of the key `text` names: one [`add_key_columns`] added.
+///
+/// [`add_key_columns`]: crate::policy::exempt::add_key_columns
+fn ingested_key(keys: &KeySet, text: &str) -> KeyRef {
+    let found = keys.by_text(text).map(|_| key_ref(keys, text));
+    found.expect("the column an exemption is compared on was ingested (add_key_columns)")
 }
 
 /// The exemptions naming a client that no request has, as the policy reads
@@ -65,7 +76,11 @@ pub fn unmatched_clients<'e>(
     (exemptions.iter())
         .filter(|e| {
             let (key_text, client) = e.key_and_client(keys, None);
-            client.is_some_and(|c| key_names(table, key_ref(keys, &key_text)).get(&c).is_none())
+            client.is_some_and(|c| {
+                key_names(table, ingested_key(keys, &key_text))
+                    .get(&c)
+                    .is_none()
+            })
         })
         .collect()
 }
@@ -90,9 +105,13 @@ impl ExemptMasks {
         keys: &KeySet,
         readings: &[KeyReading],
     ) -> Self {
-        let compared = |reading| -> Vec<(String, Option<String>)> {
+        // An exemption without a client compares no key.
+        let compared = |reading| -> Vec<Option<(String, String)>> {
             (exemptions.iter())
-                .map(|e| e.key_and_client(keys, reading))
+                .map(|e| match e.key_and_client(keys, reading) {
+                    (key, Some(client)) => Some((key, client)),
+                    (_, None) => None,
+                })
                 .collect()
         };
         let mut ways = vec![compared(None)];
@@ -128,5 +147,76 @@ impl ExemptMasks {
             }
         };
         (place, self.masks.get(place).and_then(Option::as_ref))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+    use crate::ingest::key::{ForwardedReading::*, KeySpec};
+    use crate::ingest::{FormatChoice, KeptPaths, Settings, ingest};
+    use crate::policy::Policy;
+    use crate::policy::exempt::add_key_columns;
+
+    /// The masks of `policy`'s exemptions over `log` (`$remote_addr` then
+    /// X-Forwarded-For), as the policy and each of `readings` read keys.
+    fn masks(policy: &str, log: &str, readings: &[KeyReading]) -> ExemptMasks {
+        let checked = Policy::parse_policy(policy, "p.toml").unwrap();
+        let mut keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        add_key_columns(&mut keys, &checked.rules, &checked.exemptions, readings);
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(log.as_bytes()).unwrap();
+        let settings = Settings {
+            inputs: vec![file.path().to_path_buf()],
+            format: FormatChoice::LogFormat(
+                "$remote_addr \"$http_x_forwarded_for\" \"$request\" $msec".into(),
+            ),
+            json_fields: Vec::new(),
+            keys: keys.clone(),
+            routes: Vec::new(),
+            strict: true,
+            progress: None,
+            paths: KeptPaths::All,
+            time_of: crate::ingest::arrival::TimeOf::Arrival,
+        };
+        let table = ingest(&settings).unwrap().table;
+        ExemptMasks::new(&table, &checked.exemptions, &keys, readings)
+    }
+
+    const LOG: &str = "10.0.0.1 \"2001:DB8::1\" \"GET /a HTTP/1.1\" 1767571200.000\n\
+                       10.0.0.1 \"unknown\" \"GET /health HTTP/1.1\" 1767571200.100\n";
+
+    #[test]
+    fn readings_that_compare_clients_alike_share_the_policys_mask() {
+        let policy = "[[rule]]\nname='g'\nlimit='1/1m'\n\
+                      [[rule]]\nname='m'\nkey='xff'\nclient='2001:db8::1'\nexempt=true\n\
+                      [[rule]]\nname='h'\nroute='^/health$'\nexempt=true\n";
+        let [nginx, haproxy, envoy, traefik] =
+            [TokenAsWritten, AddressElseConnection, AsLogged, AsLogged].map(KeyReading::addresses);
+        let masks = masks(policy, LOG, &[nginx, haproxy, envoy, traefik]);
+        let of = |r| masks.of(r).0;
+        // Envoy and Traefik read xff as the policy does: its mask, one pass.
+        assert_eq!((of(None), of(Some(envoy)), of(Some(traefik))), (0, 0, 0));
+        // nginx compares the token as written: `2001:DB8::1` is not exempt.
+        assert_eq!(of(Some(nginx)), 1);
+        let mask = |r| masks.of(r).1.unwrap().to_vec();
+        assert_eq!(mask(None), [true, true]);
+        assert_eq!(mask(Some(nginx)), [false, true]);
+        // HAProxy compares addresses on a column of its own: the same events.
+        assert_eq!(of(Some(haproxy)), 2);
+        assert_eq!(mask(Some(haproxy)), [true, true]);
+    }
+
+    #[test]
+    fn exemptions_by_route_alone_compare_no_key() {
+        let policy = "[[rule]]\nname='g'\nkey='xff'\nlimit='1/1m'\n\
+                      [[rule]]\nname='h'\nkey='xff'\nroute='^/health$'\nexempt=true\n";
+        let readings = [TokenAsWritten, AddressElseConnection].map(KeyReading::addresses);
+        let masks = masks(policy, LOG, &readings);
+        for r in readings {
+            assert_eq!(masks.of(Some(r)).0, 0, "{r:?}");
+        }
     }
 }

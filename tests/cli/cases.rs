@@ -9,6 +9,7 @@
 //! stdout_contains = ["..."]                  # optional
 //! stderr_contains = ["..."]                  # optional
 //! stdout_lacks = ["..."]                     # optional: must not appear
+//! stderr_lacks = ["..."]                     # optional: must not appear
 //! [files]
 //! "access.log" = '''...'''                   # written into {dir}
 //! [json]                                     # JSON pointers into stdout → expected values
@@ -36,6 +37,8 @@ struct Case {
     stderr_contains: Vec<String>,
     #[serde(default)]
     stdout_lacks: Vec<String>,
+    #[serde(default)]
+    stderr_lacks: Vec<String>,
     #[serde(default)]
     json: BTreeMap<String, toml::Value>,
 }
@@ -102,6 +105,11 @@ fn run_case(path: &Path) -> Result<(), String> {
     for needle in &case.stderr_contains {
         if !stderr.contains(needle.as_str()) {
             return Err(format!("stderr lacks {needle:?}\n{}", context()));
+        }
+    }
+    for needle in &case.stderr_lacks {
+        if stderr.contains(needle.as_str()) {
+            return Err(format!("stderr has {needle:?}\n{}", context()));
         }
     }
     if !case.json.is_empty() {

@@ -124,10 +124,7 @@ fn replayed(gateway: &str, policy_text: &str, requests: &[Request<'_>]) -> Vec<b
 
 /// The exported nginx configuration of `policy`, serving `/`.
 fn nginx_config(policy: &str) -> String {
-    format!(
-        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
-        export(policy, "nginx", &[])
-    )
+    nginx_config_on(policy, &["127.0.0.1:{{port}}"])
 }
 
 fn admitted(statuses: &[u16]) -> Vec<bool> {
@@ -232,15 +229,12 @@ fn exemptions_match_clients_as_the_real_nginx_and_haproxy_read_them() {
     }
 }
 
-#[test]
-fn an_exempt_address_spelled_otherwise_is_exempt_in_nginx_as_in_the_replay() {
-    // The export writes an `ip` client as nginx prints `$remote_addr`:
-    // `0:0:0:0:0:0:0:1` was compared as written and never matched `::1`.
-    let policy = "[[rule]]\nname='g'\nlimit='1/1m'\nburst=1\n\
-                  [[rule]]\nname='loopback'\nclient='0:0:0:0:0:0:0:1'\nexempt=true\n";
+/// `rlctl simulate --gateway nginx --policy POLICY --decisions` over three
+/// requests from `address`, 1 ms apart: allowed or not, request by request.
+fn replayed_from(address: &str, policy: &str) -> Vec<bool> {
     let dir = tempfile::tempdir().unwrap();
     let log: String = (0..3)
-        .map(|i| format!("1767571200.{i:03} ::1 - \"GET / HTTP/1.1\" 200 \"-\"\n"))
+        .map(|i| format!("1767571200.{i:03} {address} - \"GET / HTTP/1.1\" 200 \"-\"\n"))
         .collect();
     let (log_path, policy_path, decisions) = (
         dir.path().join("access.log"),
@@ -260,27 +254,71 @@ fn an_exempt_address_spelled_otherwise_is_exempt_in_nginx_as_in_the_replay() {
             .arg(&log_path),
     );
     let csv = std::fs::read_to_string(&decisions).unwrap();
-    let replayed: Vec<bool> = csv.lines().skip(1).map(|l| l.ends_with(",true")).collect();
-    assert_eq!(replayed, [true; 3]);
+    csv.lines().skip(1).map(|l| l.ends_with(",true")).collect()
+}
 
+/// The exported nginx configuration of `policy`, serving `/` on `listen`
+/// lines (each with the `{{port}}` placeholder).
+fn nginx_config_on(policy: &str, listen: &[&str]) -> String {
+    let listen: String = listen
+        .iter()
+        .map(|l| format!("    listen {l};\n"))
+        .collect();
+    format!(
+        "{}\nserver {{\n{listen}    location / {{ empty_gif; }}\n}}\n",
+        export(policy, "nginx", &[])
+    )
+}
+
+/// One rule, 1 at once, and an exempt `ip` client.
+fn exempting(client: &str) -> String {
+    format!(
+        "[[rule]]\nname='g'\nlimit='1/1m'\nburst=1\n\
+         [[rule]]\nname='mine'\nclient='{client}'\nexempt=true\n"
+    )
+}
+
+#[test]
+fn an_exempt_address_spelled_otherwise_is_exempt_in_nginx_as_in_the_replay() {
+    // The export writes an `ip` client as nginx prints `$remote_addr`:
+    // `0:0:0:0:0:0:0:1` was compared as written and never matched `::1`.
+    let policy = exempting("0:0:0:0:0:0:0:1");
+    let replayed = replayed_from("::1", &policy);
+    assert_eq!(replayed, [true; 3]);
     if std::net::TcpListener::bind("[::1]:0").is_err() {
         eprintln!("skipping the live part: no IPv6 loopback here");
         return;
     }
-    let config = format!(
-        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    listen [::1]:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
-        export(policy, "nginx", &[])
-    );
+    let config = nginx_config_on(&policy, &["127.0.0.1:{{port}}", "[::1]:{{port}}"]);
     if let Some(server) = Nginx::start(&config) {
         let v6 = SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), server.addr().port());
-        let statuses: Vec<u16> = (0..3).map(|_| http_get_v6(v6)).collect();
+        let statuses: Vec<u16> = (0..3).map(|_| http_get_from(v6)).collect();
         let log = server.error_log();
         assert_eq!(admitted(&statuses), replayed, "{statuses:?}\n{log}");
     }
 }
 
-/// The status of `GET /` sent to `server` (an IPv6 address) from its own address.
-fn http_get_v6(server: SocketAddr) -> u16 {
+#[test]
+fn an_exempt_ipv4_address_is_exempt_on_a_dual_stack_nginx_as_in_the_replay() {
+    // A dual-stack listener prints an IPv4 client as `::ffff:127.0.0.1`,
+    // which the replay reads as the IPv4 client it stands for.
+    let policy = exempting("127.0.0.1");
+    let replayed = replayed_from("::ffff:127.0.0.1", &policy);
+    assert_eq!(replayed, [true; 3]);
+    if std::net::TcpListener::bind("[::]:0").is_err() {
+        eprintln!("skipping the live part: no IPv6 here");
+        return;
+    }
+    let config = nginx_config_on(&policy, &["[::]:{{port}} ipv6only=off"]);
+    if let Some(server) = Nginx::start(&config) {
+        let statuses: Vec<u16> = (0..3).map(|_| http_get_from(server.addr())).collect();
+        let log = server.error_log();
+        assert_eq!(admitted(&statuses), replayed, "{statuses:?}\n{log}");
+    }
+}
+
+/// The status of `GET /` sent to `server` from the host's own address.
+fn http_get_from(server: SocketAddr) -> u16 {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(server).unwrap();
     write!(
