@@ -90,7 +90,6 @@ fn basic(text: &str) -> String {
 /// of `requests` 10 ms apart, as the servers log them: allowed or not,
 /// request by request.
 fn replayed(gateway: &str, policy_text: &str, requests: &[Request<'_>]) -> Vec<bool> {
-    let dir = tempfile::tempdir().unwrap();
     let log: String = (requests.iter().enumerate())
         .map(|(i, (source, xff, user))| {
             format!(
@@ -101,6 +100,13 @@ fn replayed(gateway: &str, policy_text: &str, requests: &[Request<'_>]) -> Vec<b
             )
         })
         .collect();
+    decisions_of(gateway, policy_text, &log)
+}
+
+/// `rlctl simulate --gateway GATEWAY --policy POLICY --decisions` over `log`
+/// (lines of the servers' format): allowed or not, request by request.
+fn decisions_of(gateway: &str, policy_text: &str, log: &str) -> Vec<bool> {
+    let dir = tempfile::tempdir().unwrap();
     let (log_path, policy, decisions) = (
         dir.path().join("access.log"),
         dir.path().join("policy.toml"),
@@ -232,29 +238,10 @@ fn exemptions_match_clients_as_the_real_nginx_and_haproxy_read_them() {
 /// `rlctl simulate --gateway nginx --policy POLICY --decisions` over three
 /// requests from `address`, 1 ms apart: allowed or not, request by request.
 fn replayed_from(address: &str, policy: &str) -> Vec<bool> {
-    let dir = tempfile::tempdir().unwrap();
     let log: String = (0..3)
         .map(|i| format!("1767571200.{i:03} {address} - \"GET / HTTP/1.1\" 200 \"-\"\n"))
         .collect();
-    let (log_path, policy_path, decisions) = (
-        dir.path().join("access.log"),
-        dir.path().join("policy.toml"),
-        dir.path().join("decisions.csv"),
-    );
-    std::fs::write(&log_path, log).unwrap();
-    std::fs::write(&policy_path, policy).unwrap();
-    success(
-        rlctl()
-            .args(["simulate", "-q", "--gateway", "nginx", "--log-format"])
-            .arg(r#"$msec $remote_addr $remote_user "$request" $status "$http_x_forwarded_for""#)
-            .arg("--policy")
-            .arg(&policy_path)
-            .arg("--decisions")
-            .arg(&decisions)
-            .arg(&log_path),
-    );
-    let csv = std::fs::read_to_string(&decisions).unwrap();
-    csv.lines().skip(1).map(|l| l.ends_with(",true")).collect()
+    decisions_of("nginx", policy, &log)
 }
 
 /// The exported nginx configuration of `policy`, serving `/` on `listen`
