@@ -13,22 +13,38 @@ use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
 
-/// Per event, whether an exemption matches it, for a product reading keys
-/// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]);
-/// `None` without exemptions. The column each exemption's client is
-/// compared on must be among `keys` (the ingestion's key set, see
-/// [`crate::policy::exempt::add_key_columns`]).
-fn exempt_mask(
-    table: &EventTable,
+/// How each exemption compares clients as a product reading keys
+/// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]):
+/// the key column's text and the client, `None` for an exemption without a
+/// client, which compares no key.
+fn compared(
     exemptions: &[Exemption],
     keys: &KeySet,
     reading: Option<KeyReading>,
+) -> Vec<Option<(String, String)>> {
+    (exemptions.iter())
+        .map(|e| match e.key_and_client(keys, reading) {
+            (key, Some(client)) => Some((key, client)),
+            (_, None) => None,
+        })
+        .collect()
+}
+
+/// Per event, whether an exemption matches it, each comparing clients as
+/// `ways` says (from [`compared`]); `None` without exemptions. The column
+/// each client is compared on must be among `keys` (the ingestion's key
+/// set, see [`crate::policy::exempt::add_key_columns`]).
+fn exempt_mask(
+    table: &EventTable,
+    exemptions: &[Exemption],
+    ways: &[Option<(String, String)>],
+    keys: &KeySet,
 ) -> Option<Arc<[bool]>> {
     if exemptions.is_empty() {
         return None;
     }
     let mut mask = vec![false; table.len()];
-    for e in exemptions {
+    for (e, way) in exemptions.iter().zip(ways) {
         let filter = NameFilter::new(
             &table.methods,
             &table.paths,
@@ -37,15 +53,15 @@ fn exempt_mask(
         );
         // The key column and the client's id in it; a client that never
         // appears matches nothing.
-        let client = match e.key_and_client(keys, reading) {
-            (key_text, Some(c)) => {
-                let key = ingested_key(keys, &key_text);
-                match key_names(table, key).get(&c) {
+        let client = match way {
+            Some((key_text, c)) => {
+                let key = ingested_key(keys, key_text);
+                match key_names(table, key).get(c) {
                     Some(id) => Some((key_ids(table, key), id)),
                     None => continue,
                 }
             }
-            (_, None) => None,
+            None => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
             let matched = filter.picks(table.method[i], table.path_at(i))
@@ -73,15 +89,16 @@ pub fn unmatched_clients<'e>(
     exemptions: &'e [Exemption],
     keys: &KeySet,
 ) -> Vec<&'e Exemption> {
-    (exemptions.iter())
-        .filter(|e| {
-            let (key_text, client) = e.key_and_client(keys, None);
-            client.is_some_and(|c| {
-                key_names(table, ingested_key(keys, &key_text))
-                    .get(&c)
+    let ways = compared(exemptions, keys, None);
+    (exemptions.iter().zip(ways))
+        .filter(|(_, way)| {
+            way.as_ref().is_some_and(|(key_text, c)| {
+                key_names(table, ingested_key(keys, key_text))
+                    .get(c)
                     .is_none()
             })
         })
+        .map(|(e, _)| e)
         .collect()
 }
 
@@ -105,25 +122,17 @@ impl ExemptMasks {
         keys: &KeySet,
         readings: &[KeyReading],
     ) -> Self {
-        // An exemption without a client compares no key.
-        let compared = |reading| -> Vec<Option<(String, String)>> {
-            (exemptions.iter())
-                .map(|e| match e.key_and_client(keys, reading) {
-                    (key, Some(client)) => Some((key, client)),
-                    (_, None) => None,
-                })
-                .collect()
-        };
-        let mut ways = vec![compared(None)];
-        let mut masks = vec![exempt_mask(table, exemptions, keys, None)];
+        let policy = compared(exemptions, keys, None);
+        let mut masks = vec![exempt_mask(table, exemptions, &policy, keys)];
+        let mut ways = vec![policy];
         let mut places = Vec::new();
         for &reading in readings {
-            let way = compared(Some(reading));
+            let way = compared(exemptions, keys, Some(reading));
             let place = match ways.iter().position(|w| *w == way) {
                 Some(place) => place,
                 None => {
+                    masks.push(exempt_mask(table, exemptions, &way, keys));
                     ways.push(way);
-                    masks.push(exempt_mask(table, exemptions, keys, Some(reading)));
                     masks.len() - 1
                 }
             };

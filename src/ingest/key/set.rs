@@ -26,11 +26,14 @@ impl KeySet {
         set
     }
 
+    /// Every key, the primary one first.
+    fn all(&self) -> impl Iterator<Item = &KeySpec> {
+        std::iter::once(&self.primary).chain(&self.extra)
+    }
+
     /// The key whose text is `text`, the primary one or another.
     pub fn by_text(&self, text: &str) -> Option<&KeySpec> {
-        std::iter::once(&self.primary)
-            .chain(&self.extra)
-            .find(|k| k.text == text)
+        self.all().find(|k| k.text == text)
     }
 
     /// Adds another key (once per distinct text); returns its index in `extra`.
@@ -62,8 +65,7 @@ impl KeySet {
                 self.add(key.clone());
             }
         }
-        let read: Vec<KeySpec> = std::iter::once(&self.primary)
-            .chain(&self.extra)
+        let read: Vec<KeySpec> = (self.all())
             .flat_map(|key| readings.iter().filter_map(|&r| key.read_as(r)))
             .collect();
         for key in read {
@@ -85,16 +87,13 @@ impl KeySet {
 
     /// True when any key reads the user agent.
     pub fn uses_user_agent(&self) -> bool {
-        std::iter::once(&self.primary)
-            .chain(&self.extra)
+        self.all()
             .any(|spec| spec.parts.contains(&KeyPart::UserAgent))
     }
 
     /// True when any key reads `$http_x_forwarded_for` (`xff`).
     pub fn uses_xff(&self) -> bool {
-        std::iter::once(&self.primary)
-            .chain(&self.extra)
-            .any(|spec| spec.parts.contains(&KeyPart::Xff))
+        self.all().any(|spec| spec.parts.contains(&KeyPart::Xff))
     }
 
     /// Moves the fields of `spec` into the shared list, renumbering its parts.
