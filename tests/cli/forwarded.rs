@@ -6,7 +6,7 @@
 //! server's answers are the replay's decisions, request by request, though
 //! the two servers key these requests differently.
 
-use std::net::{Ipv4Addr, SocketAddr};
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr};
 
 use crate::export::{export, start_haproxy};
 use crate::support::nginx::{Nginx, http_get_with};
@@ -272,17 +272,9 @@ fn an_exempt_address_spelled_otherwise_is_exempt_in_nginx_as_in_the_replay() {
     let policy = exempting("0:0:0:0:0:0:0:1");
     let replayed = replayed_from("::1", &policy);
     assert_eq!(replayed, [true; 3]);
-    if std::net::TcpListener::bind("[::1]:0").is_err() {
-        eprintln!("skipping the live part: no IPv6 loopback here");
-        return;
-    }
-    let config = nginx_config_on(&policy, &["127.0.0.1:{{port}}", "[::1]:{{port}}"]);
-    if let Some(server) = Nginx::start(&config) {
-        let v6 = SocketAddr::new(std::net::Ipv6Addr::LOCALHOST.into(), server.addr().port());
-        let statuses: Vec<u16> = (0..3).map(|_| http_get_from(v6)).collect();
-        let log = server.error_log();
-        assert_eq!(admitted(&statuses), replayed, "{statuses:?}\n{log}");
-    }
+    let listen = ["127.0.0.1:{{port}}", "[::1]:{{port}}"];
+    let ipv6 = |server: SocketAddr| SocketAddr::new(Ipv6Addr::LOCALHOST.into(), server.port());
+    nginx_agrees(&policy, &listen, "[::1]:0", ipv6, &replayed);
 }
 
 #[test]
@@ -292,13 +284,26 @@ fn an_exempt_ipv4_address_is_exempt_on_a_dual_stack_nginx_as_in_the_replay() {
     let policy = exempting("127.0.0.1");
     let replayed = replayed_from("::ffff:127.0.0.1", &policy);
     assert_eq!(replayed, [true; 3]);
-    if std::net::TcpListener::bind("[::]:0").is_err() {
-        eprintln!("skipping the live part: no IPv6 here");
+    let listen = ["[::]:{{port}} ipv6only=off"];
+    nginx_agrees(&policy, &listen, "[::]:0", |server| server, &replayed);
+}
+
+/// A real nginx running the export of `policy` on `listen` answers three
+/// requests sent to `to(its address)` as the replay decided them (skipped
+/// where `probe`, an IPv6 address to bind, cannot be bound).
+fn nginx_agrees(
+    policy: &str,
+    listen: &[&str],
+    probe: &str,
+    to: impl Fn(SocketAddr) -> SocketAddr,
+    replayed: &[bool],
+) {
+    if std::net::TcpListener::bind(probe).is_err() {
+        eprintln!("skipping the live part: cannot bind {probe} here");
         return;
     }
-    let config = nginx_config_on(&policy, &["[::]:{{port}} ipv6only=off"]);
-    if let Some(server) = Nginx::start(&config) {
-        let statuses: Vec<u16> = (0..3).map(|_| http_get_from(server.addr())).collect();
+    if let Some(server) = Nginx::start(&nginx_config_on(policy, listen)) {
+        let statuses: Vec<u16> = (0..3).map(|_| http_get_from(to(server.addr()))).collect();
         let log = server.error_log();
         assert_eq!(admitted(&statuses), replayed, "{statuses:?}\n{log}");
     }
