@@ -15,6 +15,7 @@ use rustc_hash::FxHasher;
 
 use self::id_table::IdTable;
 use super::Id;
+use crate::text::cache::prefetch;
 
 /// Maps strings to dense ids (in order of first interning) and back.
 #[derive(Debug, Default, Clone)]
@@ -63,18 +64,6 @@ fn blocks(n: usize) -> impl Iterator<Item = std::ops::Range<Id>> {
 /// name lies, and for its text.
 const PLACE_AHEAD: usize = 16;
 const TEXT_AHEAD: usize = 8;
-
-/// Asks for the cache line at `at` without waiting for it.
-#[inline(always)]
-fn prefetch(at: *const i8) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch only hints the cache and never faults.
-    unsafe {
-        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(at);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = at;
-}
 
 /// How many 4 GiB wraps come at or before name `i`.
 #[inline]

@@ -14,6 +14,12 @@ use super::record::{LineParser, Record, SkipReason};
 use super::requests::{RequestCache, RequestInterners};
 use super::time;
 use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
+use crate::text::cache::ReadAhead;
+
+/// How far ahead of the line being parsed a chunk's bytes are asked for
+/// (about a dozen lines): a mapped file's next page is then on its way
+/// when parsing reaches it (see `docs/performance.md`, eighteenth pass).
+const READ_AHEAD: usize = 2048;
 
 /// How many skipped lines per chunk are kept as examples.
 pub const EXAMPLES_PER_CHUNK: usize = 5;
@@ -113,7 +119,9 @@ pub fn parse_chunk(
     let body = data.strip_suffix(b"\n").unwrap_or(data);
     let mut start = 0;
     let mut this_line = first_line;
+    let mut ahead = ReadAhead::<READ_AHEAD>::new(body);
     for end in memchr::memchr_iter(b'\n', body) {
+        ahead.reached(end);
         parse_line(
             &body[start..end],
             this_line,

@@ -1,12 +1,13 @@
 //! The lowest layer of plain helpers every other module may use: escaping of
 //! log-derived text ([`escape`]), atomic file writes ([`atomic`]), calendar
-//! arithmetic and date formatting ([`time`]), and counts with their noun
-//! ([`counted`]).
+//! arithmetic and date formatting ([`time`]), counts with their noun
+//! ([`counted`]), and hints to the processor's cache ([`cache`]).
 //!
 //! It owns no domain types and imports nothing from the rest of the crate but
 //! [`crate::units`]: ingestion, export, frames and rendering all sit above it.
 
 pub mod atomic;
+pub mod cache;
 pub mod escape;
 pub mod time;
 
