@@ -9,6 +9,7 @@ use crate::events::Resolution;
 use crate::ingest::IngestReport;
 use crate::ingest::record::SkipReason;
 use crate::policy::Exemption;
+use crate::scenario::Unmatched;
 use crate::stats::Analysis;
 use crate::text::counted;
 use crate::text::escape;
@@ -84,18 +85,29 @@ pub fn keyless_lines<'k>(
     })
 }
 
-/// A warning per exemption whose client no request has (see
-/// [`crate::scenario::unmatched_clients`]).
-pub fn unmatched_exemptions(unmatched: &[&Exemption]) -> Vec<String> {
-    unmatched
-        .iter()
-        .map(|e| {
-            format!(
-                "rlctl: warning: exemption {}: no request has client {} (key {}), so it exempts nothing",
-                escape::terminal(&e.name),
-                escape::terminal(e.client.as_deref().unwrap_or_default()),
-                escape::terminal(&e.key.text),
-            )
-        })
-        .collect()
+/// A warning per exemption whose client no request has, as the policy or
+/// as some gateways read keys (see [`crate::scenario::unmatched`]).
+pub fn unmatched_exemptions(unmatched: &Unmatched) -> Vec<String> {
+    fn client(e: &Exemption) -> String {
+        escape::terminal(e.client.as_deref().unwrap_or_default()).into_owned()
+    }
+    let by_policy = unmatched.by_policy.iter().map(|e| {
+        format!(
+            "rlctl: warning: exemption {}: no request has client {} (key {}), so it exempts nothing",
+            escape::terminal(&e.name),
+            client(e),
+            escape::terminal(&e.key.text),
+        )
+    });
+    let by_gateways = unmatched.by_gateways.iter().map(|(e, gateways)| {
+        let names: Vec<&str> = gateways.iter().map(|g| g.name()).collect();
+        format!(
+            "rlctl: warning: exemption {}: the replays of {} read key {} their own way, and there no request has client {}, so they exempt nothing by it",
+            escape::terminal(&e.name),
+            names.join(", "),
+            escape::terminal(&e.key.text),
+            client(e),
+        )
+    });
+    by_policy.chain(by_gateways).collect()
 }

@@ -12,6 +12,7 @@ use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
+use crate::simulate::gateway::Gateway;
 
 /// How each exemption compares clients as a product reading keys
 /// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]):
@@ -83,13 +84,17 @@ fn ingested_key(keys: &KeySet, text: &str) -> KeyRef {
 }
 
 /// The exemptions naming a client that no request has, as the policy reads
-/// keys: they exempt nothing there (a typo, or a name that is no client).
-pub fn unmatched_clients<'e>(
+/// keys (`reading`: `None`) or as a product reading keys that way does:
+/// they exempt nothing there (a typo, a name that is no client, or a client
+/// that product spells otherwise). The column each client is compared on
+/// must have been ingested (see [`exempt_mask`]).
+fn unmatched_clients<'e>(
     table: &EventTable,
     exemptions: &'e [Exemption],
     keys: &KeySet,
+    reading: Option<KeyReading>,
 ) -> Vec<&'e Exemption> {
-    let ways = compared(exemptions, keys, None);
+    let ways = compared(exemptions, keys, reading);
     (exemptions.iter().zip(ways))
         .filter(|(_, way)| {
             way.as_ref().is_some_and(|(key_text, c)| {
@@ -100,6 +105,56 @@ pub fn unmatched_clients<'e>(
         })
         .map(|(e, _)| e)
         .collect()
+}
+
+/// The exemptions that exempt nothing for want of a request with their
+/// client (see [`unmatched`]).
+#[derive(Debug, Default)]
+pub struct Unmatched<'e> {
+    /// As the policy reads keys.
+    pub by_policy: Vec<&'e Exemption>,
+    /// As some gateways read them, each with those gateways (but not by the
+    /// policy): their replays and configurations exempt nothing by it.
+    pub by_gateways: Vec<(&'e Exemption, Vec<Gateway>)>,
+}
+
+/// The exemptions naming a client that no request has, as the policy reads
+/// keys and as each of `gateways` does. An address prefix (`--cidr4/6`) is
+/// one the gateways miss: all but the Redis script key on whole addresses.
+pub fn unmatched<'e>(
+    table: &EventTable,
+    exemptions: &'e [Exemption],
+    keys: &KeySet,
+    gateways: &[Gateway],
+) -> Unmatched<'e> {
+    let by_policy = unmatched_clients(table, exemptions, keys, None);
+    let mut readings: Vec<KeyReading> = Vec::new();
+    for reading in gateways.iter().map(|g| g.key_reading()) {
+        if !readings.contains(&reading) {
+            readings.push(reading);
+        }
+    }
+    let per_reading: Vec<(KeyReading, Vec<&'e Exemption>)> = (readings.into_iter())
+        .map(|r| (r, unmatched_clients(table, exemptions, keys, Some(r))))
+        .collect();
+    let mut by_gateways: Vec<(&'e Exemption, Vec<Gateway>)> = Vec::new();
+    for &gateway in gateways {
+        let reading = gateway.key_reading();
+        let (_, missed) = (per_reading.iter().find(|(r, _)| *r == reading))
+            .expect("every gateway's reading was read");
+        let only_here =
+            (missed.iter()).filter(|&&e| !by_policy.iter().any(|&p| std::ptr::eq(p, e)));
+        for &e in only_here {
+            match by_gateways.iter_mut().find(|(f, _)| std::ptr::eq(*f, e)) {
+                Some((_, named)) => named.push(gateway),
+                None => by_gateways.push((e, vec![gateway])),
+            }
+        }
+    }
+    Unmatched {
+        by_policy,
+        by_gateways,
+    }
 }
 
 /// The exemption masks of a replay: the policy's and each product

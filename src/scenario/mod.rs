@@ -23,7 +23,7 @@ mod selection;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
-pub use exempt::{ExemptMasks, unmatched_clients};
+pub use exempt::{ExemptMasks, Unmatched, unmatched};
 pub use gateway::GatewayChoice;
 pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
 pub use sampling::{Estimate, Sampling};

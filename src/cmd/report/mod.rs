@@ -13,7 +13,7 @@ use crate::options::{self, ReportSettings};
 use crate::output;
 use crate::report::{self, ReportRun};
 use crate::scenario::gateway::prefix_note;
-use crate::scenario::unmatched_clients;
+use crate::scenario::unmatched;
 use crate::text::escape;
 
 /// Runs `rlctl report`.
@@ -36,7 +36,12 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
             eprintln!("rlctl: note: {note}");
         }
         let table = &run.analysis.ingested.table;
-        let unmatched = unmatched_clients(table, &settings.plan.exemptions, keys);
+        let unmatched = unmatched(
+            table,
+            &settings.plan.exemptions,
+            keys,
+            &settings.plan.gateways,
+        );
         for line in unmatched_exemptions(&unmatched) {
             eprintln!("{line}");
         }

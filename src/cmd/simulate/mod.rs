@@ -22,7 +22,7 @@ use crate::policy::Exemption;
 use crate::render;
 use crate::scenario::{
     Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
-    unmatched_clients,
+    unmatched,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -256,7 +256,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         // A key sample may leave an exempt client out.
         if run.sampling.is_none() {
             let keys = &settings.ingest.keys;
-            let unmatched = unmatched_clients(&run.table, exemptions(&settings), keys);
+            let unmatched = unmatched(&run.table, exemptions(&settings), keys, &settings.gateways);
             for line in unmatched_exemptions(&unmatched) {
                 eprintln!("{line}");
             }
