@@ -9,8 +9,14 @@
 //! column (ALB quotes its request and user agent). A header line (`#…`) is
 //! skipped as a directive; the column names are read once, from the header at
 //! the top of the input (a file whose `#Fields:` change midway should be split).
+//! Columns with a `time` but no `date` take their dates from the `#Date:`
+//! directives ([`dating`]).
 
 use std::borrow::Cow;
+
+mod dating;
+
+use dating::Dating;
 
 use super::IngestError;
 use super::arrival::{self, TimeOf};
@@ -113,6 +119,9 @@ pub struct ColumnsParser {
     /// No column holds the method: endpoints are named by the path alone
     /// ([`Record::no_method`]).
     no_method: bool,
+    /// With a `time` column and no `date` (W3C): the date the `#Date:`
+    /// directives and the lines so far give.
+    dating: Option<Dating>,
 }
 
 impl ColumnsParser {
@@ -135,7 +144,9 @@ impl ColumnsParser {
             .collect();
         let has = |role| columns.iter().any(|&(r, _)| r == role);
         let dated = has(Role::Date) && has(Role::Time);
-        if !(dated || has(Role::EndTime) || has(Role::StartTime)) {
+        // A header names the columns: its `#Date:` directives date a `time`.
+        let by_directive = !dated && has(Role::Time) && layout.fields.is_none();
+        if !(dated || by_directive || has(Role::EndTime) || has(Role::StartTime)) {
             return Err(IngestError::Format(format!(
                 "the columns ({}) have no time: they need date and time",
                 names.join(" ")
@@ -159,6 +170,7 @@ impl ColumnsParser {
             extra,
             time_of,
             spans: Vec::with_capacity(names.len()),
+            dating: by_directive.then(Dating::default),
         })
     }
 
@@ -227,6 +239,9 @@ fn date_time(date: &[u8], clock: &[u8]) -> Option<Stamp> {
 impl LineParser for ColumnsParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         if line.starts_with(b"#") {
+            if let (Some(dating), Some(value)) = (&mut self.dating, line.strip_prefix(b"#Date:")) {
+                dating.directive(value)?;
+            }
             return Err(SkipReason::Directive);
         }
         self.split(line)?;
@@ -273,8 +288,12 @@ impl LineParser for ColumnsParser {
                 Role::Duration => duration = Some(v),
             }
         }
-        if let (Some(date), Some(clock)) = (date, clock) {
-            end = Some(date_time(date, clock).ok_or(SkipReason::BadTime)?);
+        match (date, clock, &mut self.dating) {
+            (Some(date), Some(clock), _) => {
+                end = Some(date_time(date, clock).ok_or(SkipReason::BadTime)?);
+            }
+            (None, Some(clock), Some(dating)) => end = Some(dating.date(clock)?),
+            _ => {}
         }
         record.no_method = self.no_method;
         if !stem.is_empty() {
@@ -303,12 +322,20 @@ impl LineParser for ColumnsParser {
         Ok(())
     }
 
+    /// A fork dates lines from its own directives on.
     fn fork(&self) -> Box<dyn LineParser> {
-        Box::new(self.clone())
+        Box::new(ColumnsParser {
+            dating: self.dating.map(|_| Dating::default()),
+            ..self.clone()
+        })
     }
 
     fn name(&self) -> String {
         "columns".into()
+    }
+
+    fn in_order(&self) -> bool {
+        self.dating.is_some()
     }
 }
 

@@ -187,6 +187,10 @@ impl LineParser for ContainerParser {
     fn name(&self) -> String {
         format!("{}: {}", self.wrapper.name(), self.inner.name())
     }
+
+    fn in_order(&self) -> bool {
+        self.inner.in_order()
+    }
 }
 
 #[cfg(test)]

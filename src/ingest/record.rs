@@ -228,6 +228,13 @@ pub trait LineParser: Send + Sync {
     /// A short name for messages ("combined", "json", "log_format").
     fn name(&self) -> String;
 
+    /// Whether a line's record depends on the lines before it (W3C
+    /// `#Date:` directives dating a `time` column): the input is then parsed
+    /// by one parser, chunk after chunk, in order.
+    fn in_order(&self) -> bool {
+        false
+    }
+
     /// Which time events get when it is not the time as logged (for messages,
     /// e.g. "arrival: the logged time minus $request_time").
     fn time_used(&self) -> Option<&'static str> {

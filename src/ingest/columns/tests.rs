@@ -167,3 +167,108 @@ fn cloudfront_tabs() {
     assert_eq!((&*r.addr, r.status), (&b"2001:db8::1"[..], None));
     assert_eq!(r.time.unwrap().ms, 1_767_571_201_000);
 }
+
+/// A W3C log whose columns have `time` and no `date`: three days, a
+/// directive in the middle and one midnight passed without one.
+const DATED_BY_DIRECTIVES: &str = "#Version: 1.0\n\
+    #Fields: time c-ip cs-method cs-uri-stem sc-status\n\
+    00:00:00 192.0.2.9 GET /before 200\n\
+    #Date: 2026-01-05 23:59:00\n\
+    23:59:58 192.0.2.1 GET /a 200\n\
+    00:00:01 192.0.2.1 GET /b 200\n\
+    #Date: 07-Jan-2026 10:00:00\n\
+    10:00:00 192.0.2.2 GET /c 200\n";
+
+#[test]
+fn time_without_date_takes_the_dates_of_the_directives_before_it() {
+    let fields = names("time c-ip cs-method cs-uri-stem sc-status");
+    let mut parser = ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Logged,
+    )
+    .unwrap();
+    assert!(parser.in_order());
+    let mut times = Vec::new();
+    for line in DATED_BY_DIRECTIVES.lines() {
+        times.push(parse(&mut parser, line).map(|r| r.time.unwrap().ms));
+    }
+    let jan_5 = 1_767_571_200_000;
+    let skipped = |i: usize| times[i].unwrap_err();
+    assert_eq!(skipped(0), SkipReason::Directive);
+    assert!(matches!(skipped(2), SkipReason::Malformed(m) if m.starts_with("no #Date:")));
+    assert_eq!(times[4], Ok(jan_5 + 86_399_000 - 1_000));
+    assert_eq!(times[5], Ok(jan_5 + 86_400_000 + 1_000));
+    assert_eq!(times[7], Ok(jan_5 + 2 * 86_400_000 + 36_000_000));
+    // Its forks date from their own directives on.
+    let mut fork = parser.fork();
+    let mut r = Record::default();
+    r.clear(0);
+    assert!(
+        fork.parse(b"10:00:00 192.0.2.2 GET /c 200", &mut r)
+            .is_err()
+    );
+}
+
+/// Every chunk size and thread count dates the lines alike: the input is
+/// parsed in order, by one parser.
+#[test]
+fn dates_from_directives_do_not_depend_on_chunks_or_threads() {
+    use std::sync::atomic::AtomicU64;
+
+    use crate::ingest::KeptPaths;
+    use crate::ingest::chunk::ChunkContext;
+    use crate::ingest::key::{KeySet, KeySpec};
+    use crate::ingest::pipeline::run_in_chunks;
+    use crate::ingest::source::Data;
+
+    let text = DATED_BY_DIRECTIVES.repeat(20);
+    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+    let ctx = ChunkContext {
+        keys: &keys,
+        routes: &[],
+        paths: KeptPaths::All,
+    };
+    let fields = names("time c-ip cs-method cs-uri-stem sc-status");
+    let mut seen = Vec::new();
+    for chunk_bytes in [64, 200, 1 << 20] {
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            let mut times = Vec::new();
+            pool.install(|| {
+                run_in_chunks(
+                    Data::Stream(Box::new(std::io::Cursor::new(text.clone().into_bytes()))),
+                    chunk_bytes,
+                    &AtomicU64::new(0),
+                    &ctx,
+                    |_| {
+                        let parser = ColumnsParser::new(
+                            layout("w3c"),
+                            &fields,
+                            Separator::Space,
+                            &[],
+                            TimeOf::Logged,
+                        )?;
+                        Ok(Box::new(parser))
+                    },
+                    |chunk| {
+                        times.extend(chunk.unwrap().events.iter().map(|e| e.ts));
+                        Ok(())
+                    },
+                )
+            })
+            .unwrap();
+            seen.push(times);
+        }
+    }
+    // The first copy's line before any directive is skipped; each later
+    // copy's takes the date of the last directive (07-Jan): ten hours
+    // back from the line before it is no new day.
+    assert_eq!(seen[0].len(), 20 * 4 - 1);
+    assert!(seen.iter().all(|times| *times == seen[0]), "{seen:?}");
+}
