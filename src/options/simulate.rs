@@ -7,6 +7,7 @@ use super::{OptionsError, ingest_settings, output_format, routes_settings, use_c
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::SimulateArgs;
 use crate::discover::{DiscoverChoice, TemplateSet};
+use crate::ingest::key::KeySet;
 use crate::ingest::{self, KeptPaths};
 use crate::output;
 use crate::policy::exempt::add_key_columns;
@@ -163,7 +164,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             }
         },
     };
-    check_events(args, &source, key_sample_rate)?;
+    check_events(args, &source, key_sample_rate, &ingest.keys)?;
     Ok(SimulateSettings {
         ingest,
         routes,
@@ -190,30 +191,49 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
 }
 
 /// An event table has one client key (its `client` column, named by `--key`),
-/// and a key sample cannot recommend limits (a p99.9 over a sample of clients
-/// is not the p99.9 over all of them).
+/// so every rule, exemption and gateway replay must read that one (`keys`:
+/// the columns they read); and a key sample cannot recommend limits (a p99.9
+/// over a sample of clients is not the p99.9 over all of them).
 fn check_events(
     args: &SimulateArgs,
     source: &LimitSource,
     key_sample_rate: Option<f64>,
+    keys: &KeySet,
 ) -> Result<(), OptionsError> {
     if args.events.is_none() {
         return Ok(());
     }
+    let one_key = || {
+        format!(
+            "the event table holds one client key ({}, as --key says)",
+            args.ingest.key
+        )
+    };
     match source {
         LimitSource::Recommended(_) if key_sample_rate.is_some_and(|r| r < 1.0) => {
-            Err(OptionsError::Usage(
+            return Err(OptionsError::Usage(
                 "--key-sample-rate: give --limit or --policy (e.g. the policy `rlctl analyze --from-sql-result DIR --write-policy FILE` writes); a sample of clients cannot recommend limits for all of them".into(),
-            ))
+            ));
         }
-        LimitSource::Policy { rules, .. } => match rules.iter().find(|r| r.key.text != args.ingest.key) {
-            Some(rule) => Err(OptionsError::Usage(format!(
-                "--events: rule `{}` is keyed by {}, but the event table holds one client key ({}, as --key says)",
-                rule.name, rule.key.text, args.ingest.key
-            ))),
-            None => Ok(()),
-        },
-        _ => Ok(()),
+        LimitSource::Policy { rules, .. } => {
+            if let Some(rule) = rules.iter().find(|r| r.key.text != args.ingest.key) {
+                return Err(OptionsError::Usage(format!(
+                    "--events: rule `{}` is keyed by {}, but {}",
+                    rule.name,
+                    rule.key.text,
+                    one_key()
+                )));
+            }
+        }
+        _ => {}
+    }
+    match keys.extra.first() {
+        Some(other) => Err(OptionsError::Usage(format!(
+            "--events: the replay reads the client key as {} (an exemption keyed otherwise, an exempt address under --cidr4/6, or a --gateway reading the key its own way), but {}; replay the logs instead",
+            other.text,
+            one_key()
+        ))),
+        None => Ok(()),
     }
 }
 
