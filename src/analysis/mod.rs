@@ -13,6 +13,7 @@ pub mod rule_scope;
 
 use crate::discover::{self, DiscoverChoice, TemplateSet, TemplateUse};
 use crate::events::{EventTable, Id};
+use crate::ingest::record::SkipReason;
 use crate::ingest::{self, IngestError, IngestReport, Ingested};
 use crate::profile::{self, ClientProfile, ProfileColumns};
 use crate::recommend::{BaselineChoice, Recommendation, recommend_scopes};
@@ -256,7 +257,13 @@ fn no_events_message(report: &IngestReport) -> String {
         report.parsed,
         report.skipped
     );
-    if let Some(first) = report.examples.first() {
+    // The first line skipped for a reason other than being a header or blank,
+    // if one is among the examples: it says what went wrong.
+    let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
+    let telling = (report.examples.iter())
+        .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
+        .or(report.examples.first());
+    if let Some(first) = telling {
         msg.push_str(&format!(" (first: {first}); check --log-format"));
     }
     msg

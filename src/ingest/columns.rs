@@ -147,8 +147,12 @@ impl ColumnsParser {
         // A header names the columns: its `#Date:` directives date a `time`.
         let by_directive = !dated && has(Role::Time) && layout.fields.is_none();
         if !(dated || by_directive || has(Role::EndTime) || has(Role::StartTime)) {
+            let need = match layout.fields {
+                None => "a time column (with a date column, or #Date: lines)",
+                Some(_) => "date and time",
+            };
             return Err(IngestError::Format(format!(
-                "the columns ({}) have no time: they need date and time",
+                "the columns ({}) have no time: they need {need}",
                 names.join(" ")
             )));
         }
@@ -222,8 +226,9 @@ fn split_spaces(line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), Skip
     Ok(())
 }
 
-/// `date` + `time` columns (UTC) as a stamp.
+/// `date` + `time` columns (UTC) as a stamp (`HH:MM` with its seconds).
 fn date_time(date: &[u8], clock: &[u8]) -> Option<Stamp> {
+    let clock = &dating::with_seconds(clock)[..];
     let mut text = [0u8; 48];
     let len = date.len() + 1 + clock.len() + 1;
     if len > text.len() || date.len() != 10 {

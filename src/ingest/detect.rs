@@ -111,10 +111,7 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
     let description = match (&chosen, parser.time_used()) {
         (FormatChoice::LogFormat(_), Some(time)) => format!("{description} (time: {time})"),
         // Only a W3C `time` without `date` parses in order (see `columns::dating`).
-        _ if parser.in_order() => match description.strip_suffix(')') {
-            Some(open) => format!("{open}; dates from #Date: lines)"),
-            None => format!("{description} (dates from #Date: lines)"),
-        },
+        _ if parser.in_order() => description.replacen("date + time", "#Date: lines + time", 1),
         _ => description,
     };
     Ok(match wrapper {

@@ -1,10 +1,16 @@
 //! Dating the lines of a W3C log that has a `time` column and no `date`:
 //! each line is on the date of the last `#Date:` directive before it ("the
 //! date and time at which the entries were added", W3C Working Draft
-//! WD-logfile-960323), and moves to the next day where its time is more
-//! than twelve hours before the previous line's (a log running past midnight
-//! without a new directive). Each line depends on the lines before it, so
-//! such an input is parsed in order ([`crate::ingest::record::LineParser::in_order`]).
+//! WD-logfile-960323). Past that, each line is on the day that puts it
+//! nearest the line before it, never before its directive's day: a time
+//! more than twelve hours before the previous line's is on the next day (a
+//! log running past midnight without a new directive), one more than twelve
+//! hours after it on the day before (a line written late, just after
+//! midnight). Each line depends on the lines before
+//! it, so such an input is parsed in order
+//! ([`crate::ingest::record::LineParser::in_order`]).
+
+use std::borrow::Cow;
 
 use crate::ingest::record::SkipReason;
 use crate::ingest::time::{self, Stamp};
@@ -12,7 +18,8 @@ use crate::units::Millis;
 
 const DAY_MS: Millis = 86_400_000;
 
-/// A line's time this much before the previous line's is on the next day.
+/// A line's time this much before the previous line's is on the next day;
+/// this much after it, on the day before.
 const ROLLOVER_MS: Millis = DAY_MS / 2;
 
 /// The date lines are on, from the directives and lines read so far.
@@ -21,32 +28,40 @@ pub struct Dating {
     /// The start of the current day (UTC); `None` before any `#Date:`, or
     /// after one rlctl could not read.
     day: Option<Millis>,
+    /// The start of the last directive's day: no line goes back before it.
+    directive_day: Millis,
     /// The time of day of the last line (or directive), in milliseconds.
     last_clock: Millis,
 }
 
 impl Dating {
     /// Reads the value of a `#Date:` directive: `2026-01-05 00:00:00` (as
-    /// IIS writes it) or `12-Jan-1996 00:00:00` (the draft's example).
+    /// IIS writes it), `12-Jan-1996 00:00:00` (the draft's example), or
+    /// either date alone (midnight).
     pub fn directive(&mut self, value: &[u8]) -> Result<(), SkipReason> {
         let stamp = directive_stamp(value.trim_ascii());
         self.day = stamp.map(|s| s.ms.div_euclid(DAY_MS) * DAY_MS);
-        let stamp = stamp.ok_or(SkipReason::Malformed(
-            "a #Date: directive without a date and time rlctl reads (2026-01-05 00:00:00)",
-        ))?;
-        self.last_clock = stamp.ms.rem_euclid(DAY_MS);
+        let (Some(stamp), Some(day)) = (stamp, self.day) else {
+            return Err(SkipReason::Malformed(
+                "a #Date: directive without a date and time rlctl reads (2026-01-05 00:00:00)",
+            ));
+        };
+        (self.directive_day, self.last_clock) = (day, stamp.ms - day);
         Ok(())
     }
 
-    /// The time of a line whose `time` column is `clock` (`HH:MM:SS[.fff]`).
+    /// The time of a line whose `time` column is `clock` (`HH:MM[:SS[.fff]]`).
     pub fn date(&mut self, clock: &[u8]) -> Result<Stamp, SkipReason> {
         let day = self.day.ok_or(SkipReason::Malformed(
-            "no #Date: directive before the line gives its date (the columns have time but no date)",
+            "no #Date: line rlctl reads before this one gives its date (the columns have time but no date)",
         ))?;
         let of_day = time_of_day(clock).ok_or(SkipReason::BadTime)?;
-        let day = match of_day.ms + ROLLOVER_MS < self.last_clock {
-            true => day + DAY_MS,
-            false => day,
+        let day = if of_day.ms + ROLLOVER_MS < self.last_clock {
+            day + DAY_MS
+        } else if of_day.ms > self.last_clock + ROLLOVER_MS && day > self.directive_day {
+            day - DAY_MS
+        } else {
+            day
         };
         (self.day, self.last_clock) = (Some(day), of_day.ms);
         Ok(Stamp {
@@ -56,45 +71,52 @@ impl Dating {
     }
 }
 
-/// `HH:MM:SS[.fff]` as milliseconds since midnight.
+/// `HH:MM[:SS[.fff]]` as milliseconds since midnight.
 fn time_of_day(clock: &[u8]) -> Option<Stamp> {
-    let mut text = [0u8; 48];
-    let prefix = b"1970-01-01T";
-    let len = prefix.len() + clock.len() + 1;
-    if len > text.len() {
-        return None;
-    }
-    text[..prefix.len()].copy_from_slice(prefix);
-    text[prefix.len()..len - 1].copy_from_slice(clock);
-    text[len - 1] = b'Z';
-    time::parse_iso8601(&text[..len]).filter(|s| (0..DAY_MS).contains(&s.ms))
+    let text = [&b"1970-01-01T"[..], &with_seconds(clock), b"Z"].concat();
+    time::parse_iso8601(&text).filter(|s| (0..DAY_MS).contains(&s.ms))
 }
 
-/// A directive's date and time, in either spelling.
-fn directive_stamp(value: &[u8]) -> Option<Stamp> {
-    if value.get(4) == Some(&b'-') {
-        return time::parse_iso8601(value);
+/// A W3C time with its seconds: the draft's grammar makes them optional
+/// (`HH:MM`).
+pub(super) fn with_seconds(clock: &[u8]) -> Cow<'_, [u8]> {
+    match clock.len() {
+        5 => [clock, b":00"].concat().into(),
+        _ => clock.into(),
     }
-    // `12-Jan-1996 00:00:00`: day, month name, year.
+}
+
+/// A directive's date and time, in either spelling; a date alone is midnight.
+fn directive_stamp(value: &[u8]) -> Option<Stamp> {
+    let (date, clock) = match value.iter().position(|&b| b == b' ') {
+        Some(space) => (&value[..space], value[space + 1..].trim_ascii()),
+        None => (value, &b"00:00:00"[..]),
+    };
+    let date = match date.get(4) {
+        Some(b'-') => Cow::Borrowed(date),
+        _ => Cow::Owned(iso_date(date)?),
+    };
+    time::parse_iso8601(&[&date[..], b"T", &with_seconds(clock), b"Z"].concat())
+}
+
+/// `12-Jan-1996` (day, month name, year) as `1996-01-12`.
+fn iso_date(date: &[u8]) -> Option<Vec<u8>> {
     const MONTHS: [&[u8]; 12] = [
         b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov",
         b"dec",
     ];
-    let (date, clock) = value.split_at(value.iter().position(|&b| b == b' ')?);
     let mut parts = date.split(|&b| b == b'-');
     let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
     let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))?;
     if parts.next().is_some() || day.is_empty() || day.len() > 2 || year.len() != 4 {
         return None;
     }
-    let iso = format!(
-        "{}-{:02}-{:0>2}T{}Z",
-        std::str::from_utf8(year).ok()?,
-        month + 1,
-        std::str::from_utf8(day).ok()?,
-        std::str::from_utf8(clock.trim_ascii()).ok()?,
-    );
-    time::parse_iso8601(iso.as_bytes())
+    let day = if day.len() == 1 {
+        [b"0", day].concat()
+    } else {
+        day.to_vec()
+    };
+    Some([year, format!("-{:02}-", month + 1).as_bytes(), &day].concat())
 }
 
 #[cfg(test)]
@@ -129,8 +151,12 @@ mod tests {
             JAN_5 + DAY_MS - 10_000
         );
         assert_eq!(dating.date(b"00:00:01").unwrap().ms, JAN_5 + DAY_MS + 1_000);
-        // The next day's late lines stay on it: no second rollover until a
-        // time falls twelve hours back again.
+        // Each line is on the day nearest the line before it: the same day
+        // for a time less than twelve hours on, however far through the day.
+        assert_eq!(
+            dating.date(b"11:59:00").unwrap().ms,
+            JAN_5 + DAY_MS + 43_140_000
+        );
         assert_eq!(
             dating.date(b"23:00:00").unwrap().ms,
             JAN_5 + 2 * DAY_MS - 3_600_000
@@ -138,6 +164,22 @@ mod tests {
         assert_eq!(
             dating.date(b"00:30:00").unwrap().ms,
             JAN_5 + 2 * DAY_MS + 1_800_000
+        );
+    }
+
+    #[test]
+    fn a_line_written_late_just_after_midnight_stays_on_its_day() {
+        let mut dating = Dating::default();
+        dating.directive(b"2026-01-05 23:59:00").unwrap();
+        assert_eq!(dating.date(b"23:59:59").unwrap().ms, JAN_5 + DAY_MS - 1_000);
+        assert_eq!(dating.date(b"00:00:01").unwrap().ms, JAN_5 + DAY_MS + 1_000);
+        assert_eq!(dating.date(b"23:59:58").unwrap().ms, JAN_5 + DAY_MS - 2_000);
+        assert_eq!(dating.date(b"00:00:02").unwrap().ms, JAN_5 + DAY_MS + 2_000);
+        // Never before the directive's day: its first line may come hours on.
+        dating.directive(b"2026-01-05").unwrap();
+        assert_eq!(
+            dating.date(b"23:00").unwrap().ms,
+            JAN_5 + DAY_MS - 3_600_000
         );
     }
 
@@ -171,7 +213,8 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
-        dating.directive(b"5-jan-2026 00:00:00").unwrap();
+        dating.directive(b"5-jan-2026 00:00").unwrap();
         assert_eq!(dating.date(b"25:00:00").unwrap_err(), SkipReason::BadTime);
+        assert_eq!(dating.date(b"00:10").unwrap().ms, JAN_5 + 600_000);
     }
 }
