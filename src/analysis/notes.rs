@@ -101,8 +101,12 @@ pub fn unmatched_exemptions(unmatched: &Unmatched) -> Vec<String> {
     });
     let by_gateways = unmatched.by_gateways.iter().map(|(e, gateways)| {
         let names: Vec<&str> = gateways.iter().map(|g| g.name()).collect();
+        let (read, replays) = match names.len() {
+            1 => ("reads", "its replay exempts"),
+            _ => ("read", "their replays exempt"),
+        };
         format!(
-            "rlctl: warning: exemption {}: the replays of {} read key {} their own way, and there no request has client {}, so they exempt nothing by it",
+            "rlctl: warning: exemption {}: as {} {read} key {}, no request has client {}, so {replays} nothing by it (the policy's does)",
             escape::terminal(&e.name),
             names.join(", "),
             escape::terminal(&e.key.text),

@@ -128,22 +128,23 @@ pub fn unmatched<'e>(
     gateways: &[Gateway],
 ) -> Unmatched<'e> {
     let by_policy = unmatched_clients(table, exemptions, keys, None);
-    let mut readings: Vec<KeyReading> = Vec::new();
-    for reading in gateways.iter().map(|g| g.key_reading()) {
-        if !readings.contains(&reading) {
-            readings.push(reading);
-        }
-    }
-    let per_reading: Vec<(KeyReading, Vec<&'e Exemption>)> = (readings.into_iter())
-        .map(|r| (r, unmatched_clients(table, exemptions, keys, Some(r))))
-        .collect();
+    // Each distinct reading's unmatched exemptions, worked out once.
+    let mut read: Vec<(KeyReading, Vec<&'e Exemption>)> = Vec::new();
     let mut by_gateways: Vec<(&'e Exemption, Vec<Gateway>)> = Vec::new();
     for &gateway in gateways {
         let reading = gateway.key_reading();
-        let (_, missed) = (per_reading.iter().find(|(r, _)| *r == reading))
-            .expect("every gateway's reading was read");
+        let place = match read.iter().position(|(r, _)| *r == reading) {
+            Some(place) => place,
+            None => {
+                read.push((
+                    reading,
+                    unmatched_clients(table, exemptions, keys, Some(reading)),
+                ));
+                read.len() - 1
+            }
+        };
         let only_here =
-            (missed.iter()).filter(|&&e| !by_policy.iter().any(|&p| std::ptr::eq(p, e)));
+            (read[place].1.iter()).filter(|&&e| !by_policy.iter().any(|&p| std::ptr::eq(p, e)));
         for &e in only_here {
             match by_gateways.iter_mut().find(|(f, _)| std::ptr::eq(*f, e)) {
                 Some((_, named)) => named.push(gateway),

@@ -36,13 +36,13 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
             eprintln!("rlctl: note: {note}");
         }
         let table = &run.analysis.ingested.table;
-        let unmatched = unmatched(
+        let missed = unmatched(
             table,
             &settings.plan.exemptions,
             keys,
             &settings.plan.gateways,
         );
-        for line in unmatched_exemptions(&unmatched) {
+        for line in unmatched_exemptions(&missed) {
             eprintln!("{line}");
         }
         for rule in (run.policy.rules.iter()).filter(|r| r.summary.totals.requests == 0) {

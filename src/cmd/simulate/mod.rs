@@ -256,8 +256,8 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
         // A key sample may leave an exempt client out.
         if run.sampling.is_none() {
             let keys = &settings.ingest.keys;
-            let unmatched = unmatched(&run.table, exemptions(&settings), keys, &settings.gateways);
-            for line in unmatched_exemptions(&unmatched) {
+            let missed = unmatched(&run.table, exemptions(&settings), keys, &settings.gateways);
+            for line in unmatched_exemptions(&missed) {
                 eprintln!("{line}");
             }
         }
