@@ -124,6 +124,10 @@ done
 { printf '\x00'; cat "$fixtures/sources/alb.log"; } | seed columns alb
 { printf '\x01'; cat "$fixtures/sources/cloudfront.log"; } | seed columns cloudfront
 { printf '\x02'; cat "$fixtures/sources/iis.log"; } | seed columns iis
+# W3C time without date: the #Date: lines date it, in order
+w3c_by_directives='#Version: 1.0\n#Date: 2026-01-05 23:59:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status time-taken\n23:59:58 192.0.2.1 GET /a 200 5\n00:00:01 192.0.2.1 GET /b 200 5\n23:59:59 192.0.2.2 GET /a 200 5\n#Date: 07-Jan-1996 10:00\n10:00 192.0.2.2 GET /c 200 0\n'
+{ printf '\x02'; printf "$w3c_by_directives"; } | seed columns w3c-by-directives
+{ printf '\x00'; printf "$w3c_by_directives"; } | seed pipeline w3c-by-directives
 { printf '\x00'; cat "$fixtures/sources/haproxy.log"; } | seed haproxy fixture
 # container wrappers: the first byte picks CRI (even) or Docker (odd), combined (bit 1 clear) or JSON
 { printf '\x00'; head_of "$access" 5 | sed 's/^/2026-01-05T00:00:00.123456789Z stdout F /'; printf '2026-01-05T00:00:00Z stdout P 1.2.3.4 - -\n'; } | seed container cri

@@ -57,9 +57,16 @@ pub fn check_chunk(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> C
 
     if let Some(cut) = memchr_middle(data) {
         let (head, tail) = data.split_at(cut + 1);
-        let first = parse_chunk(head, 1, parser.fork().as_mut(), &ctx);
+        let mut first_parser = parser.fork();
+        let first = parse_chunk(head, 1, first_parser.as_mut(), &ctx);
         let second_start = 1 + first.lines;
-        let second = parse_chunk(tail, second_start, fresh.as_mut(), &ctx);
+        // A parser whose lines depend on those before them parses its
+        // chunks in order, the second after the first (as the pipeline does).
+        let second_parser = match parser.in_order() {
+            true => &mut first_parser,
+            false => &mut fresh,
+        };
+        let second = parse_chunk(tail, second_start, second_parser.as_mut(), &ctx);
         check_accounting(head, 1, &first, keys);
         check_accounting(tail, second_start, &second, keys);
         assert_eq!(first.lines + second.lines, whole.lines);
