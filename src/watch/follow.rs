@@ -3,7 +3,9 @@
 //! Each [`Follower::poll`] looks at the path (`stat`, following symlinks) and
 //! reads what was appended since the last poll, handing back whole lines:
 //! - at start the file is read from the start of its last line (or from byte 0
-//!   with `from_start`); a file that appears later is read from byte 0;
+//!   with `from_start`), after the comment lines before it when the file
+//!   starts with `#` (a W3C header: [`Followed::Header`]); a file that
+//!   appears later is read from byte 0;
 //! - a partial last line is held until its newline arrives;
 //! - a new file at the path (rename-and-create, deleted and recreated) is read
 //!   from byte 0, while the old one is still read until it has stayed quiet for
@@ -56,6 +58,11 @@ pub enum Followed {
     TooLong { bytes: u64 },
     /// Something happened to the file.
     Event(FileEvent),
+    /// The comment lines (`#…`) before the offset a file is first followed
+    /// from, each with its newline: a W3C header, its `#Date:` lines. They
+    /// come right after the file's [`FileEvent::Opened`], only when there
+    /// are some, and are no lines of the followed part.
+    Header(Vec<u8>),
 }
 
 /// A change in what the path holds.
@@ -320,6 +327,7 @@ impl Follower {
         } else {
             0
         };
+        let header = header::comment_lines(&file, offset);
         if self.had_file {
             out.push(Followed::Event(FileEvent::Replaced));
         }
@@ -335,6 +343,9 @@ impl Follower {
             last_growth: now,
         });
         out.push(Followed::Event(FileEvent::Opened { offset }));
+        if !header.is_empty() {
+            out.push(Followed::Header(header));
+        }
         self.set_condition(Condition::Readable, out);
     }
 
@@ -370,6 +381,7 @@ fn start_of_last_line(file: &File, len: u64) -> u64 {
 }
 
 mod assemble;
+mod header;
 mod start;
 #[cfg(test)]
 mod tests;

@@ -53,6 +53,10 @@ pub struct FileParser {
     format: String,
     /// Lines held until the format is detected.
     undetected: Vec<u8>,
+    /// Comment lines from before where following started (a W3C header):
+    /// detection reads them, and the parser reads them before the first
+    /// followed lines, uncounted.
+    preamble: Vec<u8>,
     counts: FileCounts,
 }
 
@@ -74,6 +78,7 @@ impl FileParser {
             parser: None,
             format: String::new(),
             undetected: Vec::new(),
+            preamble: Vec::new(),
             counts: FileCounts::default(),
         }
     }
@@ -93,6 +98,15 @@ impl FileParser {
         self.counts.skip(SkipReason::TooLong, 1);
     }
 
+    /// Takes the comment lines from before where following started (see
+    /// [`crate::watch::follow::Followed::Header`]).
+    pub fn header(&mut self, lines: &[u8], settings: &Settings) {
+        self.preamble = lines.to_vec();
+        if let Some(parser) = &mut self.parser {
+            read_preamble(&mut self.preamble, parser.as_mut(), settings);
+        }
+    }
+
     /// Parses whole lines (`data` ends with a newline). Returns `None` while
     /// the format is still being detected (the lines are held).
     pub fn parse(
@@ -104,16 +118,15 @@ impl FileParser {
             self.undetected.extend_from_slice(data);
             match self.choose(settings)? {
                 None => return Ok(None),
-                Some(parser) => self.parser = Some(parser),
+                Some(mut parser) => {
+                    read_preamble(&mut self.preamble, parser.as_mut(), settings);
+                    self.parser = Some(parser);
+                }
             }
         }
         let held = std::mem::take(&mut self.undetected);
         let data = if held.is_empty() { data } else { &held[..] };
-        let ctx = ChunkContext {
-            keys: &settings.keys,
-            routes: &settings.routes,
-            paths: KeptPaths::All,
-        };
+        let ctx = context(settings);
         let parser = self.parser.as_mut().expect("chosen above");
         let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);
         self.counts.lines += chunk.lines;
@@ -135,6 +148,15 @@ impl FileParser {
         let enough = head.len() >= detect::HEAD_BYTES
             || lines >= DETECT_LINES
             || self.undetected.len() >= HELD_BYTES;
+        // Detection also reads the header from before the followed lines.
+        let with_header;
+        let head = match self.preamble.is_empty() {
+            true => head,
+            false => {
+                with_header = [&self.preamble[..], head].concat();
+                detect::head(&with_header)
+            }
+        };
         // Blank lines alone decide nothing yet (ingestion reads a whole
         // input of them as blank, but a followed file may go on).
         if lines == 0 && !enough {
@@ -158,6 +180,24 @@ impl FileParser {
         }
         self.parser = Some(parser_for(&FormatChoice::Combined, settings)?);
         self.parse(&[], settings)
+    }
+}
+
+/// What every chunk of a followed file is parsed with.
+fn context(settings: &Settings) -> ChunkContext<'_> {
+    ChunkContext {
+        keys: &settings.keys,
+        routes: &settings.routes,
+        paths: KeptPaths::All,
+    }
+}
+
+/// Has `parser` read the header lines (their results, directives all, are
+/// not counted: they precede the followed lines).
+fn read_preamble(preamble: &mut Vec<u8>, parser: &mut dyn LineParser, settings: &Settings) {
+    if !preamble.is_empty() {
+        parse_chunk(preamble, 1, parser, &context(settings));
+        preamble.clear();
     }
 }
 

@@ -73,6 +73,32 @@ fn from_start_reads_the_whole_file() {
 }
 
 #[test]
+fn a_header_before_the_offset_comes_after_opened() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("u_ex.log");
+    let head = "#Version: 1.0\n#Fields: time c-ip\n00:00:01 a\n#Date: 2026-01-06\n";
+    append(&path, format!("{head}00:00:02 b\n").as_bytes());
+    let mut f = Follower::new(&path, false, LINGER);
+    let offset = (head.len() + "00:00:02 b\n".len()) as u64;
+    assert_eq!(
+        poll(&mut f, 0),
+        [
+            event(FileEvent::Opened { offset }),
+            Followed::Header(b"#Version: 1.0\n#Fields: time c-ip\n#Date: 2026-01-06\n".to_vec()),
+        ]
+    );
+    append(&path, b"00:00:03 c\n");
+    assert_eq!(poll(&mut f, 1), [lines("00:00:03 c\n")]);
+    // From the start, the header is among the lines: no header item.
+    let mut f = Follower::new(&path, true, LINGER);
+    assert!(
+        !poll(&mut f, 0)
+            .iter()
+            .any(|x| matches!(x, Followed::Header(_)))
+    );
+}
+
+#[test]
 fn a_partial_last_line_waits_for_its_newline() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");

@@ -94,3 +94,26 @@ fn held_lines_are_counted_when_the_file_ends_undetected() {
     assert_eq!((chunk.lines, chunk.parsed), (1, 0));
     assert_eq!(p.counts().lines, 1);
 }
+
+/// A W3C file followed from its end: the header from before the offset
+/// names the columns and dates the lines, and is not counted.
+#[test]
+fn the_header_before_the_followed_lines_names_and_dates_them() {
+    for format in [FormatChoice::Auto, FormatChoice::named("w3c").unwrap()] {
+        let s = settings(format);
+        let mut p = FileParser::new("u_ex.log");
+        p.header(
+            b"#Version: 1.0\n#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n",
+            &s,
+        );
+        let chunk = p
+            .parse(b"00:00:05 192.0.2.1 GET / 200\n", &s)
+            .unwrap()
+            .unwrap();
+        assert_eq!(chunk.events.len(), 1);
+        assert_eq!(chunk.events[0].ts, 1_767_657_605_000); // 2026-01-06T00:00:05Z
+        let c = p.counts();
+        assert_eq!((c.lines, c.parsed, c.skipped_total()), (1, 1, 0));
+        assert!(p.format().starts_with("w3c"), "{}", p.format());
+    }
+}

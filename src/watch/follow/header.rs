@@ -1,0 +1,116 @@
+//! The comment lines before the offset a file is followed from: a W3C or
+//! CloudFront log names its columns in a `#Fields:` line at its top and
+//! dates its lines with `#Date:` lines, so following one from its end needs
+//! them. Only a file whose first byte is `#` is read for them.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use memchr::memmem;
+
+/// Most bytes of comment lines kept: a header is a few hundred.
+pub(super) const HEADER_BYTES: usize = 1 << 20;
+
+/// Bytes read at a time.
+const BLOCK: usize = 1 << 20;
+
+/// The lines of `file` before byte `end` that start with `#`, each with its
+/// newline, up to [`HEADER_BYTES`] of them; empty when the file does not
+/// start with `#` or cannot be read.
+pub(super) fn comment_lines(file: &File, end: u64) -> Vec<u8> {
+    let mut first = [0u8; 1];
+    if end == 0 || file.read_exact_at(&mut first, 0).is_err() || first[0] != b'#' {
+        return Vec::new();
+    }
+    let mut lines = Vec::new();
+    let mut block = vec![0u8; BLOCK];
+    // A comment line the last block ended in, without its newline yet.
+    let mut open: Option<Vec<u8>> = Some(Vec::new());
+    let mut pos = 0u64;
+    while pos < end && lines.len() < HEADER_BYTES {
+        let want = BLOCK.min((end - pos) as usize);
+        let n = match file.read_at(&mut block[..want], pos) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => n,
+        };
+        let bytes = &block[..n];
+        pos += n as u64;
+        // Where the comment lines of this block start: after each newline
+        // followed by `#`, and at the block's start when a line was open.
+        let mut starts: Vec<usize> = memmem::find_iter(bytes, b"\n#").map(|i| i + 1).collect();
+        if let Some(mut line) = open.take() {
+            match memchr::memchr(b'\n', bytes) {
+                Some(e) => {
+                    line.extend_from_slice(&bytes[..=e]);
+                    lines.extend_from_slice(&line);
+                }
+                None => {
+                    line.extend_from_slice(bytes);
+                    open = (line.len() <= HEADER_BYTES).then_some(line);
+                    continue;
+                }
+            }
+        }
+        // A block ending in a newline: a `#` at the next block's start opens a line.
+        let ends_line = bytes.last() == Some(&b'\n');
+        for start in starts.drain(..) {
+            match memchr::memchr(b'\n', &bytes[start..]) {
+                Some(e) => lines.extend_from_slice(&bytes[start..=start + e]),
+                None => open = Some(bytes[start..].to_vec()),
+            }
+        }
+        if ends_line && pos < end {
+            let mut next = [0u8; 1];
+            if file.read_exact_at(&mut next, pos).is_ok() && next[0] == b'#' {
+                open = Some(Vec::new());
+            }
+        }
+    }
+    lines.truncate(HEADER_BYTES);
+    lines
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    use super::*;
+
+    fn lines_before(text: &str, end: usize) -> String {
+        let mut file = tempfile::NamedTempFile::new().unwrap();
+        file.write_all(text.as_bytes()).unwrap();
+        String::from_utf8(comment_lines(file.as_file(), end as u64)).unwrap()
+    }
+
+    #[test]
+    fn the_comment_lines_before_the_offset() {
+        let text = "#Version: 1.0\n#Fields: time c-ip\n00:00:01 a\n#Date: 2026-01-06\n00:00:02 b # not a comment\n#Date: 2026-01-07\n";
+        let end = text.find("#Date: 2026-01-07").unwrap();
+        assert_eq!(
+            lines_before(text, end),
+            "#Version: 1.0\n#Fields: time c-ip\n#Date: 2026-01-06\n"
+        );
+        assert_eq!(lines_before(text, 0), "");
+        assert_eq!(
+            lines_before("1.2.3.4 - -\n#x\n", 15),
+            "",
+            "a file not starting with #"
+        );
+    }
+
+    #[test]
+    fn lines_across_blocks_are_whole() {
+        // Comment lines that straddle the 1 MiB blocks, one starting a block.
+        let filler = "x".repeat(BLOCK);
+        let mut text = String::from("#Fields: time c-ip\n");
+        text.push_str(&filler[..BLOCK - text.len() - 5]);
+        text.push_str("\n#Date: 2026-01-05\n"); // straddles the first block's end
+        text.push_str(&"y".repeat(2 * BLOCK - 1 - text.len()));
+        text.push_str("\n#Date: 2026-01-06\nz\n"); // starts the third block
+        assert_eq!(text.find("#Date: 2026-01-06").unwrap(), 2 * BLOCK);
+        assert_eq!(
+            lines_before(&text, text.len()),
+            "#Fields: time c-ip\n#Date: 2026-01-05\n#Date: 2026-01-06\n"
+        );
+    }
+}
