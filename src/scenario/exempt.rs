@@ -55,13 +55,10 @@ fn exempt_mask(
         // The key column and the client's id in it; a client that never
         // appears matches nothing.
         let client = match way {
-            Some((key_text, c)) => {
-                let key = ingested_key(keys, key_text);
-                match key_names(table, key).get(c) {
-                    Some(id) => Some((key_ids(table, key), id)),
-                    None => continue,
-                }
-            }
+            Some((key_text, c)) => match client_in_column(table, keys, key_text, c) {
+                Some(found) => Some(found),
+                None => continue,
+            },
             None => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
@@ -75,19 +72,28 @@ fn exempt_mask(
     Some(mask.into())
 }
 
-/// The column of the key `text` names: one [`add_key_columns`] added.
+/// The ids of the key column `key_text` names (one [`add_key_columns`]
+/// added) and `client`'s id among them; `None` when no request has it.
 ///
 /// [`add_key_columns`]: crate::policy::exempt::add_key_columns
-fn ingested_key(keys: &KeySet, text: &str) -> KeyRef {
-    let found = keys.by_text(text).map(|_| key_ref(keys, text));
-    found.expect("the column an exemption is compared on was ingested (add_key_columns)")
+fn client_in_column<'t>(
+    table: &'t EventTable,
+    keys: &KeySet,
+    key_text: &str,
+    client: &str,
+) -> Option<(&'t [u32], u32)> {
+    let found = keys.by_text(key_text).map(|_| key_ref(keys, key_text));
+    let key: KeyRef =
+        found.expect("the column an exemption is compared on was ingested (add_key_columns)");
+    let id = key_names(table, key).get(client)?;
+    Some((key_ids(table, key), id))
 }
 
 /// The exemptions naming a client that no request has, as the policy reads
 /// keys (`reading`: `None`) or as a product reading keys that way does:
 /// they exempt nothing there (a typo, a name that is no client, or a client
 /// that product spells otherwise). The column each client is compared on
-/// must have been ingested (see [`exempt_mask`]).
+/// must have been ingested (see [`client_in_column`]).
 fn unmatched_clients<'e>(
     table: &EventTable,
     exemptions: &'e [Exemption],
@@ -97,11 +103,8 @@ fn unmatched_clients<'e>(
     let ways = compared(exemptions, keys, reading);
     (exemptions.iter().zip(ways))
         .filter(|(_, way)| {
-            way.as_ref().is_some_and(|(key_text, c)| {
-                key_names(table, ingested_key(keys, key_text))
-                    .get(c)
-                    .is_none()
-            })
+            (way.as_ref())
+                .is_some_and(|(key_text, c)| client_in_column(table, keys, key_text, c).is_none())
         })
         .map(|(e, _)| e)
         .collect()
