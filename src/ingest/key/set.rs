@@ -100,14 +100,7 @@ impl KeySet {
     fn share_fields(&mut self, mut spec: KeySpec) -> KeySpec {
         for part in &mut spec.parts {
             if let KeyPart::Field(i) = part {
-                let name = &spec.fields[*i];
-                *i = match self.fields.iter().position(|f| f == name) {
-                    Some(existing) => existing,
-                    None => {
-                        self.fields.push(name.clone());
-                        self.fields.len() - 1
-                    }
-                };
+                *i = self.field_index(&spec.fields[*i]);
             }
         }
         spec.fields = self.fields.clone();
