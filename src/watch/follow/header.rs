@@ -18,14 +18,16 @@ const BLOCK: usize = 1 << 20;
 /// newline, up to [`HEADER_BYTES`] of them; empty when the file does not
 /// start with `#` or cannot be read.
 pub(super) fn comment_lines(file: &File, end: u64) -> Vec<u8> {
-    let mut first = [0u8; 1];
-    if end == 0 || file.read_exact_at(&mut first, 0).is_err() || first[0] != b'#' {
+    let mut first_byte = [0u8; 1];
+    if end == 0 || file.read_exact_at(&mut first_byte, 0).is_err() || first_byte[0] != b'#' {
         return Vec::new();
     }
     let mut lines = Vec::new();
     let mut block = vec![0u8; BLOCK];
     // A comment line the last block ended in, without its newline yet.
-    let mut open: Option<Vec<u8>> = Some(Vec::new());
+    let mut open: Option<Vec<u8>> = None;
+    // Whether the next block starts a line.
+    let mut line_start = true;
     let mut pos = 0u64;
     while pos < end && lines.len() < HEADER_BYTES {
         let want = BLOCK.min((end - pos) as usize);
@@ -35,9 +37,6 @@ pub(super) fn comment_lines(file: &File, end: u64) -> Vec<u8> {
         };
         let bytes = &block[..n];
         pos += n as u64;
-        // Where the comment lines of this block start: after each newline
-        // followed by `#`, and at the block's start when a line was open.
-        let mut starts: Vec<usize> = memmem::find_iter(bytes, b"\n#").map(|i| i + 1).collect();
         if let Some(mut line) = open.take() {
             match memchr::memchr(b'\n', bytes) {
                 Some(e) => {
@@ -51,20 +50,17 @@ pub(super) fn comment_lines(file: &File, end: u64) -> Vec<u8> {
                 }
             }
         }
-        // A block ending in a newline: a `#` at the next block's start opens a line.
-        let ends_line = bytes.last() == Some(&b'\n');
-        for start in starts.drain(..) {
+        // The comment lines that start in this block: at its start when a
+        // line starts there, and after each newline followed by `#`.
+        let first = (line_start && bytes[0] == b'#').then_some(0);
+        let after_newlines = memmem::find_iter(bytes, b"\n#").map(|i| i + 1);
+        for start in first.into_iter().chain(after_newlines) {
             match memchr::memchr(b'\n', &bytes[start..]) {
                 Some(e) => lines.extend_from_slice(&bytes[start..=start + e]),
                 None => open = Some(bytes[start..].to_vec()),
             }
         }
-        if ends_line && pos < end {
-            let mut next = [0u8; 1];
-            if file.read_exact_at(&mut next, pos).is_ok() && next[0] == b'#' {
-                open = Some(Vec::new());
-            }
-        }
+        line_start = bytes[n - 1] == b'\n';
     }
     lines.truncate(HEADER_BYTES);
     lines
