@@ -254,5 +254,45 @@ fn in_order(
     Ok(())
 }
 
+/// [`run_in_chunks`] over `data` on a pool of `threads`, with chunks of
+/// about `chunk_bytes`, the client keyed by `ip`, every path kept and
+/// `parser` chosen: `consume` gets each chunk's result in input order.
+#[cfg(test)]
+pub(crate) fn chunks_on_threads(
+    data: Data,
+    chunk_bytes: usize,
+    threads: usize,
+    parser: Box<dyn LineParser>,
+    mut consume: impl FnMut(ChunkResult) + Send,
+) {
+    use crate::ingest::KeptPaths;
+    use crate::ingest::key::{KeySet, KeySpec};
+    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+    let ctx = ChunkContext {
+        keys: &keys,
+        routes: &[],
+        paths: KeptPaths::All,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| {
+        let each = |chunk: io::Result<ChunkResult>| {
+            consume(chunk.unwrap());
+            Ok(())
+        };
+        run_in_chunks(
+            data,
+            chunk_bytes,
+            &AtomicU64::new(0),
+            &ctx,
+            |_| Ok(parser),
+            each,
+        )
+    })
+    .unwrap();
+}
+
 #[cfg(test)]
 mod tests;

@@ -216,53 +216,27 @@ fn time_without_date_takes_the_dates_of_the_directives_before_it() {
 /// parsed in order, by one parser.
 #[test]
 fn dates_from_directives_do_not_depend_on_chunks_or_threads() {
-    use std::sync::atomic::AtomicU64;
-
-    use crate::ingest::KeptPaths;
-    use crate::ingest::chunk::ChunkContext;
-    use crate::ingest::key::{KeySet, KeySpec};
-    use crate::ingest::pipeline::run_in_chunks;
+    use crate::ingest::pipeline::chunks_on_threads;
     use crate::ingest::source::Data;
 
     let text = DATED_BY_DIRECTIVES.repeat(20);
-    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
-    let ctx = ChunkContext {
-        keys: &keys,
-        routes: &[],
-        paths: KeptPaths::All,
-    };
     let fields = names("time c-ip cs-method cs-uri-stem sc-status");
     let mut seen = Vec::new();
     for chunk_bytes in [64, 200, 1 << 20] {
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
             let mut times = Vec::new();
-            pool.install(|| {
-                run_in_chunks(
-                    Data::Stream(Box::new(std::io::Cursor::new(text.clone().into_bytes()))),
-                    chunk_bytes,
-                    &AtomicU64::new(0),
-                    &ctx,
-                    |_| {
-                        let parser = ColumnsParser::new(
-                            layout("w3c"),
-                            &fields,
-                            Separator::Space,
-                            &[],
-                            TimeOf::Logged,
-                        )?;
-                        Ok(Box::new(parser))
-                    },
-                    |chunk| {
-                        times.extend(chunk.unwrap().events.iter().map(|e| e.ts));
-                        Ok(())
-                    },
-                )
-            })
+            let data = Data::Stream(Box::new(std::io::Cursor::new(text.clone().into_bytes())));
+            let parser = ColumnsParser::new(
+                layout("w3c"),
+                &fields,
+                Separator::Space,
+                &[],
+                TimeOf::Logged,
+            )
             .unwrap();
+            chunks_on_threads(data, chunk_bytes, threads, Box::new(parser), |chunk| {
+                times.extend(chunk.events.iter().map(|e| e.ts));
+            });
             seen.push(times);
         }
     }

@@ -1,7 +1,5 @@
 use super::*;
-use crate::ingest::KeptPaths;
 use crate::ingest::combined::CombinedParser;
-use crate::ingest::key::{KeySet, KeySpec};
 use crate::ingest::record::SkipReason;
 
 /// Every chunk size and thread count gives each event the same endpoint
@@ -27,40 +25,20 @@ fn endpoints_and_paths_do_not_depend_on_chunks_or_threads() {
             i % 5
         ));
     }
-    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
-    let ctx = ChunkContext {
-        keys: &keys,
-        routes: &[],
-        paths: KeptPaths::All,
-    };
     let mut seen = Vec::new();
     for chunk_bytes in [256, 1000, 1 << 20] {
         for threads in [1, 2] {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
             let mut named = Vec::new();
-            pool.install(|| {
-                run_in_chunks(
-                    Data::Stream(Box::new(io::Cursor::new(text.clone().into_bytes()))),
-                    chunk_bytes,
-                    &AtomicU64::new(0),
-                    &ctx,
-                    |_| Ok(Box::new(CombinedParser::new(&[]).unwrap())),
-                    |chunk| {
-                        let chunk = chunk.unwrap();
-                        named.extend(chunk.events.iter().map(|e| {
-                            (
-                                chunk.endpoints.name(e.endpoint).to_string(),
-                                chunk.paths.name(e.path).to_string(),
-                            )
-                        }));
-                        Ok(())
-                    },
-                )
-            })
-            .unwrap();
+            let data = Data::Stream(Box::new(io::Cursor::new(text.clone().into_bytes())));
+            let parser = Box::new(CombinedParser::new(&[]).unwrap());
+            chunks_on_threads(data, chunk_bytes, threads, parser, |chunk| {
+                named.extend(chunk.events.iter().map(|e| {
+                    (
+                        chunk.endpoints.name(e.endpoint).to_string(),
+                        chunk.paths.name(e.path).to_string(),
+                    )
+                }));
+            });
             seen.push(named);
         }
     }
@@ -89,12 +67,6 @@ fn line_numbers_run_across_chunks_and_threads() {
         }
         text.push('\n');
     }
-    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
-    let ctx = ChunkContext {
-        keys: &keys,
-        routes: &[],
-        paths: KeptPaths::All,
-    };
     let mut seen = Vec::new();
     let mut file = tempfile::NamedTempFile::new().unwrap();
     std::io::Write::write_all(&mut file, text.as_bytes()).unwrap();
@@ -108,29 +80,14 @@ fn line_numbers_run_across_chunks_and_threads() {
             } else {
                 Data::Stream(Box::new(io::Cursor::new(text.clone().into_bytes())))
             };
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
             let (mut lines, mut parsed, mut skipped) = (0, 0, Vec::new());
-            pool.install(|| {
-                run_in_chunks(
-                    data,
-                    chunk_bytes,
-                    &AtomicU64::new(0),
-                    &ctx,
-                    |_| Ok(Box::new(CombinedParser::new(&[]).unwrap())),
-                    |chunk| {
-                        let mut chunk = chunk.unwrap();
-                        chunk.renumber(lines);
-                        lines += chunk.lines;
-                        parsed += chunk.parsed;
-                        skipped.extend(chunk.examples);
-                        Ok(())
-                    },
-                )
-            })
-            .unwrap();
+            let parser = Box::new(CombinedParser::new(&[]).unwrap());
+            chunks_on_threads(data, chunk_bytes, threads, parser, |mut chunk| {
+                chunk.renumber(lines);
+                lines += chunk.lines;
+                parsed += chunk.parsed;
+                skipped.extend(chunk.examples);
+            });
             seen.push((lines, parsed, skipped));
         }
     }
