@@ -18,19 +18,24 @@ const BLOCK: usize = 1 << 20;
 /// newline, up to [`HEADER_BYTES`] of them; empty when the file does not
 /// start with `#` or cannot be read.
 pub(super) fn comment_lines(file: &File, end: u64) -> Vec<u8> {
+    comment_lines_by_block(file, end, BLOCK)
+}
+
+/// [`comment_lines`], reading `block` bytes at a time.
+fn comment_lines_by_block(file: &File, end: u64, block_bytes: usize) -> Vec<u8> {
     let mut first_byte = [0u8; 1];
     if end == 0 || file.read_exact_at(&mut first_byte, 0).is_err() || first_byte[0] != b'#' {
         return Vec::new();
     }
     let mut lines = Vec::new();
-    let mut block = vec![0u8; BLOCK];
+    let mut block = vec![0u8; block_bytes];
     // A comment line the last block ended in, without its newline yet.
     let mut open: Option<Vec<u8>> = None;
     // Whether the next block starts a line.
     let mut line_start = true;
     let mut pos = 0u64;
     while pos < end && lines.len() < HEADER_BYTES {
-        let want = BLOCK.min((end - pos) as usize);
+        let want = block_bytes.min((end - pos) as usize);
         let n = match file.read_at(&mut block[..want], pos) {
             Ok(0) | Err(_) => break,
             Ok(n) => n,
@@ -92,6 +97,28 @@ mod tests {
             "",
             "a file not starting with #"
         );
+    }
+
+    proptest::proptest! {
+        /// Read in blocks of any size, the comment lines before any offset
+        /// are those a reading of the whole text line by line finds.
+        #[test]
+        fn any_block_size_finds_the_lines_of_a_whole_reading(
+            pieces in proptest::collection::vec("(#[a-z ]{0,6}|[a-z#]{0,6})\n?", 1..12),
+            block in 1usize..12,
+            cut in 0usize..100,
+        ) {
+            let text = format!("#{}", pieces.concat());
+            let end = cut.min(text.len());
+            let mut file = tempfile::NamedTempFile::new().unwrap();
+            file.write_all(text.as_bytes()).unwrap();
+            let got = comment_lines_by_block(file.as_file(), end as u64, block);
+            // Whole lines that start with `#` and end, newline included, before `end`.
+            let want: String = (text[..end].split_inclusive('\n'))
+                .filter(|line| line.starts_with('#') && line.ends_with('\n'))
+                .collect();
+            proptest::prop_assert_eq!(String::from_utf8(got).unwrap(), want);
+        }
     }
 
     #[test]
