@@ -125,6 +125,35 @@ mod tests {
 
     const JAN_5: Millis = 1_767_571_200_000; // 2026-01-05T00:00:00Z
 
+    proptest::proptest! {
+        /// Any times after a directive: each line keeps its time of day, is
+        /// on the day nearest the line before it (the directive first), and
+        /// never before the directive's day.
+        #[test]
+        fn each_line_is_on_the_day_nearest_the_line_before_it(
+            directive_second in 0i64..86_400,
+            seconds in proptest::collection::vec(0i64..86_400, 1..40),
+        ) {
+            let clock = |s: i64| format!("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+            let mut dating = Dating::default();
+            let directive = format!("2026-01-05 {}", clock(directive_second));
+            dating.directive(directive.as_bytes()).unwrap();
+            let mut before = JAN_5 + directive_second * 1000;
+            for s in seconds {
+                let t = dating.date(clock(s).as_bytes()).unwrap().ms;
+                proptest::prop_assert_eq!(t.rem_euclid(DAY_MS), s * 1000);
+                proptest::prop_assert!(t >= JAN_5);
+                // The day nearest the line before, unless that is before
+                // the directive's day.
+                let nearest = (-1..=1).map(|d| t + d * DAY_MS).all(|other| {
+                    other < JAN_5 || (t - before).abs() <= (other - before).abs()
+                });
+                proptest::prop_assert!(nearest, "{} after {}", t, before);
+                before = t;
+            }
+        }
+    }
+
     #[test]
     fn a_line_is_on_the_date_of_the_directive_before_it() {
         let mut dating = Dating::default();
