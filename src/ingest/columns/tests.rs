@@ -179,17 +179,22 @@ const DATED_BY_DIRECTIVES: &str = "#Version: 1.0\n\
     #Date: 07-Jan-2026 10:00:00\n\
     10:00:00 192.0.2.2 GET /c 200\n";
 
-#[test]
-fn time_without_date_takes_the_dates_of_the_directives_before_it() {
+/// The parser of [`DATED_BY_DIRECTIVES`]'s columns, times as logged.
+fn dated_by_directives() -> ColumnsParser {
     let fields = names("time c-ip cs-method cs-uri-stem sc-status");
-    let mut parser = ColumnsParser::new(
+    ColumnsParser::new(
         layout("w3c"),
         &fields,
         Separator::Space,
         &[],
         TimeOf::Logged,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn time_without_date_takes_the_dates_of_the_directives_before_it() {
+    let mut parser = dated_by_directives();
     assert!(parser.in_order());
     let mut times = Vec::new();
     for line in DATED_BY_DIRECTIVES.lines() {
@@ -220,21 +225,13 @@ fn dates_from_directives_do_not_depend_on_chunks_or_threads() {
     use crate::ingest::source::Data;
 
     let text = DATED_BY_DIRECTIVES.repeat(20);
-    let fields = names("time c-ip cs-method cs-uri-stem sc-status");
     let mut seen = Vec::new();
     for chunk_bytes in [64, 200, 1 << 20] {
         for threads in [1, 2] {
             let mut times = Vec::new();
             let data = Data::Stream(Box::new(std::io::Cursor::new(text.clone().into_bytes())));
-            let parser = ColumnsParser::new(
-                layout("w3c"),
-                &fields,
-                Separator::Space,
-                &[],
-                TimeOf::Logged,
-            )
-            .unwrap();
-            chunks_on_threads(data, chunk_bytes, threads, Box::new(parser), |chunk| {
+            let parser = Box::new(dated_by_directives());
+            chunks_on_threads(data, chunk_bytes, threads, parser, |chunk| {
                 times.extend(chunk.events.iter().map(|e| e.ts));
             });
             seen.push(times);
