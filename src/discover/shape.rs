@@ -5,10 +5,12 @@
 //!   `app.206277e0.js` → `app.:hash.js`. Tokens are the maximal runs of ASCII
 //!   letters and digits; a token is hash-like when it has at least 6
 //!   characters and both a digit and a letter, or at least 8 characters that
-//!   are all hex digits.
+//!   are all hex digits. A percent escape (`%20`) is not part of a token: it
+//!   separates two, as the character it stands for would.
 //! - Any other segment is one whole parameter, named after the majority shape
 //!   of the values it collapsed: `:id` (has a digit), `:slug` (letters joined
-//!   by `-`), else `:name`; ties go to `:id`, then `:slug`.
+//!   by `-`), else `:name`; ties go to `:id`, then `:slug`. The hex digits of
+//!   a percent escape count as neither digits nor letters.
 
 /// The key of the parameter a collapsed segment goes to.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -36,8 +38,17 @@ pub fn param_key(segment: &str) -> ParamKey {
     let (mut hashed, mut literal) = (false, false);
     let mut i = 0;
     while i < bytes.len() {
+        if is_escape_at(bytes, i) {
+            literal = true;
+            i += ESCAPE_LEN;
+            if hashed {
+                return ParamKey::Skeleton(skeleton(segment));
+            }
+            continue;
+        }
         let start = i;
-        // Classes seen in the token, and those every byte of it has.
+        // Classes seen in the token, and those every byte of it has (a token
+        // ends at `%`, which has no class).
         let (mut any, mut all) = (0, HEX);
         while let Some(&b) = bytes.get(i) {
             let class = CLASS[b as usize];
@@ -98,9 +109,20 @@ fn skeleton(segment: &str) -> String {
     let bytes = segment.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        let alphanumeric = bytes[i].is_ascii_alphanumeric();
         let start = i;
-        while i < bytes.len() && bytes[i].is_ascii_alphanumeric() == alphanumeric {
+        if is_escape_at(bytes, i) {
+            i += ESCAPE_LEN;
+            skeleton.push_str(&segment[start..i]);
+            continue;
+        }
+        // A token, or a run of other bytes up to the next token or escape
+        // (both start at an ASCII byte: the slices fall on char boundaries).
+        let alphanumeric = bytes[i].is_ascii_alphanumeric();
+        i += 1;
+        while i < bytes.len()
+            && bytes[i].is_ascii_alphanumeric() == alphanumeric
+            && !is_escape_at(bytes, i)
+        {
             i += 1;
         }
         let run = &segment[start..i];
@@ -113,6 +135,31 @@ fn skeleton(segment: &str) -> String {
     skeleton
 }
 
+/// Bytes of a percent escape: `%` and two hex digits.
+const ESCAPE_LEN: usize = 3;
+
+/// Whether a percent escape (`%` and two hex digits) starts at `bytes[i]`.
+fn is_escape_at(bytes: &[u8], i: usize) -> bool {
+    bytes[i] == b'%'
+        && bytes
+            .get(i + 1..i + ESCAPE_LEN)
+            .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+}
+
+/// The bytes of `segment` outside its percent escapes.
+fn outside_escapes(segment: &str) -> impl Iterator<Item = u8> + '_ {
+    let bytes = segment.as_bytes();
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < bytes.len() && is_escape_at(bytes, i) {
+            i += ESCAPE_LEN;
+        }
+        let b = bytes.get(i).copied();
+        i += 1;
+        b
+    })
+}
+
 /// Whether a token of letters and digits looks like a hash.
 pub fn is_hash_like(token: &str) -> bool {
     let b = token.as_bytes();
@@ -123,9 +170,9 @@ pub fn is_hash_like(token: &str) -> bool {
 
 /// The shape of a whole-segment value.
 pub fn value_shape(segment: &str) -> ValueShape {
-    if segment.bytes().any(|b| b.is_ascii_digit()) {
+    if outside_escapes(segment).any(|b| b.is_ascii_digit()) {
         ValueShape::Id
-    } else if segment.contains('-') && segment.bytes().any(|b| b.is_ascii_alphabetic()) {
+    } else if segment.contains('-') && outside_escapes(segment).any(|b| b.is_ascii_alphabetic()) {
         ValueShape::Slug
     } else {
         ValueShape::Name
@@ -155,7 +202,11 @@ mod tests {
         let bytes = segment.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if bytes[i].is_ascii_alphanumeric() {
+            if is_escape_at(bytes, i) {
+                skeleton.push_str(&segment[i..i + 3]);
+                literal = true;
+                i += 3;
+            } else if bytes[i].is_ascii_alphanumeric() {
                 let start = i;
                 while i < bytes.len() && bytes[i].is_ascii_alphanumeric() {
                     i += 1;
@@ -170,7 +221,11 @@ mod tests {
                 }
             } else {
                 let start = i;
-                while i < bytes.len() && !bytes[i].is_ascii_alphanumeric() {
+                i += 1;
+                while i < bytes.len()
+                    && !bytes[i].is_ascii_alphanumeric()
+                    && !is_escape_at(bytes, i)
+                {
                     i += 1;
                 }
                 skeleton.push_str(&segment[start..i]);
@@ -194,6 +249,7 @@ mod tests {
                     "[a-zA-Z0-9]{1,10}",
                     "[a-z]{1,8}",
                     "[-._~é:]{1,3}",
+                    "%[0-9a-fA-Fg]{0,2}",
                 ],
                 0..6,
             ),
@@ -219,6 +275,11 @@ mod tests {
         assert_eq!(skeleton("dQw4w9WgXcQ"), "(whole)");
         assert_eq!(skeleton("jquery-3.6.0.min.js"), "(whole)");
         assert_eq!(skeleton("how-to-cook-pasta"), "(whole)");
+        // A percent escape separates tokens: `20scraping` is no token here.
+        assert_eq!(skeleton("web%20scraping"), "(whole)");
+        assert_eq!(skeleton("a%2Fb%2F4f9c2a1e.js"), "a%2Fb%2F:hash.js");
+        assert_eq!(skeleton("%E2%9C%93-4f9c2a1e"), "%E2%9C%93-:hash");
+        assert_eq!(skeleton("4f9c2a1e%"), ":hash%");
     }
 
     #[test]
@@ -226,6 +287,10 @@ mod tests {
         assert_eq!(value_shape("4f9c2a1e"), ValueShape::Id);
         assert_eq!(value_shape("how-to-cook"), ValueShape::Slug);
         assert_eq!(value_shape("alice"), ValueShape::Name);
+        assert_eq!(value_shape("web%20scraping"), ValueShape::Name);
+        assert_eq!(value_shape("caf%C3%A9-au-lait"), ValueShape::Slug);
+        assert_eq!(value_shape("%20"), ValueShape::Name);
+        assert_eq!(value_shape("page%202"), ValueShape::Id);
         assert_eq!(whole_name(3, 3, 3), ":id");
         assert_eq!(whole_name(1, 5, 2), ":slug");
         assert_eq!(whole_name(1, 2, 5), ":name");
