@@ -100,6 +100,12 @@ pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
     } else {
         vec![Some(0); frame.height()]
     };
+    if frame.height() == 0 {
+        return Err(FrameError::Shape {
+            path: name,
+            message: "the event table has no rows: no requests to replay".into(),
+        });
+    }
     let mut table = EventTable::default();
     let mut certain = Vec::new();
     for row in 0..frame.height() {
@@ -109,6 +115,16 @@ pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
                 message: format!("row {}: no ts_ms or no client", row + 1),
             });
         };
+        if !crate::units::in_range(t) {
+            return Err(FrameError::Shape {
+                path: name,
+                message: format!(
+                    "row {}: ts_ms {t} is outside the years 1 to 9999 that rlctl handles \
+                     (milliseconds since 1970-01-01T00:00:00Z)",
+                    row + 1
+                ),
+            });
+        }
         let event = Event {
             ts: t,
             client: table.clients.intern(client),
@@ -233,6 +249,50 @@ mod tests {
         let b = read.table.clients.get("b").unwrap() as usize;
         assert!(read.certain[a] && !read.certain[b]);
         assert_eq!(read.table.ts, vec![1, 2, 5]);
+    }
+
+    #[test]
+    fn times_outside_the_years_rlctl_handles_are_refused_by_row() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("far.csv");
+        for (ts, ok) in [
+            (crate::units::EARLIEST_MS, true),
+            (crate::units::LATEST_MS, true),
+            (crate::units::EARLIEST_MS - 1, false),
+            (i64::MIN, false),
+            (i64::MAX, false),
+        ] {
+            std::fs::write(&file, format!("ts_ms,client,endpoint\n1,a,e\n{ts},a,e\n")).unwrap();
+            match read_events(&file) {
+                Ok(events) => assert!(ok && events.table.len() == 2, "{ts}"),
+                Err(e) => {
+                    assert!(!ok, "{ts}: {e}");
+                    let message = e.to_string();
+                    assert!(
+                        message.contains("row 2: ts_ms") && message.contains("years 1 to 9999")
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unreadable_and_empty_tables_say_what_is_wrong_without_polars_advice() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("t.csv");
+        for (text, says) in [
+            ("ts_ms,client,endpoint\n", "the event table has no rows"),
+            (
+                "ts_ms,client,endpoint\n99999999999999999999,a,e\n",
+                "could not parse `99999999999999999999`",
+            ),
+            ("ts_ms,client,endpoint\n1,a,e,x\n", "more fields"),
+        ] {
+            std::fs::write(&file, text).unwrap();
+            let message = read_events(&file).err().unwrap().to_string();
+            assert!(message.contains(says), "{message}");
+            assert!(!message.contains('\n') && !message.contains("infer_schema_length"));
+        }
     }
 
     #[test]

@@ -156,8 +156,23 @@ pub fn read_frame(path: &Path) -> Result<DataFrame, FrameError> {
             .with_infer_schema_length(None)
             .into_reader_with_file_handle(file)
             .finish()
-            .map_err(polars),
+            .map_err(|source| FrameError::Shape {
+                path: name.clone(),
+                message: csv_error(&source),
+            }),
     }
+}
+
+/// What polars found wrong in a CSV file, without the advice it writes for
+/// its Python API (options rlctl does not have).
+fn csv_error(source: &PolarsError) -> String {
+    let text = source.to_string();
+    // Its first paragraph (a value it quotes may hold a line break).
+    let found = text.split("\n\n").next().unwrap_or_default().trim();
+    format!(
+        "not a table rlctl can read: {found}; a CSV table has a header row naming its columns \
+         and one value per column in every row, quoted where it holds a comma or a quote"
+    )
 }
 
 fn column_as(
