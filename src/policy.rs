@@ -62,8 +62,13 @@ pub enum PolicyError {
         path: String,
         source: std::io::Error,
     },
-    #[error("policy {path} is not valid TOML for a policy: {message}")]
-    Toml { path: String, message: String },
+    #[error("policy {path}{at} is not valid TOML for a policy: {message}")]
+    Toml {
+        path: String,
+        /// `:LINE:COLUMN` where the parser stopped, or empty.
+        at: String,
+        message: String,
+    },
     #[error("policy {path}, rule `{rule}`: {message}")]
     Rule {
         path: String,
@@ -189,6 +194,10 @@ impl Policy {
     fn from_toml(text: &str, origin: &str) -> Result<Policy, PolicyError> {
         toml::from_str(text).map_err(|e| PolicyError::Toml {
             path: origin.into(),
+            at: e.span().map_or_else(String::new, |span| {
+                let (line, column) = line_and_column(text, span.start);
+                format!(":{line}:{column}")
+            }),
             message: e.message().to_string(),
         })
     }
@@ -368,6 +377,16 @@ pub fn rule_name(endpoint: &str) -> String {
         (true, false) => format!("{name}-root"),
         (false, _) => name.to_string(),
     }
+}
+
+/// The line and column (from 1, the column in characters) of byte `at` of `text`.
+fn line_and_column(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..text.floor_char_boundary(at.min(text.len()))];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
 }
 
 #[cfg(test)]

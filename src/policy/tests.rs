@@ -70,6 +70,22 @@ fn errors_name_the_rule_and_the_problem() {
 }
 
 #[test]
+fn toml_errors_name_the_line_and_column() {
+    let err = |text: &str| Policy::parse(text, "p.toml").unwrap_err().to_string();
+    let second_rule =
+        "[[rule]]\nname = \"a\"\nlimit = \"10/1m\"\n\n[[rule]]\nname = \"b\"\nlimit = 10\n";
+    let message = err(second_rule);
+    assert!(
+        message.starts_with("policy p.toml:7:9 is not valid TOML"),
+        "{message}"
+    );
+    assert!(message.contains("expected a string"), "{message}");
+    // Columns count characters, not bytes.
+    assert!(err("# é\n[[rule]]\nname = 'é' bad").starts_with("policy p.toml:3:12 "));
+    assert!(err("[[rule]\n").starts_with("policy p.toml:1:"));
+}
+
+#[test]
 fn round_trips_through_toml() {
     let policy = Policy {
         routes: None,
