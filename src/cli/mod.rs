@@ -81,7 +81,12 @@ pub struct IngestArgs {
     pub log_format: String,
 
     /// Read the `log_format` named by --log-format-name from this nginx config.
-    #[arg(long, value_name = "FILE", requires = "log_format_name")]
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "log_format_name",
+        conflicts_with = "log_format"
+    )]
     pub nginx_conf: Option<PathBuf>,
 
     /// Name of the `log_format` to take from --nginx-conf (e.g. main).

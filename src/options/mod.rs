@@ -64,7 +64,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
             let found = nginx_conf::find_log_format(&text, name)?;
             FormatChoice::LogFormat(found.format)
         }
-        _ => format_choice(&args.log_format),
+        _ => format_choice(&args.log_format)?,
     };
     let json_fields = args
         .field
@@ -132,16 +132,65 @@ pub fn routes_settings(arg: &RoutesArg) -> Result<Option<TemplateSet>, IngestErr
     arg.routes.as_deref().map(read_routes).transpose()
 }
 
-/// `--log-format` text to a format choice: a known name, else a literal `log_format`.
-pub fn format_choice(text: &str) -> FormatChoice {
-    match text.trim() {
+/// The names `--log-format` takes besides the named sources.
+const FORMAT_NAMES: [&str; 7] = ["auto", "combined", "main", "common", "clf", "json", "jsonl"];
+
+/// `--log-format` text to a format choice: a literal nginx `log_format` when
+/// it names a `$variable`, else a known name (in any case); an unknown name
+/// is an error that lists the names.
+pub fn format_choice(text: &str) -> Result<FormatChoice, IngestError> {
+    let text = text.trim();
+    if text.contains('$') {
+        return Ok(FormatChoice::LogFormat(text.to_string()));
+    }
+    let name = text.to_ascii_lowercase();
+    Ok(match name.as_str() {
         "auto" => FormatChoice::Auto,
         "combined" | "main" => FormatChoice::Combined,
         "common" | "clf" => FormatChoice::Common,
         "json" | "jsonl" => FormatChoice::Json,
-        literal => FormatChoice::named(literal)
-            .unwrap_or_else(|| FormatChoice::LogFormat(literal.to_string())),
+        other => FormatChoice::named(other).ok_or_else(|| unknown_format(text, other))?,
+    })
+}
+
+/// The error for `--log-format NAME` naming no format, with the nearest name.
+fn unknown_format(text: &str, lowered: &str) -> IngestError {
+    let names: Vec<&str> = (FORMAT_NAMES.iter().copied())
+        .chain(ingest::formats::SOURCES.iter().map(|s| s.name))
+        .collect();
+    let nearest = names
+        .iter()
+        .map(|name| (edit_distance(lowered, name), *name))
+        .min()
+        .filter(|&(distance, _)| distance <= 2)
+        .map(|(_, name)| format!(" (did you mean `{name}`?)"))
+        .unwrap_or_default();
+    IngestError::Usage(format!(
+        "--log-format `{}`: no format has that name{nearest}. Give one of {} (docs/sources.md), \
+         or an nginx log_format string, whose $variables name the fields: \
+         '$msec $remote_addr \"$request\" $status'",
+        crate::text::escape::terminal(text),
+        names.join(", ")
+    ))
+}
+
+/// The edit distance of two short ASCII names (insertions, deletions and
+/// substitutions of one byte).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &x) in a.as_bytes().iter().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, &y) in b.iter().enumerate() {
+            let above = row[j + 1];
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(x != y));
+            diagonal = above;
+        }
     }
+    row[b.len()]
 }
 
 /// The output format: as asked, else a table on a terminal and JSON in a pipe or file.
@@ -191,10 +240,28 @@ mod tests {
 
     #[test]
     fn format_names_and_literals() {
-        assert_eq!(format_choice("combined"), FormatChoice::Combined);
+        let choice = |text| format_choice(text).unwrap();
+        assert_eq!(choice("combined"), FormatChoice::Combined);
+        assert_eq!(choice(" JSON "), FormatChoice::Json);
         assert_eq!(
-            format_choice("$msec $remote_addr"),
+            choice("CloudFront"),
+            FormatChoice::named("cloudfront").unwrap()
+        );
+        assert_eq!(
+            choice("$msec $remote_addr"),
             FormatChoice::LogFormat("$msec $remote_addr".into())
+        );
+        let unknown = |text| format_choice(text).unwrap_err().to_string();
+        assert!(unknown("combine").contains("no format has that name (did you mean `combined`?)"));
+        assert!(unknown("Traefk").contains("(did you mean `traefik`?)"));
+        let far = unknown("nothing-like-it");
+        assert!(
+            !far.contains("did you mean") && far.contains("azure-frontdoor"),
+            "{far}"
+        );
+        assert_eq!(
+            (edit_distance("", "ab"), edit_distance("kitten", "sitting")),
+            (2, 3)
         );
     }
 
