@@ -45,7 +45,8 @@ pub struct MultiplierArg {
 /// `--exclude`.
 #[derive(Debug, Clone, Args)]
 pub struct ExcludeArg {
-    /// Leave this client out of the basis of the recommendation (repeatable).
+    /// Leave this client out (repeatable): its requests count in no figure,
+    /// so the recommendation is worked out, and clients are flagged, without it.
     #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
     pub exclude: Vec<String>,
 }
