@@ -32,7 +32,8 @@ pub struct GenerateArgs {
     #[arg(long, value_name = "N", default_value_t = 42)]
     pub seed: u64,
 
-    /// First instant, UTC: YYYY-MM-DDTHH:MM:SSZ.
+    /// First instant, UTC: YYYY-MM-DDTHH:MM:SSZ. A log reaching outside the
+    /// years 1 to 9999 (which rlctl reads) is refused.
     #[arg(long, value_name = "RFC3339", default_value = "2026-01-05T00:00:00Z")]
     pub start: String,
 

@@ -49,7 +49,8 @@ pub fn parse_start(text: &str) -> Result<Millis, GenerateError> {
     };
     let (year, month, day) = (i64::from(num(0, 4)?), num(5, 7)?, num(8, 10)?);
     let (hour, minute, second) = (num(11, 13)?, num(14, 16)?, num(17, 19)?);
-    let valid = (1..=12).contains(&month)
+    let valid = year >= 1
+        && (1..=12).contains(&month)
         && (1..=days_in_month(year, month)).contains(&day)
         && hour < 24
         && minute < 60
@@ -72,6 +73,15 @@ impl TimeOffset {
     /// The offset in minutes east of UTC.
     pub fn minutes(self) -> i32 {
         self.minutes
+    }
+}
+
+impl std::fmt::Display for TimeOffset {
+    /// `+HHMM` or `-HHMM`, as parsed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sign = if self.minutes < 0 { '-' } else { '+' };
+        let m = self.minutes.unsigned_abs();
+        write!(f, "{sign}{:02}{:02}", m / 60, m % 60)
     }
 }
 
@@ -227,6 +237,9 @@ mod tests {
         assert_eq!("+0000".parse::<TimeOffset>().unwrap().minutes(), 0);
         assert_eq!("-0530".parse::<TimeOffset>().unwrap().minutes(), -330);
         assert_eq!("+1400".parse::<TimeOffset>().unwrap().minutes(), 840);
+        for text in ["+0000", "-0530", "+1400"] {
+            assert_eq!(text.parse::<TimeOffset>().unwrap().to_string(), text);
+        }
         for bad in ["0000", "+000", "+01:00", "+1500", "+0060", "UTC"] {
             assert!(bad.parse::<TimeOffset>().is_err(), "{bad}");
         }

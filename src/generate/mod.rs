@@ -90,12 +90,14 @@ use routes::Route;
 use traffic::{Event, Traffic};
 use writer::{COMBINED, JsonFormat, LineFormat, TemplateFormat};
 
-use crate::units::{Millis, Window};
+use crate::units::{self, MS_PER_SEC, Millis, Window};
 
 /// Why a generator configuration is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum GenerateError {
-    #[error("invalid start `{0}`: expected YYYY-MM-DDTHH:MM:SSZ, e.g. 2026-01-05T00:00:00Z")]
+    #[error(
+        "invalid start `{0}`: expected YYYY-MM-DDTHH:MM:SSZ in the years 1 to 9999, e.g. 2026-01-05T00:00:00Z"
+    )]
     Start(String),
     #[error("invalid time offset `{0}`: expected +HHMM or -HHMM, e.g. +0000, -0500, +0530")]
     TimeOffset(String),
@@ -113,6 +115,10 @@ pub enum GenerateError {
     Format(String),
     #[error("--clients must be at least {MIN_CLIENTS} (one client of every kind), got {0}")]
     TooFewClients(u32),
+    #[error(
+        "the log would reach {0}, outside the years 1 to 9999 that rlctl reads; give another --start or a shorter run"
+    )]
+    OutOfYears(String),
     #[error("--lines must be at least 1")]
     NoLines,
     #[error("--distinct-paths must be at least 1")]
@@ -341,7 +347,14 @@ impl Generator {
             .expect("the format was checked when the generator was built");
         let mut buf = Vec::with_capacity(CHUNK + 4096);
         let mut lines = 0;
+        let offset_ms = i64::from(self.time_offset.minutes()) * 60 * MS_PER_SEC;
         for event in self.written_events() {
+            if let Some(when) = out_of_range(event.ts, offset_ms, self.time_offset) {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidInput,
+                    GenerateError::OutOfYears(when),
+                ));
+            }
             let profile = &self.profiles[event.profile as usize];
             format.write_line(&event, profile, &mut buf);
             lines += 1;
@@ -354,6 +367,17 @@ impl Generator {
         out.flush()?;
         Ok(lines)
     }
+}
+
+/// When a request at `ts` is written outside the years rlctl reads, in UTC
+/// or at the log's time offset: that time as the log would show it.
+fn out_of_range(ts: Millis, offset_ms: i64, offset: TimeOffset) -> Option<String> {
+    let time = crate::text::time::format_rfc3339;
+    if !units::in_range(ts) {
+        return Some(time(ts));
+    }
+    let local = ts + offset_ms;
+    (!units::in_range(local)).then(|| format!("{} at {offset}", time(local).trim_end_matches('Z')))
 }
 
 /// Random streams of the opt-in shapes, apart from the per-profile ones

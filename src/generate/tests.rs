@@ -310,3 +310,38 @@ fn too_few_clients_is_an_error() {
     );
     assert!(Generator::new(&config(6, minutes(1))).is_ok());
 }
+
+#[test]
+fn a_log_outside_the_years_rlctl_reads_is_refused() {
+    use crate::units::{EARLIEST_MS, LATEST_MS};
+    let write = |start: i64, offset: &str| {
+        let config = Config {
+            start,
+            time_offset: offset.parse().unwrap(),
+            ..config(30, minutes(1))
+        };
+        let mut out = Vec::new();
+        Generator::new(&config)
+            .unwrap()
+            .write_to(&mut out)
+            .map_err(|e| e.to_string())
+    };
+    let late = write(LATEST_MS - 10_000, "+0000").unwrap_err();
+    assert!(
+        late.starts_with("the log would reach 10000-01-01T"),
+        "{late}"
+    );
+    let early = write(EARLIEST_MS, "-0500").unwrap_err();
+    assert!(
+        early.starts_with("the log would reach 0000-12-31T19:00:0"),
+        "{early}"
+    );
+    assert!(
+        early.contains(" at -0500, outside the years 1 to 9999"),
+        "{early}"
+    );
+    assert!(write(LATEST_MS - 120_000, "+0000").is_ok());
+    assert!(write(EARLIEST_MS, "+0000").is_ok());
+    assert!(clock::parse_start("0000-01-01T00:00:00Z").is_err());
+    assert!(clock::parse_start("0001-01-01T00:00:00Z").is_ok());
+}
