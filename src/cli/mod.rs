@@ -102,11 +102,13 @@ pub struct IngestArgs {
     #[arg(long, value_name = "KEY", default_value = "ip")]
     pub key: String,
 
-    /// Aggregate IPv4 client addresses (IPv4-mapped IPv6 ones too) into /N prefixes (e.g. 24).
+    /// Aggregate IPv4 client addresses (IPv4-mapped IPv6 ones too) into /N
+    /// prefixes (e.g. 24); the key needs an ip or xff part.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=32))]
     pub cidr4: Option<u8>,
 
-    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64).
+    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64); the key
+    /// needs an ip or xff part.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=128))]
     pub cidr6: Option<u8>,
 

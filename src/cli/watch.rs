@@ -88,6 +88,7 @@ pub struct WatchArgs {
         long = "for",
         value_name = "DURATION",
         default_value = "24h",
+        requires = "until_clients_hit",
         help_heading = "Verdict"
     )]
     pub hold: Window,

@@ -102,6 +102,15 @@ impl KeySpec {
                 },
             });
         }
+        let addresses = parts
+            .iter()
+            .any(|p| matches!(p, KeyPart::Ip | KeyPart::Xff));
+        if (cidr4.is_some() || cidr6.is_some()) && !addresses {
+            return Err(IngestError::Usage(format!(
+                "--cidr4/--cidr6 group client addresses, and --key {text} has none: \
+                 add ip or xff to the key (--key ip+user), or drop the prefix"
+            )));
+        }
         Ok(KeySpec {
             parts,
             fields,

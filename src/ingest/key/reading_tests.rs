@@ -169,7 +169,7 @@ fn gateways_key_on_whole_addresses_where_the_policy_keys_on_prefixes() {
         Some("xff+user (address else connection, each address)")
     );
     // Keys without an address part have no prefix to drop.
-    let user = KeySpec::parse("user", Some(24), None).unwrap();
+    let user = KeySpec::parse("user", None, None).unwrap();
     assert_eq!(user.read_as(KeyReading::addresses(TokenAsWritten)), None);
 }
 

@@ -72,6 +72,15 @@ fn combined_keys_and_fields() {
     assert_eq!(key("field:api_key", None, None, "", "", "").0, "k-123");
     assert!(KeySpec::parse("ip+bogus", None, None).is_err());
     assert!(KeySpec::parse("field:", None, None).is_err());
+    // A prefix length needs an address part to group.
+    let no_address = KeySpec::parse("user+field:x", Some(24), None).unwrap_err();
+    assert!(
+        no_address
+            .to_string()
+            .contains("--key user+field:x has none")
+    );
+    assert!(KeySpec::parse("user", None, Some(64)).is_err());
+    assert!(KeySpec::parse("xff+user", Some(24), None).is_ok());
 }
 
 #[test]
