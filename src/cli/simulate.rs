@@ -12,8 +12,8 @@ use crate::units::Limit;
 /// `rlctl simulate`.
 #[derive(Debug, Clone, Args)]
 #[command(
-    mut_arg("window", |a| a.help("Window of the recommendation (with --recommended)").help_heading("Limits")),
-    mut_arg("multiplier", |a| a.help("Multiplier of the recommendation (with --recommended)").help_heading("Limits")),
+    mut_arg("window", |a| a.help("Window of the recommendation (with --recommended)").help_heading("Limits").conflicts_with_all(["limit", "policy"])),
+    mut_arg("multiplier", |a| a.help("Multiplier of the recommendation (with --recommended)").help_heading("Limits").conflicts_with_all(["limit", "policy"])),
     mut_arg("top", |a| a.help("How many most-rejected clients to list").default_value("10").help_heading("Output")),
 )]
 pub struct SimulateArgs {
