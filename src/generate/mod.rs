@@ -241,7 +241,7 @@ impl Generator {
         if config.clients < MIN_CLIENTS {
             return Err(GenerateError::TooFewClients(config.clients));
         }
-        line_format(&config.format, config.time_offset)?;
+        let shows_local = line_format(&config.format, config.time_offset)?.shows_local_time();
         let shapes = config.shapes;
         if shapes.distinct_paths == Some(0) {
             return Err(GenerateError::NoDistinctPaths);
@@ -264,6 +264,17 @@ impl Generator {
                 ((n as f64 / rate).ceil().max(1.0) as u64, Some(n))
             }
         };
+        // The run's first and last instants (about the last, with `--lines`),
+        // checked before a line is written.
+        let offset = shows_local.then_some(config.time_offset);
+        let last = (config.start)
+            .saturating_add((run_secs as i64).saturating_mul(MS_PER_SEC))
+            .saturating_sub(1);
+        if let Some(when) =
+            out_of_range(config.start, offset).or_else(|| out_of_range(last, offset))
+        {
+            return Err(GenerateError::OutOfYears(when));
+        }
         Ok(Generator {
             profiles,
             seed: config.seed,
@@ -347,9 +358,11 @@ impl Generator {
             .expect("the format was checked when the generator was built");
         let mut buf = Vec::with_capacity(CHUNK + 4096);
         let mut lines = 0;
-        let offset_ms = i64::from(self.time_offset.minutes()) * 60 * MS_PER_SEC;
+        let offset = format.shows_local_time().then_some(self.time_offset);
+        // The run's span was checked when the generator was built; with
+        // `--lines` the run goes on until the count is reached.
         for event in self.written_events() {
-            if let Some(when) = out_of_range(event.ts, offset_ms, self.time_offset) {
+            if let Some(when) = out_of_range(event.ts, offset) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     GenerateError::OutOfYears(when),
@@ -370,13 +383,15 @@ impl Generator {
 }
 
 /// When a request at `ts` is written outside the years rlctl reads, in UTC
-/// or at the log's time offset: that time as the log would show it.
-fn out_of_range(ts: Millis, offset_ms: i64, offset: TimeOffset) -> Option<String> {
+/// or at `offset` (where lines show local time): that time as the log would
+/// show it.
+fn out_of_range(ts: Millis, offset: Option<TimeOffset>) -> Option<String> {
     let time = crate::text::time::format_rfc3339;
     if !units::in_range(ts) {
         return Some(time(ts));
     }
-    let local = ts + offset_ms;
+    let offset = offset?;
+    let local = ts + i64::from(offset.minutes()) * 60 * MS_PER_SEC;
     (!units::in_range(local)).then(|| format!("{} at {offset}", time(local).trim_end_matches('Z')))
 }
 

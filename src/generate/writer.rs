@@ -25,6 +25,11 @@ const HOST: &str = "shop.example.com";
 pub trait LineFormat {
     /// Appends the line for `event`, sent by `profile`, to `out`.
     fn write_line(&mut self, event: &Event, profile: &Profile, out: &mut Vec<u8>);
+
+    /// Whether lines show local time (at the `--time-offset`), not only UTC.
+    fn shows_local_time(&self) -> bool {
+        false
+    }
 }
 
 /// A `log_format` variable the generator can fill.
@@ -131,6 +136,11 @@ impl TemplateFormat {
 }
 
 impl LineFormat for TemplateFormat {
+    fn shows_local_time(&self) -> bool {
+        (self.parts.iter())
+            .any(|p| matches!(p, Part::Var(Variable::TimeLocal | Variable::TimeIso8601)))
+    }
+
     fn write_line(&mut self, event: &Event, profile: &Profile, out: &mut Vec<u8>) {
         self.stamps.update(event.ts);
         self.uri.clear();
