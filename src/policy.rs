@@ -381,7 +381,7 @@ pub fn rule_name(endpoint: &str) -> String {
 
 /// The line and column (from 1, the column in characters) of byte `at` of `text`.
 fn line_and_column(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..text.floor_char_boundary(at.min(text.len()))];
+    let before = &text[..text.floor_char_boundary(at)];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (
         before.matches('\n').count() + 1,

@@ -45,8 +45,10 @@ pub struct MultiplierArg {
 /// `--exclude`.
 #[derive(Debug, Clone, Args)]
 pub struct ExcludeArg {
-    /// Leave this client out (repeatable): its requests count in no figure,
-    /// so the recommendation is worked out, and clients are flagged, without it.
+    /// Leave this client out of the analysis (repeatable): its requests count
+    /// in none of its figures, so the recommendation is worked out, and
+    /// clients are flagged, without it (report's replay of the policy still
+    /// counts them).
     #[arg(long, value_name = "CLIENT", help_heading = "Analysis")]
     pub exclude: Vec<String>,
 }

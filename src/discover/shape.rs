@@ -5,8 +5,8 @@
 //!   `app.206277e0.js` → `app.:hash.js`. Tokens are the maximal runs of ASCII
 //!   letters and digits; a token is hash-like when it has at least 6
 //!   characters and both a digit and a letter, or at least 8 characters that
-//!   are all hex digits. A percent escape (`%20`) is not part of a token: it
-//!   separates two, as the character it stands for would.
+//!   are all hex digits. A percent escape (`%20`) is never part of a token:
+//!   it separates two, whatever character it encodes.
 //! - Any other segment is one whole parameter, named after the majority shape
 //!   of the values it collapsed: `:id` (has a digit), `:slug` (letters joined
 //!   by `-`), else `:name`; ties go to `:id`, then `:slug`. The hex digits of

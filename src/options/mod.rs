@@ -133,7 +133,15 @@ pub fn routes_settings(arg: &RoutesArg) -> Result<Option<TemplateSet>, IngestErr
 }
 
 /// The names `--log-format` takes besides the named sources.
-const FORMAT_NAMES: [&str; 7] = ["auto", "combined", "main", "common", "clf", "json", "jsonl"];
+const FORMAT_NAMES: [(&str, FormatChoice); 7] = [
+    ("auto", FormatChoice::Auto),
+    ("combined", FormatChoice::Combined),
+    ("main", FormatChoice::Combined),
+    ("common", FormatChoice::Common),
+    ("clf", FormatChoice::Common),
+    ("json", FormatChoice::Json),
+    ("jsonl", FormatChoice::Json),
+];
 
 /// `--log-format` text to a format choice: a literal nginx `log_format` when
 /// it names a `$variable`, else a known name (in any case); an unknown name
@@ -144,18 +152,16 @@ pub fn format_choice(text: &str) -> Result<FormatChoice, IngestError> {
         return Ok(FormatChoice::LogFormat(text.to_string()));
     }
     let name = text.to_ascii_lowercase();
-    Ok(match name.as_str() {
-        "auto" => FormatChoice::Auto,
-        "combined" | "main" => FormatChoice::Combined,
-        "common" | "clf" => FormatChoice::Common,
-        "json" | "jsonl" => FormatChoice::Json,
-        other => FormatChoice::named(other).ok_or_else(|| unknown_format(text, other))?,
-    })
+    let generic = FORMAT_NAMES.iter().find(|(known, _)| *known == name);
+    generic
+        .map(|(_, choice)| choice.clone())
+        .or_else(|| FormatChoice::named(&name))
+        .ok_or_else(|| unknown_format(text, &name))
 }
 
 /// The error for `--log-format NAME` naming no format, with the nearest name.
 fn unknown_format(text: &str, lowered: &str) -> IngestError {
-    let names: Vec<&str> = (FORMAT_NAMES.iter().copied())
+    let names: Vec<&str> = (FORMAT_NAMES.iter().map(|(name, _)| *name))
         .chain(ingest::formats::SOURCES.iter().map(|s| s.name))
         .collect();
     let nearest = names
