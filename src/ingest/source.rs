@@ -145,7 +145,9 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
     }
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(buffered),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
+        Compression::Gzip => Box::new(ZeroPadded {
+            gzip: flate2::bufread::MultiGzDecoder::new(buffered),
+        }),
         Compression::Zstd => Box::new(zstd::Decoder::with_buffer(buffered).map_err(io_err)?),
     };
     Ok(Input {
@@ -155,6 +157,43 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
         size,
         data: Data::Stream(reader),
     })
+}
+
+/// Gzip members that may be followed by zero bytes (tape blocks, some log
+/// shippers, a file preallocated then written): GNU gzip ignores them with a
+/// warning. The decoder reads them as a member header and fails; when every
+/// byte after the last member is zero, that is the end of the input.
+struct ZeroPadded<R: BufRead> {
+    gzip: flate2::bufread::MultiGzDecoder<R>,
+}
+
+impl<R: BufRead> Read for ZeroPadded<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        match self.gzip.read(buf) {
+            Err(e)
+                if e.kind() == io::ErrorKind::InvalidInput && only_zeros(self.gzip.get_mut())? =>
+            {
+                Ok(0)
+            }
+            other => other,
+        }
+    }
+}
+
+/// Whether the rest of `input` is zero bytes (reading it up to the first
+/// that is not).
+fn only_zeros(input: &mut impl BufRead) -> io::Result<bool> {
+    loop {
+        let bytes = input.fill_buf()?;
+        if bytes.is_empty() {
+            return Ok(true);
+        }
+        if bytes.iter().any(|&b| b != 0) {
+            return Ok(false);
+        }
+        let n = bytes.len();
+        input.consume(n);
+    }
 }
 
 /// Maps a regular file read-only; `None` when it cannot be (it is then read).

@@ -74,6 +74,30 @@ fn concatenated_gzip_members_are_all_read() {
 }
 
 #[test]
+fn zero_bytes_after_the_last_gzip_member_end_the_input_and_other_bytes_do_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut padded = gzip(LINE.as_bytes());
+    padded.extend(gzip(LINE.as_bytes()));
+    padded.extend([0u8; 4096]);
+    let path = write(dir.path(), "padded.gz", &padded);
+    assert_eq!(
+        analyze_json(&[path.to_str().unwrap()])["input"]["parsed"],
+        2
+    );
+    // Anything but zeros after the members is still an error.
+    let mut garbage = gzip(LINE.as_bytes());
+    garbage.extend([0u8; 64]);
+    garbage.extend(b"garbage".repeat(10));
+    let path = write(dir.path(), "garbage.gz", &garbage);
+    rlctl()
+        .args(["analyze", "-q"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(contains("invalid gzip header"));
+}
+
+#[test]
 fn truncated_gzip_is_a_clear_error() {
     let dir = tempfile::tempdir().unwrap();
     let lines: String = (0..20_000)
