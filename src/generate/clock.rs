@@ -63,6 +63,20 @@ pub fn parse_start(text: &str) -> Result<Millis, GenerateError> {
     Ok(secs * MS_PER_SEC)
 }
 
+/// When a request at `ts` is written outside the years rlctl reads, in UTC
+/// or at `offset` (where lines show local time): that time as the log would
+/// show it.
+pub fn out_of_range(ts: Millis, offset: Option<TimeOffset>) -> Option<String> {
+    let time = crate::text::time::format_rfc3339;
+    if !crate::units::in_range(ts) {
+        return Some(time(ts));
+    }
+    let offset = offset?;
+    let local = ts + i64::from(offset.minutes()) * 60 * MS_PER_SEC;
+    (!crate::units::in_range(local))
+        .then(|| format!("{} at {offset}", time(local).trim_end_matches('Z')))
+}
+
 /// A fixed UTC offset such as `+0000` or `-0500`, as nginx prints in `$time_local`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TimeOffset {

@@ -90,7 +90,7 @@ use routes::Route;
 use traffic::{Event, Traffic};
 use writer::{COMBINED, JsonFormat, LineFormat, TemplateFormat};
 
-use crate::units::{self, MS_PER_SEC, Millis, Window};
+use crate::units::{MS_PER_SEC, Millis, Window};
 
 /// Why a generator configuration is invalid.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -271,7 +271,7 @@ impl Generator {
             .saturating_add((run_secs as i64).saturating_mul(MS_PER_SEC))
             .saturating_sub(1);
         if let Some(when) =
-            out_of_range(config.start, offset).or_else(|| out_of_range(last, offset))
+            clock::out_of_range(config.start, offset).or_else(|| clock::out_of_range(last, offset))
         {
             return Err(GenerateError::OutOfYears(when));
         }
@@ -362,7 +362,7 @@ impl Generator {
         // The run's span was checked when the generator was built; with
         // `--lines` the run goes on until the count is reached.
         for event in self.written_events() {
-            if let Some(when) = out_of_range(event.ts, offset) {
+            if let Some(when) = clock::out_of_range(event.ts, offset) {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     GenerateError::OutOfYears(when),
@@ -380,19 +380,6 @@ impl Generator {
         out.flush()?;
         Ok(lines)
     }
-}
-
-/// When a request at `ts` is written outside the years rlctl reads, in UTC
-/// or at `offset` (where lines show local time): that time as the log would
-/// show it.
-fn out_of_range(ts: Millis, offset: Option<TimeOffset>) -> Option<String> {
-    let time = crate::text::time::format_rfc3339;
-    if !units::in_range(ts) {
-        return Some(time(ts));
-    }
-    let offset = offset?;
-    let local = ts + i64::from(offset.minutes()) * 60 * MS_PER_SEC;
-    (!units::in_range(local)).then(|| format!("{} at {offset}", time(local).trim_end_matches('Z')))
 }
 
 /// Random streams of the opt-in shapes, apart from the per-profile ones
