@@ -240,8 +240,16 @@ pub fn comment_block(prefix: &str, lines: &[String]) -> String {
         .collect()
 }
 
+/// Longest identifier before a uniqueness suffix. nginx hashes variable names
+/// in buckets of 64 bytes (`variables_hash_bucket_size`), which hold names of
+/// at most 46 characters on 64-bit builds (8 bytes of pointer, the name and 2
+/// bytes of length rounded up to 8, and the bucket's closing pointer): with
+/// `rl_` before and `_method` after, 30 characters and a suffix fit.
+const IDENTIFIER_CHARS: usize = 30;
+
 /// One identifier per rule, from its name: lowercase ASCII letters, digits and
-/// `_`, unique (a suffix tells apart names that differ only in other characters).
+/// `_`, at most [`IDENTIFIER_CHARS`] and a suffix, unique (the suffix tells
+/// apart names that differ only in other characters or past that length).
 pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
     name_identifiers(rules.iter().map(|r| r.name.as_str()))
 }
@@ -266,7 +274,13 @@ pub fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<Str
             while base.contains("__") {
                 base = base.replace("__", "_");
             }
-            base = base.trim_matches('_').chars().take(40).collect();
+            base = base
+                .trim_matches('_')
+                .chars()
+                .take(IDENTIFIER_CHARS)
+                .collect();
+            // Cut at a `_`, the identifier would meet its suffix in `__`.
+            base.truncate(base.trim_end_matches('_').len());
             if base.is_empty() {
                 base = "rule".into();
             }

@@ -137,6 +137,20 @@ fn identifiers_are_safe_and_unique() {
     )
     .unwrap();
     assert_eq!(identifiers(&same), vec!["a_b", "a_b_2"]);
+    // Long names are cut to 30 characters, never at a `_`, and stay unique.
+    let long = Policy::parse(
+        "[[rule]]\nname='get-api-v1-organizations-id-projects-id-members'\nlimit='1/s'\n[[rule]]\nname='get-api-v1-organizations-id-projects-id-owners'\nlimit='1/s'\n[[rule]]\nname='abcdefghijklmnopqrstuvwxyzabc-def'\nlimit='1/s'",
+        "p",
+    )
+    .unwrap();
+    assert_eq!(
+        identifiers(&long),
+        vec![
+            "get_api_v1_organizations_id_pr",
+            "get_api_v1_organizations_id_pr_2",
+            "abcdefghijklmnopqrstuvwxyzabc"
+        ]
+    );
 }
 
 #[test]

@@ -184,10 +184,14 @@ fn hostile_names_and_routes_stay_inside_comments_and_strings() {
 
 #[test]
 fn nginx_accepts_the_export_plain_dry_run_and_hostile() {
+    // Rule names as `analyze --write-policy` makes them from a deep REST path:
+    // nginx's variable hash has room for names of at most 46 characters.
+    let long_names = "[[rule]]\nname='get-api-v1-organizations-id-projects-id-members'\nmethod='GET'\nroute='^/api/v1/organizations/[^/]+/projects/[^/]+/members$'\nlimit='120/1m'\nburst=20\n[[rule]]\nname='get-api-v1-organizations-id-projects-id-members-x'\nroute='^/x$'\nlimit='1/1m'\n";
     for (policy, extra) in [
         (TWO_RULES, &[][..]),
         (TWO_RULES, &["--dry-run"][..]),
         (HOSTILE, &[][..]),
+        (long_names, &[][..]),
     ] {
         let out = export(policy, "nginx", extra);
         let Some(result) = Nginx::check_config(&out) else {
@@ -256,10 +260,14 @@ pub(crate) const HAPROXY_HEAD: &str = "global\n    log stdout format raw local0\
 
 #[test]
 fn haproxy_accepts_the_export() {
+    // Rule names as `analyze --write-policy` makes them from a deep REST path:
+    // nginx's variable hash has room for names of at most 46 characters.
+    let long_names = "[[rule]]\nname='get-api-v1-organizations-id-projects-id-members'\nmethod='GET'\nroute='^/api/v1/organizations/[^/]+/projects/[^/]+/members$'\nlimit='120/1m'\nburst=20\n[[rule]]\nname='get-api-v1-organizations-id-projects-id-members-x'\nroute='^/x$'\nlimit='1/1m'\n";
     for (policy, extra) in [
         (TWO_RULES, &[][..]),
         (TWO_RULES, &["--dry-run"][..]),
         (HOSTILE, &[][..]),
+        (long_names, &[][..]),
     ] {
         haproxy_check(&export(policy, "haproxy", extra));
     }
