@@ -228,7 +228,7 @@ impl Exporter for Envoy {
             .set("typed_per_filter_config", per_filter);
         let mut vhost_limits = Seq::new();
         let mut routes = Seq::new();
-        for route in exempt::routes(exemptions)? {
+        for route in exempt::routes(exemptions, rules)? {
             routes.push(route);
         }
         for config in &configs {

@@ -214,8 +214,15 @@ fn kong_route(i: usize, each: &[KongRule], rules: &[CheckedRule], ids: &[String]
     if let Some(m) = &rule.method {
         route.set("methods", Value::FlowSeq(vec![string(m)]));
     }
+    // `rl-ID-route`, unless a rule `ID-route` without a route has that
+    // instance name (the global plugins are `rl-ID`).
+    let taken = |name: &String| ids.iter().any(|id| format!("rl-{id}") == *name);
+    let instance = std::iter::once(format!("rl-{}-route", ids[i]))
+        .chain((2..).map(|n| format!("rl-{}-route-{n}", ids[i])))
+        .find(|name| !taken(name))
+        .expect("a free name");
     let mut plugins = Seq::new();
-    plugins.push(plugin(&format!("rl-{}-route", ids[i]), &rule.by, &merged));
+    plugins.push(plugin(&instance, &rule.by, &merged));
     route.set("plugins", plugins);
     route
 }
@@ -244,7 +251,7 @@ impl Exporter for Kong {
         let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
         let mut global = Seq::new();
         let mut routes = Seq::new();
-        for route in kong_exempt::routes(exemptions)? {
+        for route in kong_exempt::routes(exemptions, rules)? {
             routes.push(route);
         }
         for (i, rule) in each.iter().enumerate() {

@@ -21,9 +21,9 @@
 
 use super::kong::regex_path;
 use super::yaml::{Map, Seq, Value, plain, string};
-use super::{ClientPart, ExportError, dashed, exempt, name_identifiers};
+use super::{ClientPart, ExportError, dashed, exempt, exemption_identifiers};
 use crate::export::key::key_parts;
-use crate::policy::Exemption;
+use crate::policy::{CheckedRule, Exemption};
 
 /// The per-second limit of an exemption's plugin: beyond any client.
 pub const UNREACHABLE: u64 = 1_000_000_000;
@@ -94,8 +94,8 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
 }
 
 /// The routes of `exemptions`.
-pub fn routes(exemptions: &[Exemption]) -> Result<Vec<Map>, ExportError> {
-    let ids = name_identifiers(exemptions.iter().map(|e| e.name.as_str()));
+pub fn routes(exemptions: &[Exemption], rules: &[CheckedRule]) -> Result<Vec<Map>, ExportError> {
+    let ids = exemption_identifiers(exemptions, rules);
     exemptions
         .iter()
         .zip(ids)

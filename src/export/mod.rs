@@ -254,10 +254,28 @@ pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
     name_identifiers(rules.iter().map(|r| r.name.as_str()))
 }
 
-/// One identifier per name, as [`identifiers`] makes them for rules (exemptions
-/// use it with their own names).
-pub fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
+/// One identifier per exemption, as [`identifiers`] makes them for rules,
+/// none of them what a rule's identifier spells after `exempt_`: targets name
+/// an exemption's objects `…exempt-ID` beside a rule's `…-ID`, so a rule
+/// `exempt-h` and an exemption `h` would share a name.
+pub fn exemption_identifiers(exemptions: &[Exemption], rules: &[CheckedRule]) -> Vec<String> {
+    let taken = identifiers(rules)
+        .into_iter()
+        .filter_map(|id| id.strip_prefix("exempt_").map(str::to_string))
+        .collect();
+    identifiers_besides(exemptions.iter().map(|e| e.name.as_str()), taken)
+}
+
+/// One identifier per name, as [`identifiers`] makes them for rules.
+fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    identifiers_besides(names, std::collections::HashSet::new())
+}
+
+/// [`name_identifiers`], none of them one of `taken`.
+fn identifiers_besides<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    mut seen: std::collections::HashSet<String>,
+) -> Vec<String> {
     names
         .into_iter()
         .map(|name| {

@@ -178,3 +178,43 @@ fn header_advice_and_description() {
         "rule `s`: GET on paths matching ^/s$, key ip, 20/1m token-bucket burst 5"
     );
 }
+
+#[test]
+fn traefik_routers_and_kong_routes_and_instances_have_unique_names() {
+    // A rule called `all` beside the catch-all router, a rule `exempt-h` beside
+    // an exemption `h`, and a global rule `x-route` beside a routed rule `x`.
+    let policy = Policy::parse_policy(
+        "[[rule]]\nname='global'\nlimit='10/1m'\n[[rule]]\nname='all'\nroute='^/x'\nlimit='20/1m'\n\
+         [[rule]]\nname='exempt-h'\nroute='^/y'\nlimit='5/1m'\n[[rule]]\nname='h'\nroute='^/h'\nexempt=true\n\
+         [[rule]]\nname='x-route'\nlimit='3/1m'\n[[rule]]\nname='x'\nroute='^/z'\nlimit='4/1m'\n",
+        "p",
+    )
+    .unwrap();
+    let opts = ExportOptions::default();
+    // How many names, each once.
+    let distinct = |names: Vec<&str>| {
+        let mut sorted = names.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), names.len(), "{names:?}");
+        names.len()
+    };
+    let traefik = traefik::Traefik.render_policy(&policy, &opts).unwrap();
+    let routers = &traefik[traefik.find("  routers:").unwrap()..];
+    let router_names = routers
+        .lines()
+        .filter(|l| l.starts_with("    rl-"))
+        .collect();
+    assert_eq!(distinct(router_names), 5);
+    let kong = kong::Kong.render_policy(&policy, &opts).unwrap();
+    let route_names = kong
+        .lines()
+        .filter(|l| l.starts_with("  - name: \"rl-"))
+        .collect();
+    assert_eq!(distinct(route_names), 4);
+    let instances = kong
+        .lines()
+        .filter(|l| l.trim().starts_with("instance_name: "))
+        .collect();
+    assert_eq!(distinct(instances), 6);
+}

@@ -170,8 +170,14 @@ fn routers(rules: &[CheckedRule], ids: &[String], scopes: &[Scope]) -> Vec<Route
         });
     }
     if !everywhere.is_empty() {
+        // `rl-all`, unless a rule's router is called so.
+        let taken = |name: &String| routers.iter().any(|r| r.name == *name);
+        let name = std::iter::once("rl-all".to_string())
+            .chain((2..).map(|n| format!("rl-all-{n}")))
+            .find(|name| !taken(name))
+            .expect("a free name");
         routers.push(Router {
-            name: "rl-all".into(),
+            name,
             rule: "PathPrefix(`/`)".into(),
             middlewares: everywhere.iter().map(|&j| mw(j)).collect(),
             note: "every other request".into(),
@@ -214,7 +220,7 @@ impl Exporter for Traefik {
                 .set(format!("rl-{id}"), settings);
         }
         let mut routers_map = Map::new();
-        for router in traefik_exempt::routers(exemptions)? {
+        for router in traefik_exempt::routers(exemptions, rules)? {
             let mut settings = Map::new();
             settings
                 .set("rule", string(router.rule))

@@ -15,9 +15,9 @@
 //! those client exemptions are refused.
 
 use super::traefik::rule_literal;
-use super::{ClientPart, ExportError, dashed, exempt, name_identifiers};
+use super::{ClientPart, ExportError, dashed, exempt, exemption_identifiers};
 use crate::export::key::key_parts;
-use crate::policy::Exemption;
+use crate::policy::{CheckedRule, Exemption};
 
 /// Priority of the first exemption router; later ones count down from it.
 pub const PRIORITY: u64 = 100_000;
@@ -93,8 +93,11 @@ fn rule_of(e: &Exemption) -> Result<(String, Vec<String>), ExportError> {
 }
 
 /// The routers of `exemptions`, highest priority first.
-pub fn routers(exemptions: &[Exemption]) -> Result<Vec<ExemptRouter>, ExportError> {
-    let ids = name_identifiers(exemptions.iter().map(|e| e.name.as_str()));
+pub fn routers(
+    exemptions: &[Exemption],
+    rules: &[CheckedRule],
+) -> Result<Vec<ExemptRouter>, ExportError> {
+    let ids = exemption_identifiers(exemptions, rules);
     exemptions
         .iter()
         .zip(ids)

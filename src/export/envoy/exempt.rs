@@ -20,11 +20,11 @@
 //! Basic-auth user name, so client exemptions keyed on user are refused.
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, string};
-use super::super::{ClientPart, ExportError, dashed, exempt, name_identifiers};
+use super::super::{ClientPart, ExportError, dashed, exempt, exemption_identifiers};
 use super::rule::{bucket_value, method_matcher};
 use super::{FILTER_TYPE, MIN_FILL_MS, U32_MAX};
 use crate::export::key::key_parts;
-use crate::policy::Exemption;
+use crate::policy::{CheckedRule, Exemption};
 
 /// `{name: .., string_match: {exact: ..}}`.
 fn exact_header(name: &str, value: &str) -> Value {
@@ -131,8 +131,11 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
 
 /// The routes of `exemptions`, to put before every other route; address
 /// exemptions have none ([`super::skip`]).
-pub(super) fn routes(exemptions: &[Exemption]) -> Result<Vec<Map>, ExportError> {
-    let ids = name_identifiers(exemptions.iter().map(|e| e.name.as_str()));
+pub(super) fn routes(
+    exemptions: &[Exemption],
+    rules: &[CheckedRule],
+) -> Result<Vec<Map>, ExportError> {
+    let ids = exemption_identifiers(exemptions, rules);
     exemptions
         .iter()
         .zip(ids)
