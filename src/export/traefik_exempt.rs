@@ -44,7 +44,7 @@ fn client_matcher(part: &ClientPart, value: &str, key: &str) -> Result<String, S
         ClientPart::Address => format!("ClientIP({})", rule_literal(&address()?)),
         ClientPart::ForwardedFor => {
             let ip = address()?;
-            let first = format!(r"^\s*{}\s*(,|$)", regex::escape(&ip));
+            let first = first_forwarded(&ip);
             format!(
                 "(HeaderRegexp(`X-Forwarded-For`, {}) || ClientIP({}))",
                 rule_literal(&first),
@@ -114,9 +114,45 @@ pub fn routers(
         .collect()
 }
 
+/// The Go regexp of an X-Forwarded-For header whose first address is `ip`
+/// (canonical text), as the replay reads it: with or without a port or
+/// brackets, in any case, an IPv4 address also as IPv4-mapped IPv6.
+fn first_forwarded(ip: &str) -> String {
+    let mapped = if ip.contains(':') { "" } else { "(?:::ffff:)?" };
+    format!(
+        r"^\s*\[?(?i:{mapped}{})\]?(?::\d+)?\s*(,|$)",
+        regex::escape(ip)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use crate::export::{render_exemption, traefik::Traefik};
+
+    #[test]
+    fn a_forwarded_address_matches_with_a_port_brackets_or_another_case() {
+        let matches = |ip: &str, header: &str| {
+            regex::Regex::new(&super::first_forwarded(ip))
+                .unwrap()
+                .is_match(header)
+        };
+        for header in [
+            "192.0.2.7",
+            " 192.0.2.7 , 10.0.0.1",
+            "192.0.2.7:5678",
+            "::ffff:192.0.2.7",
+            "[::FFFF:192.0.2.7]:80",
+        ] {
+            assert!(matches("192.0.2.7", header), "{header}");
+        }
+        for header in ["192.0.2.70", "10.0.0.1, 192.0.2.7", "192.0.2.7x"] {
+            assert!(!matches("192.0.2.7", header), "{header}");
+        }
+        for header in ["2001:db8::1", "2001:DB8::1", "[2001:db8::1]:443, 10.0.0.1"] {
+            assert!(matches("2001:db8::1", header), "{header}");
+        }
+        assert!(!matches("2001:db8::1", "2001:db8::10"));
+    }
 
     fn render(exemption: &str) -> Result<String, String> {
         render_exemption(&Traefik, "3/1m", exemption)
