@@ -229,10 +229,17 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
         ),
         (
             "burst",
-            format!(
-                "{} (covers the normal peak second of {}; at least 10 s of the average rate = {})",
-                r.burst, r.normal_peak_second, r.burst_floor
-            ),
+            match r.normal_peak_second {
+                // Every client is over the limit: none sets a normal peak.
+                0 => format!(
+                    "{} (no client stays under the limit to set a normal peak second; at least 10 s of the average rate = {})",
+                    r.burst, r.burst_floor
+                ),
+                peak => format!(
+                    "{} (covers the normal peak second of {peak}; at least 10 s of the average rate = {})",
+                    r.burst, r.burst_floor
+                ),
+            },
         ),
         ("flagged clients", r.flagged_count.to_string()),
     ]);
