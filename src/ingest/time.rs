@@ -31,7 +31,8 @@ fn digits(b: &[u8]) -> Option<u32> {
     })
 }
 
-fn month_from_abbrev(m: &[u8]) -> Option<u32> {
+/// The month (1–12) of its three-letter English name, in any case (`Jan`).
+pub(crate) fn month_from_abbrev(m: &[u8]) -> Option<u32> {
     const MONTHS: [&[u8; 3]; 12] = [
         b"Jan", b"Feb", b"Mar", b"Apr", b"May", b"Jun", b"Jul", b"Aug", b"Sep", b"Oct", b"Nov",
         b"Dec",

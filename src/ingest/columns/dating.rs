@@ -101,13 +101,9 @@ fn directive_stamp(value: &[u8]) -> Option<Stamp> {
 
 /// `12-Jan-1996` (day, month name, year) as `1996-01-12`.
 fn iso_date(date: &[u8]) -> Option<Vec<u8>> {
-    const MONTHS: [&[u8]; 12] = [
-        b"jan", b"feb", b"mar", b"apr", b"may", b"jun", b"jul", b"aug", b"sep", b"oct", b"nov",
-        b"dec",
-    ];
     let mut parts = date.split(|&b| b == b'-');
     let (day, month, year) = (parts.next()?, parts.next()?, parts.next()?);
-    let month = MONTHS.iter().position(|m| m.eq_ignore_ascii_case(month))?;
+    let month = time::month_from_abbrev(month)?;
     if parts.next().is_some() || day.is_empty() || day.len() > 2 || year.len() != 4 {
         return None;
     }
@@ -116,7 +112,7 @@ fn iso_date(date: &[u8]) -> Option<Vec<u8>> {
     } else {
         day.to_vec()
     };
-    Some([year, format!("-{:02}-", month + 1).as_bytes(), &day].concat())
+    Some([year, format!("-{month:02}-").as_bytes(), &day].concat())
 }
 
 #[cfg(test)]
