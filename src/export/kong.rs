@@ -19,7 +19,7 @@ use super::kong_exempt;
 use super::yaml::{Map, Seq, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
-    dashed, describe, identifiers, route,
+    dashed, describe, free_name, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::text::counted;
@@ -216,11 +216,9 @@ fn kong_route(i: usize, each: &[KongRule], rules: &[CheckedRule], ids: &[String]
     }
     // `rl-ID-route`, unless a rule `ID-route` without a route has that
     // instance name (the global plugins are `rl-ID`).
-    let taken = |name: &String| ids.iter().any(|id| format!("rl-{id}") == *name);
-    let instance = std::iter::once(format!("rl-{}-route", ids[i]))
-        .chain((2..).map(|n| format!("rl-{}-route-{n}", ids[i])))
-        .find(|name| !taken(name))
-        .expect("a free name");
+    let instance = free_name(&format!("rl-{}-route", ids[i]), '-', |name| {
+        ids.iter().any(|id| format!("rl-{id}") == name)
+    });
     let mut plugins = Seq::new();
     plugins.push(plugin(&instance, &rule.by, &merged));
     route.set("plugins", plugins);

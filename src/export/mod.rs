@@ -251,7 +251,10 @@ const IDENTIFIER_CHARS: usize = 30;
 /// `_`, at most [`IDENTIFIER_CHARS`] and a suffix, unique (the suffix tells
 /// apart names that differ only in other characters or past that length).
 pub fn identifiers(rules: &[CheckedRule]) -> Vec<String> {
-    name_identifiers(rules.iter().map(|r| r.name.as_str()))
+    identifiers_besides(
+        rules.iter().map(|r| r.name.as_str()),
+        std::collections::HashSet::new(),
+    )
 }
 
 /// One identifier per exemption, as [`identifiers`] makes them for rules,
@@ -266,12 +269,8 @@ pub fn exemption_identifiers(exemptions: &[Exemption], rules: &[CheckedRule]) ->
     identifiers_besides(exemptions.iter().map(|e| e.name.as_str()), taken)
 }
 
-/// One identifier per name, as [`identifiers`] makes them for rules.
-fn name_identifiers<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-    identifiers_besides(names, std::collections::HashSet::new())
-}
-
-/// [`name_identifiers`], none of them one of `taken`.
+/// One identifier per name, as [`identifiers`] makes them for rules, none of
+/// them one of `seen` (which each joins).
 fn identifiers_besides<'a>(
     names: impl IntoIterator<Item = &'a str>,
     mut seen: std::collections::HashSet<String>,
@@ -302,15 +301,19 @@ fn identifiers_besides<'a>(
             if base.is_empty() {
                 base = "rule".into();
             }
-            let mut id = base.clone();
-            let mut n = 2;
-            while !seen.insert(id.clone()) {
-                id = format!("{base}_{n}");
-                n += 1;
-            }
+            let id = free_name(&base, '_', |id| seen.contains(id));
+            seen.insert(id.clone());
             id
         })
         .collect()
+}
+
+/// `base`, or the first of `base` + `sep` + 2, 3, … that is not `taken`.
+pub(crate) fn free_name(base: &str, sep: char, taken: impl Fn(&str) -> bool) -> String {
+    std::iter::once(base.to_string())
+        .chain((2..).map(|n| format!("{base}{sep}{n}")))
+        .find(|name| !taken(name))
+        .expect("a free name among endless ones")
 }
 
 /// An identifier with `-` for `_`, as YAML and JSON products spell names.

@@ -13,7 +13,7 @@ use super::traefik_exempt;
 use super::yaml::{Map, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
-    dashed, describe, identifiers, route,
+    dashed, describe, free_name, identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::text::counted;
@@ -171,11 +171,7 @@ fn routers(rules: &[CheckedRule], ids: &[String], scopes: &[Scope]) -> Vec<Route
     }
     if !everywhere.is_empty() {
         // `rl-all`, unless a rule's router is called so.
-        let taken = |name: &String| routers.iter().any(|r| r.name == *name);
-        let name = std::iter::once("rl-all".to_string())
-            .chain((2..).map(|n| format!("rl-all-{n}")))
-            .find(|name| !taken(name))
-            .expect("a free name");
+        let name = free_name("rl-all", '-', |name| routers.iter().any(|r| r.name == name));
         routers.push(Router {
             name,
             rule: "PathPrefix(`/`)".into(),
