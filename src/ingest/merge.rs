@@ -138,12 +138,13 @@ impl<'s> Merger<'s> {
                 let chunk = chunk.map_err(|source| IngestError::Read {
                     file: name.clone(),
                     line: file.lines,
-                    source,
-                    hint: if compressed {
+                    // Bytes that are not gzip after its members say so themselves.
+                    hint: if compressed && source.kind() != std::io::ErrorKind::InvalidData {
                         " (is the compressed file truncated?)"
                     } else {
                         ""
                     },
+                    source,
                 })?;
                 self.merge(chunk, &mut file)?;
                 if let Some(progress) = self.progress {

@@ -145,9 +145,7 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
     }
     let reader: Box<dyn Read + Send> = match compression {
         Compression::None => Box::new(buffered),
-        Compression::Gzip => Box::new(ZeroPadded {
-            gzip: flate2::bufread::MultiGzDecoder::new(buffered),
-        }),
+        Compression::Gzip => Box::new(GzipMembers::new(buffered)),
         Compression::Zstd => Box::new(zstd::Decoder::with_buffer(buffered).map_err(io_err)?),
     };
     Ok(Input {
@@ -159,40 +157,84 @@ pub fn open(path: &Path, counter: Arc<AtomicU64>) -> Result<Input, IngestError> 
     })
 }
 
-/// Gzip members that may be followed by zero bytes (tape blocks, some log
-/// shippers, a file preallocated then written): GNU gzip ignores them with a
-/// warning. The decoder reads them as a member header and fails; when every
-/// byte after the last member is zero, that is the end of the input.
-struct ZeroPadded<R: BufRead> {
-    gzip: flate2::bufread::MultiGzDecoder<R>,
+/// The gzip members of an input, one after another (as `zcat` reads them),
+/// which may be followed by zero bytes (tape blocks, some log shippers, a
+/// file preallocated then written): GNU gzip ignores those with a warning,
+/// and so does this. Any other byte after a member is an error that says
+/// so, not a stream cut short.
+struct GzipMembers<R: BufRead> {
+    /// The member being read; `None` once the input has ended.
+    member: Option<flate2::bufread::GzDecoder<R>>,
 }
 
-impl<R: BufRead> Read for ZeroPadded<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        match self.gzip.read(buf) {
-            Err(e)
-                if e.kind() == io::ErrorKind::InvalidInput && only_zeros(self.gzip.get_mut())? =>
-            {
-                Ok(0)
-            }
-            other => other,
+impl<R: BufRead> GzipMembers<R> {
+    fn new(input: R) -> Self {
+        GzipMembers {
+            member: Some(flate2::bufread::GzDecoder::new(input)),
         }
     }
 }
 
-/// Whether the rest of `input` is zero bytes (reading it up to the first
-/// that is not).
-fn only_zeros(input: &mut impl BufRead) -> io::Result<bool> {
+impl<R: BufRead> Read for GzipMembers<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            let Some(member) = &mut self.member else {
+                return Ok(0);
+            };
+            let n = member.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            // The member ended, its trailer read: what follows it decides.
+            let mut input = self.member.take().expect("matched above").into_inner();
+            let next = input.fill_buf()?.first().copied();
+            match next {
+                None => return Ok(0),
+                Some(0x1f) => self.member = Some(flate2::bufread::GzDecoder::new(input)),
+                Some(0) => {
+                    let zeros = skip_zeros(&mut input)?;
+                    if input.fill_buf()?.is_empty() {
+                        return Ok(0);
+                    }
+                    return Err(not_gzip_after_members(zeros));
+                }
+                Some(_) => return Err(not_gzip_after_members(0)),
+            }
+        }
+    }
+}
+
+/// The error for bytes after the last member that are neither a member nor
+/// zero padding (`zeros` zero bytes came first).
+fn not_gzip_after_members(zeros: u64) -> io::Error {
+    let after = match zeros {
+        0 => String::new(),
+        n => format!(" and {n} zero bytes"),
+    };
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "bytes after the last gzip member{after} are not gzip (trailing \
+             garbage, as `gzip -t` calls it): cut them off, or decompress \
+             the file and read the text"
+        ),
+    )
+}
+
+/// Reads past the zero bytes at the front of `input`; how many there were.
+fn skip_zeros(input: &mut impl BufRead) -> io::Result<u64> {
+    let mut skipped = 0;
     loop {
         let bytes = input.fill_buf()?;
-        if bytes.is_empty() {
-            return Ok(true);
+        let (zeros, all) = match bytes.iter().position(|&b| b != 0) {
+            Some(i) => (i, false),
+            None => (bytes.len(), true),
+        };
+        input.consume(zeros);
+        skipped += zeros as u64;
+        if zeros == 0 || !all {
+            return Ok(skipped);
         }
-        if bytes.iter().any(|&b| b != 0) {
-            return Ok(false);
-        }
-        let n = bytes.len();
-        input.consume(n);
     }
 }
 
