@@ -2,7 +2,7 @@
 //! exemption's method, route and client, describing it), so that no export
 //! silently limits a request the policy exempts.
 
-use super::{ExportError, comment};
+use super::ExportError;
 use crate::policy::Exemption;
 
 /// The exemption's method in upper case, refused when it is not a method name.
@@ -87,9 +87,5 @@ pub fn describe(e: &Exemption) -> String {
     if let Some(c) = &e.client {
         what.push(format!("client {c} (key {})", e.key.text));
     }
-    comment(&format!(
-        "exempt `{}`: {}, never limited",
-        e.name,
-        what.join(", ")
-    ))
+    format!("exempt `{}`: {}, never limited", e.name, what.join(", "))
 }

@@ -218,3 +218,28 @@ fn traefik_routers_and_kong_routes_and_instances_have_unique_names() {
         .collect();
     assert_eq!(distinct(instances), 6);
 }
+
+#[test]
+fn an_exemptions_comment_is_escaped_once_like_a_rules() {
+    // Found by review: the exemption's line was escaped, then escaped again
+    // as a comment (`^/health\\\\.json$`).
+    let policy = Policy::parse_policy(
+        "[[rule]]\nname='r'\nroute='^/a\\.b$'\nlimit='20/1m'\n\
+         [[rule]]\nname='h'\nroute='^/health\\.json$'\nexempt=true\n",
+        "p",
+    )
+    .unwrap();
+    let opts = ExportOptions::default();
+    for target in [
+        Target::Nginx,
+        Target::Haproxy,
+        Target::Envoy,
+        Target::Traefik,
+        Target::Kong,
+    ] {
+        let out = target.exporter().render_policy(&policy, &opts).unwrap();
+        assert!(out.contains(r"paths matching ^/a\\.b$"), "{out}");
+        assert!(out.contains(r"paths matching ^/health\\.json$"), "{out}");
+        assert!(!out.contains(r"\\\\"), "{out}");
+    }
+}
