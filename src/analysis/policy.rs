@@ -11,8 +11,8 @@ use super::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::{self, Segment, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
-use crate::text::counted;
 use crate::text::time::format_rfc3339;
+use crate::text::{counted, escape};
 
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
 /// has its own recommendation (static files aside: they rarely want a limit of their own).
@@ -137,7 +137,7 @@ fn endpoint_route(
     if listed || !has_own_colon(path) {
         return Some((method, route));
     }
-    Some((method, format!("^{}$", regex::escape(path))))
+    Some((method, format!("^{}$", escape::regex_literal(path))))
 }
 
 /// Whether a segment of `path` holds a `:NAME` other than `:hash` beside
@@ -288,7 +288,7 @@ pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
         out.push_str(&format!(
             "\n# {}: {}\n# [[rule]]\n# name = {}\n# key = {}\n# client = {}\n# exempt = true\n",
             f.kind.label(),
-            f.evidence.replace(['\n', '\r'], " "),
+            escape::terminal(&f.evidence),
             toml_string(&format!("exempt-{}", policy::rule_name(&p.client))),
             toml_string(key),
             toml_string(&p.client),

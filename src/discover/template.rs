@@ -28,6 +28,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::matcher::MatchNode;
+use crate::text::escape;
 
 /// One part of a pattern segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,12 +130,12 @@ impl Segment {
     /// The regex (without anchors) of the path segments this one matches.
     fn regex(&self) -> String {
         match self {
-            Segment::Literal(t) => regex::escape(t),
+            Segment::Literal(t) => escape::regex_literal(t),
             Segment::Whole(_) => "[^/]+".into(),
             Segment::Pattern(t) => parts(t)
                 .iter()
                 .map(|p| match p {
-                    Part::Text(x) => regex::escape(x),
+                    Part::Text(x) => escape::regex_literal(x),
                     Part::Param => "[A-Za-z0-9]+".into(),
                 })
                 .collect(),

@@ -36,19 +36,30 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
 }
 
 /// Characters that change what a reader sees without being seen: Unicode
-/// bidirectional overrides reorder text ("Trojan Source"), the line and
-/// paragraph separators break lines, and zero-width characters (a byte order
-/// mark among them) make two different keys look the same.
+/// bidirectional controls reorder text ("Trojan Source"), the line and
+/// paragraph separators break lines, and the default-ignorable code points
+/// (zero-width characters, a byte order mark, invisible operators, variation
+/// selectors, tags) make two different keys look the same.
 fn is_hidden(c: char) -> bool {
     matches!(
         c,
-        '\u{202a}'..='\u{202e}'
-            | '\u{2066}'..='\u{2069}'
+        '\u{ad}'
+            | '\u{34f}'
+            | '\u{61c}'
+            | '\u{115f}'..='\u{1160}'
+            | '\u{17b4}'..='\u{17b5}'
+            | '\u{180b}'..='\u{180f}'
             | '\u{200b}'..='\u{200f}'
-            | '\u{2028}'
-            | '\u{2029}'
-            | '\u{2060}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{206f}'
+            | '\u{3164}'
+            | '\u{fe00}'..='\u{fe0f}'
             | '\u{feff}'
+            | '\u{ffa0}'
+            | '\u{fff0}'..='\u{fff8}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0000}'..='\u{e0fff}'
     )
 }
 
@@ -84,7 +95,11 @@ pub fn markdown(text: &str) -> String {
     out
 }
 
-/// For HTML text and attribute values.
+/// For HTML text and attribute values: control characters (but line breaks
+/// and tabs, which the page lays out) and hidden ones become the visible
+/// escapes [`terminal`] writes, with a backslash doubled as there, so that
+/// two keys that differ only in them stay two in the page; then `<`, `>`,
+/// `&` and quotes become entities.
 pub fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     for c in text.chars() {
@@ -94,10 +109,31 @@ pub fn html(text: &str) -> String {
             '&' => out.push_str("&amp;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
-            c if (c.is_control() && c != '\n' && c != '\t') || is_hidden(c) => {
-                let _ = write!(out, "&#xfffd;");
+            '\n' | '\t' => out.push(c),
+            c if c == '\\' || c.is_control() || is_hidden(c) => {
+                out.push_str(&terminal(c.encode_utf8(&mut [0; 4])))
             }
             c => out.push(c),
+        }
+    }
+    out
+}
+
+/// `text` as a regex that matches it literally: [`regex::escape`], with
+/// control characters written as `\x{..}` escapes (which the regex engines
+/// of every export target read), so that a route never holds one.
+pub fn regex_literal(text: &str) -> String {
+    let escaped = regex::escape(text);
+    if !escaped.chars().any(char::is_control) {
+        return escaped;
+    }
+    let mut out = String::with_capacity(escaped.len() + 8);
+    for c in escaped.chars() {
+        match c.is_control() {
+            true => {
+                let _ = write!(out, "\\x{{{:x}}}", c as u32);
+            }
+            false => out.push(c),
         }
     }
     out
@@ -146,7 +182,7 @@ mod tests {
         assert_eq!(terminal("ad\u{200b}min"), "ad\\u{200b}min");
         assert_eq!(csv_cell("a\u{2028}b"), "a\\u{2028}b");
         assert_eq!(markdown("a\u{2028}b"), "a\\\\u{2028}b");
-        assert_eq!(html("a\u{2028}b"), "a&#xfffd;b");
+        assert_eq!(html("a\u{2028}b"), "a\\u{2028}b");
         assert_eq!(terminal("café ☕"), "café ☕");
     }
 
@@ -174,8 +210,39 @@ mod tests {
             html("<script>alert('x')</script>"),
             "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;"
         );
-        assert_eq!(html("\x1b[2J"), "&#xfffd;[2J");
-        assert_eq!(html("a\u{202e}b"), "a&#xfffd;b");
+        assert_eq!(html("\x1b[2J"), "\\x1b[2J");
+        assert_eq!(html("a\u{202e}b"), "a\\u{202e}b");
+        // Found by review: every control character became U+FFFD, so keys
+        // that differ only in one (or in a U+FFFD of their own) were one.
+        let cells = ["a\x1bb", "a\x07b", "a\u{fffd}b", "a\\x1bb"].map(html);
+        assert_eq!(cells, ["a\\x1bb", "a\\x07b", "a\u{fffd}b", "a\\\\x1bb"]);
+        assert_eq!(html("line\nnext\tcell"), "line\nnext\tcell");
+    }
+
+    #[test]
+    fn default_ignorable_characters_are_shown() {
+        // Found by review: these looked like `admin` in every output.
+        for (hidden, shown) in [
+            ("admin\u{e0020}", "admin\\u{e0020}"),
+            ("admin\u{2062}", "admin\\u{2062}"),
+            ("admin\u{61c}", "admin\\u{61c}"),
+            ("admin\u{ad}", "admin\\u{ad}"),
+            ("admin\u{fe0f}", "admin\\u{fe0f}"),
+        ] {
+            assert_eq!(terminal(hidden), shown);
+            assert_eq!(html(hidden), shown);
+        }
+        assert_eq!(terminal("café ünï 日本"), "café ünï 日本");
+    }
+
+    #[test]
+    fn regex_literals_hold_no_control_character() {
+        let literal = regex_literal("/g\x1b[2J.x");
+        assert_eq!(literal, r"/g\x{1b}\[2J\.x");
+        let re = regex::Regex::new(&format!("^{literal}$")).unwrap();
+        assert!(re.is_match("/g\x1b[2J.x"));
+        assert!(!re.is_match("/g\x1b[2JAx"));
+        assert_eq!(regex_literal("/a.b"), r"/a\.b");
     }
 
     #[test]

@@ -247,3 +247,42 @@ fn a_rule_matches_a_colon_of_the_path_as_it_is() {
     assert_eq!(requests("POST /v1/jobs:cancel"), Some(36000.into()));
     assert_eq!(requests("POST /v1/jobsB7"), Some(1800.into()));
 }
+
+#[test]
+fn log_text_with_control_characters_leaves_the_policy_readable_and_exportable() {
+    // Found by review: the suggested exemption's comment held the path raw
+    // (TOML refuses control characters in comments, so rlctl could not read
+    // its own policy back), and a route kept a raw ESC that every export
+    // refused.
+    let dir = tempfile::tempdir().unwrap();
+    let probe = "/h/\x1b]0;pwned\x07";
+    let mut lines = String::new();
+    for minute in 0..10 {
+        for s in (0..60).step_by(15) {
+            lines.push_str(&line("10.0.0.1", minute * 60 + s, "GET", probe));
+        }
+        for c in 0..100 {
+            lines.push_str(&line(
+                &format!("10.0.1.{c}"),
+                minute * 60 + c % 60,
+                "GET",
+                "/g\x1b[2J",
+            ));
+        }
+    }
+    let log = write_log(dir.path(), &lines);
+    let (policy, text) = written_policy(&log, &[]);
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text}");
+    assert!(text.contains(r"on GET /h/\x1b]0;pwned\x07,"), "{text}");
+    assert!(text.contains(r"route = '^/g\x{1b}\[2J$'"), "{text}");
+    let rules = replayed(&policy, &log);
+    let rule = rules.iter().find(|r| r["rule"] == "get-g-2j").unwrap();
+    assert_eq!(rule["requests"], 1000);
+    for target in ["nginx", "haproxy", "envoy", "traefik", "kong", "aws-waf"] {
+        rlctl()
+            .args(["export", "--target", target, "--policy"])
+            .arg(&policy)
+            .assert()
+            .success();
+    }
+}
