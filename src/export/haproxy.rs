@@ -47,6 +47,24 @@ pub fn quote(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
+/// An ACL's pattern, quoted, after `--` when it starts with `-`: HAProxy
+/// reads such a pattern as a flag (`-i`, `-M`) otherwise, quotes or not
+/// (section 7.1 of its configuration manual).
+pub fn pattern(text: &str) -> String {
+    match text.starts_with('-') {
+        true => format!("-- {}", quote(text)),
+        false => quote(text),
+    }
+}
+
+/// The `method` ACL of `method` (a token: quoted only when [`pattern`] must).
+pub fn method_acl(method: &str) -> String {
+    match method.starts_with('-') {
+        true => format!("{{ method {} }}", pattern(method)),
+        false => format!("{{ method {method} }}"),
+    }
+}
+
 /// The sample expression of one key part.
 pub(super) fn part_expr(part: &ClientPart) -> Option<String> {
     Some(match part {
@@ -183,11 +201,11 @@ fn write_rule(
     guard: &str,
 ) -> Result<(), ExportError> {
     let mut cond = String::new();
-    if let Some(m) = rule.method.clone() {
-        cond.push_str(&format!(" {{ method {m} }}"));
+    if let Some(m) = &rule.method {
+        cond.push_str(&format!(" {}", method_acl(m)));
     }
     if let Some(r) = route(rule)? {
-        cond.push_str(&format!(" {{ path -m reg {} }}", quote(r)));
+        cond.push_str(&format!(" {{ path -m reg {} }}", pattern(r)));
     }
     let limit = threshold(shape);
     frontend.denies.comments(&[

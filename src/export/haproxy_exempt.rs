@@ -19,7 +19,7 @@ use std::net::IpAddr;
 
 use super::conf::Conf;
 use super::exempt;
-use super::haproxy::quote;
+use super::haproxy::{method_acl, pattern};
 use super::key::key_parts;
 use super::{ClientPart, ExportError};
 use crate::policy::Exemption;
@@ -66,7 +66,7 @@ fn client_condition(
     Ok(match parts.as_slice() {
         [ClientPart::Address] => format!("{{ src {} }}", address()?),
         [ClientPart::ForwardedFor] => format!("{{ {} -m ip {} }}", exprs[0], address()?),
-        [_] => format!("{{ {} -m str {} }}", exprs[0], quote(client)),
+        [_] => format!("{{ {} -m str {} }}", exprs[0], pattern(client)),
         _ => {
             let mut key = exprs[0].clone();
             for (p, expr) in exprs.iter().enumerate().skip(1) {
@@ -76,7 +76,7 @@ fn client_condition(
             }
             let var = format!("txn.rlctl_ex{i}_key");
             lines.line(format!("http-request set-var({var}) {key}"));
-            format!("{{ var({var}) -m str {} }}", quote(client))
+            format!("{{ var({var}) -m str {} }}", pattern(client))
         }
     })
 }
@@ -97,10 +97,10 @@ pub fn write(
         lines.comment(exempt::describe(e));
         let mut conditions = Vec::new();
         if let Some(m) = exempt::method(e)? {
-            conditions.push(format!("{{ method {m} }}"));
+            conditions.push(method_acl(&m));
         }
         if let Some(r) = exempt::route(e)? {
-            conditions.push(format!("{{ path -m reg {} }}", quote(r)));
+            conditions.push(format!("{{ path -m reg {} }}", pattern(r)));
         }
         if let Some(client) = exempt::client(e)? {
             uses_xff |= e.key.parts.contains(&crate::ingest::key::KeyPart::Xff);

@@ -52,6 +52,28 @@ fn haproxy_accepts_exemptions() {
     haproxy_check(&out);
 }
 
+#[test]
+fn haproxy_patterns_that_start_with_a_dash_are_not_read_as_flags() {
+    // Found by review: `{ method -X }` failed `haproxy -c`, while `-M` and a
+    // client `-i` passed it and were read as flags, so the rule and the
+    // exemption never matched on a live HAProxy.
+    let policy = "[[rule]]\nname = \"global\"\nlimit = \"10/1m\"\n\n\
+        [[rule]]\nname = \"x\"\nmethod = \"-X\"\nroute = \"-x\"\nlimit = \"5/1m\"\n\n\
+        [[rule]]\nname = \"m\"\nmethod = \"-M\"\nlimit = \"5/1m\"\n\n\
+        [[rule]]\nname = \"k\"\nkey = \"field:http_x_api_key\"\nclient = \"-i\"\nmethod = \"-U\"\nexempt = true\n";
+    let out = export(policy, "haproxy", &[]);
+    assert!(
+        out.contains("{ method -- '-X' } { path -m reg -- '-x' }"),
+        "{out}"
+    );
+    assert!(out.contains("{ method -- '-M' }"), "{out}");
+    assert!(
+        out.contains("{ method -- '-U' } { req.fhdr(x-api-key) -m str -- '-i' }"),
+        "{out}"
+    );
+    haproxy_check(&out);
+}
+
 /// The rules of [`TWO_RULES`] with exemptions every target can express: a
 /// path, and a client keyed on a header with a method and a route.
 fn portable_exemptions() -> String {
