@@ -13,8 +13,7 @@ pub mod rule_scope;
 
 use crate::discover::{self, DiscoverChoice, TemplateSet, TemplateUse};
 use crate::events::{EventTable, Id};
-use crate::ingest::record::SkipReason;
-use crate::ingest::{self, IngestError, IngestReport, Ingested};
+use crate::ingest::{self, IngestError, Ingested};
 use crate::profile::{self, ClientProfile, ProfileColumns};
 use crate::recommend::{BaselineChoice, Recommendation, recommend_scopes};
 use crate::simulate::AlgorithmKind;
@@ -130,7 +129,7 @@ fn analyze(
     with_profiles: bool,
 ) -> Result<AnalyzeRun, AnalysisError> {
     if ingested.table.is_empty() {
-        return Err(AnalysisError::NoEvents(no_events_message(&ingested.report)));
+        return Err(AnalysisError::NoEvents(ingested.report.nothing_parsed()));
     }
     let table = &mut ingested.table;
     let mapped =
@@ -246,25 +245,4 @@ pub fn recommendations(
         })
         .collect();
     (recommendation, endpoint_recommendations)
-}
-
-fn no_events_message(report: &IngestReport) -> String {
-    let files: Vec<&str> = report.files.iter().map(|f| f.name.as_str()).collect();
-    let mut msg = format!(
-        "no requests found in {}: {} lines read, {} parsed, {} skipped",
-        files.join(", "),
-        report.lines,
-        report.parsed,
-        report.skipped
-    );
-    // The first line skipped for a reason other than being a header or blank,
-    // if one is among the examples: it says what went wrong.
-    let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
-    let telling = (report.examples.iter())
-        .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
-        .or(report.examples.first());
-    if let Some(first) = telling {
-        msg.push_str(&format!(" (first: {first}); check --log-format"));
-    }
-    msg
 }

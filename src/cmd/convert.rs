@@ -19,6 +19,8 @@ use crate::text::escape;
 pub fn run(args: ConvertArgs) -> anyhow::Result<Outcome> {
     let settings = options::convert_settings(&args)?;
     let mut ingested = ingest::ingest(&settings.ingest)?;
+    // An empty table written with success would hide a wrong --log-format.
+    anyhow::ensure!(!ingested.table.is_empty(), ingested.report.nothing_parsed());
     if let Some(templates) = &settings.routes {
         discover::apply_routes(&mut ingested.table, templates, &settings.ingest.routes);
     }

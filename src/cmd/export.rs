@@ -56,9 +56,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             let ingested = ingest::ingest(&ingest_settings)?;
             anyhow::ensure!(
                 !ingested.table.is_empty(),
-                "--check: no requests found ({} lines read, {} skipped); check --log-format",
-                ingested.report.lines,
-                ingested.report.skipped
+                "--check: {}",
+                ingested.report.nothing_parsed()
             );
             let base = plan::policy(
                 &AlgoOptions {

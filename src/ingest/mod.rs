@@ -215,3 +215,32 @@ pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
     }
     Ok(merger.finish())
 }
+
+impl IngestReport {
+    /// The error when nothing was parsed: what was read, the first telling
+    /// line skipped (not a header or a blank one), and what to check: the
+    /// client key when that line had no value for it, else the log format.
+    pub fn nothing_parsed(&self) -> String {
+        use record::SkipReason;
+        let files: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
+        let mut message = format!(
+            "no requests found in {}: {} read, {} parsed, {} skipped",
+            files.join(", "),
+            crate::text::counted(self.lines, "line"),
+            self.parsed,
+            self.skipped
+        );
+        let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
+        let telling = (self.examples.iter())
+            .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
+            .or(self.examples.first());
+        if let Some(first) = telling {
+            let advice = match first.ends_with(&SkipReason::NoClient.to_string()) {
+                true => "check --key: the lines parse, but have no value for it",
+                false => "check --log-format",
+            };
+            message.push_str(&format!(" (first: {first}); {advice}"));
+        }
+        message
+    }
+}

@@ -132,12 +132,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
     };
     let scenarios = with_gateways(scenarios, &settings.gateways, keys)?;
     if ingested.table.is_empty() {
-        let r = &ingested.report;
-        anyhow::bail!(
-            "no requests found: {} lines read, {} skipped; check --log-format",
-            r.lines,
-            r.skipped
-        );
+        anyhow::bail!(ingested.report.nothing_parsed());
     }
     let replayed = replay_scenarios(&ingested.table, &scenarios, settings)?;
     let sampling = settings
