@@ -163,3 +163,42 @@ fn every_rule_of_a_policy_keeps_its_algorithms_promise_in_its_busiest_span() {
         );
     }
 }
+
+#[test]
+fn the_busiest_span_does_not_depend_on_the_order_of_the_files() {
+    // Found by review: two clients with equally busy spans, and the one
+    // named was whichever came first in the input.
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, client: &str, hour: u32| {
+        let path = dir.path().join(name);
+        let line = |s: u32| {
+            format!(
+                "{client} - - [05/Jan/2026:{hour}:00:0{s} +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"x\"\n"
+            )
+        };
+        std::fs::write(&path, line(0) + &line(1)).unwrap();
+        path.to_str().unwrap().to_string()
+    };
+    let (a, b) = (
+        write("a.log", "10.0.0.2", 10),
+        write("b.log", "10.0.0.1", 11),
+    );
+    let boundary = |files: [&str; 2]| {
+        let json = json_of_success(
+            rlctl()
+                .args([
+                    "simulate", "-q", "--format", "json", "--limit", "10/1m", "--algo", "all",
+                ])
+                .args(files),
+        );
+        let results = json["results"].as_array().unwrap().clone();
+        results
+            .iter()
+            .map(|r| r["boundary"].clone())
+            .collect::<Vec<_>>()
+    };
+    let forward = boundary([&a, &b]);
+    assert_eq!(forward, boundary([&b, &a]));
+    assert_eq!(forward[0]["client"], "10.0.0.1");
+    assert_eq!(forward[0]["max_admitted"], 2);
+}

@@ -11,8 +11,9 @@ use crate::units::Millis;
 
 /// The largest count of one client's admitted requests in any (t − W, t], found
 /// in one pass in time order with a queue of recent admitted times per client.
-/// Among equal counts the first client wins, then its earliest request (as
-/// scanning each client's requests in turn would find).
+/// Among equal counts the client first by name wins (not the first in the
+/// input, which would make the figure depend on the order of the files),
+/// then its earliest span.
 /// `rejected`, when known, lists the rows `allowed` rejects (in order).
 pub(super) fn boundary_effect(
     spec: &AlgorithmSpec,
@@ -59,10 +60,7 @@ fn busiest_span(
         }
         times.push_back(t);
         let count = times.len() as u64;
-        let better = match best {
-            None => true,
-            Some((most, c, _)) => count > most || (count == most && client < c),
-        };
+        let better = best.is_none_or(|(most, c, _)| beats(traffic, (count, client), (most, c)));
         if better {
             best = Some((count, client, row));
         }
@@ -72,7 +70,7 @@ fn busiest_span(
 
 /// [`busiest_span`] client by client, in parallel: each client's admitted
 /// requests in (t − W, t] with two pointers over its times; the same result
-/// (the most, then the lowest client id, then that client's earliest span).
+/// (the most, then the client first by name, then its earliest span).
 /// With `rejected` (the rows `allowed` rejects) and the traffic's census, a
 /// client none of whose requests is rejected takes its all-admitted span from
 /// the census instead of a scan.
@@ -107,7 +105,20 @@ fn busiest_span_by_client(
             };
             best.map(|(most, row)| (most, client, row))
         })
-        .reduce_with(|a, b| if (b.0, a.1) > (a.0, b.1) { b } else { a })
+        .reduce_with(|a, b| match beats(traffic, (b.0, b.1), (a.0, a.1)) {
+            true => b,
+            false => a,
+        })
+}
+
+/// Whether `a` (admitted requests, client) is a busier span than `b`: more
+/// requests, or as many for a client whose name sorts first.
+fn beats(traffic: &Traffic, a: (u64, usize), b: (u64, usize)) -> bool {
+    let name = |id: usize| {
+        let names = traffic.client_names;
+        (id < names.len()).then(|| names.name(id as u32))
+    };
+    a.0 > b.0 || (a.0 == b.0 && a.1 != b.1 && (name(a.1), a.1) < (name(b.1), b.1))
 }
 
 /// The busiest span of group `g` of `by_client` (its client's requests, `i`-th

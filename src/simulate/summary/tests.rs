@@ -211,7 +211,7 @@ fn empty_input() {
 }
 
 /// The boundary effect as defined: two pointers over each client's admitted
-/// times in turn, the first largest count winning.
+/// times in turn, clients in name order, the first largest count winning.
 pub(super) fn boundary_by_clients(
     window: Millis,
     traffic: &Traffic,
@@ -221,7 +221,10 @@ pub(super) fn boundary_by_clients(
     let ids = ids.unwrap_or(0).max(traffic.client_names.len());
     let groups = crate::events::group_rows(traffic.client, ids);
     let mut best: Option<(u64, usize, Millis)> = None;
-    for client in 0..groups.len() {
+    let names = traffic.client_names;
+    let mut clients: Vec<usize> = (0..groups.len()).collect();
+    clients.sort_by_key(|&c| ((c < names.len()).then(|| names.name(c as u32)), c));
+    for client in clients {
         let times: Vec<Millis> = groups
             .rows(client)
             .iter()
