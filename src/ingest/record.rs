@@ -90,7 +90,9 @@ impl Record<'_> {
 }
 
 /// Splits an nginx `$request` (`GET /path HTTP/1.1`) into method and target.
-/// A request line that is empty or `-` yields empty fields.
+/// A request line that is empty or `-` yields empty fields. Spaces between
+/// the method and the target are one separator, as nginx reads them (its
+/// request-line parser skips them before the URI) and logs them as sent.
 pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
     let request = request.trim_ascii();
     if request == b"-" {
@@ -99,11 +101,17 @@ pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
     match Some(space_or_end(request)).filter(|&i| i < request.len()) {
         None => (request, b""),
         Some(space) => {
-            let rest = &request[space + 1..];
+            let rest = skip_spaces(&request[space + 1..]);
             let end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
             (&request[..space], &rest[..end])
         }
     }
+}
+
+/// `text` after the spaces it starts with.
+pub fn skip_spaces(text: &[u8]) -> &[u8] {
+    let spaces = text.iter().take_while(|&&b| b == b' ').count();
+    &text[spaces..]
 }
 
 /// Where the first space of `text` is, or its length. The first 8 bytes (where
@@ -292,7 +300,13 @@ mod tests {
         );
         assert_eq!(split_request(b"GET /"), (&b"GET"[..], &b"/"[..]));
         assert_eq!(split_request(b"-"), (&b""[..], &b""[..]));
-        assert_eq!(split_request(b"GET  /x"), (&b"GET"[..], &b""[..]));
+        // Found by review: the extra space made the target empty (`GET /`);
+        // nginx skips spaces before the URI and logs them as sent.
+        assert_eq!(split_request(b"GET  /x"), (&b"GET"[..], &b"/x"[..]));
+        assert_eq!(
+            split_request(b"GET   /x  HTTP/1.1"),
+            (&b"GET"[..], &b"/x"[..])
+        );
         assert_eq!(split_request(b"GET"), (&b"GET"[..], &b""[..]));
         assert_eq!(split_request(b""), (&b""[..], &b""[..]));
     }

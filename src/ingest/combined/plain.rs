@@ -15,7 +15,7 @@
 
 use super::marks::Marks;
 use super::{BYTES_FIELD, CombinedParser, Split};
-use crate::ingest::record::split_request;
+use crate::ingest::record::{skip_spaces, split_request};
 
 /// What the shortcut reads besides the fields up to STATUS.
 #[derive(Debug, Clone, Copy)]
@@ -155,8 +155,11 @@ fn request_parts<'a>(
     let Some(space) = m.space.next(start).filter(|&at| at < end) else {
         return Some((request, b""));
     };
-    let target_end = m.space.next(space + 1).map_or(end, |at| at.min(end));
-    Some((&line[start..space], &line[space + 1..target_end]))
+    // More spaces before the target are one separator (the request does not
+    // end with one, so the target is not empty).
+    let target = end - skip_spaces(&line[space + 1..end]).len();
+    let target_end = m.space.next(target).map_or(end, |at| at.min(end));
+    Some((&line[start..space], &line[target..target_end]))
 }
 
 #[cfg(test)]
