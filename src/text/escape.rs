@@ -144,11 +144,14 @@ pub fn regex_literal(text: &str) -> String {
 /// cannot be attacked either), and a cell starting with `=`, `+`, `-` or `@` is
 /// prefixed with `'` so it is not run as a formula (OWASP's advice; a leading tab
 /// or carriage return is already escaped); a lone `-` (no value) and plain numbers
-/// stay as they are. Quoting is left to the CSV writer.
+/// stay as they are. A cell starting with `'` gets one more, so that no two
+/// texts give one cell (`=x` is `'=x`, and `'=x` is `''=x`): a table replayed
+/// with `simulate --events` keeps every client apart. Quoting is left to the
+/// CSV writer.
 pub fn csv_cell(text: &str) -> Cow<'_, str> {
     let safe = terminal(text);
     match safe.as_bytes().first() {
-        Some(b'=' | b'+' | b'-' | b'@') if safe.len() > 1 && !is_plain_number(&safe) => {
+        Some(b'=' | b'+' | b'-' | b'@' | b'\'') if safe.len() > 1 && !is_plain_number(&safe) => {
             Cow::Owned(format!("'{safe}"))
         }
         _ => safe,
@@ -257,5 +260,29 @@ mod tests {
         assert_eq!(csv_cell("\t=1"), "\\t=1");
         assert_eq!(csv_cell("=a\x1b[2J"), "'=a\\x1b[2J");
         assert_eq!(csv_cell("nul\0"), "nul\\x00");
+        // Found by review: `=x` and `'=x` were both `'=x`, one client when
+        // `simulate --events` replayed the CSV. A leading quote is doubled.
+        assert_eq!(csv_cell("'=x"), "''=x");
+        assert_eq!(csv_cell("'abc"), "''abc");
+        assert_eq!(csv_cell("'"), "'");
+    }
+
+    #[test]
+    fn csv_cells_of_different_texts_differ() {
+        // Every pair of texts made of these pieces.
+        let prefixes = ["", "'", "''", "=", "'=", "-", "'-", "@", "'@", "+", "\\"];
+        let bodies = ["", "x", "5", "\x1b", "\\x1b", "-"];
+        let texts: Vec<String> = prefixes
+            .iter()
+            .flat_map(|p| bodies.iter().map(move |b| format!("{p}{b}")))
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let mut cells = std::collections::HashMap::new();
+        for text in &texts {
+            if let Some(other) = cells.insert(csv_cell(text).into_owned(), text) {
+                panic!("{other:?} and {text:?} give one cell");
+            }
+        }
     }
 }
