@@ -44,8 +44,8 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
     }
     if report.invalid_utf8_lines > 0 {
         lines.push(format!(
-            "rlctl: note: {} lines had bytes that are not UTF-8 in the client or path (shown as U+FFFD)",
-            report.invalid_utf8_lines
+            "rlctl: note: {} had bytes that are not UTF-8 in the client or path (shown as U+FFFD)",
+            counted(report.invalid_utf8_lines, "line")
         ));
     }
     if report.forwarded_unknown_lines > 0 {

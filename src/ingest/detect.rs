@@ -10,6 +10,7 @@ use super::columns;
 use super::combined::CombinedParser;
 use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
+use super::json::json_object;
 use super::record::{LineParser, Record, SkipReason};
 use super::{FormatChoice, IngestError, Settings, parser_for_input};
 
@@ -151,7 +152,10 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
         }
     }
     if json >= half && json >= combined {
-        return Some(json_source(&lines).unwrap_or(FormatChoice::Json));
+        // A server's own messages may fill the sample (Caddy's and Traefik's
+        // start-up lines): the rest of the head may still name the source.
+        let found = json_source(&lines).or_else(|| json_source(&all_lines(head)));
+        return Some(found.unwrap_or(FormatChoice::Json));
     }
     if let Some(names) = columns::header_fields(head) {
         let name = if names.iter().any(|n| n == "x-edge-location") {
@@ -180,10 +184,16 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
 
 /// The first non-blank lines of `head`, without line ends.
 fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
+    let mut lines = all_lines(head);
+    lines.truncate(SAMPLE_LINES);
+    lines
+}
+
+/// The non-blank lines of `head`, without line ends.
+fn all_lines(head: &[u8]) -> Vec<&[u8]> {
     head.split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .filter(|l| !l.trim_ascii().is_empty())
-        .take(SAMPLE_LINES)
         .collect()
 }
 
@@ -218,12 +228,7 @@ fn reads(source: &Source, lines: &[&[u8]]) -> usize {
 fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
     let objects: Vec<serde_json::Value> = lines
         .iter()
-        .filter_map(|l| {
-            let start = memchr::memchr(b'{', l)?;
-            serde_json::from_slice::<serde_json::Value>(&l[start..])
-                .ok()
-                .filter(serde_json::Value::is_object)
-        })
+        .filter_map(|l| json_object(&l[memchr::memchr(b'{', l)?..]))
         .collect();
     let has = |object: &serde_json::Value, path: &str| {
         path.split('.')
@@ -247,9 +252,7 @@ fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
 }
 
 fn is_json_object(line: &[u8]) -> bool {
-    memchr::memchr(b'{', line).is_some_and(|start| {
-        serde_json::from_slice::<serde_json::Value>(&line[start..]).is_ok_and(|v| v.is_object())
-    })
+    memchr::memchr(b'{', line).is_some_and(|start| json_object(&line[start..]).is_some())
 }
 
 /// True when the line ends with a quoted field (a user agent) after the status.

@@ -379,11 +379,9 @@ impl LineParser for JsonParser {
         let result = if tape.parse(text).is_ok() {
             self.fill_from_tape(text, &tape, record)
         } else {
-            // Outside the tape's subset (escapes, exponents...) or not JSON at all.
-            let object: Value = serde_json::from_slice(text).map_err(|_| SkipReason::BadJson)?;
-            if !object.is_object() {
-                return Err(SkipReason::BadJson);
-            }
+            // Outside the tape's subset (escapes, exponents, bytes that are
+            // not UTF-8...) or not JSON at all.
+            let object = json_object(text).ok_or(SkipReason::BadJson)?;
             self.fill(&ValueDoc(&object), record)
         };
         self.tape = tape;
@@ -397,6 +395,20 @@ impl LineParser for JsonParser {
     fn name(&self) -> String {
         "json".into()
     }
+}
+
+/// The JSON object `text` holds, if it holds one. Bytes that are not UTF-8
+/// inside its strings are read as U+FFFD, as in the other formats: nginx's
+/// `escape=json` writes bytes from 0x80 up as they came.
+pub fn json_object(text: &[u8]) -> Option<Value> {
+    let value = match serde_json::from_slice::<Value>(text) {
+        Ok(value) => value,
+        Err(_) if std::str::from_utf8(text).is_err() => {
+            serde_json::from_str(&String::from_utf8_lossy(text)).ok()?
+        }
+        Err(_) => return None,
+    };
+    value.is_object().then_some(value)
 }
 
 #[cfg(test)]

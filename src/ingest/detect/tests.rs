@@ -90,3 +90,22 @@ fn named_text_sources_are_told_apart() {
     let w3c = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem sc-status\n2026-01-05 00:00:00 192.0.2.1 GET / 200\n";
     assert_eq!(detect(w3c), named("w3c"));
 }
+
+#[test]
+fn a_sample_full_of_the_servers_own_messages_reads_on_for_the_source() {
+    // Found by review: 50 of Caddy's own lines first made the log generic
+    // JSON (its `ts` read as the arrival, not ts minus duration).
+    let own =
+        "{\"level\":\"info\",\"ts\":1767571190,\"logger\":\"tls\",\"msg\":\"x\"}\n".repeat(60);
+    let access = "{\"level\":\"info\",\"ts\":1767571201.25,\"logger\":\"http.log.access\",\"msg\":\"handled request\",\"request\":{\"remote_ip\":\"203.0.113.7\",\"method\":\"GET\",\"uri\":\"/ws\"},\"duration\":2.5,\"status\":200}\n";
+    assert_eq!(detect(format!("{own}{access}").as_bytes()), named("caddy"));
+    // With no access line in the head at all, it stays generic JSON.
+    assert_eq!(detect(own.as_bytes()), Some(FormatChoice::Json));
+}
+
+#[test]
+fn json_lines_with_bytes_that_are_not_utf8_are_json() {
+    // nginx's escape=json writes bytes from 0x80 up as they came.
+    let line = b"{\"time\":\"2026-01-05T10:00:01Z\",\"remote_addr\":\"1.1.1.2\",\"request\":\"GET /caf\xe9 HTTP/1.1\",\"status\":404}\n";
+    assert_eq!(detect(&line.repeat(3)), Some(FormatChoice::Json));
+}

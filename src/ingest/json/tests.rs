@@ -176,3 +176,17 @@ proptest::proptest! {
         }
     }
 }
+
+#[test]
+fn bytes_that_are_not_utf8_are_read_as_replacement_characters() {
+    // Found by review: such a line was skipped as "not a JSON object".
+    let line = b"{\"time\":\"2026-01-05T10:00:01Z\",\"remote_addr\":\"1.1.1.2\",\"request\":\"GET /caf\xe9 HTTP/1.1\",\"status\":404}";
+    let mut p = JsonParser::new(&[], &[]).unwrap();
+    let mut r = Record::default();
+    r.clear(0);
+    p.parse(line, &mut r).unwrap();
+    assert_eq!(
+        (&*r.addr, &*r.path, r.status),
+        (&b"1.1.1.2"[..], "/caf\u{fffd}".as_bytes(), Some(404))
+    );
+}
