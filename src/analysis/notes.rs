@@ -48,10 +48,16 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
             counted(report.invalid_utf8_lines, "line")
         ));
     }
-    if report.forwarded_unknown_lines > 0 {
+    let unknown = report.forwarded_unknown;
+    if unknown.lines > 0 {
+        let clients = match unknown.spellings {
+            1 => "one client".to_string(),
+            n => format!("{n} clients, one per spelling of it"),
+        };
         lines.push(format!(
-            "rlctl: note: {} requests have `unknown` first in X-Forwarded-For (a proxy that does not name its client): keyed by xff they are one client, unknown, as nginx keying on that header counts them (HAProxy counts them by the connecting address, AWS WAF not at all); key by ip, or have the proxy name its clients, to tell them apart",
-            report.forwarded_unknown_lines
+            "rlctl: note: {} {} `unknown` first in X-Forwarded-For (a proxy that does not name its client): keyed by xff they are {clients}, as nginx keying on that header counts them (HAProxy counts them by the connecting address, AWS WAF not at all); key by ip, or have the proxy name its clients, to tell them apart",
+            counted(unknown.lines, "request"),
+            if unknown.lines == 1 { "has" } else { "have" },
         ));
     }
     for name in analysis.iter().flat_map(|a| &a.excluded_unknown) {

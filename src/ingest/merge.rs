@@ -50,10 +50,19 @@ pub struct IngestReport {
     /// (shown with U+FFFD).
     pub invalid_utf8_lines: u64,
     /// Parsed lines keyed by `--key xff` on the token `unknown` (any case),
-    /// which proxies write for a client they do not name: one client for a
-    /// gateway keying on X-Forwarded-For, as for rlctl (a note says so).
+    /// which proxies write for a client they do not name: one client per
+    /// spelling for a gateway keying on X-Forwarded-For, as for rlctl (a
+    /// note says so).
     #[serde(skip)]
-    pub forwarded_unknown_lines: u64,
+    pub forwarded_unknown: ForwardedUnknown,
+}
+
+/// The requests keyed on `unknown` (see [`IngestReport::forwarded_unknown`]).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ForwardedUnknown {
+    pub lines: u64,
+    /// Clients among them: one per spelling (`unknown`, `UNKNOWN`).
+    pub spellings: u64,
 }
 
 /// Global ids for the names of a chunk-local interner, in local id order.
@@ -97,7 +106,7 @@ impl<'s> Merger<'s> {
                 examples: Vec::new(),
                 resolution: Resolution::Second,
                 invalid_utf8_lines: 0,
-                forwarded_unknown_lines: 0,
+                forwarded_unknown: ForwardedUnknown::default(),
             },
             subsecond: false,
             progress,
@@ -254,7 +263,7 @@ impl<'s> Merger<'s> {
         }
         self.table.sort_by_time();
         if self.settings.keys.primary.text == "xff" {
-            self.report.forwarded_unknown_lines = forwarded_unknown_lines(&self.table);
+            self.report.forwarded_unknown = forwarded_unknown(&self.table);
         }
         // From here on names are read by id: a table of a million distinct
         // names need not keep their lookup tables.
@@ -275,19 +284,21 @@ impl<'s> Merger<'s> {
     }
 }
 
-/// The events whose client is named `unknown` in any case.
-fn forwarded_unknown_lines(table: &EventTable) -> u64 {
+/// The events whose client is named `unknown` in any case, and those clients.
+fn forwarded_unknown(table: &EventTable) -> ForwardedUnknown {
     let unknown: Vec<bool> = (table.clients.names())
         .map(|name| name.eq_ignore_ascii_case("unknown"))
         .collect();
-    if !unknown.contains(&true) {
-        return 0;
+    let spellings = unknown.iter().filter(|&&u| u).count() as u64;
+    if spellings == 0 {
+        return ForwardedUnknown::default();
     }
-    table
+    let lines = table
         .client
         .iter()
         .filter(|&&c| unknown[c as usize])
-        .count() as u64
+        .count() as u64;
+    ForwardedUnknown { lines, spellings }
 }
 
 /// Has glibc map blocks of 2 MiB or more on their own (so that freeing one

@@ -37,7 +37,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use merge::{FileReport, IngestReport, return_freed_memory_promptly};
+pub use merge::{FileReport, ForwardedUnknown, IngestReport, return_freed_memory_promptly};
 pub use progress::Progress;
 
 use crate::events::EventTable;

@@ -78,7 +78,7 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
             Resolution::Second
         },
         invalid_utf8_lines: 0,
-        forwarded_unknown_lines: 0,
+        forwarded_unknown: Default::default(),
     };
     // Only the client names: the events stayed in the engine.
     let table = EventTable {

@@ -74,7 +74,7 @@ pub fn events_ingested(path: &std::path::Path) -> anyhow::Result<(Ingested, Vec<
             Resolution::Second
         },
         invalid_utf8_lines: 0,
-        forwarded_unknown_lines: 0,
+        forwarded_unknown: Default::default(),
     };
     Ok((Ingested { table, report }, certain))
 }
