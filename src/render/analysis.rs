@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 use super::findings::{
-    baseline_blocks, endpoint_separated_blocks, profile_blocks, template_blocks,
+    baseline_fact, endpoint_separated_blocks, profile_blocks, separated_blocks, template_blocks,
 };
 use crate::analysis::{AnalysisSettings, AnalyzeRun, EndpointRecommendation};
 use crate::discover::TemplateUse;
@@ -243,7 +243,7 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
         ),
         ("flagged clients", r.flagged_count.to_string()),
     ]);
-    baseline_blocks(doc, r);
+    baseline_fact(doc, r);
     let mut alts = Table::new(&["multiplier>", "limit", "clients over>"]);
     for alt in &r.alternatives {
         alts.row(vec![
@@ -256,6 +256,8 @@ fn recommendation_blocks(doc: &mut Document, run: &AnalyzeRun) {
     for w in &r.warnings {
         doc.warning(w.clone());
     }
+    // After the recommendation's own tables: it opens a section of its own.
+    separated_blocks(doc, r);
     if !r.flagged.is_empty() {
         doc.heading("Flagged clients (peak window above the limit): review before enforcing");
         let mut t = Table::new(&["client", "requests>", "peak window>", "peak second>"]);

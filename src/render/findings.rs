@@ -9,8 +9,8 @@ use crate::profile::{ClientProfile, PROFILES_LISTED};
 use crate::recommend::{BaselineRule, Recommendation, SeparatedClient};
 use crate::text::counted;
 
-/// The baseline line of the recommendation, and the separated clients.
-pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
+/// The baseline line of the recommendation.
+pub fn baseline_fact(doc: &mut Document, r: &Recommendation) {
     let b = &r.baseline;
     let what = match b.rule {
         BaselineRule::All => "all client-windows (--baseline all)".to_string(),
@@ -30,6 +30,11 @@ pub fn baseline_blocks(doc: &mut Document, r: &Recommendation) {
         ),
     };
     doc.facts(vec![("baseline", what)]);
+}
+
+/// The clients separated from the baseline, in a section of their own.
+pub fn separated_blocks(doc: &mut Document, r: &Recommendation) {
+    let b = &r.baseline;
     if b.separated.is_empty() {
         return;
     }

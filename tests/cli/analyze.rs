@@ -428,3 +428,25 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
 
 mod policy_rules;
 mod realdata;
+
+#[test]
+fn the_multiplier_table_stays_under_the_recommendation_when_a_client_is_separated() {
+    // Found by review: the table followed the separated clients' table, in
+    // their section. The bundled fixture's last 55,240 lines separate one.
+    let gz = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/access.log.gz"))
+        .unwrap();
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut flate2::read::GzDecoder::new(&gz[..]), &mut text).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let tail = lines[lines.len() - 55_240..].join("\n") + "\n";
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "tail.log", tail.as_bytes());
+    let out = rlctl()
+        .args(["analyze", "-q", "--format", "markdown"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let page = String::from_utf8(out.stdout).unwrap();
+    let at = |text: &str| page.find(text).unwrap_or_else(|| panic!("{text}:\n{page}"));
+    assert!(at("| 4x |") < at("Separated from the baseline"), "{page}");
+}
