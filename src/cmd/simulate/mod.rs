@@ -230,6 +230,22 @@ fn exemptions(settings: &SimulateSettings) -> &[Exemption] {
 }
 
 /// Runs `rlctl simulate`.
+/// The rules that applied to no request in any scenario (in the order of
+/// the policy).
+fn idle_rules(results: &[ScenarioResult]) -> Vec<&str> {
+    let rules = || results.iter().flat_map(|r| &r.rules);
+    let mut idle: Vec<&str> = Vec::new();
+    for rule in rules() {
+        let name = rule.rule.as_str();
+        if !idle.contains(&name)
+            && rules().all(|r| r.rule != name || r.summary.totals.requests == 0)
+        {
+            idle.push(name);
+        }
+    }
+    idle
+}
+
 pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
     let run = compute(&settings)?;
@@ -255,6 +271,12 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
             for line in unmatched_exemptions(&missed) {
                 eprintln!("{line}");
             }
+        }
+        for rule in idle_rules(&run.replayed.results) {
+            eprintln!(
+                "rlctl: note: rule {} applied to no request; check its method, route and key",
+                crate::text::escape::terminal(rule)
+            );
         }
     }
     let doc = view::document(&run, &settings);
