@@ -22,6 +22,10 @@ pub enum WatchFormat {
 
 /// `rlctl watch`.
 #[derive(Debug, Clone, Args)]
+#[command(
+    mut_arg("files", |a| a.help("Plain access logs to follow as they grow (not compressed, not `-`), in any order")),
+    mut_arg("strict", |a| a.hide(true)),
+)]
 pub struct WatchArgs {
     #[command(flatten)]
     pub ingest: IngestArgs,
