@@ -33,8 +33,9 @@ pub struct ExportArgs {
     #[arg(long, value_name = "LOG", num_args = 1.., help_heading = "Check")]
     pub check: Vec<PathBuf>,
 
-    /// Log format of the --check logs: auto, combined, common, json, or a literal
-    /// nginx `log_format` string.
+    /// Log format of the --check logs, as for `rlctl analyze`: auto, combined,
+    /// common, json, a source (alb, cloudfront, w3c, …; see docs/sources.md),
+    /// or a literal nginx `log_format` string.
     #[arg(
         long,
         value_name = "FORMAT",

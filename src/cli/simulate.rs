@@ -110,7 +110,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "X", help_heading = "Deployment")]
     pub what_if_scale: Option<f64>,
 
-    /// Write one row per request and algorithm (CSV: time, client, endpoint, algorithm, allowed).
+    /// Write one row per request and algorithm (CSV: timestamp_ms, time, client, endpoint,
+    /// algorithm, allowed).
     #[arg(long, value_name = "FILE", help_heading = "Output")]
     pub decisions: Option<PathBuf>,
 
