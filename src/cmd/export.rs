@@ -15,12 +15,12 @@ use crate::events::EventTable;
 use crate::ingest;
 use crate::options;
 use crate::output;
+use crate::output::document::Table;
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::gateway::{ExportCheck, check, label};
 use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, plan};
 use crate::text::counted;
-use crate::text::escape;
 use crate::text::time::format_rfc3339;
 
 /// Runs `rlctl export`.
@@ -126,27 +126,29 @@ fn report(found: &ExportCheck, table: &EventTable, rules: &[CheckedRule]) -> Str
         return out;
     }
     // The gateway's own reading of the key, where it differs, beside the client.
-    out.push_str("\ntime                      client  ");
+    let client_to = format!("client to {name}");
+    let mut columns = vec!["time", "client"];
     if found.reads_key_otherwise() {
-        out.push_str(&format!("client to {name}  "));
+        columns.push(&client_to);
     }
-    out.push_str("endpoint  policy  gateway  reason\n");
+    columns.extend(["endpoint", "policy", "gateway", "reason"]);
+    let mut listing = Table::new(&columns);
     let verdict = |allowed: bool| if allowed { "allowed" } else { "rejected" };
     for d in &found.differences {
         let (client, gateways) = found.client(table, d.row);
-        let mut clients = escape::terminal(&client).into_owned();
-        if let Some(theirs) = gateways {
-            clients = format!("{clients}  {}", escape::terminal(&theirs));
+        let mut row = vec![format_rfc3339(table.ts[d.row]), client];
+        if found.reads_key_otherwise() {
+            row.push(gateways.unwrap_or_default());
         }
-        let _ = writeln!(
-            out,
-            "{}  {clients}  {}  {}  {}  {}",
-            format_rfc3339(table.ts[d.row]),
-            escape::terminal(table.endpoints.name(table.endpoint[d.row])),
-            verdict(d.policy_allowed),
-            verdict(d.gateway_allowed),
-            d.reason
-        );
+        row.extend([
+            table.endpoints.name(table.endpoint[d.row]).to_string(),
+            verdict(d.policy_allowed).to_string(),
+            verdict(d.gateway_allowed).to_string(),
+            d.reason.to_string(),
+        ]);
+        listing.row(row);
     }
+    out.push('\n');
+    out.push_str(&crate::output::table::table_text(&listing));
     out
 }

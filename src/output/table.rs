@@ -86,6 +86,13 @@ fn clip(cell: &str) -> String {
     cut
 }
 
+/// `t` as aligned text, as in [`render`] (each line indented by two spaces).
+pub fn table_text(t: &Table) -> String {
+    let mut out = String::new();
+    render_table(t, &mut out);
+    out
+}
+
 fn render_table(t: &Table, out: &mut String) {
     let cells: Vec<Vec<String>> = t
         .rows
