@@ -43,6 +43,9 @@ pub struct ChunkResult {
     pub examples: Vec<(u64, SkipReason)>,
     /// The first skipped line that was not blank (what `--strict` reports).
     pub first_bad: Option<(u64, SkipReason)>,
+    /// The first line that changed the columns ([`SkipReason::ColumnsChanged`]):
+    /// an error, whatever `--strict` says.
+    pub columns_changed: Option<u64>,
     /// True when any parsed timestamp had a fraction of a second.
     pub subsecond: bool,
     /// Lines whose key or endpoint had bytes that are not UTF-8.
@@ -56,11 +59,17 @@ impl ChunkResult {
         for (line, _) in self.examples.iter_mut().chain(&mut self.first_bad) {
             *line += lines_before;
         }
+        if let Some(line) = &mut self.columns_changed {
+            *line += lines_before;
+        }
     }
 
     /// Records a skipped line.
     pub fn skip(&mut self, line: u64, reason: SkipReason) {
         *self.skipped.entry(reason).or_default() += 1;
+        if reason == SkipReason::ColumnsChanged && self.columns_changed.is_none() {
+            self.columns_changed = Some(line);
+        }
         if !matches!(reason, SkipReason::Blank | SkipReason::Directive) && self.first_bad.is_none()
         {
             self.first_bad = Some((line, reason));

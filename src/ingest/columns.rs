@@ -8,7 +8,8 @@
 //! spaces, a column that starts with `"` runs to the next `"` that ends a
 //! column (ALB quotes its request and user agent). A header line (`#…`) is
 //! skipped as a directive; the column names are read once, from the header at
-//! the top of the input (a file whose `#Fields:` change midway should be split).
+//! the top of the input; a later `#Fields:` that names other columns is an
+//! error ([`SkipReason::ColumnsChanged`]), a repeat of them a directive.
 //! Columns with a `time` but no `date` take their dates from the `#Date:`
 //! directives ([`dating`]).
 
@@ -93,6 +94,11 @@ pub fn header_fields(head: &[u8]) -> Option<Vec<String>> {
     })
 }
 
+/// Column names in lower case (IIS writes them as its administrator did).
+fn lower_case(names: impl Iterator<Item = impl AsRef<str>>) -> Vec<String> {
+    names.map(|n| n.as_ref().to_ascii_lowercase()).collect()
+}
+
 /// The separator of the first data line of `head` (tabs if it has any).
 pub fn separator_of(head: &[u8]) -> Separator {
     let data = head
@@ -116,6 +122,9 @@ pub struct ColumnsParser {
     time_of: TimeOf,
     /// Where each column is in the current line (reused).
     spans: Vec<(usize, usize)>,
+    /// The column names of the input's `#Fields:` header, in lower case,
+    /// which a later `#Fields:` must repeat; `None` for a fixed layout.
+    header: Option<Vec<String>>,
     /// No column holds the method: endpoints are named by the path alone
     /// ([`Record::no_method`]).
     no_method: bool,
@@ -174,6 +183,7 @@ impl ColumnsParser {
             extra,
             time_of,
             spans: Vec::with_capacity(names.len()),
+            header: layout.fields.is_none().then(|| lower_case(names.iter())),
             dating: by_directive.then(Dating::default),
         })
     }
@@ -246,6 +256,12 @@ impl LineParser for ColumnsParser {
         if line.starts_with(b"#") {
             if let (Some(dating), Some(value)) = (&mut self.dating, line.strip_prefix(b"#Date:")) {
                 dating.directive(value)?;
+            }
+            if let (Some(header), Some(fields)) = (&self.header, line.strip_prefix(b"#Fields:")) {
+                let fields = String::from_utf8_lossy(fields);
+                if lower_case(fields.split_ascii_whitespace()) != *header {
+                    return Err(SkipReason::ColumnsChanged);
+                }
             }
             return Err(SkipReason::Directive);
         }

@@ -187,6 +187,13 @@ impl<'s> Merger<'s> {
 
     fn merge(&mut self, mut chunk: ChunkResult, file: &mut FileReport) -> Result<(), IngestError> {
         chunk.renumber(file.lines);
+        if let Some(line) = chunk.columns_changed {
+            return Err(IngestError::ColumnsChanged {
+                file: file.name.clone(),
+                line,
+                before: line - 1,
+            });
+        }
         if self.settings.strict
             && let Some((line, reason)) = chunk.first_bad
         {

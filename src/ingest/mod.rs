@@ -84,6 +84,15 @@ pub enum IngestError {
         line: u64,
         reason: record::SkipReason,
     },
+    #[error(
+        "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file before this line (head -n {before} {file} > part1; tail -n +{line} {file} > part2) and give both parts"
+    )]
+    ColumnsChanged {
+        file: String,
+        line: u64,
+        /// The lines before it.
+        before: u64,
+    },
 }
 
 /// The log format asked for with `--log-format`.

@@ -153,6 +153,9 @@ pub enum SkipReason {
     /// A header or comment line (W3C `#Fields:`, `#Version:`…): not a request,
     /// and not an error for `--strict`.
     Directive,
+    /// A `#Fields:` directive that names other columns than the input's first:
+    /// an error, as the lines after it would be read in the wrong columns.
+    ColumnsChanged,
 }
 
 impl fmt::Display for SkipReason {
@@ -171,6 +174,9 @@ impl fmt::Display for SkipReason {
                 f.write_str("JSON object without request fields (not an access entry)")
             }
             SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
+            SkipReason::ColumnsChanged => f.write_str(
+                "a #Fields: directive that names other columns than the first one of the file",
+            ),
         }
     }
 }

@@ -117,8 +117,16 @@ fn w3c_lines_with_their_header() {
     let r = parse(&mut p, "2026-01-05 00:00:10 192.0.2.1 GET /a - 000 0").unwrap();
     assert_eq!((&*r.path, r.status), (&b"/a"[..], None));
     assert_eq!(
-        parse(&mut p, "#Fields: date time").unwrap_err(),
+        parse(
+            &mut p,
+            "#Fields: DATE time c-ip cs-method cs-uri-stem cs-uri-query sc-status time-taken"
+        )
+        .unwrap_err(),
         SkipReason::Directive
+    );
+    assert_eq!(
+        parse(&mut p, "#Fields: date time").unwrap_err(),
+        SkipReason::ColumnsChanged
     );
     assert_eq!(
         parse(&mut p, "2026-13-05 00:00:10 x GET /a - 200 1").unwrap_err(),
