@@ -48,6 +48,11 @@ pub fn head(data: &[u8]) -> &[u8] {
 /// Chooses the parser of an input whose first bytes are `head` (`None` when
 /// the input has no line short enough to look at).
 pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Chosen, IngestError> {
+    if head.is_some_and(ends_lines_with_cr_alone) {
+        return Err(IngestError::CrLineEnds {
+            file: file.to_string(),
+        });
+    }
     let wrapper = head.and_then(|h| container::detect(&sample_lines(h)));
     let unwrapped = match (wrapper, head) {
         (Some(w), Some(h)) => Some(container::unwrap_head(w, h)),
@@ -195,6 +200,13 @@ fn all_lines(head: &[u8]) -> Vec<&[u8]> {
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .filter(|l| !l.trim_ascii().is_empty())
         .collect()
+}
+
+/// Whether `head` ends its lines with a carriage return alone (classic Mac
+/// OS, some converters): no line feed, and carriage returns between lines.
+/// Read as one line, such an input would be one request at most.
+fn ends_lines_with_cr_alone(head: &[u8]) -> bool {
+    !head.contains(&b'\n') && memchr::memchr_iter(b'\r', head).nth(1).is_some()
 }
 
 /// Whether detection tries `source` on lines that are not JSON.

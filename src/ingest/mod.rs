@@ -85,6 +85,10 @@ pub enum IngestError {
         reason: record::SkipReason,
     },
     #[error(
+        "{file} ends its lines with a carriage return alone, which no access log writes, so it would read as one line: convert its line ends first (mac2unix, from dos2unix, does)"
+    )]
+    CrLineEnds { file: String },
+    #[error(
         "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file before this line (head -n {before} {file} > part1; tail -n +{line} {file} > part2) and give both parts"
     )]
     ColumnsChanged {
