@@ -149,6 +149,6 @@ fn report(found: &ExportCheck, table: &EventTable, rules: &[CheckedRule]) -> Str
         listing.row(row);
     }
     out.push('\n');
-    out.push_str(&crate::output::table::table_text(&listing));
+    out.push_str(&crate::output::table::whole_table_text(&listing));
     out
 }

@@ -89,7 +89,7 @@ pub enum IngestError {
     )]
     CrLineEnds { file: String },
     #[error(
-        "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file before this line (head -n {before} {file} > part1; tail -n +{line} {file} > part2) and give both parts"
+        "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file so that this line starts a part of its own (its first {before} lines in one file, the rest in another) and give both parts"
     )]
     ColumnsChanged {
         file: String,

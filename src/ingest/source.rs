@@ -187,18 +187,22 @@ impl<R: BufRead> Read for GzipMembers<R> {
             }
             // The member ended, its trailer read: what follows it decides.
             let mut input = self.member.take().expect("matched above").into_inner();
-            let next = input.fill_buf()?.first().copied();
-            match next {
-                None => return Ok(0),
-                Some(0x1f) => self.member = Some(flate2::bufread::GzDecoder::new(input)),
-                Some(0) => {
-                    let zeros = skip_zeros(&mut input)?;
-                    if input.fill_buf()?.is_empty() {
-                        return Ok(0);
-                    }
-                    return Err(not_gzip_after_members(zeros));
+            match input.fill_buf()? {
+                [] => return Ok(0),
+                // A member's magic bytes (the second, past the end of the
+                // buffer, is the decoder's to check).
+                [0x1f, 0x8b, ..] | [0x1f] => {
+                    self.member = Some(flate2::bufread::GzDecoder::new(input))
                 }
-                Some(_) => return Err(not_gzip_after_members(0)),
+                [0, ..] => {
+                    let zeros = skip_zeros(&mut input)?;
+                    return match input.fill_buf()? {
+                        [] => Ok(0),
+                        [0x1f, 0x8b, ..] => Err(member_after_zeros(zeros)),
+                        _ => Err(not_gzip_after_members(zeros)),
+                    };
+                }
+                _ => return Err(not_gzip_after_members(0)),
             }
         }
     }
@@ -217,6 +221,18 @@ fn not_gzip_after_members(zeros: u64) -> io::Error {
             "bytes after the last gzip member{after} are not gzip (trailing \
              garbage, as `gzip -t` calls it): cut them off, or decompress \
              the file and read the text"
+        ),
+    )
+}
+
+/// The error for a member after `zeros` zero bytes that follow another:
+/// GNU gzip stops at the zeros too, so its requests would be left out.
+fn member_after_zeros(zeros: u64) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "a gzip member follows {zeros} zero bytes after the one before it, and GNU gzip \
+             stops at such zeros: take them out, so that every member is read"
         ),
     )
 }

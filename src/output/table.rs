@@ -86,18 +86,25 @@ fn clip(cell: &str) -> String {
     cut
 }
 
-/// `t` as aligned text, as in [`render`] (each line indented by two spaces).
-pub fn table_text(t: &Table) -> String {
+/// `t` as aligned text, as in [`render`] (each line indented by two
+/// spaces), with every cell whole (escaped, not cut): a listing to read
+/// row by row, such as `export --check`'s.
+pub fn whole_table_text(t: &Table) -> String {
     let mut out = String::new();
-    render_table(t, &mut out);
+    align(t, |c| escape::terminal(c).into_owned(), &mut out);
     out
 }
 
 fn render_table(t: &Table, out: &mut String) {
+    align(t, clip, out);
+}
+
+/// The rows of `t`, each cell made text by `cell`, in aligned columns.
+fn align(t: &Table, cell: impl Fn(&str) -> String, out: &mut String) {
     let cells: Vec<Vec<String>> = t
         .rows
         .iter()
-        .map(|r| r.iter().map(|c| clip(c)).collect())
+        .map(|r| r.iter().map(|c| cell(c)).collect())
         .collect();
     let widths: Vec<usize> = t
         .columns

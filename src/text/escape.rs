@@ -120,16 +120,18 @@ pub fn html(text: &str) -> String {
 }
 
 /// `text` as a regex that matches it literally: [`regex::escape`], with
-/// control characters written as `\x{..}` escapes (which the regex engines
-/// of every export target read), so that a route never holds one.
+/// control and hidden characters written as `\x{..}` escapes (which the
+/// regex engines of every export target read), so that a route never holds
+/// one and reads in a config as it matches.
 pub fn regex_literal(text: &str) -> String {
+    let shown_escaped = |c: char| c.is_control() || is_hidden(c);
     let escaped = regex::escape(text);
-    if !escaped.chars().any(char::is_control) {
+    if !escaped.chars().any(shown_escaped) {
         return escaped;
     }
     let mut out = String::with_capacity(escaped.len() + 8);
     for c in escaped.chars() {
-        match c.is_control() {
+        match shown_escaped(c) {
             true => {
                 let _ = write!(out, "\\x{{{:x}}}", c as u32);
             }
@@ -246,6 +248,7 @@ mod tests {
         assert!(re.is_match("/g\x1b[2J.x"));
         assert!(!re.is_match("/g\x1b[2JAx"));
         assert_eq!(regex_literal("/a.b"), r"/a\.b");
+        assert_eq!(regex_literal("/a\u{202e}b"), r"/a\x{202e}b");
     }
 
     #[test]

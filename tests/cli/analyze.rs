@@ -97,6 +97,8 @@ fn zero_bytes_after_the_last_gzip_member_end_the_input_and_other_bytes_do_not() 
             [&b"garbage"[..], &[0u8; 64]].concat(),
         ),
         ("garbage.gz", b"x".to_vec()),
+        // Found by review: a first byte of gzip's magic was taken for a member.
+        ("magic-byte-then-garbage.gz", b"\x1f\x00garbage".to_vec()),
     ] {
         let path = write(dir.path(), name, &[gzip(LINE.as_bytes()), tail].concat());
         rlctl()
@@ -107,6 +109,19 @@ fn zero_bytes_after_the_last_gzip_member_end_the_input_and_other_bytes_do_not() 
             .stderr(contains("after line 1: bytes after the last gzip member"))
             .stderr(contains("are not gzip"));
     }
+    // A member after zeros is not read by GNU gzip either: the error says
+    // to take the zeros out, not to cut the member off.
+    let path = write(
+        dir.path(),
+        "member-after-zeros.gz",
+        &[gzip(LINE.as_bytes()), vec![0; 7], gzip(LINE.as_bytes())].concat(),
+    );
+    rlctl()
+        .args(["analyze", "-q"])
+        .arg(&path)
+        .assert()
+        .code(2)
+        .stderr(contains("a gzip member follows 7 zero bytes"));
 }
 
 #[test]

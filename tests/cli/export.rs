@@ -387,3 +387,40 @@ fn output_file_flags_and_errors() {
         "with burst 0 it would admit nothing",
     );
 }
+
+#[test]
+fn export_check_lists_long_endpoints_whole() {
+    // Found by review: the aligned listing cut cells at 60 characters, so
+    // three endpoints that differ at their end read as one.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = write_policy(
+        dir.path(),
+        "[[rule]]\nname = \"g\"\nlimit = \"30/1m\"\nalgorithm = \"fixed-window\"\n",
+    );
+    let long = format!("/api/v1/{}", "x".repeat(80));
+    let log: String = (0..240)
+        .map(|i| {
+            format!(
+                "10.0.0.{} - - [05/Jan/2026:00:{:02}:{:02} +0000] \"GET {long}{} HTTP/1.1\" 200 1 \"-\" \"x\"\n",
+                i % 2,
+                i / 120,
+                i / 2 % 60,
+                i % 3
+            )
+        })
+        .collect();
+    let path = dir.path().join("long.log");
+    std::fs::write(&path, log).unwrap();
+    let out = rlctl()
+        .args(["export", "--target", "nginx", "--check"])
+        .arg(&path)
+        .arg("--policy")
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    for end in 0..3 {
+        assert!(text.contains(&format!("GET {long}{end} ")), "{text}");
+    }
+    assert!(!text.contains('…'), "{text}");
+}

@@ -229,7 +229,6 @@ fn exemptions(settings: &SimulateSettings) -> &[Exemption] {
     }
 }
 
-/// Runs `rlctl simulate`.
 /// The rules that applied to no request in any scenario (in the order of
 /// the policy).
 fn idle_rules(results: &[ScenarioResult]) -> Vec<&str> {
@@ -246,6 +245,7 @@ fn idle_rules(results: &[ScenarioResult]) -> Vec<&str> {
     idle
 }
 
+/// Runs `rlctl simulate`.
 pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
     let settings = options::simulate_settings(&args)?;
     let run = compute(&settings)?;
