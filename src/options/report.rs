@@ -29,7 +29,13 @@ pub struct ReportSettings {
 pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
-        Some(p) => p.trim().parse::<f64>().map(|v| v / 100.0),
+        // The decimal written, a hundredth of it: `0.7%` is the number
+        // nearest 0.007, as `0.007` is (0.7 / 100 is the one below it, and a
+        // gate at exactly 7 in 1000 failed).
+        Some(p) => p
+            .trim()
+            .parse::<f64>()
+            .and_then(|v| format!("{v}e-2").parse::<f64>()),
         None => t.parse::<f64>(),
     };
     if t.strip_suffix('%').is_none() && value == Ok(1.0) {
@@ -155,6 +161,11 @@ mod tests {
         assert_eq!(parse_share("--x", "0.05").unwrap(), 0.05);
         assert_eq!(parse_share("--x", " 2.5 % ").unwrap(), 0.025);
         assert!(parse_share("--x", "150%").is_err());
+        // Found by review: 0.7 / 100 is not the number 0.007 reads as.
+        for (percent, share) in [("0.7%", 0.007), ("1.4%", 0.014), ("2.9%", 0.029), ("7e-1%", 0.007)] {
+            assert_eq!(parse_share("--x", percent).unwrap(), share, "{percent}");
+        }
+        assert_eq!(parse_share("--x", "0.7%").unwrap(), 7.0 / 1000.0);
         assert!(parse_share("--x", "-1%").is_err());
         assert!(parse_share("--x", "lots").is_err());
         // Found by review: a bare 1 was 100%, so `--max-reject-rate 1` passed
