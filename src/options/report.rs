@@ -98,7 +98,9 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             .transpose()?,
         fail_on_flagged: args.fail_on_flagged,
     };
-    let mut outputs = vec![(args.format, args.output.clone())];
+    // `-o -` is stdout, as `--export-X -` is.
+    let main_output = args.output.clone().filter(|p| p.as_os_str() != "-");
+    let mut outputs = vec![(args.format, main_output)];
     for (format, path) in [
         (ReportFormat::Markdown, &args.export_markdown),
         (ReportFormat::Html, &args.export_html),
