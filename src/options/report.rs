@@ -164,7 +164,12 @@ mod tests {
         assert_eq!(parse_share("--x", " 2.5 % ").unwrap(), 0.025);
         assert!(parse_share("--x", "150%").is_err());
         // Found by review: 0.7 / 100 is not the number 0.007 reads as.
-        for (percent, share) in [("0.7%", 0.007), ("1.4%", 0.014), ("2.9%", 0.029), ("7e-1%", 0.007)] {
+        for (percent, share) in [
+            ("0.7%", 0.007),
+            ("1.4%", 0.014),
+            ("2.9%", 0.029),
+            ("7e-1%", 0.007),
+        ] {
             assert_eq!(parse_share("--x", percent).unwrap(), share, "{percent}");
         }
         assert_eq!(parse_share("--x", "0.7%").unwrap(), 7.0 / 1000.0);

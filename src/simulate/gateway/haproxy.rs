@@ -11,9 +11,13 @@
 //! - increment at `now`: when `now − curr_tick < period`, `curr += 1`; else
 //!   rotate: `prev = curr`, `curr = 1`, `curr_tick += period`, and when
 //!   `now − curr_tick ≥ period` still (two periods missed) `prev = 0` and
-//!   `curr_tick = now`. A new entry (all zero) therefore starts its first period
-//!   at its first counted request: periods are relative to the entry, not the
-//!   epoch;
+//!   `curr_tick = now`; the tick is stored with its lowest bit cleared
+//!   (`curr_tick & ~1`: that bit is the rotation's lock), so such a period
+//!   starts on the even millisecond at or before `now`. A new entry (all zero)
+//!   therefore starts its first period at its first counted request, or the
+//!   millisecond before it when that is odd: periods are relative to the
+//!   entry, not the epoch (HAProxy 2.6's tick is the date in ms, cut to 32
+//!   bits, so its parity is the logged time's);
 //! - read at `now`: `remain = curr_tick + period − now`; when `remain < 0`,
 //!   `remain += period`, `past = curr` if `remain ≥ 0` else 0, `curr = 0`
 //!   (else `past = prev`); when `curr = 0` and `past ≤ 1` the rate is `past`
@@ -126,7 +130,7 @@ impl FreqCtr {
     fn increment(&self, state: &mut State, t: Millis) {
         if !state.seen {
             *state = State {
-                curr_tick: t,
+                curr_tick: t & !1,
                 curr: 1,
                 prev: 0,
                 seen: true,
@@ -139,7 +143,7 @@ impl FreqCtr {
             state.curr_tick += self.period;
             if t - state.curr_tick >= self.period {
                 state.prev = 0;
-                state.curr_tick = t;
+                state.curr_tick = t & !1;
             }
         }
     }
@@ -253,6 +257,26 @@ mod tests {
         let alg = ctr(10, 2);
         let times = [7000, 7001, 7002, 9999, 10_500, 17_000, 17_001, 17_002];
         assert_eq!(decisions(&alg, &times), expect("yyy n n n y n"));
+    }
+
+    #[test]
+    fn a_period_starts_on_the_even_millisecond_at_or_before_the_first_request() {
+        // Found by review against HAProxy 2.6.12: the tick is stored as
+        // `curr_tick & ~1`. Period 1 s, deny above 3, four requests at 1 ms:
+        // the period starts at 0, so at 1001 it has rotated (remain 999:
+        // ⌊4·999/1000⌋ = 3, admitted), and at 1002 the rate is
+        // ⌊(4·998 + 1·1000)/1000⌋ = 4: denied. Started at 1, 1001 would read
+        // 4 (denied) and 1002 admit.
+        let alg = ctr(1, 3);
+        assert_eq!(
+            decisions(&alg, &[1, 1, 1, 1, 1001, 1002]),
+            expect("yyyy y n")
+        );
+        // From an even start the period is the request's own.
+        assert_eq!(
+            decisions(&alg, &[2, 2, 2, 2, 1002, 1003]),
+            expect("yyyy n y")
+        );
     }
 
     #[test]
