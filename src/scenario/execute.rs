@@ -132,7 +132,7 @@ impl<'a> ScenarioRunner<'a> {
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();
         let replayer = &mut self.replayer;
-        let replay = if self.deployment.instances() == 1 {
+        let replay = if self.deployment.instances() == 1 || !scenario.per_instance {
             let prepared = match self.prepared.entry(ids) {
                 Entry::Occupied(prepared) => prepared.into_mut(),
                 Entry::Vacant(slot) => {

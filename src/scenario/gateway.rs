@@ -130,6 +130,7 @@ pub fn scenarios(
                 name: label(gateway),
                 rules,
                 reading: Some(gateway.key_reading()),
+                per_instance: gateway.counts_per_instance(),
             })
         })
         .collect()

@@ -43,6 +43,10 @@ pub struct Scenario {
     /// How the product it stands for reads keys, for its exemptions (`None`:
     /// as the policy; the rules' keys are already read so).
     pub reading: Option<KeyReading>,
+    /// Whether each limiter instance counts on its own (`--instances`
+    /// splits the traffic); false for a product whose counters are shared
+    /// (one Redis, or the vendor's service), which one instance stands for.
+    pub per_instance: bool,
 }
 
 /// Builds the spec of one rule: `kind` with the rule's limit and burst, `--burst`
@@ -133,6 +137,7 @@ pub fn single(
                 name: kind.name().into(),
                 rules: vec![rule],
                 reading: None,
+                per_instance: true,
             })
         })
         .collect()
@@ -175,6 +180,7 @@ pub fn policy(
                 name,
                 rules: planned,
                 reading: None,
+                per_instance: true,
             })
         })
         .collect()

@@ -272,6 +272,17 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
                 eprintln!("{line}");
             }
         }
+        let instances = settings.deployment.instances();
+        let shared: Vec<&str> = (run.scenarios.iter())
+            .filter(|s| !s.per_instance)
+            .map(|s| s.name.as_str())
+            .collect();
+        if instances > 1 && !shared.is_empty() {
+            eprintln!(
+                "rlctl: note: {} replayed as one instance whatever --instances {instances} says: the product's counters are shared (a Redis, or the vendor's service), so every instance sees the same counts",
+                shared.join(", ")
+            );
+        }
         for rule in idle_rules(&run.replayed.results) {
             eprintln!(
                 "rlctl: note: rule {} applied to no request; check its method, route and key",

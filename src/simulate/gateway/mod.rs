@@ -190,6 +190,23 @@ impl Gateway {
         }
     }
 
+    /// Whether each instance of the product counts on its own (its counters
+    /// live in the process: nginx, HAProxy, Envoy's local filter, Traefik,
+    /// Kong's `local` policy); the others share theirs (a Redis, or the
+    /// vendor's service), so instances change nothing.
+    pub fn counts_per_instance(self) -> bool {
+        matches!(
+            self,
+            Gateway::Nginx
+                | Gateway::Haproxy
+                | Gateway::HaproxyReqRate
+                | Gateway::Envoy
+                | Gateway::EnvoyTimer
+                | Gateway::Traefik
+                | Gateway::Kong
+        )
+    }
+
     /// Whether the product still counts a request it rejects.
     pub fn counts_rejected(self) -> bool {
         matches!(
