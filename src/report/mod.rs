@@ -14,7 +14,7 @@ use crate::ingest;
 use crate::policy::{CheckedRule, Exemption, PolicyError};
 use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, ScenarioResult, ScenarioRunner, plan};
 use crate::simulate::gateway::{Gateway, GatewayError};
-use crate::simulate::{Deployment, ReplayError, SpecError};
+use crate::simulate::{AlgorithmKind, Deployment, ReplayError, SpecError};
 pub use gates::{GateResult, Gates};
 
 /// What a report judges, and how.
@@ -69,6 +69,9 @@ pub struct ReportRun {
     pub policy: ScenarioResult,
     /// The policy's limits under each of the six algorithms.
     pub side_by_side: Vec<ScenarioResult>,
+    /// The algorithms left out of [`Self::side_by_side`], with why (one that
+    /// cannot take a rule's limit).
+    pub side_by_side_left_out: Vec<String>,
     /// The policy as each `--gateway` enforces it (models labelled "(model)").
     pub gateways: Vec<ScenarioResult>,
     pub gates: Vec<GateResult>,
@@ -122,7 +125,19 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
     let policy = replay(AlgoChoice::Default)?
         .pop()
         .ok_or(ReportError::NoScenario)?;
-    let side_by_side = replay(AlgoChoice::All)?;
+    // An algorithm that cannot take a rule's limit (nginx's leaky bucket
+    // below 1r/m) leaves the comparison, saying why, not the whole report.
+    let mut side_by_side = Vec::new();
+    let mut side_by_side_left_out = Vec::new();
+    for kind in AlgorithmKind::ALL {
+        match replay(AlgoChoice::One(kind)) {
+            Ok(results) => side_by_side.extend(results),
+            Err(ReportError::Spec(refused)) => {
+                side_by_side_left_out.push(format!("{}: {refused}", kind.name()))
+            }
+            Err(other) => return Err(other),
+        }
+    }
     let gateways = if plan.gateways.is_empty() {
         Vec::new()
     } else {
@@ -150,6 +165,7 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
         rules,
         policy,
         side_by_side,
+        side_by_side_left_out,
         gateways,
         gates,
         verdict,

@@ -35,6 +35,10 @@ pub struct ReportJson<'a> {
     pub policy: PolicyJson<'a>,
     /// The policy's limits under each algorithm, all rules together.
     pub side_by_side: &'a [ScenarioResult],
+    /// The algorithms left out of `side_by_side`, each with why (absent when
+    /// none is).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub side_by_side_left_out: &'a [String],
     /// The policy as each `--gateway` enforces it, all rules together (absent
     /// without `--gateway`; the documented models are named "... (model)").
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
@@ -68,6 +72,7 @@ pub fn json<'a>(
             overall: &run.policy,
         },
         side_by_side: &run.side_by_side,
+        side_by_side_left_out: &run.side_by_side_left_out,
         gateways: &run.gateways,
         analysis: analyze_view::json(&run.analysis, &settings.plan.analysis),
         generated_at: stamp,
@@ -205,6 +210,9 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
         ]);
     }
     doc.table(t);
+    for left_out in &run.side_by_side_left_out {
+        doc.paragraph(format!("Not replayed: {left_out}"));
+    }
     doc.chart(charts::rejects_over_time(run));
     if !run.gateways.is_empty() {
         let primary = &settings.plan.analysis.ingest.keys.primary;
