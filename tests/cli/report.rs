@@ -414,3 +414,31 @@ fn the_report_discovers_endpoints_as_analyze_does_and_not_with_discover_off() {
         assert_eq!(judged_rules(&log, &args), written, "--discover {discover}");
     }
 }
+
+#[test]
+fn a_reader_that_stops_early_neither_hides_a_failing_gate_nor_the_other_outputs() {
+    // Found by review: `| head -c 10` made a failing report exit 0 and write
+    // none of its --export files (a closed stdout ended the run quietly).
+    let dir = tempfile::tempdir().unwrap();
+    let (json, junit) = (dir.path().join("e.json"), dir.path().join("e.xml"));
+    let script = format!(
+        "'{}' report -q --log-format '{}' --multiplier 0.5 --max-reject-rate 0% --format html --export-json '{}' --export-junit '{}' '{}' | head -c 10 > /dev/null",
+        crate::support::rlctl_path().display(),
+        MSEC_FORMAT,
+        json.display(),
+        junit.display(),
+        fixture().display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &format!("set -o pipefail; {script}")])
+        .env_remove("GITHUB_STEP_SUMMARY")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("rlctl report: FAIL"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert!(json.exists() && junit.exists());
+}

@@ -56,13 +56,18 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     let doc = view::document(&run, &settings, stamp.as_deref());
     for (format, path) in &settings.outputs {
         let bytes = render(*format, &run, &settings, &doc, stamp.as_deref())?;
-        output::write_output(path.as_deref(), &bytes).with_context(|| {
-            format!(
-                "cannot write the report to {}",
-                path.as_ref()
-                    .map_or("stdout".into(), |p| p.display().to_string())
-            )
-        })?;
+        match output::write_output(path.as_deref(), &bytes) {
+            // A reader that stopped early (`| head`) takes no more; the other
+            // outputs are still written and the gates still decide the exit.
+            Err(e) if path.is_none() && e.kind() == std::io::ErrorKind::BrokenPipe => {}
+            written => written.with_context(|| {
+                format!(
+                    "cannot write the report to {}",
+                    path.as_ref()
+                        .map_or("stdout".into(), |p| p.display().to_string())
+                )
+            })?,
+        }
     }
     if let Some(summary) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|v| !v.is_empty()) {
         use std::io::Write;
