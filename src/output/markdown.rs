@@ -2,7 +2,8 @@
 //! or `$GITHUB_STEP_SUMMARY`. Cells and text are escaped with
 //! [`escape::markdown`], so log content cannot break a table or inject HTML,
 //! and a table cell or fact longer than [`CELL_CHARS`] characters is cut
-//! there (a path of a megabyte would otherwise make the report too long for a
+//! there, a heading or paragraph after [`TEXT_CHARS`] (a path of a megabyte,
+//! or a rule named after one, would otherwise make the report too long for a
 //! comment, 65,536 characters on GitHub; the JSON report keeps it whole).
 
 use std::fmt::Write;
@@ -13,11 +14,25 @@ use crate::text::escape;
 
 /// The most characters of log content a table cell or a fact shows.
 pub const CELL_CHARS: usize = 200;
+/// The most characters a heading, paragraph or warning shows (several names
+/// and the words around them).
+pub const TEXT_CHARS: usize = 1000;
 
 /// `text` escaped, cut after [`CELL_CHARS`] characters with a note of how
 /// many were left out.
 fn cell(text: &str) -> String {
-    match text.char_indices().nth(CELL_CHARS) {
+    cut(text, CELL_CHARS)
+}
+
+/// `text` escaped, cut after [`TEXT_CHARS`] characters.
+fn text(text: &str) -> String {
+    cut(text, TEXT_CHARS)
+}
+
+/// `text` escaped, cut after `most` characters with a note of how many were
+/// left out.
+fn cut(text: &str, most: usize) -> String {
+    match text.char_indices().nth(most) {
         None => escape::markdown(text),
         Some((end, _)) => {
             let left_out = text[end..].chars().count();
@@ -32,18 +47,18 @@ fn cell(text: &str) -> String {
 /// Renders `doc` as Markdown.
 pub fn render(doc: &Document) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "## {}", escape::markdown(&doc.title));
+    let _ = writeln!(out, "## {}", text(&doc.title));
     for block in doc.shown_blocks() {
         out.push('\n');
         match block {
             Block::Heading(h) => {
-                let _ = writeln!(out, "### {}", escape::markdown(h));
+                let _ = writeln!(out, "### {}", text(h));
             }
             Block::Paragraph(p) => {
-                let _ = writeln!(out, "{}", escape::markdown(p));
+                let _ = writeln!(out, "{}", text(p));
             }
             Block::Warning(w) => {
-                let _ = writeln!(out, "> **Warning**: {}", escape::markdown(w));
+                let _ = writeln!(out, "> **Warning**: {}", text(w));
             }
             Block::Facts(facts) => {
                 for (k, v) in facts {
@@ -72,9 +87,9 @@ pub fn render(doc: &Document) -> String {
                 // Markdown cannot draw: the chart's key figures as a list.
                 let mut lines = chart::summary(c).into_iter();
                 let title = lines.next().unwrap_or_default();
-                let _ = writeln!(out, "**Chart: {}**\n", escape::markdown(&title));
+                let _ = writeln!(out, "**Chart: {}**\n", text(&title));
                 for line in lines {
-                    let _ = writeln!(out, "- {}", escape::markdown(&line));
+                    let _ = writeln!(out, "- {}", text(&line));
                 }
             }
         }

@@ -205,6 +205,25 @@ fn a_path_of_a_megabyte_leaves_the_markdown_report_comment_sized() {
     let markdown = text(&out.stdout);
     assert!(markdown.len() < 65_536, "{} bytes", markdown.len());
     assert!(markdown.contains("more characters)"));
+
+    // Found by review: a path that many clients ask for gets a rule of its
+    // own, named after it, and the rule's name was whole in the burst
+    // conventions' paragraph and in the verdict heading.
+    let path = format!("/{}", "a".repeat(100_000));
+    let lines: String = (0..1200)
+        .map(|i| {
+            format!(
+                "{}.000 10.0.0.{} \"GET {path} HTTP/1.1\" 200 0.001 \"-\"\n",
+                1_767_571_200 + (i % 60) * 60 + i / 60,
+                i / 60
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let out = report_on(&log, &["--format", "markdown", "--max-reject-rate", "0%"]);
+    let markdown = text(&out.stdout);
+    assert!(markdown.len() < 65_536, "{} bytes", markdown.len());
+    assert!(markdown.lines().all(|l| l.chars().count() < 2_000));
 }
 
 #[test]
