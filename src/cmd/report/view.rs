@@ -79,6 +79,9 @@ pub fn json<'a>(
     }
 }
 
+/// The gate of `--fail-on-flagged`.
+const FLAGGED_GATE: &str = "fail_on_flagged";
+
 /// JUnit XML: a test case per policy rule with its gates, and one for flagged clients.
 pub fn junit(run: &ReportRun) -> String {
     let mut cases: Vec<junit::Case> = run
@@ -90,15 +93,16 @@ pub fn junit(run: &ReportRun) -> String {
             checks: run
                 .gates
                 .iter()
-                .filter(|g| g.rule == r.rule)
+                .filter(|g| g.rule == r.rule && g.gate != FLAGGED_GATE)
                 .map(|g| (g.passed, g.message.clone()))
                 .collect(),
         })
         .collect();
+    // By the gate, not its `rule` (`analysis`), which a policy rule may be called.
     let analysis: Vec<(bool, String)> = run
         .gates
         .iter()
-        .filter(|g| g.rule == "analysis")
+        .filter(|g| g.gate == FLAGGED_GATE)
         .map(|g| (g.passed, g.message.clone()))
         .collect();
     if !analysis.is_empty() {
