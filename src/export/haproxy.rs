@@ -34,6 +34,14 @@ const INDENT: &str = "    ";
 /// Counters HAProxy tracks at once unless built with a larger MAX_SESS_STKCTR.
 pub const MAX_TRACKED: usize = 3;
 
+/// General-purpose counters one stick table stores (`gpc_rate(n, W)`: HAProxy
+/// 2.6 refuses n above 100, "array size is out of allowed range (1-100)").
+const MAX_COUNTERS: usize = 100;
+
+/// The longest timer HAProxy takes, in seconds (2^31 − 1 ms; `expire` is
+/// refused above it: "timer overflow").
+const MAX_TIMER_SECS: u64 = 2_147_483;
+
 /// The deny threshold: deny when the estimate before this request exceeds it.
 pub fn threshold(shape: &Shape) -> u64 {
     shape
@@ -112,6 +120,31 @@ fn tables(rules: &[CheckedRule]) -> Result<(Vec<Table>, Vec<Shape>), ExportError
                 rules: vec![i],
             }),
         }
+    }
+    if let Some(t) = tables.iter().find(|t| t.rules.len() > MAX_COUNTERS) {
+        return Err(ExportError::Target {
+            target: "haproxy",
+            message: format!(
+                "{} rules share key {} and window {}s, and a stick table holds at most {MAX_COUNTERS} general-purpose counters (gpc_rate's array): give some of them another window",
+                t.rules.len(),
+                rules[t.rules[0]].key.text,
+                t.window
+            ),
+        });
+    }
+    if let Some(rule) = rules
+        .iter()
+        .find(|r| 2 * u64::from(r.spec.limit.window.secs()) > MAX_TIMER_SECS)
+    {
+        return Err(ExportError::Unsupported {
+            target: "haproxy",
+            rule: rule.name.clone(),
+            message: format!(
+                "its window of {}s needs entries kept twice as long, and HAProxy's timers hold at most {MAX_TIMER_SECS}s (about 24.8 days): give it a window of at most {}s",
+                rule.spec.limit.window.secs(),
+                MAX_TIMER_SECS / 2
+            ),
+        });
     }
     if tables.len() > MAX_TRACKED {
         return Err(ExportError::Target {
@@ -353,6 +386,29 @@ mod tests {
         assert_eq!(threshold(&Shape::of(&r[0]).unwrap()), 46);
         let r = rules("[[rule]]\nname='g'\nlimit='100/1m'\nalgorithm='fixed-window'");
         assert_eq!(threshold(&Shape::of(&r[0]).unwrap()), 299);
+    }
+
+    #[test]
+    fn windows_and_counters_past_haproxys_limits_are_refused() {
+        // Found by review: `haproxy -c` refused both ("timer overflow";
+        // "array size is out of allowed range (1-100)").
+        let export = |text: &str| Haproxy.render(&rules(text), &ExportOptions::default());
+        let month = export("[[rule]]\nname='q'\nlimit='100/13d'\n").unwrap_err();
+        assert!(month.to_string().contains("at most 2147483s"), "{month}");
+        assert!(export("[[rule]]\nname='q'\nlimit='100/12d'\n").is_ok());
+        let many = |n: usize| -> String {
+            (0..n)
+                .map(|i| format!("[[rule]]\nname='r{i}'\nroute='^/r{i}$'\nlimit='10/1m'\n"))
+                .collect()
+        };
+        assert!(export(&many(100)).is_ok());
+        let refused = export(&many(101)).unwrap_err();
+        assert!(
+            refused
+                .to_string()
+                .contains("101 rules share key ip and window 60s"),
+            "{refused}"
+        );
     }
 
     #[test]
