@@ -67,6 +67,26 @@ pub fn token_bucket(limit: Limit, capacity: u64) -> TokenBucket {
 }
 
 /// A protobuf JSON duration: `1.500s`, `60s`.
+/// The regex of a route as Envoy's `safe_regex` takes it, which must match
+/// the whole path: a route anchored at both ends with no alternation
+/// (`^/api/x/[^/]+$`, as `analyze --write-policy` writes them) without its
+/// anchors, any other one wrapped in `.*(?:...).*`. The wrapper of a long
+/// route can pass RE2's program size of 100, which Envoy refuses by default
+/// (`re2.max_program_size.error_level`).
+pub fn path_regex(route: &str) -> String {
+    let inner = route.strip_prefix('^').and_then(|r| r.strip_suffix('$'));
+    match inner {
+        Some(inner) if !inner.contains('|') && !ends_escaped(inner) => inner.to_string(),
+        _ => format!(".*(?:{route}).*"),
+    }
+}
+
+/// Whether `text` ends with an odd run of backslashes (so the `$` after it
+/// was a literal dollar, not an anchor).
+fn ends_escaped(text: &str) -> bool {
+    text.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+}
+
 pub fn duration(ms: u64) -> String {
     if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)

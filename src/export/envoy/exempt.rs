@@ -86,7 +86,7 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
     match exempt::route(e)? {
         Some(r) => matcher.set(
             "safe_regex",
-            flow([("regex", string(format!(".*(?:{r}).*")))]),
+            flow([("regex", string(super::path_regex(r)))]),
         ),
         None => matcher.set("prefix", string("/")),
     };

@@ -5,7 +5,7 @@
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, single, string};
 use super::super::{ClientPart, ExportError, Shape, client_parts, describe, route};
-use super::{U32_MAX, duration, token_bucket};
+use super::{U32_MAX, duration, path_regex, token_bucket};
 use crate::policy::CheckedRule;
 
 /// The rate-limit action and descriptor key of one key part.
@@ -168,10 +168,7 @@ pub(super) fn rule_config(rule: &CheckedRule, id: &str) -> Result<RuleConfig, Ex
 /// match, and the rule's `rate_limit`.
 fn routed(rule: &CheckedRule, r: &str, method: Option<&str>, rate_limit: &Map) -> Map {
     let mut matcher = Map::new();
-    matcher.set(
-        "safe_regex",
-        flow([("regex", string(format!(".*(?:{r}).*")))]),
-    );
+    matcher.set("safe_regex", flow([("regex", string(path_regex(r)))]));
     if let Some(m) = method {
         let mut headers = Seq::new();
         headers.push(method_matcher(m));
@@ -187,7 +184,7 @@ fn routed(rule: &CheckedRule, r: &str, method: Option<&str>, rate_limit: &Map) -
     let mut route = Map::new();
     route
         .comment(format!(
-            "rule {}: Envoy matches the whole path, so the route is wrapped in .*(?:...).*",
+            "rule {}: Envoy matches the whole path (an anchored route without its anchors, any other within .*(?:...).*)",
             rule.name
         ))
         .set("match", matcher)

@@ -105,7 +105,12 @@ fn address_predicate(e: &Exemption, value: &str) -> Result<Value, String> {
     let ip = extension(
         "envoy.matching.input_matchers.ip",
         "envoy.extensions.matching.input_matchers.ip.v3.Ip",
-        vec![("cidr_ranges", Value::FlowSeq(vec![range]))],
+        // `stat_prefix` is required (`min_len: 1` in ip.proto): Envoy
+        // refuses the matcher without it.
+        vec![
+            ("cidr_ranges", Value::FlowSeq(vec![range])),
+            ("stat_prefix", plain("rlctl_exempt")),
+        ],
     );
     let mut p = Map::new();
     p.set("input", input).set("custom_match", ip);

@@ -66,7 +66,7 @@ fn exemption_routes_come_first_and_turn_the_filter_off() {
     let out = render_exempt("route='^/h$'\nmethod='get'").unwrap();
     let routes = out.split("  routes:\n").nth(1).unwrap();
     assert!(
-        routes.starts_with("  # exempt `e`: method GET, paths matching ^/h$, never limited\n  - name: \"rl-exempt-e\"\n    match:\n      safe_regex: {regex: \".*(?:^/h$).*\"}\n      headers:\n      - {name: \":method\", string_match: {exact: \"GET\"}}\n"),
+        routes.starts_with("  # exempt `e`: method GET, paths matching ^/h$, never limited\n  - name: \"rl-exempt-e\"\n    match:\n      safe_regex: {regex: \"/h\"}\n      headers:\n      - {name: \":method\", string_match: {exact: \"GET\"}}\n"),
         "{routes}"
     );
     let exempt_route = routes.split("\n  - match").next().unwrap();
@@ -145,4 +145,27 @@ fn address_clients_envoy_cannot_match_exactly_are_refused_by_name() {
             .unwrap_err()
             .contains("not the user name")
     );
+}
+
+#[test]
+fn anchored_routes_lose_their_anchors_and_others_are_wrapped() {
+    // Found by review: the wrapper of a deep route that `analyze` writes
+    // passed RE2's program size of 100, which Envoy refuses by default.
+    assert_eq!(super::path_regex("^/api/x/[^/]+$"), "/api/x/[^/]+");
+    assert_eq!(super::path_regex("/api"), ".*(?:/api).*");
+    assert_eq!(super::path_regex("^/a$|^/b$"), ".*(?:^/a$|^/b$).*");
+    assert_eq!(super::path_regex(r"^/a\$"), r".*(?:^/a\$).*");
+    assert_eq!(super::path_regex(r"^/a\\$"), r"/a\\");
+    // The same paths match, the whole path for Envoy, anywhere for the policy.
+    for route in ["^/api/x/[^/]+$", "^/a$"] {
+        let whole = regex::Regex::new(&format!("^(?:{})$", super::path_regex(route))).unwrap();
+        let policy = regex::Regex::new(route).unwrap();
+        for path in ["/api/x/1", "/api/x/1/2", "/a", "/ab", "/x/a"] {
+            assert_eq!(
+                whole.is_match(path),
+                policy.is_match(path),
+                "{route} {path}"
+            );
+        }
+    }
 }
