@@ -296,6 +296,9 @@ impl Follower {
             if let Err(e) = handle.read(&mut self.buf, now, out) {
                 out.push(Followed::Event(FileEvent::Unreadable(e.to_string())));
             }
+            // The linger counts from the rotation: a writer that was quiet
+            // before it still writes here until it reopens.
+            handle.last_growth = now;
             self.retired.push(handle);
         }
     }

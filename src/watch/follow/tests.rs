@@ -160,6 +160,37 @@ fn rename_and_create_reads_both_files_to_their_end() {
 }
 
 #[test]
+fn a_file_quiet_before_its_rotation_lingers_from_the_rotation() {
+    // Found by review: the linger counted from the last write, so a log
+    // quiet for longer than it before logrotate ran was closed at once, and
+    // the writer's lines before it reopened were lost.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    let rotated = dir.path().join("access.log.1");
+    append(&path, b"");
+    let mut f = Follower::new(&path, false, LINGER);
+    poll(&mut f, 0);
+    append(&path, b"a1\n");
+    assert_eq!(poll(&mut f, 1), [lines("a1\n")]);
+    // Ten quiet seconds, then the rotation.
+    fs::rename(&path, &rotated).unwrap();
+    append(&path, b"");
+    assert_eq!(
+        poll(&mut f, 11),
+        [
+            event(FileEvent::Replaced),
+            event(FileEvent::Opened { offset: 0 })
+        ]
+    );
+    // The writer has not reopened yet: the old file stays open...
+    assert_eq!(poll(&mut f, 12), []);
+    // ...and what it writes there before reopening is read.
+    append(&rotated, b"a2\n");
+    assert_eq!(poll(&mut f, 13), [lines("a2\n")]);
+    assert_eq!(poll(&mut f, 13 + 5), [event(FileEvent::Closed)]);
+}
+
+#[test]
 fn copytruncate_starts_again_from_byte_zero() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
