@@ -2,7 +2,7 @@
 //! loop with the chosen stdout output, and the verdict as the exit code.
 
 use std::io::{self, Write};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::Context;
@@ -16,7 +16,7 @@ use crate::watch::clock::SystemClock;
 use crate::watch::follow::FileEvent;
 use crate::watch::http::{MetricsServer, Published};
 use crate::watch::metrics::Snapshot;
-use crate::watch::session::{self, Ending, JsonLines, Outputs};
+use crate::watch::session::{self, Ending, JsonLines, Outputs, SessionError};
 use crate::watch::view;
 use crate::watch::watcher::Watcher;
 
@@ -96,14 +96,25 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
         quiet: settings.quiet,
         jsonl: JsonLines(io::stdout()),
     };
-    let ending = session::run(
+    // SIGINT and SIGTERM end the watch with its figures so far.
+    static STOP: AtomicBool = AtomicBool::new(false);
+    ctrlc::set_handler(|| STOP.store(true, Ordering::Relaxed))
+        .context("cannot handle SIGINT and SIGTERM")?;
+    let verdict = settings.watch.verdict.is_some();
+    let ending = match session::run(
         &mut watcher,
         &SystemClock::default(),
         &settings.session,
         Some(&published),
         &mut terminal,
-        &AtomicBool::new(false),
-    )?;
+        &STOP,
+    ) {
+        // A reader that stopped early (`| head`) is no verdict.
+        Err(SessionError::Output(e)) if verdict && e.kind() == io::ErrorKind::BrokenPipe => {
+            anyhow::bail!("standard output was closed before the verdict was decided")
+        }
+        ending => ending?,
+    };
     let threshold = settings.watch.verdict.as_ref().map_or(0.0, |v| v.threshold);
     match ending {
         Ending::Passed => {
@@ -127,6 +138,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
                 threshold * 100.0,
             );
             Ok(Outcome::GateFailed)
+        }
+        Ending::Stopped if verdict => {
+            anyhow::bail!("stopped (SIGINT or SIGTERM) before the verdict was decided")
         }
         Ending::Stopped => Ok(Outcome::Success),
     }

@@ -78,7 +78,9 @@ pub fn run(
     let mut next_summary = settings.interval.map(|i| clock.elapsed() + i);
     loop {
         if stop.load(Ordering::Relaxed) {
-            publish(watcher, clock, published, outputs)?;
+            // The figures so far, in the metrics and as a last summary.
+            let snapshot = publish(watcher, clock, published, outputs)?;
+            outputs.summary(&snapshot)?;
             return Ok(Ending::Stopped);
         }
         let step = watcher.step(clock.elapsed(), clock.wall_ms())?;

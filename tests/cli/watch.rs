@@ -354,3 +354,66 @@ fn permission_lost_while_following_is_reported_and_recovered() {
     });
     assert!(watch.0.try_wait().unwrap().is_none());
 }
+
+#[test]
+fn a_signal_ends_the_watch_with_its_figures_and_leaves_an_open_verdict_failed() {
+    // Found by review: SIGINT and SIGTERM killed the watch (exit 130, 143)
+    // with nothing written since the last interval.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.path().join("access.log");
+    append(&log, LINE.as_bytes());
+    let start = |verdict: &[&str]| {
+        let port = free_port();
+        let child = Command::new(crate::support::rlctl_path())
+            .arg("watch")
+            .arg(&log)
+            .arg("--policy")
+            .arg(&policy)
+            .args([
+                "--from-start",
+                "--log-format",
+                "combined",
+                "--max-delay",
+                "1s",
+            ])
+            .args(["--format", "jsonl", "--interval", "1h"])
+            .args(["--listen", &format!("127.0.0.1:{port}")])
+            .args(verdict)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+        wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
+        child
+    };
+    for (signal, verdict) in [
+        ("-INT", &[][..]),
+        ("-TERM", &["--until-clients-hit", "50%", "--for", "24h"][..]),
+    ] {
+        let child = start(verdict);
+        let killed = Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(stdout.lines().count(), 1, "{signal}: {stdout}");
+        assert!(stdout.contains("\"lines\":1"), "{stdout}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match verdict.is_empty() {
+            true => assert_eq!(out.status.code(), Some(0), "{stderr}"),
+            false => {
+                assert_eq!(out.status.code(), Some(2), "{stderr}");
+                assert!(
+                    stderr.contains("stopped (SIGINT or SIGTERM) before the verdict"),
+                    "{stderr}"
+                );
+            }
+        }
+    }
+}

@@ -114,14 +114,18 @@ fn a_strict_verdict_fails_and_a_stop_ends_the_loop() {
         "{ending:?}"
     );
     let mut w = watcher(file.path(), None);
+    let mut out = JsonLines(Vec::new());
     let ending = run(
         &mut w,
         &clock,
         &settings,
         None,
-        &mut JsonLines(Vec::new()),
+        &mut out,
         &AtomicBool::new(true),
     )
     .unwrap();
     assert_eq!(ending, Ending::Stopped);
+    // Stopped, it writes its figures so far (a signal left nothing before).
+    let text = String::from_utf8(out.0).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
 }
