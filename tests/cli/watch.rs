@@ -177,6 +177,28 @@ fn append(path: &Path, data: &[u8]) {
         .unwrap();
 }
 
+/// A policy of one rule and a log of one line in `dir`: (policy, log).
+fn one_line_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let policy = dir.join("policy.toml");
+    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
+    let log = dir.join("access.log");
+    append(&log, LINE.as_bytes());
+    (policy, log)
+}
+
+/// `command` made a watch of `log` from its start, in the combined format,
+/// with `policy`, serving metrics on `port`.
+fn watching<'c>(command: &'c mut Command, log: &Path, policy: &Path, port: u16) -> &'c mut Command {
+    command
+        .arg("watch")
+        .arg(log)
+        .arg("--policy")
+        .arg(policy)
+        .args(["--from-start", "--log-format", "combined"])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+}
+
 #[test]
 fn a_compressed_log_is_refused_with_a_pointer_to_simulate() {
     // Found by review: watch read gzip's bytes as lines and reported a clean
@@ -204,29 +226,19 @@ fn a_compressed_log_is_refused_with_a_pointer_to_simulate() {
 #[test]
 fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("policy.toml");
-    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
-    let log = dir.path().join("access.log");
-    append(&log, LINE.as_bytes());
+    let (policy, log) = one_line_log(dir.path());
     let port = free_port();
-    let child = Command::new(crate::support::rlctl_path())
-        .arg("watch")
-        .arg(&log)
-        .arg("--policy")
-        .arg(&policy)
-        .args([
-            "--from-start",
-            "--log-format",
-            "combined",
-            "--max-delay",
-            "1s",
-        ])
-        .args(["--format", "none", "--listen", &format!("127.0.0.1:{port}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let child = watching(
+        &mut Command::new(crate::support::rlctl_path()),
+        &log,
+        &policy,
+        port,
+    )
+    .args(["--max-delay", "1s", "--format", "none"])
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
     let mut watch = Watch(child);
     let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
     let readable = format!("rlctl_file_readable{{file=\"{}\"}}", log.display());
@@ -287,10 +299,7 @@ fn permission_lost_while_following_is_reported_and_recovered() {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("policy.toml");
-    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
-    let log = dir.path().join("access.log");
-    append(&log, LINE.as_bytes());
+    let (policy, log) = one_line_log(dir.path());
     let port = free_port();
     // As root, file modes apply only without CAP_DAC_OVERRIDE/READ_SEARCH.
     let mut command = if setpriv.as_os_str().is_empty() {
@@ -301,14 +310,8 @@ fn permission_lost_while_following_is_reported_and_recovered() {
             .arg(crate::support::rlctl_path());
         c
     };
-    let child = command
-        .arg("watch")
-        .arg(&log)
-        .arg("--policy")
-        .arg(&policy)
-        .args(["--from-start", "--log-format", "combined"])
-        .args(["--format", "none", "--listen", &format!("127.0.0.1:{port}")])
-        .stdin(Stdio::null())
+    let child = watching(&mut command, &log, &policy, port)
+        .args(["--format", "none"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -360,32 +363,21 @@ fn a_signal_ends_the_watch_with_its_figures_and_leaves_an_open_verdict_failed() 
     // Found by review: SIGINT and SIGTERM killed the watch (exit 130, 143)
     // with nothing written since the last interval.
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("policy.toml");
-    fs::write(&policy, "[[rule]]\nname = \"g\"\nlimit = \"1/1m\"\n").unwrap();
-    let log = dir.path().join("access.log");
-    append(&log, LINE.as_bytes());
+    let (policy, log) = one_line_log(dir.path());
     let start = |verdict: &[&str]| {
         let port = free_port();
-        let child = Command::new(crate::support::rlctl_path())
-            .arg("watch")
-            .arg(&log)
-            .arg("--policy")
-            .arg(&policy)
-            .args([
-                "--from-start",
-                "--log-format",
-                "combined",
-                "--max-delay",
-                "1s",
-            ])
-            .args(["--format", "jsonl", "--interval", "1h"])
-            .args(["--listen", &format!("127.0.0.1:{port}")])
-            .args(verdict)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = watching(
+            &mut Command::new(crate::support::rlctl_path()),
+            &log,
+            &policy,
+            port,
+        )
+        .args(["--max-delay", "1s", "--format", "jsonl", "--interval", "1h"])
+        .args(verdict)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
         let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
         wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
         child
