@@ -66,7 +66,6 @@ pub fn token_bucket(limit: Limit, capacity: u64) -> TokenBucket {
     }
 }
 
-/// A protobuf JSON duration: `1.500s`, `60s`.
 /// The regex of a route as Envoy's `safe_regex` takes it, which must match
 /// the whole path: a route anchored at both ends with no alternation
 /// (`^/api/x/[^/]+$`, as `analyze --write-policy` writes them) without its
@@ -87,6 +86,7 @@ fn ends_escaped(text: &str) -> bool {
     text.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
 }
 
+/// A protobuf JSON duration: `1.500s`, `60s`.
 pub fn duration(ms: u64) -> String {
     if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
