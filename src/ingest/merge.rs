@@ -191,7 +191,6 @@ impl<'s> Merger<'s> {
             return Err(IngestError::ColumnsChanged {
                 file: file.name.clone(),
                 line,
-                before: line - 1,
             });
         }
         if self.settings.strict

@@ -89,14 +89,10 @@ pub enum IngestError {
     )]
     CrLineEnds { file: String },
     #[error(
-        "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file so that this line starts a part of its own (its first {before} lines in one file, the rest in another) and give both parts"
+        "{file}:{line}: this #Fields: directive names other columns than the file's first one, and rlctl reads a file in one set of columns: split the file so that this line starts a part of its own (its first {before} lines in one file, the rest in another) and give both parts",
+        before = .line - 1
     )]
-    ColumnsChanged {
-        file: String,
-        line: u64,
-        /// The lines before it.
-        before: u64,
-    },
+    ColumnsChanged { file: String, line: u64 },
 }
 
 /// The log format asked for with `--log-format`.
