@@ -158,8 +158,10 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
     }
     if json >= half && json >= combined {
         // A server's own messages may fill the sample (Caddy's and Traefik's
-        // start-up lines): the rest of the head may still name the source.
-        let found = json_source(&lines).or_else(|| json_source(&all_lines(head)));
+        // start-up lines), none of which names a source: the rest of the head
+        // may still name one.
+        let rest = || non_blank_lines(head).skip(SAMPLE_LINES).collect::<Vec<_>>();
+        let found = json_source(&lines).or_else(|| json_source(&rest()));
         return Some(found.unwrap_or(FormatChoice::Json));
     }
     if let Some(names) = columns::header_fields(head) {
@@ -189,17 +191,14 @@ pub fn detect(head: &[u8]) -> Option<FormatChoice> {
 
 /// The first non-blank lines of `head`, without line ends.
 fn sample_lines(head: &[u8]) -> Vec<&[u8]> {
-    let mut lines = all_lines(head);
-    lines.truncate(SAMPLE_LINES);
-    lines
+    non_blank_lines(head).take(SAMPLE_LINES).collect()
 }
 
 /// The non-blank lines of `head`, without line ends.
-fn all_lines(head: &[u8]) -> Vec<&[u8]> {
+fn non_blank_lines(head: &[u8]) -> impl Iterator<Item = &[u8]> {
     head.split(|&b| b == b'\n')
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
         .filter(|l| !l.trim_ascii().is_empty())
-        .collect()
 }
 
 /// Whether `head` ends its lines with a carriage return alone (classic Mac
