@@ -10,7 +10,7 @@ use super::columns;
 use super::combined::CombinedParser;
 use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
-use super::json::json_object;
+use super::json_doc::json_object;
 use super::record::{LineParser, Record, SkipReason};
 use super::{FormatChoice, IngestError, Settings, parser_for_input};
 

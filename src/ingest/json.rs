@@ -10,11 +10,10 @@
 use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
-use serde_json::Value;
 
 use super::IngestError;
 use super::arrival::{self, TimeOf};
-use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc};
+use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
@@ -395,20 +394,6 @@ impl LineParser for JsonParser {
     fn name(&self) -> String {
         "json".into()
     }
-}
-
-/// The JSON object `text` holds, if it holds one. Bytes that are not UTF-8
-/// inside its strings are read as U+FFFD, as in the other formats: nginx's
-/// `escape=json` writes bytes from 0x80 up as they came.
-pub fn json_object(text: &[u8]) -> Option<Value> {
-    let value = match serde_json::from_slice::<Value>(text) {
-        Ok(value) => value,
-        Err(_) if std::str::from_utf8(text).is_err() => {
-            serde_json::from_str(&String::from_utf8_lossy(text)).ok()?
-        }
-        Err(_) => return None,
-    };
-    value.is_object().then_some(value)
 }
 
 #[cfg(test)]

@@ -45,6 +45,20 @@ fn number_text(text: &[u8]) -> Option<f64> {
     text.trim().trim_end_matches('s').parse().ok()
 }
 
+/// The JSON object `text` holds, if it holds one. Bytes that are not UTF-8
+/// inside its strings are read as U+FFFD, as in the other formats: nginx's
+/// `escape=json` writes bytes from 0x80 up as they came.
+pub fn json_object(text: &[u8]) -> Option<Value> {
+    let value = match serde_json::from_slice::<Value>(text) {
+        Ok(value) => value,
+        Err(_) if std::str::from_utf8(text).is_err() => {
+            serde_json::from_str(&String::from_utf8_lossy(text)).ok()?
+        }
+        Err(_) => return None,
+    };
+    value.is_object().then_some(value)
+}
+
 /// A line parsed by `serde_json` (the object at the root).
 pub struct ValueDoc<'v>(pub &'v Value);
 

@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::Value;
 
 fn parse_with<'a>(mapping: &[(&str, &str)], line: &'a str) -> Result<Record<'a>, SkipReason> {
     let mapping: Vec<(String, String)> = mapping
