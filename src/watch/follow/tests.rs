@@ -19,6 +19,17 @@ fn append(path: &Path, text: &[u8]) {
     f.write_all(text).unwrap();
 }
 
+/// An empty `access.log` in a new directory, followed from its end and
+/// polled once at 0 s: (the directory, the log, its follower).
+fn following_an_empty_log() -> (tempfile::TempDir, std::path::PathBuf, Follower) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    append(&path, b"");
+    let mut f = Follower::new(&path, false, LINGER);
+    poll(&mut f, 0);
+    (dir, path, f)
+}
+
 /// Polls once at `secs` and returns what came out.
 fn poll(f: &mut Follower, secs: u64) -> Vec<Followed> {
     let mut out = Vec::new();
@@ -119,12 +130,8 @@ fn a_partial_last_line_waits_for_its_newline() {
 
 #[test]
 fn rename_and_create_reads_both_files_to_their_end() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("access.log");
+    let (dir, path, mut f) = following_an_empty_log();
     let rotated = dir.path().join("access.log.1");
-    append(&path, b"");
-    let mut f = Follower::new(&path, false, LINGER);
-    poll(&mut f, 0);
     append(&path, b"a1\n");
     fs::rename(&path, &rotated).unwrap();
     // The writer still writes to the renamed file until it reopens.
@@ -164,12 +171,8 @@ fn a_file_quiet_before_its_rotation_lingers_from_the_rotation() {
     // Found by review: the linger counted from the last write, so a log
     // quiet for longer than it before logrotate ran was closed at once, and
     // the writer's lines before it reopened were lost.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("access.log");
+    let (dir, path, mut f) = following_an_empty_log();
     let rotated = dir.path().join("access.log.1");
-    append(&path, b"");
-    let mut f = Follower::new(&path, false, LINGER);
-    poll(&mut f, 0);
     append(&path, b"a1\n");
     assert_eq!(poll(&mut f, 1), [lines("a1\n")]);
     // Ten quiet seconds, then the rotation.
@@ -192,11 +195,7 @@ fn a_file_quiet_before_its_rotation_lingers_from_the_rotation() {
 
 #[test]
 fn copytruncate_starts_again_from_byte_zero() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("access.log");
-    append(&path, b"");
-    let mut f = Follower::new(&path, false, LINGER);
-    poll(&mut f, 0);
+    let (dir, path, mut f) = following_an_empty_log();
     append(&path, b"line 1\nline 2\n");
     assert_eq!(text(&poll(&mut f, 1)), "line 1\nline 2\n");
     // logrotate copytruncate: copy, then truncate in place; the writer appends.
@@ -213,11 +212,7 @@ fn copytruncate_starts_again_from_byte_zero() {
 
 #[test]
 fn copytruncate_is_seen_even_when_the_file_grew_back_past_the_offset() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("access.log");
-    append(&path, b"");
-    let mut f = Follower::new(&path, false, LINGER);
-    poll(&mut f, 0);
+    let (_dir, path, mut f) = following_an_empty_log();
     append(&path, b"first 1\n");
     assert_eq!(text(&poll(&mut f, 1)), "first 1\n");
     OpenOptions::new()
