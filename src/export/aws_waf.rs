@@ -20,6 +20,7 @@ use super::{
 use crate::policy::{CheckedRule, Exemption};
 
 mod exempt;
+mod pattern;
 
 /// The AWS WAF exporter.
 pub struct AwsWaf;
@@ -146,6 +147,22 @@ fn transform(kind: &'static str) -> Vec<Transformation> {
 struct ForwardedIpConfig {
     fallback_behavior: &'static str,
     header_name: &'static str,
+}
+
+/// The statement matching a route on the URI path, its capturing groups
+/// written as non-capturing ones ([`pattern`]); or why AWS WAF cannot take it.
+fn route_match(route: &str) -> Result<ScopeDown, String> {
+    let regex = pattern::without_captures(route);
+    if regex.len() > MAX_REGEX {
+        return Err(format!(
+            "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
+        ));
+    }
+    Ok(ScopeDown::RegexMatch {
+        field_to_match: Field::UriPath(Empty {}),
+        regex_string: regex.into_owned(),
+        text_transformations: transform("NONE"),
+    })
 }
 
 /// The requests a rule counts: its method, its route, or both.
@@ -294,16 +311,7 @@ fn waf_rule(
         });
     }
     if let Some(r) = route(rule)? {
-        if r.len() > MAX_REGEX {
-            return Err(unsupported(format!(
-                "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
-            )));
-        }
-        scope.push(ScopeDown::RegexMatch {
-            field_to_match: Field::UriPath(Empty {}),
-            regex_string: r.to_string(),
-            text_transformations: transform("NONE"),
-        });
+        scope.push(route_match(r).map_err(unsupported)?);
     }
     scope.extend(exempted.cloned());
     let scope_down_statement = match scope.len() {

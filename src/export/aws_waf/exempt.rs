@@ -25,7 +25,7 @@ use std::net::IpAddr;
 
 use serde::Serialize;
 
-use super::{Field, MAX_REGEX, ScopeDown, transform};
+use super::{Field, ScopeDown, transform};
 use crate::export::key::key_parts;
 use crate::export::{ClientPart, ExportError, exempt};
 use crate::policy::Exemption;
@@ -125,16 +125,7 @@ fn exemption(e: &Exemption, i: usize, out: &mut Exempted) -> Result<ScopeDown, E
         });
     }
     if let Some(r) = exempt::route(e)? {
-        if r.len() > MAX_REGEX {
-            return Err(unsupported(format!(
-                "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
-            )));
-        }
-        all.push(ScopeDown::RegexMatch {
-            field_to_match: Field::UriPath(super::Empty {}),
-            regex_string: r.to_string(),
-            text_transformations: transform("NONE"),
-        });
+        all.push(super::route_match(r).map_err(unsupported)?);
     }
     if let Some(client) = exempt::client(e)? {
         let parts = key_parts(&e.name, &e.key, "request attribute")?;

@@ -105,3 +105,30 @@ fn exemptions_waf_cannot_match_are_refused_by_name() {
     assert!(err("client='office'").contains("is not an IP address"));
     assert!(err("key='ip+field:http_x_k'\nclient='1.2.3.4'").contains("one value per part"));
 }
+
+#[test]
+fn routes_with_capturing_groups_are_written_without_them() {
+    // AWS WAF refuses capturing groups; a hand-written route often has one.
+    let policy = crate::policy::Policy::parse_policy(
+        "[[rule]]\nname='r'\nroute='^/api/(users|orders)/[0-9]+$'\nlimit='20/1m'\n\
+         [[rule]]\nname='health'\nroute='^/(healthz|readyz)$'\nexempt=true\n",
+        "p",
+    )
+    .unwrap();
+    let out: Value = serde_json::from_str(
+        &AwsWaf
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap(),
+    )
+    .unwrap();
+    let own = &out["Rules"][0]["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["AndStatement"]
+        ["Statements"];
+    assert_eq!(
+        own[0]["RegexMatchStatement"]["RegexString"],
+        "^/api/(?:users|orders)/[0-9]+$"
+    );
+    assert_eq!(
+        own[1]["NotStatement"]["Statement"]["RegexMatchStatement"]["RegexString"],
+        "^/(?:healthz|readyz)$"
+    );
+}
