@@ -75,7 +75,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 &ingested.table,
                 &policy.exemptions,
                 &ingest_settings.keys,
-                &[gateway.key_reading()],
+                &[(gateway.key_reading(), gateway.name_reading())],
             );
             let found = check(
                 &ingested.table,

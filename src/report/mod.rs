@@ -103,7 +103,9 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
     };
     let keys = &plan.analysis.ingest.keys;
     let table = &analysis.ingested.table;
-    let readings: Vec<_> = plan.gateways.iter().map(|g| g.key_reading()).collect();
+    let readings: Vec<_> = (plan.gateways.iter())
+        .map(|g| (g.key_reading(), g.name_reading()))
+        .collect();
     let masks = ExemptMasks::new(table, &plan.exemptions, keys, &readings);
     let mut runner = ScenarioRunner::new(table, &table.ts, Deployment::single(), plan.top)
         .with_exemptions(masks);

@@ -13,6 +13,7 @@ use super::exempt::ExemptMasks;
 use super::plan::{KeyRef, PlannedRule, Scenario};
 use super::selection::{Selection, Subset, key_ids, key_names, shared_keys};
 use crate::events::EventTable;
+use crate::simulate::gateway::NameReading;
 use crate::simulate::{
     AlgorithmKind, ByClient, Census, Decisions, Deployment, Limiter, PreparedKeys, ReplayError,
     Replayer, Rule, Summary, Totals, Traffic, deploy, summarize_admitted, totals,
@@ -73,8 +74,8 @@ pub struct ScenarioRunner<'a> {
 }
 
 /// What picks a rule's requests and keys: its key, method and route regex,
-/// and the place of its exemption mask.
-type RuleSelection = (KeyRef, Option<String>, Option<String>, usize);
+/// the place of its exemption mask, and how methods and paths are read.
+type RuleSelection = (KeyRef, Option<String>, Option<String>, usize, NameReading);
 
 impl<'a> ScenarioRunner<'a> {
     /// A runner over `table` with times `ts` (the table's, or compressed), listing
@@ -109,17 +110,17 @@ impl<'a> ScenarioRunner<'a> {
     /// Replays one scenario.
     pub fn run(&mut self, scenario: &Scenario) -> Result<ScenarioResult, ReplayError> {
         let (table, ts) = (self.table, self.replayer.times());
-        let (slot, exempt) = self.exempt.of(scenario.reading);
+        let (slot, exempt) = self.exempt.of(scenario.reading, scenario.names);
         let exempt = exempt.map(|mask| &**mask);
         let mut missing: Vec<(RuleSelection, &PlannedRule)> = Vec::new();
         for rule in &scenario.rules {
-            let id = selection_id(rule, slot);
+            let id = selection_id(rule, slot, scenario.names);
             if !self.selections.contains_key(&id) && missing.iter().all(|(m, _)| *m != id) {
                 missing.push((id, rule));
             }
         }
         let wanted: Vec<&PlannedRule> = missing.iter().map(|(_, rule)| *rule).collect();
-        let built = Selection::many(table, ts, &wanted, exempt);
+        let built = Selection::many(table, ts, (&wanted, scenario.names), exempt);
         (self.selections).extend(
             missing
                 .into_iter()
@@ -127,7 +128,7 @@ impl<'a> ScenarioRunner<'a> {
                 .zip(built.into_iter().map(Arc::new)),
         );
         let ids: Vec<RuleSelection> = (scenario.rules.iter())
-            .map(|rule| selection_id(rule, slot))
+            .map(|rule| selection_id(rule, slot, scenario.names))
             .collect();
         let selections: Vec<Arc<Selection>> =
             (ids.iter()).map(|id| self.selections[id].clone()).collect();
@@ -179,12 +180,13 @@ impl<'a> ScenarioRunner<'a> {
     }
 }
 
-fn selection_id(rule: &PlannedRule, exempt_slot: usize) -> RuleSelection {
+fn selection_id(rule: &PlannedRule, exempt_slot: usize, names: NameReading) -> RuleSelection {
     (
         rule.key,
         rule.method.clone(),
         rule.route.as_ref().map(|r| r.as_str().to_owned()),
         exempt_slot,
+        names,
     )
 }
 

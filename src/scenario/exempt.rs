@@ -12,7 +12,7 @@ use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
-use crate::simulate::gateway::Gateway;
+use crate::simulate::gateway::{Gateway, NameReading};
 
 /// How each exemption compares clients as a product reading keys
 /// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]):
@@ -32,13 +32,14 @@ fn compared(
 }
 
 /// Per event, whether an exemption matches it, each comparing clients as
-/// `ways` says (from [`compared`]); `None` without exemptions. The column
-/// each client is compared on must be among `keys` (the ingestion's key
-/// set, see [`crate::policy::exempt::add_key_columns`]).
+/// `ways` says (from [`compared`]) and methods and paths as `names` reads
+/// them; `None` without exemptions. The column each client is compared on
+/// must be among `keys` (the ingestion's key set, see
+/// [`crate::policy::exempt::add_key_columns`]).
 fn exempt_mask(
     table: &EventTable,
     exemptions: &[Exemption],
-    ways: &[Option<(String, String)>],
+    (ways, names): (&[Option<(String, String)>], NameReading),
     keys: &KeySet,
 ) -> Option<Arc<[bool]>> {
     if exemptions.is_empty() {
@@ -49,8 +50,8 @@ fn exempt_mask(
         let filter = NameFilter::new(
             &table.methods,
             &table.paths,
-            e.method.as_deref(),
-            e.route.as_ref(),
+            (e.method.as_deref(), e.route.as_ref()),
+            names,
         );
         // The key column and the client's id in it; a client that never
         // appears matches nothing.
@@ -162,51 +163,57 @@ pub fn unmatched<'e>(
 }
 
 /// The exemption masks of a replay: the policy's and each product
-/// reading's (`--gateway`), one per distinct way of comparing the clients.
+/// reading's (`--gateway`), one per distinct way of comparing the clients
+/// and reading methods and paths.
 #[derive(Debug, Clone, Default)]
 pub struct ExemptMasks {
     /// The distinct masks, the policy's first.
     masks: Vec<Option<Arc<[bool]>>>,
     /// Each reading's place among them.
-    places: Vec<(KeyReading, usize)>,
+    places: Vec<((KeyReading, NameReading), usize)>,
 }
 
 impl ExemptMasks {
     /// The masks of `exemptions` as the policy and each of `readings` read
-    /// their keys; readings that compare every client on the same column
-    /// share a mask.
+    /// their keys, methods and paths; readings that compare every client on
+    /// the same column and read names alike share a mask.
     pub fn new(
         table: &EventTable,
         exemptions: &[Exemption],
         keys: &KeySet,
-        readings: &[KeyReading],
+        readings: &[(KeyReading, NameReading)],
     ) -> Self {
-        let policy = compared(exemptions, keys, None);
-        let mut masks = vec![exempt_mask(table, exemptions, &policy, keys)];
+        let policy = (compared(exemptions, keys, None), NameReading::default());
+        let mut masks = vec![exempt_mask(table, exemptions, (&policy.0, policy.1), keys)];
         let mut ways = vec![policy];
         let mut places = Vec::new();
-        for &reading in readings {
-            let way = compared(exemptions, keys, Some(reading));
+        for &(reading, names) in readings {
+            let way = (compared(exemptions, keys, Some(reading)), names);
             let place = match ways.iter().position(|w| *w == way) {
                 Some(place) => place,
                 None => {
-                    masks.push(exempt_mask(table, exemptions, &way, keys));
+                    masks.push(exempt_mask(table, exemptions, (&way.0, names), keys));
                     ways.push(way);
                     masks.len() - 1
                 }
             };
-            places.push((reading, place));
+            places.push(((reading, names), place));
         }
         ExemptMasks { masks, places }
     }
 
     /// The mask of scenarios read `reading`'s way (`None`: the policy's),
-    /// and its place among the masks: scenarios with one place share it.
-    pub fn of(&self, reading: Option<KeyReading>) -> (usize, Option<&Arc<[bool]>>) {
+    /// methods and paths `names`' way, and its place among the masks:
+    /// scenarios with one place share it.
+    pub fn of(
+        &self,
+        reading: Option<KeyReading>,
+        names: NameReading,
+    ) -> (usize, Option<&Arc<[bool]>>) {
         let place = match reading {
             None => 0,
             Some(r) => {
-                let found = self.places.iter().find(|(k, _)| *k == r);
+                let found = self.places.iter().find(|(k, _)| *k == (r, names));
                 debug_assert!(
                     found.is_some() || self.masks.is_empty(),
                     "no exemption mask for {r:?}"
@@ -250,7 +257,11 @@ mod tests {
             time_of: crate::ingest::arrival::TimeOf::Arrival,
         };
         let table = ingest(&settings).unwrap().table;
-        ExemptMasks::new(&table, &checked.exemptions, &keys, readings)
+        let readings: Vec<_> = readings
+            .iter()
+            .map(|&r| (r, NameReading::default()))
+            .collect();
+        ExemptMasks::new(&table, &checked.exemptions, &keys, &readings)
     }
 
     const LOG: &str = "10.0.0.1 \"2001:DB8::1\" \"GET /a HTTP/1.1\" 1767571200.000\n\
@@ -264,12 +275,12 @@ mod tests {
         let [nginx, haproxy, envoy, traefik] =
             [TokenAsWritten, AddressElseConnection, AsLogged, AsLogged].map(KeyReading::addresses);
         let masks = masks(policy, LOG, &[nginx, haproxy, envoy, traefik]);
-        let of = |r| masks.of(r).0;
+        let of = |r| masks.of(r, NameReading::default()).0;
         // Envoy and Traefik read xff as the policy does: its mask, one pass.
         assert_eq!((of(None), of(Some(envoy)), of(Some(traefik))), (0, 0, 0));
         // nginx compares the token as written: `2001:DB8::1` is not exempt.
         assert_eq!(of(Some(nginx)), 1);
-        let mask = |r| masks.of(r).1.unwrap().to_vec();
+        let mask = |r| masks.of(r, NameReading::default()).1.unwrap().to_vec();
         assert_eq!(mask(None), [true, true]);
         assert_eq!(mask(Some(nginx)), [false, true]);
         // HAProxy compares addresses on a column of its own: the same events.
@@ -284,7 +295,7 @@ mod tests {
         let readings = [TokenAsWritten, AddressElseConnection].map(KeyReading::addresses);
         let masks = masks(policy, LOG, &readings);
         for r in readings {
-            assert_eq!(masks.of(Some(r)).0, 0, "{r:?}");
+            assert_eq!(masks.of(Some(r), NameReading::default()).0, 0, "{r:?}");
         }
     }
 }

@@ -10,8 +10,8 @@ use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::simulate::gateway::check::{Difference, GatewayReplays, differences};
-use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
+use crate::simulate::gateway::check::{Difference, GatewayReplays, Reason, differences};
+use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::{Deployment, Limiter, ReplayError};
 
 /// Why a check cannot run.
@@ -130,6 +130,7 @@ pub fn scenarios(
                 name: label(gateway),
                 rules,
                 reading: Some(gateway.key_reading()),
+                names: gateway.name_reading(),
                 per_instance: gateway.counts_per_instance(),
             })
         })
@@ -179,7 +180,10 @@ pub fn check(
     exempt: ExemptMasks,
 ) -> Result<ExportCheck, CheckError> {
     // Whether the gateway exempts the requests the policy does.
-    let exempt_alike = exempt.of(Some(gateway.key_reading())).0 == 0;
+    let exempt_alike = exempt
+        .of(Some(gateway.key_reading()), gateway.name_reading())
+        .0
+        == 0;
     let mut runner =
         ScenarioRunner::new(table, &table.ts, Deployment::single(), 1).with_exemptions(exempt);
     let policy = runner.run(base)?;
@@ -191,12 +195,18 @@ pub fn check(
     for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {
         (rule.key, rule.key_read) = (own.key, None);
     }
-    on_policy_keys.reading = None;
+    (on_policy_keys.reading, on_policy_keys.names) = (None, NameReading::default());
     let keyed_alike = exempt_alike
         && (on_policy_keys.rules.iter())
             .zip(&as_gateway.rules)
             .all(|(a, b)| a.key == b.key);
-    let same_keys = match keyed_alike {
+    let named_alike = gateway.name_reading() == NameReading::default();
+    let read_otherwise = match (keyed_alike, named_alike) {
+        (false, true) => Reason::ClientKey,
+        (true, false) => Reason::MethodOrPath,
+        _ => Reason::KeyMethodOrPath,
+    };
+    let same_keys = match keyed_alike && named_alike {
         true => None,
         false => Some(runner.run(&on_policy_keys)?.allowed),
     };
@@ -211,6 +221,7 @@ pub fn check(
     let replays = GatewayReplays {
         enforced: &counted.allowed,
         on_policy_keys: same_keys.as_deref(),
+        read_otherwise,
         uncounted: &uncounted.allowed,
     };
     let shared = |rules: &[super::plan::PlannedRule]| match rules {

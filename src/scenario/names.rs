@@ -5,6 +5,7 @@ use rayon::prelude::*;
 use regex::{Regex, RegexSet};
 
 use crate::events::{Id, Interner};
+use crate::simulate::gateway::NameReading;
 
 /// Per method id and per path id, whether a `method` and `route` pick it.
 #[derive(Debug, Clone)]
@@ -15,20 +16,31 @@ pub struct NameFilter {
 }
 
 impl NameFilter {
-    /// The filter of `method` (any case; `None`: every method) and `route`
-    /// (`None`: every path) over these `methods` and `paths` names.
+    /// The filter of `method` (`None`: every method) and `route` (`None`:
+    /// every path) over these `methods` and `paths` names, read as `reading`
+    /// says (the policy's: methods in any case, paths as logged).
     pub fn new(
         methods: &Interner,
         paths: &Interner,
-        method: Option<&str>,
-        route: Option<&Regex>,
+        (method, route): (Option<&str>, Option<&Regex>),
+        reading: NameReading,
     ) -> Self {
+        // A path the product answers itself meets no rule, routed or not.
+        let route_ok = (route.is_some() || reading.nginx_uri).then(|| {
+            (paths.names())
+                .map(|p| {
+                    reading
+                        .path(p)
+                        .is_some_and(|p| route.is_none_or(|re| re.is_match(&p)))
+                })
+                .collect()
+        });
         NameFilter {
             method_ok: methods
                 .names()
-                .map(|m| method.is_none_or(|want| want.eq_ignore_ascii_case(m)))
+                .map(|m| method.is_none_or(|want| reading.method_picks(want, m)))
                 .collect(),
-            route_ok: route.map(|re| paths.names().map(|p| re.is_match(p)).collect()),
+            route_ok,
         }
     }
 
@@ -59,7 +71,8 @@ pub struct NameBits {
 }
 
 impl NameBits {
-    /// The bits of `rules` (method, route), at most 64, over these names.
+    /// The bits of `rules` (method, route), at most 64, over these names
+    /// read as `reading` says.
     ///
     /// # Panics
     /// With more than 64 rules.
@@ -67,12 +80,13 @@ impl NameBits {
         methods: &Interner,
         paths: &Interner,
         rules: &[(Option<&str>, Option<&Regex>)],
+        reading: NameReading,
     ) -> Self {
         assert!(rules.len() <= 64, "at most 64 rules at once");
         let method = (methods.names())
             .map(|m| {
                 let picks = |(r, (want, _)): (usize, &(Option<&str>, Option<&Regex>))| {
-                    u64::from(want.is_none_or(|want| want.eq_ignore_ascii_case(m))) << r
+                    u64::from(want.is_none_or(|want| reading.method_picks(want, m))) << r
                 };
                 rules.iter().enumerate().map(picks).fold(0, |a, b| a | b)
             })
@@ -88,6 +102,11 @@ impl NameBits {
         let path = names
             .par_iter()
             .map(|p| {
+                // A path the product answers itself meets no rule.
+                let Some(p) = reading.path(p) else {
+                    return 0;
+                };
+                let p = p.as_ref();
                 let matched = match &set {
                     Some(set) => {
                         (set.matches(p).iter()).fold(0u64, |bits, i| bits | 1u64 << routed[i].0)

@@ -6,6 +6,7 @@ use regex::Regex;
 
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::CheckedRule;
+use crate::simulate::gateway::NameReading;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, Delay, Limiter, SpecError};
 use crate::units::Limit;
 
@@ -43,6 +44,9 @@ pub struct Scenario {
     /// How the product it stands for reads keys, for its exemptions (`None`:
     /// as the policy; the rules' keys are already read so).
     pub reading: Option<KeyReading>,
+    /// How it reads the method and path its rules' methods and routes match
+    /// (the policy's way unless a gateway reads them otherwise).
+    pub names: NameReading,
     /// Whether each limiter instance counts on its own (`--instances`
     /// splits the traffic); false for a product whose counters are shared
     /// (one Redis, or the vendor's service), which one instance stands for.
@@ -137,6 +141,7 @@ pub fn single(
                 name: kind.name().into(),
                 rules: vec![rule],
                 reading: None,
+                names: NameReading::default(),
                 per_instance: true,
             })
         })
@@ -180,6 +185,7 @@ pub fn policy(
                 name,
                 rules: planned,
                 reading: None,
+                names: NameReading::default(),
                 per_instance: true,
             })
         })

@@ -14,6 +14,7 @@ use rayon::prelude::*;
 use super::names::NameBits;
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, Interner, group_rows};
+use crate::simulate::gateway::NameReading;
 use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic, rules_in};
 use crate::units::Millis;
 
@@ -32,27 +33,28 @@ impl Selection {
     pub(crate) fn new(
         table: &EventTable,
         ts: &[Millis],
-        rule: &PlannedRule,
+        (rule, names): (&PlannedRule, NameReading),
         exempt: Option<&[bool]>,
     ) -> Self {
-        let column = key_column(table, rule, exempt);
+        let column = key_column(table, (rule, names), exempt);
         let ids = key_ids(table, rule.key);
         let keys = column.as_deref().unwrap_or(ids);
         let subset = Subset::of(keys, ts, ids, &table.endpoint);
         Selection { subset }
     }
 
-    /// What each of `rules` selects: [`Selection::new`] of each, with up to 64
-    /// rules worked out in one pass over the events (a bit per rule and event
-    /// for which rules apply, then each rule's rows).
+    /// What each of `rules` selects, methods and paths read as `names` says:
+    /// [`Selection::new`] of each, with up to 64 rules worked out in one pass
+    /// over the events (a bit per rule and event for which rules apply, then
+    /// each rule's rows).
     pub(crate) fn many(
         table: &EventTable,
         ts: &[Millis],
-        rules: &[&PlannedRule],
+        (rules, names): (&[&PlannedRule], NameReading),
         exempt: Option<&[bool]>,
     ) -> Vec<Self> {
         let batch = |rules: &[&PlannedRule]| {
-            let rows = rows_applying(table, rules, exempt, EVENTS_PER_TASK);
+            let rows = rows_applying(table, (rules, names), exempt, EVENTS_PER_TASK);
             (rows.into_par_iter())
                 .zip(rules)
                 .map(|(rows, rule)| Selection {
@@ -63,9 +65,11 @@ impl Selection {
                 .collect::<Vec<_>>()
         };
         // A rule for every method and path, with no exemption, selects where
-        // its key has a value: read off the key column, without the bits.
-        let everywhere =
-            |r: &PlannedRule| exempt.is_none() && r.method.is_none() && r.route.is_none();
+        // its key has a value: read off the key column, without the bits
+        // (unless some paths meet no rule as the product reads them).
+        let everywhere = |r: &PlannedRule| {
+            exempt.is_none() && r.method.is_none() && r.route.is_none() && !names.nginx_uri
+        };
         let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
         let mut narrowed = narrow
             .chunks(64)
@@ -123,12 +127,16 @@ pub(crate) fn key_names(table: &EventTable, key: KeyRef) -> &Interner {
 /// has no value; `None` when the rule applies to every request, so that its
 /// column is [`key_ids`].
 #[cfg(test)]
-fn key_column(table: &EventTable, rule: &PlannedRule, exempt: Option<&[bool]>) -> Option<Vec<u32>> {
+fn key_column(
+    table: &EventTable,
+    (rule, names): (&PlannedRule, NameReading),
+    exempt: Option<&[bool]>,
+) -> Option<Vec<u32>> {
     let filter = super::names::NameFilter::new(
         &table.methods,
         &table.paths,
-        rule.method.as_deref(),
-        rule.route.as_ref(),
+        (rule.method.as_deref(), rule.route.as_ref()),
+        names,
     );
     if filter.picks_all() && exempt.is_none() {
         return None;
@@ -220,14 +228,14 @@ fn shared_keys_in_blocks(
 /// has a value (as [`key_column`] has it); worked out in runs of `run` events.
 fn rows_applying(
     table: &EventTable,
-    rules: &[&PlannedRule],
+    (rules, reading): (&[&PlannedRule], NameReading),
     exempt: Option<&[bool]>,
     run: usize,
 ) -> Vec<Vec<u32>> {
     let wants: Vec<_> = (rules.iter())
         .map(|r| (r.method.as_deref(), r.route.as_ref()))
         .collect();
-    let names = NameBits::new(&table.methods, &table.paths, &wants);
+    let names = NameBits::new(&table.methods, &table.paths, &wants, reading);
     // Per key, the rules counting by it.
     let mut keys: Vec<(KeyRef, u64)> = Vec::new();
     for (r, rule) in rules.iter().enumerate() {

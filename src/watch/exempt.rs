@@ -10,6 +10,7 @@ use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::Exemption;
 use crate::scenario::names::NameFilter;
+use crate::simulate::gateway::NameReading;
 
 /// The column of a parsed chunk that holds `key`: 0 for the primary key,
 /// i + 1 for extra key i (0 when absent, which [`super::shadow::keys_for`]
@@ -43,15 +44,23 @@ pub fn key_value(chunk: &ChunkResult, column: usize, row: usize) -> Option<&str>
 #[derive(Debug, Clone, Default)]
 pub struct Exemptions {
     list: Vec<(Exemption, usize, Option<String>)>,
+    /// How methods and paths are read.
+    names: NameReading,
 }
 
 impl Exemptions {
     /// The exemptions as a product reading keys `reading`'s way matches
-    /// them (`None`: as the policy; see [`Exemption::key_and_client`]), with
-    /// `keys` (from [`super::shadow::keys_for_policy`]) telling which column
-    /// holds each one's key.
-    pub fn new(exemptions: &[Exemption], keys: &KeySet, reading: Option<KeyReading>) -> Exemptions {
+    /// them (`None`: as the policy; see [`Exemption::key_and_client`]), and
+    /// methods and paths `names`' way, with `keys` (from
+    /// [`super::shadow::keys_for_policy`]) telling which column holds each
+    /// one's key.
+    pub fn new(
+        exemptions: &[Exemption],
+        keys: &KeySet,
+        (reading, names): (Option<KeyReading>, NameReading),
+    ) -> Exemptions {
         Exemptions {
+            names,
             list: exemptions
                 .iter()
                 .map(|e| {
@@ -74,8 +83,8 @@ impl Exemptions {
             let filter = NameFilter::new(
                 &chunk.methods,
                 &chunk.paths,
-                e.method.as_deref(),
-                e.route.as_ref(),
+                (e.method.as_deref(), e.route.as_ref()),
+                self.names,
             );
             for (row, event) in chunk.events.iter().enumerate() {
                 mask[row] |= filter.picks(event.method, event.path)

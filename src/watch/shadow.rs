@@ -32,7 +32,8 @@ use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Exemption};
-use crate::simulate::gateway::{Fidelity, Gateway, GatewayError};
+use crate::scenario::names::NameFilter;
+use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::spec::with_algorithm;
 use crate::simulate::{Limiter, SpecError};
 use crate::units::{Limit, Millis};
@@ -203,7 +204,14 @@ impl Shadow {
             .collect::<Result<Vec<_>, ShadowError>>()?;
         Ok(Shadow {
             rules,
-            exemptions: Exemptions::new(exemptions, keys, gateway.map(|g| g.key_reading())),
+            exemptions: Exemptions::new(
+                exemptions,
+                keys,
+                (
+                    gateway.map(|g| g.key_reading()),
+                    gateway.map_or_else(NameReading::default, |g| g.name_reading()),
+                ),
+            ),
             gateway,
             exempt: 0,
             now: None,
@@ -212,31 +220,15 @@ impl Shadow {
 
     /// The requests of a parsed chunk, with their times, in line order.
     pub fn requests(&self, chunk: &ChunkResult) -> Vec<(Millis, Request)> {
-        // Methods and paths are tested once per distinct name of the chunk.
-        let method_ok: Vec<Vec<bool>> = self
-            .rules
-            .iter()
+        // Methods and paths are tested once per distinct name of the chunk,
+        // read as the gateway reads them.
+        let names = self
+            .gateway
+            .map_or_else(NameReading::default, |g| g.name_reading());
+        let filters: Vec<NameFilter> = (self.rules.iter())
             .map(|r| {
-                chunk
-                    .methods
-                    .names()
-                    .map(|m| {
-                        r.rule
-                            .method
-                            .as_deref()
-                            .is_none_or(|want| want.eq_ignore_ascii_case(m))
-                    })
-                    .collect()
-            })
-            .collect();
-        let route_ok: Vec<Option<Vec<bool>>> = self
-            .rules
-            .iter()
-            .map(|r| {
-                r.rule
-                    .route
-                    .as_ref()
-                    .map(|re| chunk.paths.names().map(|p| re.is_match(p)).collect())
+                let wanted = (r.rule.method.as_deref(), r.rule.route.as_ref());
+                NameFilter::new(&chunk.methods, &chunk.paths, wanted, names)
             })
             .collect();
         let exempt = self.exemptions.mask(chunk);
@@ -252,10 +244,7 @@ impl Shadow {
                     .iter()
                     .enumerate()
                     .map(|(r, rule)| {
-                        let route = route_ok[r]
-                            .as_ref()
-                            .is_none_or(|ok| ok[event.path as usize]);
-                        if !(method_ok[r][event.method as usize] && route) {
+                        if !filters[r].picks(event.method, event.path) {
                             return None;
                         }
                         key_value(chunk, rule.key_column, row).map(Into::into)

@@ -339,3 +339,111 @@ fn nginx_gateway_reproduces_a_real_nginx() {
     );
     assert_eq!(c["agree"], c["compared"], "{c:#}");
 }
+
+#[test]
+fn nginx_gateway_reads_paths_as_nginx_uri() {
+    // One request a minute on /api/search, spelt four ways: nginx matches the
+    // exported map against $uri (decoded, slashes merged, dot segments
+    // resolved), so the second to fourth are the route's too and rejected;
+    // the policy reads the logged paths, which its route does not match.
+    let policy = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+    let exported = crate::export::export(policy, "nginx", &[]);
+    let config = format!(
+        "{exported}\nlog_format rl '$msec $remote_addr \"$request\" $status $limit_req_status';\n\
+         server {{\n    listen 127.0.0.1:{{{{port}}}};\n    access_log {{{{access_log}}}} rl;\n    \
+         location / {{ empty_gif; }}\n}}\n"
+    );
+    let Some(nginx) = crate::support::nginx::Nginx::start(&config) else {
+        return;
+    };
+    let paths = [
+        "/api/search",
+        "/api//search",
+        "/api/%73earch",
+        "/api/x/../search",
+    ];
+    let statuses: Vec<u16> = (paths.iter())
+        .map(|p| crate::support::nginx::http_get(nginx.addr(), [127, 0, 0, 2].into(), p).unwrap())
+        .collect();
+    assert_eq!(statuses, [200, 429, 429, 429], "{}", nginx.error_log());
+    let log_text = nginx.read_access_log(paths.len());
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    std::fs::write(&log, &log_text).unwrap();
+    std::fs::write(&policy_file, policy).unwrap();
+    let compared = |gateway: &[&str]| {
+        let json = json_of_success(
+            rlctl()
+                .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+                .args(gateway)
+                .arg("--log-format")
+                .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
+                .arg("--policy")
+                .arg(&policy_file)
+                .arg(&log),
+        );
+        let c = json["comparison"][0].clone();
+        (
+            c["agree"].as_u64().unwrap(),
+            c["compared"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(compared(&["--gateway", "nginx"]), (4, 4), "{log_text}");
+    assert_eq!(compared(&[]), (1, 4), "the policy reads paths as logged");
+}
+
+/// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
+fn status_of(server: std::net::SocketAddr, method: &str, path: &str) -> u16 {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(server).unwrap();
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut response = String::new();
+    stream.read_to_string(&mut response).unwrap();
+    response[9..12].parse().unwrap()
+}
+
+#[test]
+fn haproxy_gateway_compares_methods_as_sent() {
+    // A GET rule of one request a minute (HAProxy admits two: it has no
+    // burst, see the export): HAProxy's `method GET` does not match `get`
+    // (methods are case-sensitive there), the policy's does.
+    let policy = "[[rule]]\nname='get'\nmethod='GET'\nlimit='1/1m'\nburst=1\n";
+    let Some((_running, addr, _dir)) = crate::export::start_haproxy(policy) else {
+        return;
+    };
+    let methods = ["GET", "get", "get", "GET", "GET"];
+    let statuses: Vec<u16> = methods.iter().map(|m| status_of(addr, m, "/x")).collect();
+    assert_eq!(statuses, [200, 200, 200, 200, 429]);
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    let lines: Vec<String> = (methods.iter().zip(&statuses).enumerate())
+        .map(|(i, (m, s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} /x HTTP/1.1\" {s}"))
+        .collect();
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    std::fs::write(&policy_file, policy).unwrap();
+    let compared = |gateway: &[&str]| {
+        let json = json_of_success(
+            rlctl()
+                .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+                .args(gateway)
+                .args(["--log-format", LOG_FORMAT, "--policy"])
+                .arg(&policy_file)
+                .arg(&log),
+        );
+        let c = json["comparison"][0].clone();
+        (
+            c["agree"].as_u64().unwrap(),
+            c["compared"].as_u64().unwrap(),
+        )
+    };
+    assert_eq!(compared(&["--gateway", "haproxy"]), (5, 5));
+    assert_eq!(
+        compared(&[]),
+        (2, 5),
+        "the policy takes methods in any case"
+    );
+}

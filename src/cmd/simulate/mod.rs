@@ -198,7 +198,9 @@ pub fn replay_scenarios(
         .transpose()?;
     let ts = scaled_ts.as_deref().unwrap_or(&table.ts);
     let exemptions = exemptions(settings);
-    let readings: Vec<_> = settings.gateways.iter().map(|g| g.key_reading()).collect();
+    let readings: Vec<_> = (settings.gateways.iter())
+        .map(|g| (g.key_reading(), g.name_reading()))
+        .collect();
     let masks = ExemptMasks::new(table, exemptions, &settings.ingest.keys, &readings);
     let mut runner =
         ScenarioRunner::new(table, ts, settings.deployment, settings.top).with_exemptions(masks);

@@ -136,15 +136,20 @@ fn planned(key: KeyRef, method: Option<&str>, route: Option<&str>) -> PlannedRul
 proptest! {
     /// Selections worked out together (a bit per rule and event) are each
     /// rule's own: the same rows, hence the same key column, with exemptions,
-    /// keys without a value, methods and routes.
+    /// keys without a value, methods and routes, read as the policy, HAProxy
+    /// or nginx reads them.
     #[test]
     fn selections_made_together_are_each_rules_own(
-        events in prop::collection::vec((0u32..5, 0usize..6, 0usize..3, 0u32..4, any::<bool>()), 0..200),
+        events in prop::collection::vec((0u32..5, 0usize..9, 0usize..3, 0u32..4, any::<bool>()), 0..200),
         shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
         exempting in any::<bool>(),
         block in 1usize..40,
+        reading in prop::sample::select(vec![(false, false), (true, false), (false, true)]),
     ) {
-        const PATHS: [&str; 6] = ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c"];
+        const PATHS: [&str; 9] =
+            ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c", "/a//1", "/%61", "/a%zz"];
+        let (exact_methods, nginx_uri) = reading;
+        let names = NameReading { exact_methods, nginx_uri };
         const METHODS: [&str; 3] = ["GET", "post", "PUT"];
         const ROUTES: [&str; 6] = ["^/a", "^/a/[^/]+$", "x$", "(?i)^/api/", "/b", "^$"];
         let mut table = EventTable::default();
@@ -174,18 +179,18 @@ proptest! {
         let exempt: Vec<bool> = events.iter().map(|e| e.4).collect();
         let exempt = exempting.then_some(&exempt[..]);
         let refs: Vec<&PlannedRule> = rules.iter().collect();
-        let together = Selection::many(&table, &table.ts, &refs, exempt);
+        let together = Selection::many(&table, &table.ts, (&refs, names), exempt);
         prop_assert_eq!(together.len(), rules.len());
         for (rule, got) in rules.iter().zip(&together) {
-            let want = Selection::new(&table, &table.ts, rule, exempt);
+            let want = Selection::new(&table, &table.ts, (rule, names), exempt);
             let rows = |s: &Selection| s.subset().map(|s| s.rows.clone());
             prop_assert_eq!(rows(got), rows(&want));
             prop_assert_eq!(got.keys(&table, rule.key), want.keys(&table, rule.key));
         }
         // The rows of the first 64 rules, worked out in runs of any size.
-        let in_runs = rows_applying(&table, &refs[..refs.len().min(64)], exempt, block);
+        let in_runs = rows_applying(&table, (&refs[..refs.len().min(64)], names), exempt, block);
         for (rule, got) in rules.iter().zip(&in_runs) {
-            let want = Selection::new(&table, &table.ts, rule, exempt);
+            let want = Selection::new(&table, &table.ts, (rule, names), exempt);
             let all: Vec<u32> = (0..table.len() as u32).collect();
             prop_assert_eq!(got, &want.subset().map_or(all, |s| s.rows.clone()));
         }

@@ -28,6 +28,11 @@ pub enum Reason {
     /// The gateway reads the client's key otherwise: HAProxy and AWS WAF
     /// read only an address first in X-Forwarded-For.
     ClientKey,
+    /// The gateway reads the method or path otherwise: nginx's decoded
+    /// `$uri`, HAProxy's methods case and all.
+    MethodOrPath,
+    /// The gateway reads both otherwise (not told apart).
+    KeyMethodOrPath,
 }
 
 impl fmt::Display for Reason {
@@ -37,6 +42,8 @@ impl fmt::Display for Reason {
             Reason::WindowAlignment => "window alignment",
             Reason::Rounding => "rounding",
             Reason::ClientKey => "client key",
+            Reason::MethodOrPath => "method or path",
+            Reason::KeyMethodOrPath => "client key, method or path",
         })
     }
 }
@@ -77,9 +84,12 @@ pub fn own_reason(gateway: Gateway) -> Reason {
 pub struct GatewayReplays<'a> {
     /// As the gateway enforces the configuration, keys read its way.
     pub enforced: &'a [bool],
-    /// The same with the policy's keys, when the gateway reads some key
-    /// otherwise (`None`: it reads every key as the policy does).
+    /// The same with the policy's keys, methods and paths, when the gateway
+    /// reads some otherwise (`None`: it reads them as the policy does).
     pub on_policy_keys: Option<&'a [bool]>,
+    /// What the gateway reads otherwise: the reason of a difference that
+    /// `on_policy_keys` does not make.
+    pub read_otherwise: Reason,
     /// With the policy's keys and rejected requests ignored.
     pub uncounted: &'a [bool],
 }
@@ -95,7 +105,7 @@ pub fn differences(
 ) -> Vec<Difference> {
     let reason = |row: usize, p: bool| {
         if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
-            Reason::ClientKey
+            replays.read_otherwise
         } else if replays.uncounted[row] == p {
             Reason::CountedRejections
         } else {
@@ -128,6 +138,7 @@ mod tests {
         GatewayReplays {
             enforced,
             on_policy_keys: None,
+            read_otherwise: Reason::ClientKey,
             uncounted,
         }
     }

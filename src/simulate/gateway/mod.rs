@@ -31,6 +31,7 @@ pub mod haproxy;
 pub mod kong;
 pub mod nginx;
 pub mod redis_swc;
+pub mod request_names;
 pub mod traefik;
 
 #[cfg(test)]
@@ -43,6 +44,7 @@ use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
 use crate::ingest::key::{ForwardedReading, KeyReading};
 use engine::Engine;
 pub use engine::State;
+pub use request_names::NameReading;
 
 /// The gateways `rlctl simulate --gateway` replays, named as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -171,6 +173,15 @@ impl Gateway {
         KeyReading {
             forwarded,
             whole_addresses: self != Gateway::RedisSwc,
+        }
+    }
+
+    /// How the configuration `rlctl export` writes for it reads a request's
+    /// method and path for a rule's method and route ([`request_names`]).
+    pub fn name_reading(self) -> NameReading {
+        NameReading {
+            exact_methods: matches!(self, Gateway::Haproxy | Gateway::HaproxyReqRate),
+            nginx_uri: self == Gateway::Nginx,
         }
     }
 
