@@ -175,8 +175,8 @@ pub struct ExemptMasks {
 
 impl ExemptMasks {
     /// The masks of `exemptions` as the policy and each of `readings` read
-    /// their keys, methods and paths; readings that compare every client on
-    /// the same column and read names alike share a mask.
+    /// their keys, methods and paths; readings that give the same mask share
+    /// it.
     pub fn new(
         table: &EventTable,
         exemptions: &[Exemption],
@@ -185,16 +185,21 @@ impl ExemptMasks {
     ) -> Self {
         let policy = (compared(exemptions, keys, None), NameReading::default());
         let mut masks = vec![exempt_mask(table, exemptions, (&policy.0, policy.1), keys)];
-        let mut ways = vec![policy];
+        // Each way of matching worked out, with its mask's place.
+        let mut ways = vec![(policy, 0)];
         let mut places = Vec::new();
         for &(reading, names) in readings {
             let way = (compared(exemptions, keys, Some(reading)), names);
-            let place = match ways.iter().position(|w| *w == way) {
-                Some(place) => place,
+            let place = match ways.iter().find(|(w, _)| *w == way) {
+                Some(&(_, place)) => place,
                 None => {
-                    masks.push(exempt_mask(table, exemptions, (&way.0, names), keys));
-                    ways.push(way);
-                    masks.len() - 1
+                    let mask = exempt_mask(table, exemptions, (&way.0, names), keys);
+                    let place = masks.iter().position(|m| *m == mask).unwrap_or_else(|| {
+                        masks.push(mask);
+                        masks.len() - 1
+                    });
+                    ways.push((way, place));
+                    place
                 }
             };
             places.push(((reading, names), place));
@@ -283,8 +288,9 @@ mod tests {
         let mask = |r| masks.of(r, NameReading::default()).1.unwrap().to_vec();
         assert_eq!(mask(None), [true, true]);
         assert_eq!(mask(Some(nginx)), [false, true]);
-        // HAProxy compares addresses on a column of its own: the same events.
-        assert_eq!(of(Some(haproxy)), 2);
+        // HAProxy compares addresses on a column of its own, which exempts
+        // the same events: the policy's mask.
+        assert_eq!(of(Some(haproxy)), 0);
         assert_eq!(mask(Some(haproxy)), [true, true]);
     }
 

@@ -6,6 +6,7 @@
 
 use super::execute::ScenarioRunner;
 use super::exempt::ExemptMasks;
+use super::names::NameBits;
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -200,7 +201,7 @@ pub fn check(
         && (on_policy_keys.rules.iter())
             .zip(&as_gateway.rules)
             .all(|(a, b)| a.key == b.key);
-    let named_alike = gateway.name_reading() == NameReading::default();
+    let named_alike = names_read_alike(table, base, gateway.name_reading());
     let read_otherwise = match (keyed_alike, named_alike) {
         (false, true) => Reason::ClientKey,
         (true, false) => Reason::MethodOrPath,
@@ -237,6 +238,19 @@ pub fn check(
         policy_rejected: rejected(&policy.allowed),
         gateway_rejected: rejected(&counted.allowed),
         differences: differences(gateway, &policy.allowed, replays),
+    })
+}
+
+/// Whether the rules of `base` pick the same methods and paths of `table`
+/// read `names`' way as the policy reads them.
+fn names_read_alike(table: &EventTable, base: &Scenario, names: NameReading) -> bool {
+    let wanted: Vec<_> = (base.rules.iter())
+        .map(|r| (r.method.as_deref(), r.route.as_ref()))
+        .collect();
+    wanted.chunks(64).all(|rules| {
+        let bits = |reading| NameBits::new(&table.methods, &table.paths, rules, reading);
+        let (policy, gateway) = (bits(NameReading::default()), bits(names));
+        policy.method == gateway.method && policy.path == gateway.path
     })
 }
 

@@ -390,6 +390,17 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
     };
     assert_eq!(compared(&["--gateway", "nginx"]), (4, 4), "{log_text}");
     assert_eq!(compared(&[]), (1, 4), "the policy reads paths as logged");
+    let check = rlctl()
+        .args(["export", "--target", "nginx", "--check"])
+        .arg(&log)
+        .arg("--log-format")
+        .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
+        .arg("--policy")
+        .arg(&policy_file)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(text.contains("  method or path: 3\n"), "{text}");
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
