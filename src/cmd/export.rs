@@ -41,12 +41,14 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
     let text = match settings.check {
         None => text,
         Some(mut ingest_settings) => {
-            // Every rule's and exemption's key and route must be read from the log.
+            // Every rule's and exemption's key and route must be read from
+            // the log, and every path where the gateway answers some itself.
+            let gateway = options::gateway_of(settings.target);
             ingest_settings.paths = ingest::KeptPaths::all_if(
                 rules.iter().any(|r| r.route.is_some())
-                    || policy.exemptions.iter().any(|e| e.route.is_some()),
+                    || policy.exemptions.iter().any(|e| e.route.is_some())
+                    || gateway.name_reading().answers_some_itself(),
             );
-            let gateway = options::gateway_of(settings.target);
             add_key_columns(
                 &mut ingest_settings.keys,
                 rules,

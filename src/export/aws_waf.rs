@@ -154,8 +154,12 @@ struct ForwardedIpConfig {
 fn route_match(route: &str) -> Result<ScopeDown, String> {
     let regex = pattern::without_captures(route);
     if regex.len() > MAX_REGEX {
+        let written = match regex.len() == route.len() {
+            true => "",
+            false => ", its groups written as (?: ),",
+        };
         return Err(format!(
-            "its route regex is longer than AWS WAF's {MAX_REGEX} characters"
+            "its route regex{written} is longer than AWS WAF's {MAX_REGEX} characters"
         ));
     }
     Ok(ScopeDown::RegexMatch {

@@ -97,8 +97,12 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     // Rules count by their keys as each gateway reads them.
     let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
     ingest.keys.add_policy_keys([], &readings);
+    // A gateway that answers some requests itself by their method or path
+    // (nginx: a path it cannot read as `$uri`) needs every path.
+    let gateway_reads_paths = (gateways.iter()).any(|g| g.name_reading().answers_some_itself());
     let source = if let Some(limit) = args.limit {
-        ingest.paths = KeptPaths::None; // a single limit has no route to match
+        // A single limit has no route to match.
+        ingest.paths = KeptPaths::all_if(gateway_reads_paths);
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
         let CheckedPolicy {
@@ -111,7 +115,9 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             routes = policy_routes;
         }
         ingest.paths = KeptPaths::all_if(
-            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some()),
+            rules.iter().any(|r| r.route.is_some())
+                || exemptions.iter().any(|e| e.route.is_some())
+                || gateway_reads_paths,
         );
         add_key_columns(&mut ingest.keys, &rules, &exemptions, &readings);
         LimitSource::Policy {

@@ -171,6 +171,9 @@ pub struct ExemptMasks {
     masks: Vec<Option<Arc<[bool]>>>,
     /// Each reading's place among them.
     places: Vec<((KeyReading, NameReading), usize)>,
+    /// Each reading's way of matching against the policy's: whether it
+    /// compares every client alike, and reads every method and path alike.
+    alike: Vec<((KeyReading, NameReading), (bool, bool))>,
 }
 
 impl ExemptMasks {
@@ -188,8 +191,17 @@ impl ExemptMasks {
         // Each way of matching worked out, with its mask's place.
         let mut ways = vec![(policy, 0)];
         let mut places = Vec::new();
+        let mut alike = Vec::new();
         for &(reading, names) in readings {
             let way = (compared(exemptions, keys, Some(reading)), names);
+            let names_alike = (exemptions.iter()).all(|e| {
+                let filter = |reading| {
+                    let wanted = (e.method.as_deref(), e.route.as_ref());
+                    NameFilter::new(&table.methods, &table.paths, wanted, reading)
+                };
+                filter(names).picks_as(&filter(NameReading::default()))
+            });
+            alike.push(((reading, names), (way.0 == ways[0].0.0, names_alike)));
             let place = match ways.iter().find(|(w, _)| *w == way) {
                 Some(&(_, place)) => place,
                 None => {
@@ -204,7 +216,20 @@ impl ExemptMasks {
             };
             places.push(((reading, names), place));
         }
-        ExemptMasks { masks, places }
+        ExemptMasks {
+            masks,
+            places,
+            alike,
+        }
+    }
+
+    /// Whether the exemptions, read `reading`'s and `names`' way, compare
+    /// every client as the policy does, and pick every method and path as
+    /// it does (both, for a reading not among the masks').
+    pub fn read_alike(&self, reading: KeyReading, names: NameReading) -> (bool, bool) {
+        (self.alike.iter())
+            .find(|(r, _)| *r == (reading, names))
+            .map_or((true, true), |&(_, alike)| alike)
     }
 
     /// The mask of scenarios read `reading`'s way (`None`: the policy's),

@@ -180,11 +180,10 @@ pub fn check(
     keys: &KeySet,
     exempt: ExemptMasks,
 ) -> Result<ExportCheck, CheckError> {
-    // Whether the gateway exempts the requests the policy does.
-    let exempt_alike = exempt
-        .of(Some(gateway.key_reading()), gateway.name_reading())
-        .0
-        == 0;
+    // Whether the gateway's exemptions compare clients, and pick methods
+    // and paths, as the policy's do.
+    let (reading, names) = (gateway.key_reading(), gateway.name_reading());
+    let (exempt_keyed_alike, exempt_named_alike) = exempt.read_alike(reading, names);
     let mut runner =
         ScenarioRunner::new(table, &table.ts, Deployment::single(), 1).with_exemptions(exempt);
     let policy = runner.run(base)?;
@@ -197,11 +196,11 @@ pub fn check(
         (rule.key, rule.key_read) = (own.key, None);
     }
     (on_policy_keys.reading, on_policy_keys.names) = (None, NameReading::default());
-    let keyed_alike = exempt_alike
+    let keyed_alike = exempt_keyed_alike
         && (on_policy_keys.rules.iter())
             .zip(&as_gateway.rules)
             .all(|(a, b)| a.key == b.key);
-    let named_alike = names_read_alike(table, base, gateway.name_reading());
+    let named_alike = exempt_named_alike && names_read_alike(table, base, names);
     let read_otherwise = match (keyed_alike, named_alike) {
         (false, true) => Reason::ClientKey,
         (true, false) => Reason::MethodOrPath,

@@ -25,8 +25,8 @@ impl NameFilter {
         (method, route): (Option<&str>, Option<&Regex>),
         reading: NameReading,
     ) -> Self {
-        // A path the product answers itself meets no rule, routed or not.
-        let route_ok = (route.is_some() || reading.nginx_uri).then(|| {
+        // A request the product answers itself meets no rule, routed or not.
+        let route_ok = (route.is_some() || reading.answers_some_itself()).then(|| {
             (paths.names())
                 .map(|p| {
                     reading
@@ -38,7 +38,10 @@ impl NameFilter {
         NameFilter {
             method_ok: methods
                 .names()
-                .map(|m| method.is_none_or(|want| reading.method_picks(want, m)))
+                .map(|m| {
+                    reading.reads_method(m)
+                        && method.is_none_or(|want| reading.method_picks(want, m))
+                })
                 .collect(),
             route_ok,
         }
@@ -47,6 +50,16 @@ impl NameFilter {
     /// Whether a request with this method and path id is picked.
     pub fn picks(&self, method: Id, path: Id) -> bool {
         self.method_ok[method as usize] && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
+    }
+
+    /// Whether this filter picks the same methods and paths as `other` (over
+    /// the same names).
+    pub fn picks_as(&self, other: &NameFilter) -> bool {
+        let all =
+            |ok: &Option<Vec<bool>>, len: usize| ok.clone().unwrap_or_else(|| vec![true; len]);
+        let paths = (self.route_ok.as_ref().or(other.route_ok.as_ref())).map_or(0, Vec::len);
+        self.method_ok == other.method_ok
+            && all(&self.route_ok, paths) == all(&other.route_ok, paths)
     }
 
     /// Whether every method and path of the names is picked.
@@ -86,7 +99,9 @@ impl NameBits {
         let method = (methods.names())
             .map(|m| {
                 let picks = |(r, (want, _)): (usize, &(Option<&str>, Option<&Regex>))| {
-                    u64::from(want.is_none_or(|want| reading.method_picks(want, m))) << r
+                    let picked = reading.reads_method(m)
+                        && want.is_none_or(|want| reading.method_picks(want, m));
+                    u64::from(picked) << r
                 };
                 rules.iter().enumerate().map(picks).fold(0, |a, b| a | b)
             })

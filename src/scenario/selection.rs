@@ -68,7 +68,10 @@ impl Selection {
         // its key has a value: read off the key column, without the bits
         // (unless some paths meet no rule as the product reads them).
         let everywhere = |r: &PlannedRule| {
-            exempt.is_none() && r.method.is_none() && r.route.is_none() && !names.nginx_uri
+            exempt.is_none()
+                && r.method.is_none()
+                && r.route.is_none()
+                && !names.answers_some_itself()
         };
         let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
         let mut narrowed = narrow

@@ -340,67 +340,118 @@ fn nginx_gateway_reproduces_a_real_nginx() {
     assert_eq!(c["agree"], c["compared"], "{c:#}");
 }
 
-#[test]
-fn nginx_gateway_reads_paths_as_nginx_uri() {
-    // One request a minute on /api/search, spelt four ways: nginx matches the
-    // exported map against $uri (decoded, slashes merged, dot segments
-    // resolved), so the second to fourth are the route's too and rejected;
-    // the policy reads the logged paths, which its route does not match.
-    let policy = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+/// nginx running the nginx export of `policy`, logging `$limit_req_status`.
+fn nginx_with(policy: &str) -> Option<crate::support::nginx::Nginx> {
     let exported = crate::export::export(policy, "nginx", &[]);
     let config = format!(
         "{exported}\nlog_format rl '$msec $remote_addr \"$request\" $status $limit_req_status';\n\
          server {{\n    listen 127.0.0.1:{{{{port}}}};\n    access_log {{{{access_log}}}} rl;\n    \
          location / {{ empty_gif; }}\n}}\n"
     );
-    let Some(nginx) = crate::support::nginx::Nginx::start(&config) else {
-        return;
-    };
-    let paths = [
-        "/api/search",
-        "/api//search",
-        "/api/%73earch",
-        "/api/x/../search",
-    ];
-    let statuses: Vec<u16> = (paths.iter())
-        .map(|p| crate::support::nginx::http_get(nginx.addr(), [127, 0, 0, 2].into(), p).unwrap())
-        .collect();
-    assert_eq!(statuses, [200, 429, 429, 429], "{}", nginx.error_log());
-    let log_text = nginx.read_access_log(paths.len());
+    crate::support::nginx::Nginx::start(&config)
+}
+
+/// `(agreeing, compared)` of `simulate --compare-logged` on `log_text` (an
+/// nginx log with `$limit_req_status`) with `policy` and `extra` arguments,
+/// and the text of `export --target nginx --check` on it.
+fn replayed_nginx_log(policy: &str, log_text: &str, extra: &[&str]) -> ((u64, u64), String) {
+    let format = r#"$msec $remote_addr "$request" $status $limit_req_status"#;
     let dir = tempfile::tempdir().unwrap();
     let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
-    std::fs::write(&log, &log_text).unwrap();
+    std::fs::write(&log, log_text).unwrap();
     std::fs::write(&policy_file, policy).unwrap();
-    let compared = |gateway: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json", "--compare-logged"])
-                .args(gateway)
-                .arg("--log-format")
-                .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
-                .arg("--policy")
-                .arg(&policy_file)
-                .arg(&log),
-        );
-        let c = json["comparison"][0].clone();
-        (
-            c["agree"].as_u64().unwrap(),
-            c["compared"].as_u64().unwrap(),
-        )
-    };
-    assert_eq!(compared(&["--gateway", "nginx"]), (4, 4), "{log_text}");
-    assert_eq!(compared(&[]), (1, 4), "the policy reads paths as logged");
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--compare-logged"])
+            .args(extra)
+            .args(["--log-format", format, "--policy"])
+            .arg(&policy_file)
+            .arg(&log),
+    );
+    let c = &json["comparison"][0];
     let check = rlctl()
-        .args(["export", "--target", "nginx", "--check"])
+        .args([
+            "export",
+            "--target",
+            "nginx",
+            "--log-format",
+            format,
+            "--check",
+        ])
         .arg(&log)
-        .arg("--log-format")
-        .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
         .arg("--policy")
         .arg(&policy_file)
         .output()
         .unwrap();
-    let text = String::from_utf8_lossy(&check.stdout);
-    assert!(text.contains("  method or path: 3\n"), "{text}");
+    let counts = (
+        c["agree"].as_u64().unwrap(),
+        c["compared"].as_u64().unwrap(),
+    );
+    (counts, String::from_utf8_lossy(&check.stdout).into_owned())
+}
+
+#[test]
+fn nginx_gateway_reads_paths_as_nginx_uri_and_answers_bad_requests_itself() {
+    // One request a minute on /api/search, spelt six ways. nginx matches the
+    // exported map against $uri (decoded, slashes merged, dot segments
+    // resolved, the origin of an absolute-form target left out), so the
+    // second to fifth are the route's too and rejected; a lowercase method
+    // is answered 400 before any limit. The policy reads the logged paths,
+    // which its route does not match, and counts the `post`.
+    let policy = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+    let Some(nginx) = nginx_with(policy) else {
+        return;
+    };
+    let requests = [
+        ("GET", "/api/search"),
+        ("GET", "/api//search"),
+        ("GET", "/api/%73earch"),
+        ("GET", "/api/x/../search"),
+        ("GET", "http://x/api//search"),
+        ("post", "/api/search"),
+    ];
+    let statuses: Vec<u16> = (requests.iter())
+        .map(|(m, p)| status_of(nginx.addr(), m, p))
+        .collect();
+    assert_eq!(
+        statuses,
+        [200, 429, 429, 429, 429, 400],
+        "{}",
+        nginx.error_log()
+    );
+    let log_text = nginx.read_access_log(requests.len());
+    let (gateway, check) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
+    assert_eq!(gateway, (6, 6), "{log_text}");
+    assert!(check.contains("  method or path: 5\n"), "{check}");
+    let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
+    assert_eq!(policy_reading, (1, 6), "the policy reads names as logged");
+}
+
+#[test]
+fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
+    // No rule has a route: the paths must still be read, for nginx answers
+    // these itself, before limit_req counts them.
+    let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
+    let Some(nginx) = nginx_with(policy) else {
+        return;
+    };
+    let requests = [
+        ("GET", "/a"),
+        ("GET", "/a%00"),
+        ("GET", "/b%zz"),
+        ("GET", "/.."),
+        ("get", "/a"),
+        ("GET", "/a"),
+    ];
+    let statuses: Vec<u16> = (requests.iter())
+        .map(|(m, p)| status_of(nginx.addr(), m, p))
+        .collect();
+    assert_eq!(statuses, [200, 400, 400, 400, 400, 429]);
+    let log_text = nginx.read_access_log(requests.len());
+    let (gateway, _) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
+    assert_eq!(gateway, (6, 6), "{log_text}");
+    let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
+    assert_eq!(policy_reading, (2, 6), "the policy counts every request");
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
@@ -412,9 +463,9 @@ fn status_of(server: std::net::SocketAddr, method: &str, path: &str) -> u16 {
         "{method} {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
-    let mut response = String::new();
-    stream.read_to_string(&mut response).unwrap();
-    response[9..12].parse().unwrap()
+    let mut response = Vec::new();
+    stream.read_to_end(&mut response).unwrap();
+    String::from_utf8_lossy(&response[9..12]).parse().unwrap()
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 use crate::support::json_of_success;
-use crate::support::nginx::{Nginx, ScheduledRequest, SentRequest, send_schedule};
+use crate::support::nginx::{Nginx, ScheduledRequest, SentRequest, http_get, send_schedule};
 
 /// The `http {}` body of the scenario: `/api/` allows 5 r/s with a burst of 3,
 /// `/slow/` 30 r/m with no burst, `/` is unlimited. Decisions are immediate
@@ -277,4 +277,100 @@ fn nginx_check_config_accepts_valid_and_rejects_invalid() {
         .expect("nginx was found a moment ago")
         .expect_err("a limit_req without its zone must be rejected");
     assert!(message.contains("nope"), "{message}");
+}
+
+/// `\xHH` escapes of nginx's access log (`escape=default`) as the bytes.
+fn unescape_nginx_log(text: &str) -> Vec<u8> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 2..i + 4)
+            .and_then(|h| std::str::from_utf8(h).ok());
+        match (
+            bytes[i],
+            bytes.get(i + 1),
+            hex.and_then(|h| u8::from_str_radix(h, 16).ok()),
+        ) {
+            (b'\\', Some(b'x'), Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
+    // Paths of escapes, slashes and dot segments, drawn from a fixed seed;
+    // nginx logs the `$uri` it matches locations and maps against, or
+    // answers 400 where rlctl's port says no rule sees the request.
+    let config = "log_format u '$status $uri';\n\
+                  server {\n    listen 127.0.0.1:{{port}};\n    access_log {{access_log}} u;\n    \
+                  location / { return 200 \"ok\\n\"; }\n}\n";
+    let Some(nginx) = Nginx::start(config) else {
+        return;
+    };
+    const PIECES: [&str; 24] = [
+        "/", "//", ".", "..", "/.", "/..", "%2e", "%2E", "%2f", "%2F", "%25", "%3f", "%3F", "%23",
+        "%00", "%zz", "%4", "a", "b", "%61", "%ff", "%c3%a9", "+", "x.y",
+    ];
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut draw = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let paths: Vec<String> = (0..400)
+        .map(|_| {
+            let len = 1 + draw(6);
+            let mut path = "/".to_string();
+            for _ in 0..len {
+                path.push_str(PIECES[draw(PIECES.len())]);
+            }
+            path
+        })
+        .collect();
+    let statuses: Vec<u16> = (paths.iter())
+        .map(|p| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, 2), p).unwrap())
+        .collect();
+    let log = nginx.read_access_log(paths.len());
+    let logged: Vec<&str> = log.lines().collect();
+    assert_eq!(logged.len(), paths.len(), "{log}");
+    let mut wrong = Vec::new();
+    for ((path, status), line) in paths.iter().zip(&statuses).zip(&logged) {
+        let real = match status {
+            200 => {
+                let uri = line.strip_prefix("200 ").expect("a 200 line");
+                Some(String::from_utf8_lossy(&unescape_nginx_log(uri)).into_owned())
+            }
+            400 => None,
+            other => panic!("{path}: status {other}"),
+        };
+        let ported =
+            rlctl::simulate::gateway::request_names::nginx_uri(path).map(|u| u.into_owned());
+        if ported != real {
+            wrong.push(format!("{path}: nginx {real:?}, rlctl {ported:?}"));
+        }
+    }
+    let nginx_400 = statuses.iter().filter(|&&s| s == 400).count();
+    println!("{} paths, {nginx_400} answered 400 by nginx", paths.len());
+    assert!(
+        nginx_400 > 10 && nginx_400 < paths.len() - 10,
+        "both kinds drawn"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {} differ:\n{}",
+        wrong.len(),
+        paths.len(),
+        wrong.join("\n")
+    );
 }

@@ -5,6 +5,7 @@ use proptest::prelude::*;
 
 use super::*;
 use crate::events::{EventTable, Interner};
+use crate::simulate::gateway::Gateway;
 use crate::simulate::{AlgorithmKind, AlgorithmSpec, summarize};
 use crate::units::{Limit, Window};
 
@@ -144,12 +145,16 @@ proptest! {
         shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
         exempting in any::<bool>(),
         block in 1usize..40,
-        reading in prop::sample::select(vec![(false, false), (true, false), (false, true)]),
+        reading in prop::sample::select(vec![
+            NameReading::default(),
+            Gateway::Haproxy.name_reading(),
+            Gateway::Nginx.name_reading(),
+            Gateway::Traefik.name_reading(),
+        ]),
     ) {
         const PATHS: [&str; 9] =
             ["/a", "/a/1", "/b", "/api/x", "/API/x", "/a/b/c", "/a//1", "/%61", "/a%zz"];
-        let (exact_methods, nginx_uri) = reading;
-        let names = NameReading { exact_methods, nginx_uri };
+        let names = reading;
         const METHODS: [&str; 3] = ["GET", "post", "PUT"];
         const ROUTES: [&str; 6] = ["^/a", "^/a/[^/]+$", "x$", "(?i)^/api/", "/b", "^$"];
         let mut table = EventTable::default();

@@ -30,6 +30,7 @@ pub mod envoy_ratelimit;
 pub mod haproxy;
 pub mod kong;
 pub mod nginx;
+mod nginx_uri;
 pub mod redis_swc;
 pub mod request_names;
 pub mod traefik;
@@ -44,7 +45,7 @@ use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
 use crate::ingest::key::{ForwardedReading, KeyReading};
 use engine::Engine;
 pub use engine::State;
-pub use request_names::NameReading;
+pub use request_names::{MethodReading, NameReading, PathReading};
 
 /// The gateways `rlctl simulate --gateway` replays, named as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -179,10 +180,23 @@ impl Gateway {
     /// How the configuration `rlctl export` writes for it reads a request's
     /// method and path for a rule's method and route ([`request_names`]).
     pub fn name_reading(self) -> NameReading {
-        NameReading {
-            exact_methods: matches!(self, Gateway::Haproxy | Gateway::HaproxyReqRate),
-            nginx_uri: self == Gateway::Nginx,
-        }
+        let methods = match self {
+            Gateway::Nginx | Gateway::Kong | Gateway::KongRedis => MethodReading::Nginx,
+            Gateway::Haproxy
+            | Gateway::HaproxyReqRate
+            | Gateway::Envoy
+            | Gateway::EnvoyTimer
+            | Gateway::Traefik => MethodReading::AsSent,
+            Gateway::EnvoyRatelimit | Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
+                MethodReading::AnyCase
+            }
+        };
+        let paths = match self {
+            Gateway::Nginx => PathReading::NginxUri,
+            Gateway::Traefik => PathReading::Decoded,
+            _ => PathReading::AsLogged,
+        };
+        NameReading { methods, paths }
     }
 
     /// The `rlctl export --target` whose configuration this replays, if any.

@@ -1,204 +1,132 @@
 //! How a product reads the method and path that a rule's method and route
 //! are matched against, where that is not as the log spells them:
 //!
-//! - nginx matches the configuration `rlctl export` writes (`map $uri`)
-//!   against `$uri`, the path decoded and normalised by
-//!   `ngx_http_parse_complex_uri` (nginx's src/http/ngx_http_parse.c):
-//!   `%XX` decoded, slashes merged (`merge_slashes on`, the default), `.`
-//!   and `..` segments resolved. A path it cannot read so (a bad or `%00`
-//!   escape, `..` above the root) is answered 400 before any `limit_req`
-//!   runs: no rule counts it.
-//! - HAProxy compares a method ACL (`method GET`) with the method as sent:
-//!   `find_http_meth` and `pat_match_meth` (src/http.c, src/pattern.c)
-//!   compare case and all, so `get` is no `GET` there.
+//! - nginx (and Kong, which runs on it) answers 400 to a method that is not
+//!   `A`–`Z`, `_` and `-` (`ngx_http_parse_request_line`,
+//!   src/http/ngx_http_parse.c) before any limit runs; nginx matches the
+//!   configuration `rlctl export` writes (`map $uri`) against `$uri`
+//!   ([`nginx_uri`]), and answers 400 where it cannot read the path so.
+//! - HAProxy compares a method ACL (`method GET`) with the method as sent
+//!   (`find_http_meth` and `pat_match_meth`, src/http.c, src/pattern.c), so
+//!   `get` is no `GET` there; so do Envoy's `:method` header matcher
+//!   (`exact`) and Traefik's `Method()` (gorilla/mux's method matcher).
+//! - Traefik matches `PathRegexp` against Go's `URL.Path`: the path
+//!   percent-decoded, nothing else changed; Go's server answers 400 to a
+//!   bad escape (`net/url`'s `unescape`).
 //!
-//! The others match as the policy does: the path as logged, methods in any
-//! case.
+//! An absolute-form target (`GET http://host/path`) is read as its path by
+//! all of these. The others (AWS WAF, whose method match lowercases) match
+//! as the policy does: the path as logged, methods in any case.
 
 use std::borrow::Cow;
+
+pub use super::nginx_uri::nginx_uri;
+
+/// How a product compares a rule's method with a request's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum MethodReading {
+    /// In any case, as the policy does.
+    #[default]
+    AnyCase,
+    /// As sent, case and all.
+    AsSent,
+    /// As nginx: only a method of `A`–`Z`, `_` and `-` reaches any rule.
+    Nginx,
+}
+
+/// How a product reads the path a rule's route is matched against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum PathReading {
+    /// As logged, as the policy does.
+    #[default]
+    AsLogged,
+    /// As nginx's `$uri` ([`nginx_uri`]).
+    NginxUri,
+    /// Percent-decoded, as Go's `URL.Path` ([`go_url_path`]).
+    Decoded,
+}
 
 /// How a product reads a request's method and path for its rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct NameReading {
-    /// Methods compared as sent, case and all (HAProxy); else in any case.
-    pub exact_methods: bool,
-    /// Paths read as nginx's `$uri` ([`nginx_uri`]).
-    pub nginx_uri: bool,
+    pub methods: MethodReading,
+    pub paths: PathReading,
 }
 
 impl NameReading {
+    /// Whether a request with this `method` reaches the product's rules at
+    /// all (nginx answers some itself).
+    pub fn reads_method(self, method: &str) -> bool {
+        self.methods != MethodReading::Nginx
+            || (!method.is_empty()
+                && method
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-'))
+    }
+
     /// Whether a rule's `want`ed method picks a request's `method`.
     pub fn method_picks(self, want: &str, method: &str) -> bool {
-        match self.exact_methods {
-            true => want == method,
-            false => want.eq_ignore_ascii_case(method),
+        match self.methods {
+            MethodReading::AsSent => want == method,
+            MethodReading::AnyCase | MethodReading::Nginx => want.eq_ignore_ascii_case(method),
         }
     }
 
     /// The path a rule's route is matched against, `None` when the product
     /// answers the request before any rule sees it.
     pub fn path(self, path: &str) -> Option<Cow<'_, str>> {
-        match self.nginx_uri {
-            true => nginx_uri(path),
-            false => Some(Cow::Borrowed(path)),
+        match self.paths {
+            PathReading::AsLogged => Some(Cow::Borrowed(path)),
+            PathReading::NginxUri => nginx_uri(origin_stripped(path)),
+            PathReading::Decoded => go_url_path(origin_stripped(path)),
         }
+    }
+
+    /// Whether the product answers some requests itself, by their method
+    /// or path, before any rule sees them.
+    pub fn answers_some_itself(self) -> bool {
+        self.methods == MethodReading::Nginx || self.paths != PathReading::AsLogged
     }
 }
 
-/// Where `ngx_http_parse_complex_uri` is in a path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum State {
-    Usual,
-    Slash,
-    Dot,
-    DotDot,
-    Quoted,
-    QuotedSecond,
+/// The path of an absolute-form target (`http://host:port/path` → `/path`,
+/// `/` when it has none); any other path as it is.
+fn origin_stripped(path: &str) -> &str {
+    let Some((scheme, rest)) = path.split_once("://") else {
+        return path;
+    };
+    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphabetic()) {
+        return path;
+    }
+    rest.find('/').map_or("/", |i| &rest[i..])
 }
 
-/// `path` (a request's path, up to its query) as nginx's `$uri`, or `None`
-/// where nginx answers 400; bytes that are not UTF-8 once decoded read as
-/// U+FFFD. A port of `ngx_http_parse_complex_uri` on Linux with
-/// `merge_slashes on`.
-pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
-    let raw = path.as_bytes();
-    let simple = !raw.contains(&b'%')
-        && !raw.windows(2).any(|w| w == b"//" || w == b"/.")
-        && !raw.contains(&b'#');
-    if simple {
+/// `path` percent-decoded as Go's `url.PathUnescape` does for `URL.Path`,
+/// `None` for a `%` not followed by two hex digits (Go's server answers
+/// 400); bytes that are not UTF-8 once decoded read as U+FFFD.
+pub fn go_url_path(path: &str) -> Option<Cow<'_, str>> {
+    if !path.contains('%') {
         return Some(Cow::Borrowed(path));
     }
-    let mut u: Vec<u8> = Vec::with_capacity(raw.len());
-    let (mut state, mut quoted_state) = (State::Usual, State::Usual);
-    let mut decoded = 0u8;
-    let mut p = 0;
-    // `None` past the end: what ends the path there.
-    let next = |p: &mut usize| {
-        let ch = raw.get(*p).copied();
-        *p += 1;
-        ch
-    };
-    let mut ch = next(&mut p);
-    while let Some(c) = ch {
-        let mut advance = true;
-        match state {
-            State::Usual => match c {
-                b'/' => {
-                    state = State::Slash;
-                    u.push(c);
-                }
-                b'%' => (quoted_state, state) = (state, State::Quoted),
-                b'#' => break,
-                _ => u.push(c),
-            },
-            State::Slash => match c {
-                b'/' => {}
-                b'.' => {
-                    state = State::Dot;
-                    u.push(c);
-                }
-                b'%' => (quoted_state, state) = (state, State::Quoted),
-                b'#' => break,
-                _ => {
-                    state = State::Usual;
-                    u.push(c);
-                }
-            },
-            State::Dot => match c {
-                b'/' => {
-                    state = State::Slash;
-                    u.pop();
-                }
-                b'.' => {
-                    state = State::DotDot;
-                    u.push(c);
-                }
-                b'%' => (quoted_state, state) = (state, State::Quoted),
-                b'#' => {
-                    u.pop();
-                    return Some(text(u));
-                }
-                _ => {
-                    state = State::Usual;
-                    u.push(c);
-                }
-            },
-            State::DotDot => match c {
-                b'/' | b'#' => {
-                    up_one(&mut u)?;
-                    if c == b'#' {
-                        return Some(text(u));
-                    }
-                    state = State::Slash;
-                }
-                b'%' => (quoted_state, state) = (state, State::Quoted),
-                _ => {
-                    state = State::Usual;
-                    u.push(c);
-                }
-            },
-            State::Quoted => {
-                decoded = hex(c)?;
-                state = State::QuotedSecond;
-            }
-            State::QuotedSecond => {
-                let low = hex(c)?;
-                let byte = (decoded << 4) + low;
-                // nginx keeps a decoded `%` and `#` (second digit a digit)
-                // and `?` (second digit a letter) as plain bytes, refuses
-                // a decoded NUL, and reads any other byte again in the state
-                // before the escape.
-                let keep = match c.is_ascii_digit() {
-                    true => byte == b'%' || byte == b'#',
-                    false => byte == b'?',
-                };
-                if keep {
-                    state = State::Usual;
-                    u.push(byte);
-                } else if byte == 0 && c.is_ascii_digit() {
-                    return None;
-                } else {
-                    state = quoted_state;
-                    ch = Some(byte);
-                    advance = false;
-                }
-            }
-        }
-        if advance {
-            ch = next(&mut p);
+    let raw = path.as_bytes();
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        if raw[i] == b'%' {
+            let digits = raw.get(i + 1..i + 3)?;
+            let text = std::str::from_utf8(digits).ok()?;
+            out.push(
+                u8::from_str_radix(text, 16)
+                    .ok()
+                    .filter(|_| digits.iter().all(u8::is_ascii_hexdigit))?,
+            );
+            i += 3;
+        } else {
+            out.push(raw[i]);
+            i += 1;
         }
     }
-    match state {
-        State::Quoted | State::QuotedSecond if ch.is_none() => return None,
-        State::Dot if ch.is_none() => {
-            u.pop();
-        }
-        State::DotDot if ch.is_none() => up_one(&mut u)?,
-        _ => {}
-    }
-    Some(text(u))
-}
-
-/// The value of a hex digit, `None` for any other byte (nginx: 400).
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
-}
-
-/// Drops the segment before a `/..` that `u` ends with and the `/..`, back to
-/// the slash before that segment (kept); `None` above the root (nginx: 400).
-fn up_one(u: &mut Vec<u8>) -> Option<()> {
-    // `u` ends `/..`: the slash before the segment it leaves.
-    let end = u.len().checked_sub(4)?;
-    let slash = u[..=end].iter().rposition(|&b| b == b'/')?;
-    u.truncate(slash + 1);
-    Some(())
-}
-
-fn text(u: Vec<u8>) -> Cow<'static, str> {
-    Cow::Owned(match String::from_utf8(u) {
-        Ok(text) => text,
-        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
-    })
+    Some(Cow::Owned(String::from_utf8_lossy(&out).into_owned()))
 }
 
 #[cfg(test)]
@@ -206,50 +134,75 @@ mod tests {
     use super::*;
 
     #[test]
-    fn nginx_uri_decodes_merges_and_resolves_as_nginx_does() {
-        for (path, uri) in [
-            ("/api/search", Some("/api/search")),
-            ("/api//search", Some("/api/search")),
-            ("//api///search/", Some("/api/search/")),
-            ("/api/%73earch", Some("/api/search")),
-            ("/api%2Fsearch", Some("/api/search")),
-            ("/api%2f%2fsearch", Some("/api/search")),
-            ("/a/./b/.", Some("/a/b/")),
-            ("/a/b/../c", Some("/a/c")),
-            ("/a/b/..", Some("/a/")),
-            ("/a/%2e%2E/c", Some("/c")),
-            ("/a/.b/..c", Some("/a/.b/..c")),
-            // Decoded `%`, `#` and `?` are kept as bytes.
-            ("/100%25", Some("/100%")),
-            ("/a%23b", Some("/a#b")),
-            ("/a%3Fb", Some("/a?b")),
-            ("/a%3fb", Some("/a?b")),
-            ("/%2e%2e%2fx", None),
-            ("/a+b", Some("/a+b")),
-            ("/caf%C3%A9", Some("/café")),
-            ("/%ff", Some("/\u{fffd}")),
-            // 400 in nginx: bad escapes, NUL, above the root.
-            ("/a%zz", None),
-            ("/a%4", None),
-            ("/a%", None),
-            ("/a%00", None),
-            ("/..", None),
-            ("/a/../..", None),
-            ("/%2e%2e/x", None),
+    fn methods_are_compared_as_each_product_does() {
+        let policy = NameReading::default();
+        assert!(policy.method_picks("GET", "get") && policy.reads_method("get"));
+        let haproxy = NameReading {
+            methods: MethodReading::AsSent,
+            ..NameReading::default()
+        };
+        assert!(haproxy.method_picks("GET", "GET") && !haproxy.method_picks("GET", "get"));
+        let nginx = NameReading {
+            methods: MethodReading::Nginx,
+            ..NameReading::default()
+        };
+        for (method, read) in [
+            ("GET", true),
+            ("M-SEARCH", true),
+            ("_X", true),
+            ("get", false),
+            ("Get", false),
+            ("G3T", false),
+            ("", false),
         ] {
-            assert_eq!(nginx_uri(path).as_deref(), uri, "{path}");
+            assert_eq!(nginx.reads_method(method), read, "{method}");
         }
     }
 
     #[test]
-    fn other_readings_keep_the_path_and_haproxy_the_method_case() {
-        let policy = NameReading::default();
-        assert_eq!(policy.path("/a//b").as_deref(), Some("/a//b"));
-        assert!(policy.method_picks("GET", "get"));
-        let haproxy = NameReading {
-            exact_methods: true,
-            nginx_uri: false,
+    fn paths_are_read_as_each_product_does() {
+        let read = |paths, path| {
+            NameReading {
+                paths,
+                ..NameReading::default()
+            }
+            .path(path)
+            .map(Cow::into_owned)
         };
-        assert!(haproxy.method_picks("GET", "GET") && !haproxy.method_picks("GET", "get"));
+        assert_eq!(
+            read(PathReading::AsLogged, "/a//%62").as_deref(),
+            Some("/a//%62")
+        );
+        assert_eq!(
+            read(PathReading::NginxUri, "/a//%62").as_deref(),
+            Some("/a/b")
+        );
+        assert_eq!(
+            read(PathReading::Decoded, "/a//%62").as_deref(),
+            Some("/a//b")
+        );
+        assert_eq!(
+            read(PathReading::Decoded, "/a/%2e%2E/%2F").as_deref(),
+            Some("/a/..//")
+        );
+        assert_eq!(read(PathReading::Decoded, "/a%zz"), None);
+        assert_eq!(read(PathReading::Decoded, "/a%4"), None);
+        assert_eq!(
+            read(PathReading::Decoded, "/a%00b").as_deref(),
+            Some("/a\0b")
+        );
+        // Absolute-form targets are read as their path.
+        assert_eq!(
+            read(PathReading::NginxUri, "http://x:8080/api//s").as_deref(),
+            Some("/api/s")
+        );
+        assert_eq!(
+            read(PathReading::Decoded, "https://x").as_deref(),
+            Some("/")
+        );
+        assert_eq!(
+            read(PathReading::AsLogged, "http://x/a").as_deref(),
+            Some("http://x/a")
+        );
     }
 }
