@@ -42,13 +42,15 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
         None => text,
         Some(mut ingest_settings) => {
             // Every rule's and exemption's key and route must be read from
-            // the log, and every path where the gateway answers some itself.
+            // the log, and the paths the gateway might answer itself.
             let gateway = options::gateway_of(settings.target);
-            ingest_settings.paths = ingest::KeptPaths::all_if(
-                rules.iter().any(|r| r.route.is_some())
-                    || policy.exemptions.iter().any(|e| e.route.is_some())
-                    || gateway.name_reading().answers_some_itself(),
-            );
+            let routed = rules.iter().any(|r| r.route.is_some())
+                || policy.exemptions.iter().any(|e| e.route.is_some());
+            ingest_settings.paths = match (routed, gateway.name_reading().answers_some_itself()) {
+                (true, _) => ingest::KeptPaths::All,
+                (false, true) => ingest::KeptPaths::Unusual,
+                (false, false) => ingest::KeptPaths::None,
+            };
             add_key_columns(
                 &mut ingest_settings.keys,
                 rules,

@@ -119,8 +119,8 @@ pub fn parse_chunk(
     match ctx.paths {
         KeptPaths::None => {}
         KeptPaths::All => out.paths = Interner::with_capacity(distinct, distinct * 32),
-        // Path id 0, of the requests no route named, is no path.
-        KeptPaths::Routed => {
+        // Path id 0, of the requests whose paths are not kept, is no path.
+        KeptPaths::Routed | KeptPaths::Unusual => {
             out.paths.intern("");
         }
     }
@@ -213,7 +213,7 @@ fn parse_line<'a>(
         RequestInterners {
             endpoints: &mut out.endpoints,
             paths: (ctx.paths != KeptPaths::None).then_some(&mut out.paths),
-            routed_paths_only: ctx.paths == KeptPaths::Routed,
+            kept: ctx.paths,
             methods: &mut out.methods,
         },
     );

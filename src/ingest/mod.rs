@@ -147,9 +147,34 @@ pub enum KeptPaths {
     Routed,
     /// Every event's.
     All,
+    /// Those a product might read otherwise than as logged
+    /// ([`KeptPaths::may_read_otherwise`]): what finds the requests a
+    /// gateway answers itself (nginx: a path it cannot read as `$uri`) when
+    /// no route reads paths.
+    Unusual,
 }
 
 impl KeptPaths {
+    /// Whether this keeps the path `path` (up to its query) of a request
+    /// that a route rule named or not (`routed`).
+    pub fn keeps(self, path: &[u8], routed: impl FnOnce() -> bool) -> bool {
+        match self {
+            KeptPaths::None => false,
+            KeptPaths::All => true,
+            KeptPaths::Routed => routed(),
+            KeptPaths::Unusual => Self::may_read_otherwise(path),
+        }
+    }
+
+    /// Whether a product might read `path` otherwise than as logged: it
+    /// holds an escape, a `#`, `//` (an absolute-form target's too) or a dot
+    /// segment. Every other path is the same as nginx's `$uri` and as Go's
+    /// `URL.Path` (see `crate::simulate::gateway::request_names`).
+    pub fn may_read_otherwise(path: &[u8]) -> bool {
+        memchr::memchr2(b'%', b'#', path).is_some()
+            || path.windows(2).any(|w| w == b"//" || w == b"/.")
+    }
+
     /// Every event's path when `wanted`, else none.
     pub fn all_if(wanted: bool) -> Self {
         if wanted {

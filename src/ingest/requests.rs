@@ -16,6 +16,7 @@ use std::hash::Hasher;
 use hashbrown::HashTable;
 use rustc_hash::FxHasher;
 
+use super::KeptPaths;
 use super::endpoint::{
     RouteRule, endpoint_of_text, id_tail_prefix, lossy, target_key, without_query,
 };
@@ -36,8 +37,8 @@ pub struct RequestIds {
 pub struct RequestInterners<'a> {
     pub endpoints: &'a mut Interner,
     pub paths: Option<&'a mut Interner>,
-    /// Keep only the paths of requests a route rule named (path id 0 for the rest).
-    pub routed_paths_only: bool,
+    /// Which paths are kept (path id 0 for the rest, where not all are).
+    pub kept: KeptPaths,
     pub methods: &'a mut Interner,
 }
 
@@ -47,7 +48,7 @@ impl RequestInterners<'_> {
         RequestInterners {
             endpoints: self.endpoints,
             paths: self.paths.as_deref_mut(),
-            routed_paths_only: self.routed_paths_only,
+            kept: self.kept,
             methods: self.methods,
         }
     }
@@ -231,10 +232,13 @@ impl RequestCache {
         // An entry for a prefix holds the first such target's path: each
         // target has its own (the target is its path: it has no query).
         if id_tail
-            && !names.routed_paths_only
+            && names.kept != KeptPaths::Routed
             && let Some(paths) = names.paths
         {
-            ids.path = paths.intern_lossy(target);
+            ids.path = match names.kept.keeps(target, || false) {
+                true => paths.intern_lossy(target),
+                false => 0,
+            };
         }
         ids
     }
@@ -261,7 +265,9 @@ pub fn resolve(
     endpoint_of_text(method, &host, &target, routes, endpoint_name);
     let routed = || routes.iter().any(|r| r.name == *endpoint_name);
     let path = match names.paths {
-        Some(paths) if !names.routed_paths_only || routed() => paths.intern(without_query(&target)),
+        Some(paths) if names.kept.keeps(without_query(&target).as_bytes(), routed) => {
+            paths.intern(without_query(&target))
+        }
         _ => 0,
     };
     RequestIds {
@@ -289,7 +295,7 @@ mod tests {
                 RequestInterners {
                     endpoints: &mut e,
                     paths: Some(&mut p),
-                    routed_paths_only: false,
+                    kept: KeptPaths::All,
                     methods: &mut m,
                 },
             )

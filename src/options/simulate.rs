@@ -98,11 +98,15 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     let readings: Vec<_> = gateways.iter().map(|g| g.key_reading()).collect();
     ingest.keys.add_policy_keys([], &readings);
     // A gateway that answers some requests itself by their method or path
-    // (nginx: a path it cannot read as `$uri`) needs every path.
-    let gateway_reads_paths = (gateways.iter()).any(|g| g.name_reading().answers_some_itself());
+    // (nginx: a path it cannot read as `$uri`) needs the paths it might
+    // read otherwise, where no route needs them all.
+    let unrouted = match (gateways.iter()).any(|g| g.name_reading().answers_some_itself()) {
+        true => KeptPaths::Unusual,
+        false => KeptPaths::None,
+    };
     let source = if let Some(limit) = args.limit {
         // A single limit has no route to match.
-        ingest.paths = KeptPaths::all_if(gateway_reads_paths);
+        ingest.paths = unrouted;
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
         let CheckedPolicy {
@@ -114,11 +118,9 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         if routes.is_none() {
             routes = policy_routes;
         }
-        ingest.paths = KeptPaths::all_if(
-            rules.iter().any(|r| r.route.is_some())
-                || exemptions.iter().any(|e| e.route.is_some())
-                || gateway_reads_paths,
-        );
+        let routed =
+            rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
+        ingest.paths = if routed { KeptPaths::All } else { unrouted };
         add_key_columns(&mut ingest.keys, &rules, &exemptions, &readings);
         LimitSource::Policy {
             origin: path.display().to_string(),

@@ -66,12 +66,10 @@ impl Selection {
         };
         // A rule for every method and path, with no exemption, selects where
         // its key has a value: read off the key column, without the bits
-        // (unless some paths meet no rule as the product reads them).
+        // (unless the product answers some of the requests itself).
+        let answers_some = names.answers_some_itself() && answers_any(table, names);
         let everywhere = |r: &PlannedRule| {
-            exempt.is_none()
-                && r.method.is_none()
-                && r.route.is_none()
-                && !names.answers_some_itself()
+            exempt.is_none() && r.method.is_none() && r.route.is_none() && !answers_some
         };
         let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
         let mut narrowed = narrow
@@ -106,6 +104,18 @@ impl Selection {
     pub(crate) fn subset(&self) -> Option<&Subset> {
         self.subset.as_ref()
     }
+}
+
+/// Whether a product reading names `names`' way answers any of the
+/// table's methods or paths itself (before any rule sees the request).
+fn answers_any(table: &EventTable, names: NameReading) -> bool {
+    table.methods.names().any(|m| !names.reads_method(m))
+        || table
+            .paths
+            .names()
+            .collect::<Vec<_>>()
+            .par_iter()
+            .any(|p| names.path(p).is_none())
 }
 
 /// The key id of every event for `key` ([`NO_KEY`](crate::events::NO_KEY),

@@ -205,4 +205,18 @@ mod tests {
             Some("http://x/a")
         );
     }
+
+    proptest::proptest! {
+        /// A path ingestion does not keep for a gateway replay without routes
+        /// (`KeptPaths::Unusual`) is read as logged by every product.
+        #[test]
+        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?){0,12}") {
+            if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
+                for paths in [PathReading::NginxUri, PathReading::Decoded] {
+                    let read = NameReading { paths, ..NameReading::default() }.path(&path);
+                    proptest::prop_assert_eq!(read.as_deref(), Some(path.as_str()));
+                }
+            }
+        }
+    }
 }
