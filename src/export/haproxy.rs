@@ -23,6 +23,7 @@ use super::{
     route,
 };
 use crate::policy::{CheckedRule, Exemption};
+use crate::simulate::gateway::haproxy::STRING_KEY_BYTES;
 use crate::text::counted;
 
 /// The HAProxy exporter.
@@ -190,7 +191,10 @@ fn write_table(
             table.parts[0],
             ClientPart::Address | ClientPart::ForwardedFor
         );
-    let kind = if addresses { "ipv6" } else { "string len 128" };
+    let kind = match addresses {
+        true => "ipv6".to_string(),
+        false => format!("string len {STRING_KEY_BYTES}"),
+    };
     let names: Vec<&str> = table
         .rules
         .iter()

@@ -207,7 +207,7 @@ pub fn target_key(target: &[u8]) -> &[u8] {
 }
 
 /// `http://host:port/path` (proxy-style absolute targets) → `/path`.
-fn strip_origin(target: &str) -> &str {
+pub fn strip_origin(target: &str) -> &str {
     for scheme in ["http://", "https://"] {
         if let Some(rest) = target.strip_prefix(scheme) {
             return rest.find('/').map_or("/", |i| &rest[i..]);

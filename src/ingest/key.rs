@@ -44,7 +44,17 @@ pub enum KeyValue<'r> {
     Text(&'r str),
 }
 
-impl KeyValue<'_> {
+impl<'r> KeyValue<'r> {
+    /// The first `n` bytes of the key (logged bytes cut anywhere, as a
+    /// product storing bytes does; built text at the character boundary at
+    /// or before them).
+    fn first_bytes(self, n: usize) -> KeyValue<'r> {
+        match self {
+            KeyValue::Bytes(bytes) => KeyValue::Bytes(&bytes[..n.min(bytes.len())]),
+            KeyValue::Text(text) => KeyValue::Text(&text[..text.floor_char_boundary(n)]),
+        }
+    }
+
     /// The key's id in `names` (added when new).
     pub fn intern(self, names: &mut Interner) -> Id {
         match self {
@@ -144,6 +154,10 @@ impl KeySpec {
                 true => reading.whole_addresses,
                 false => self.reading.whole_addresses,
             },
+            text_bytes: match self.is_text() {
+                true => reading.text_bytes,
+                false => self.reading.text_bytes,
+            },
         };
         let (cidr4, cidr6) = match read.whole_addresses {
             true => (None, None),
@@ -156,6 +170,12 @@ impl KeySpec {
             cidr6,
             ..self.clone()
         })
+    }
+
+    /// Whether the key is text to a product, not one address (`ip` or
+    /// `xff` alone).
+    pub fn is_text(&self) -> bool {
+        !matches!(self.parts.as_slice(), [KeyPart::Ip | KeyPart::Xff])
     }
 
     /// Whether the key aggregates addresses into prefixes (`--cidr4`,
@@ -265,6 +285,19 @@ impl KeySpec {
     /// intern them without checking bytes it has seen before
     /// ([`KeyValue::intern`]); as text otherwise.
     pub fn key_value<'r>(
+        &self,
+        record: &'r Record<'_>,
+        scratch: &'r mut String,
+    ) -> Option<KeyValue<'r>> {
+        let value = self.whole_key_value(record, scratch)?;
+        Some(match self.reading.text_bytes {
+            Some(bytes) => value.first_bytes(bytes),
+            None => value,
+        })
+    }
+
+    /// [`Self::key_value`] before a reading keeps its first bytes.
+    fn whole_key_value<'r>(
         &self,
         record: &'r Record<'_>,
         scratch: &'r mut String,

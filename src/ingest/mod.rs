@@ -167,11 +167,12 @@ impl KeptPaths {
     }
 
     /// Whether a product might read `path` otherwise than as logged: it
-    /// holds an escape, a `#`, `//` (an absolute-form target's too) or a dot
-    /// segment. Every other path is the same as nginx's `$uri` and as Go's
-    /// `URL.Path` (see `crate::simulate::gateway::request_names`).
+    /// holds an escape, a `#`, `//` or a dot segment, or it does not start
+    /// with `/`. Every other path is the same as nginx's `$uri` (see
+    /// `crate::simulate::gateway::request_names`).
     pub fn may_read_otherwise(path: &[u8]) -> bool {
-        memchr::memchr2(b'%', b'#', path).is_some()
+        path.first().is_some_and(|&b| b != b'/')
+            || memchr::memchr2(b'%', b'#', path).is_some()
             || path.windows(2).any(|w| w == b"//" || w == b"/.")
     }
 

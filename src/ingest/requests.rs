@@ -18,7 +18,7 @@ use rustc_hash::FxHasher;
 
 use super::KeptPaths;
 use super::endpoint::{
-    RouteRule, endpoint_of_text, id_tail_prefix, lossy, target_key, without_query,
+    RouteRule, endpoint_of_text, id_tail_prefix, lossy, strip_origin, target_key, without_query,
 };
 use crate::events::{Id, Interner};
 
@@ -264,10 +264,10 @@ pub fn resolve(
     let endpoint_name = &mut scratch.endpoint_name;
     endpoint_of_text(method, &host, &target, routes, endpoint_name);
     let routed = || routes.iter().any(|r| r.name == *endpoint_name);
+    // An absolute-form target's path, as every product reads it.
+    let path_text = without_query(strip_origin(&target));
     let path = match names.paths {
-        Some(paths) if names.kept.keeps(without_query(&target).as_bytes(), routed) => {
-            paths.intern(without_query(&target))
-        }
+        Some(paths) if names.kept.keeps(path_text.as_bytes(), routed) => paths.intern(path_text),
         _ => 0,
     };
     RequestIds {

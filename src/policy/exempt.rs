@@ -67,8 +67,14 @@ impl Exemption {
         reading: Option<KeyReading>,
     ) -> (KeySpec, Option<String>) {
         let ingested = keys.by_text(&self.key.text).unwrap_or(&self.key);
-        let mut spec =
-            (reading.and_then(|r| ingested.read_as(r))).unwrap_or_else(|| ingested.clone());
+        // An exemption compares the whole value (HAProxy's ACL reads the
+        // header, not the table's first bytes of it).
+        let whole_text = |r: KeyReading| KeyReading {
+            text_bytes: None,
+            ..r
+        };
+        let mut spec = (reading.and_then(|r| ingested.read_as(whole_text(r))))
+            .unwrap_or_else(|| ingested.clone());
         let address = (self.keyed_client.as_deref()).is_some_and(|c| !self.key.names_a_prefix(c));
         if spec.has_prefixes() && address {
             let whole = KeyReading {

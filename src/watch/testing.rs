@@ -6,7 +6,8 @@ use std::io::Write;
 use crate::ingest::key::KeySet;
 use crate::ingest::{FormatChoice, IngestReport, KeptPaths, Settings, ingest};
 use crate::policy::CheckedRule;
-use crate::simulate::gateway::Gateway;
+use crate::scenario::names::NameFilter;
+use crate::simulate::gateway::{Gateway, NameReading};
 use crate::simulate::{NOT_APPLICABLE, Rule, replay};
 
 pub const POLICY: &str = r#"
@@ -107,7 +108,9 @@ pub fn simulated(
     simulated_as(path, rules, keys, None)
 }
 
-/// [`simulated`] with each rule replayed as `gateway`'s model when given.
+/// [`simulated`] with each rule replayed as `gateway`'s model when given,
+/// its key, method and path read as the gateway reads them (`keys` from
+/// [`crate::watch::shadow::keys_for_policy`] with that gateway).
 pub fn simulated_as(
     path: &std::path::Path,
     rules: &[CheckedRule],
@@ -130,26 +133,27 @@ pub fn simulated_as(
     let columns: Vec<(Vec<u32>, usize)> = rules
         .iter()
         .map(|rule| {
-            let (ids, count) = if rule.key.text == keys.primary.text {
+            let read = gateway.and_then(|g| {
+                let ingested = keys.by_text(&rule.key.text).unwrap_or(&rule.key);
+                ingested.read_as(g.key_reading())
+            });
+            let text = read.map_or(rule.key.text.clone(), |k| k.text);
+            let (ids, count) = if text == keys.primary.text {
                 (&table.client, table.clients.len())
             } else {
-                let i = keys
-                    .extra
-                    .iter()
-                    .position(|k| k.text == rule.key.text)
-                    .unwrap();
+                let i = keys.extra.iter().position(|k| k.text == text).unwrap();
                 (&table.extra_keys[i].ids, table.extra_keys[i].names.len())
             };
+            let names = gateway.map_or_else(NameReading::default, |g| g.name_reading());
+            let wanted = (rule.method.as_deref(), rule.route.as_ref());
+            let filter = NameFilter::new(&table.methods, &table.paths, wanted, names);
             let column = (0..table.len())
-                .map(|row| {
-                    let method = table.methods.name(table.method[row]);
-                    let path = table.paths.name(table.path_at(row));
-                    if rule.matches(method, path) {
-                        ids[row]
-                    } else {
-                        NOT_APPLICABLE
-                    }
-                })
+                .map(
+                    |row| match filter.picks(table.method[row], table.path_at(row)) {
+                        true => ids[row],
+                        false => NOT_APPLICABLE,
+                    },
+                )
                 .collect();
             (column, count)
         })

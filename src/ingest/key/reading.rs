@@ -19,6 +19,11 @@ pub struct KeyReading {
     /// writes counts addresses (`$binary_remote_addr`, `src`,
     /// `remote_address`, AWS WAF's `IP`).
     pub whole_addresses: bool,
+    /// The bytes it keeps of a key that is text (not one address), where it
+    /// keeps a prefix: HAProxy's `type string len 128` tables store 128
+    /// bytes, so keys that share them are one client there
+    /// (`stksess_setkey`, `stktable_lookup_key` in src/stick_table.c).
+    pub text_bytes: Option<usize>,
 }
 
 impl KeyReading {
@@ -27,6 +32,7 @@ impl KeyReading {
         KeyReading {
             forwarded,
             whole_addresses: true,
+            text_bytes: None,
         }
     }
 
@@ -40,9 +46,14 @@ impl KeyReading {
             ForwardedReading::AddressOrUncounted => Some("address or uncounted"),
         };
         let whole = self.whole_addresses.then_some("each address");
-        (forwarded.into_iter().chain(whole))
-            .collect::<Vec<_>>()
-            .join(", ")
+        let bytes = self.text_bytes.map(|n| format!("first {n} bytes"));
+        (forwarded
+            .into_iter()
+            .chain(whole)
+            .map(str::to_string)
+            .chain(bytes))
+        .collect::<Vec<_>>()
+        .join(", ")
     }
 
     /// Whether a key of several parts needs every one of them.

@@ -203,3 +203,36 @@ fn keys_read_a_products_way_are_not_read_again() {
         ]
     );
 }
+
+#[test]
+fn a_product_keeping_the_first_bytes_of_text_keys_cuts_them_there() {
+    // HAProxy's `type string len 128`, here 4 bytes.
+    let reading = KeyReading {
+        text_bytes: Some(4),
+        ..KeyReading::addresses(ForwardedReading::AddressElseConnection)
+    };
+    let value = |text: &str, user: &str| {
+        let mut r = Record::default();
+        r.clear(0);
+        r.addr = Cow::Owned(b"10.0.0.1".to_vec());
+        r.user = Cow::Owned(user.as_bytes().to_vec());
+        let spec = KeySpec::parse(text, None, None).unwrap().read_as(reading);
+        let mut scratch = String::new();
+        let mut names = Interner::default();
+        spec.map(|s| {
+            let id = s.key_value(&r, &mut scratch).unwrap().intern(&mut names);
+            (s.text.clone(), names.name(id).to_string())
+        })
+    };
+    assert_eq!(
+        value("user", "abcdefg"),
+        Some(("user (first 4 bytes)".into(), "abcd".into()))
+    );
+    // Several parts are text too, cut at a character boundary.
+    assert_eq!(value("ip+user", "u").unwrap().1, "10.0");
+    assert_eq!(value("user+ip", "abc\u{e9}").unwrap().1, "abc");
+    // One address is no text: read as the policy does.
+    assert_eq!(value("ip", "u"), None);
+    // Logged bytes are cut as bytes, as HAProxy stores them.
+    assert_eq!(value("user", "abc\u{e9}").unwrap().1, "abc\u{fffd}");
+}

@@ -36,6 +36,9 @@
 //! whole ms from the same poll loop; requests within a millisecond of a period
 //! boundary or of a change of the rate's integer part can fall either way).
 
+/// The bytes of a text key the exported tables keep (`type string len 128`).
+pub const STRING_KEY_BYTES: usize = 128;
+
 use super::bounds::capacity;
 use crate::simulate::Algorithm;
 use crate::simulate::spec::AlgorithmSpec;

@@ -174,27 +174,25 @@ impl Gateway {
         KeyReading {
             forwarded,
             whole_addresses: self != Gateway::RedisSwc,
+            text_bytes: (self == Gateway::Haproxy).then_some(haproxy::STRING_KEY_BYTES),
         }
     }
 
     /// How the configuration `rlctl export` writes for it reads a request's
     /// method and path for a rule's method and route ([`request_names`]).
     pub fn name_reading(self) -> NameReading {
-        let methods = match self {
-            Gateway::Nginx | Gateway::Kong | Gateway::KongRedis => MethodReading::Nginx,
+        let (methods, paths) = match self {
+            Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
+            Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::OnNginx),
             Gateway::Haproxy
             | Gateway::HaproxyReqRate
             | Gateway::Envoy
             | Gateway::EnvoyTimer
-            | Gateway::Traefik => MethodReading::AsSent,
-            Gateway::EnvoyRatelimit | Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
-                MethodReading::AnyCase
+            | Gateway::EnvoyRatelimit
+            | Gateway::Traefik => (MethodReading::AsSent, PathReading::AsLogged),
+            Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
+                (MethodReading::AnyCase, PathReading::AsLogged)
             }
-        };
-        let paths = match self {
-            Gateway::Nginx => PathReading::NginxUri,
-            Gateway::Traefik => PathReading::Decoded,
-            _ => PathReading::AsLogged,
         };
         NameReading { methods, paths }
     }

@@ -18,9 +18,14 @@ enum State {
 /// `path` (a request's path, up to its query) as nginx's `$uri`, or `None`
 /// where nginx answers 400; bytes that are not UTF-8 once decoded read as
 /// U+FFFD. A port of `ngx_http_parse_complex_uri` on Linux with
-/// `merge_slashes on`.
+/// `merge_slashes on`. A target not starting with `/` (`x`, `*`) is
+/// answered 400 by `ngx_http_parse_request_line`; the empty path (no path
+/// logged, or one ingestion did not keep) is taken as read.
 pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
     let raw = path.as_bytes();
+    if raw.first().is_some_and(|&b| b != b'/') {
+        return None;
+    }
     let simple = !raw.contains(&b'%')
         && !raw.windows(2).any(|w| w == b"//" || w == b"/.")
         && !raw.contains(&b'#');

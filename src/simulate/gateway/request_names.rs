@@ -1,22 +1,22 @@
 //! How a product reads the method and path that a rule's method and route
-//! are matched against, where that is not as the log spells them:
+//! are matched against, where that is not as the log spells them (an
+//! absolute-form target, `GET http://host/path`, is read as its path by
+//! every product and by the policy alike, see `crate::ingest::requests`):
 //!
 //! - nginx (and Kong, which runs on it) answers 400 to a method that is not
 //!   `A`–`Z`, `_` and `-` (`ngx_http_parse_request_line`,
-//!   src/http/ngx_http_parse.c) before any limit runs; nginx matches the
-//!   configuration `rlctl export` writes (`map $uri`) against `$uri`
-//!   ([`nginx_uri`]), and answers 400 where it cannot read the path so.
+//!   src/http/ngx_http_parse.c), and to a path it cannot read as `$uri`
+//!   ([`nginx_uri`]: a bad escape, `%00`, `..` above the root, a target not
+//!   starting with `/`), before any limit runs; nginx matches the
+//!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
 //! - HAProxy compares a method ACL (`method GET`) with the method as sent
 //!   (`find_http_meth` and `pat_match_meth`, src/http.c, src/pattern.c), so
 //!   `get` is no `GET` there; so do Envoy's `:method` header matcher
-//!   (`exact`) and Traefik's `Method()` (gorilla/mux's method matcher).
-//! - Traefik matches `PathRegexp` against Go's `URL.Path`: the path
-//!   percent-decoded, nothing else changed; Go's server answers 400 to a
-//!   bad escape (`net/url`'s `unescape`).
+//!   (`exact`, which also feeds the rate limit service's descriptors) and
+//!   Traefik's `Method()` (gorilla/mux's method matcher).
 //!
-//! An absolute-form target (`GET http://host/path`) is read as its path by
-//! all of these. The others (AWS WAF, whose method match lowercases) match
-//! as the policy does: the path as logged, methods in any case.
+//! The others (AWS WAF, whose method match lowercases) match as the policy
+//! does: the path as logged, methods in any case.
 
 use std::borrow::Cow;
 
@@ -42,8 +42,8 @@ pub enum PathReading {
     AsLogged,
     /// As nginx's `$uri` ([`nginx_uri`]).
     NginxUri,
-    /// Percent-decoded, as Go's `URL.Path` ([`go_url_path`]).
-    Decoded,
+    /// As logged, where nginx (under the product) reads it at all.
+    OnNginx,
 }
 
 /// How a product reads a request's method and path for its rules.
@@ -55,13 +55,13 @@ pub struct NameReading {
 
 impl NameReading {
     /// Whether a request with this `method` reaches the product's rules at
-    /// all (nginx answers some itself).
+    /// all (nginx answers some itself). A method that was not logged (an
+    /// empty one) is taken to reach them.
     pub fn reads_method(self, method: &str) -> bool {
         self.methods != MethodReading::Nginx
-            || (!method.is_empty()
-                && method
-                    .bytes()
-                    .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-'))
+            || method
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-')
     }
 
     /// Whether a rule's `want`ed method picks a request's `method`.
@@ -77,8 +77,8 @@ impl NameReading {
     pub fn path(self, path: &str) -> Option<Cow<'_, str>> {
         match self.paths {
             PathReading::AsLogged => Some(Cow::Borrowed(path)),
-            PathReading::NginxUri => nginx_uri(origin_stripped(path)),
-            PathReading::Decoded => go_url_path(origin_stripped(path)),
+            PathReading::NginxUri => nginx_uri(path),
+            PathReading::OnNginx => nginx_uri(path).map(|_| Cow::Borrowed(path)),
         }
     }
 
@@ -87,46 +87,6 @@ impl NameReading {
     pub fn answers_some_itself(self) -> bool {
         self.methods == MethodReading::Nginx || self.paths != PathReading::AsLogged
     }
-}
-
-/// The path of an absolute-form target (`http://host:port/path` → `/path`,
-/// `/` when it has none); any other path as it is.
-fn origin_stripped(path: &str) -> &str {
-    let Some((scheme, rest)) = path.split_once("://") else {
-        return path;
-    };
-    if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphabetic()) {
-        return path;
-    }
-    rest.find('/').map_or("/", |i| &rest[i..])
-}
-
-/// `path` percent-decoded as Go's `url.PathUnescape` does for `URL.Path`,
-/// `None` for a `%` not followed by two hex digits (Go's server answers
-/// 400); bytes that are not UTF-8 once decoded read as U+FFFD.
-pub fn go_url_path(path: &str) -> Option<Cow<'_, str>> {
-    if !path.contains('%') {
-        return Some(Cow::Borrowed(path));
-    }
-    let raw = path.as_bytes();
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        if raw[i] == b'%' {
-            let digits = raw.get(i + 1..i + 3)?;
-            let text = std::str::from_utf8(digits).ok()?;
-            out.push(
-                u8::from_str_radix(text, 16)
-                    .ok()
-                    .filter(|_| digits.iter().all(u8::is_ascii_hexdigit))?,
-            );
-            i += 3;
-        } else {
-            out.push(raw[i]);
-            i += 1;
-        }
-    }
-    Some(Cow::Owned(String::from_utf8_lossy(&out).into_owned()))
 }
 
 #[cfg(test)]
@@ -150,24 +110,23 @@ mod tests {
             ("GET", true),
             ("M-SEARCH", true),
             ("_X", true),
+            ("", true),
             ("get", false),
             ("Get", false),
             ("G3T", false),
-            ("", false),
         ] {
-            assert_eq!(nginx.reads_method(method), read, "{method}");
+            assert_eq!(nginx.reads_method(method), read, "{method:?}");
         }
     }
 
     #[test]
     fn paths_are_read_as_each_product_does() {
         let read = |paths, path| {
-            NameReading {
+            let reading = NameReading {
                 paths,
                 ..NameReading::default()
-            }
-            .path(path)
-            .map(Cow::into_owned)
+            };
+            reading.path(path).map(Cow::into_owned)
         };
         assert_eq!(
             read(PathReading::AsLogged, "/a//%62").as_deref(),
@@ -178,41 +137,24 @@ mod tests {
             Some("/a/b")
         );
         assert_eq!(
-            read(PathReading::Decoded, "/a//%62").as_deref(),
-            Some("/a//b")
+            read(PathReading::OnNginx, "/a//%62").as_deref(),
+            Some("/a//%62")
         );
-        assert_eq!(
-            read(PathReading::Decoded, "/a/%2e%2E/%2F").as_deref(),
-            Some("/a/..//")
-        );
-        assert_eq!(read(PathReading::Decoded, "/a%zz"), None);
-        assert_eq!(read(PathReading::Decoded, "/a%4"), None);
-        assert_eq!(
-            read(PathReading::Decoded, "/a%00b").as_deref(),
-            Some("/a\0b")
-        );
-        // Absolute-form targets are read as their path.
-        assert_eq!(
-            read(PathReading::NginxUri, "http://x:8080/api//s").as_deref(),
-            Some("/api/s")
-        );
-        assert_eq!(
-            read(PathReading::Decoded, "https://x").as_deref(),
-            Some("/")
-        );
-        assert_eq!(
-            read(PathReading::AsLogged, "http://x/a").as_deref(),
-            Some("http://x/a")
-        );
+        for answered in ["/a%zz", "x", "*", "/.."] {
+            assert_eq!(read(PathReading::OnNginx, answered), None, "{answered}");
+            assert_eq!(read(PathReading::NginxUri, answered), None, "{answered}");
+        }
+        // A path not kept (`KeptPaths::Unusual`) is the empty one.
+        assert_eq!(read(PathReading::NginxUri, "").as_deref(), Some(""));
     }
 
     proptest::proptest! {
         /// A path ingestion does not keep for a gateway replay without routes
         /// (`KeptPaths::Unusual`) is read as logged by every product.
         #[test]
-        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?){0,12}") {
+        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*){0,12}") {
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
-                for paths in [PathReading::NginxUri, PathReading::Decoded] {
+                for paths in [PathReading::NginxUri, PathReading::OnNginx] {
                     let read = NameReading { paths, ..NameReading::default() }.path(&path);
                     proptest::prop_assert_eq!(read.as_deref(), Some(path.as_str()));
                 }

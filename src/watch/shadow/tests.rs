@@ -130,14 +130,12 @@ fn decides_as_simulate_replay_on_a_generated_log() {
 #[test]
 fn decides_as_simulate_replay_with_every_gateway_model_and_drops_idle_states() {
     let rules = Policy::parse(POLICY, "p.toml").unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
     let log = generated_log(4000, 5);
     let mut file = tempfile::NamedTempFile::new().unwrap();
     file.write_all(&log).unwrap();
     for g in Gateway::ALL {
+        let primary = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let keys = keys_for_policy(&rules, &[], Some(g), primary);
         let (want_counts, want, _) = simulated_as(file.path(), &rules, &keys, Some(g));
         let (got_counts, got, _, _, left) = watched_as(&log, &rules, &keys, 512, Some(g));
         assert_eq!(got_counts, want_counts, "{g}");
