@@ -119,9 +119,13 @@ pub fn parse_chunk(
     match ctx.paths {
         KeptPaths::None => {}
         KeptPaths::All => out.paths = Interner::with_capacity(distinct, distinct * 32),
-        // Path id 0, of the requests whose paths are not kept, is no path.
-        KeptPaths::Routed | KeptPaths::Unusual => {
+        // Path id 0, of the requests no route named, is no path.
+        KeptPaths::Routed => {
             out.paths.intern("");
+        }
+        // Path id 0, of the requests whose paths are read as logged, is `/`.
+        KeptPaths::Unusual => {
+            out.paths.intern("/");
         }
     }
     out.events.reserve(data.len() / 128);

@@ -141,7 +141,20 @@ pub fn endpoint_of_text(
 /// Whether `target` is proxy-style absolute (`http://host/path`), whose
 /// path starts after its origin.
 fn is_absolute(target: &[u8]) -> bool {
-    target.starts_with(b"http://") || target.starts_with(b"https://")
+    origin_length(target).is_some()
+}
+
+/// The length of an absolute-form target's `scheme://` (a letter, then
+/// letters, digits, `+`, `-` or `.`, in any case, as nginx's request-line
+/// parser reads a scheme), `None` for any other target.
+fn origin_length(target: &[u8]) -> Option<usize> {
+    // An origin-form target (`/path`, nearly every one) is told at once.
+    if !target.first().is_some_and(u8::is_ascii_alphabetic) {
+        return None;
+    }
+    let scheme_chars = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
+    let colon = target.iter().position(|b| !scheme_chars(b))?;
+    target[colon..].starts_with(b"://").then_some(colon + 3)
 }
 
 /// Appends the path of `target` (up to its query or fragment; `/` when
@@ -206,14 +219,17 @@ pub fn target_key(target: &[u8]) -> &[u8] {
     path_end::path_end(target).map_or(target, |i| &target[..i])
 }
 
-/// `http://host:port/path` (proxy-style absolute targets) → `/path`.
+/// `http://host:port/path` (proxy-style absolute targets, any scheme) →
+/// `/path`; `/` when the authority ends without a path (`http://h?q=/x`).
 pub fn strip_origin(target: &str) -> &str {
-    for scheme in ["http://", "https://"] {
-        if let Some(rest) = target.strip_prefix(scheme) {
-            return rest.find('/').map_or("/", |i| &rest[i..]);
-        }
+    let Some(origin) = origin_length(target.as_bytes()) else {
+        return target;
+    };
+    let rest = &target[origin..];
+    match rest.find(['/', '?', '#']) {
+        Some(i) if rest.as_bytes()[i] == b'/' => &rest[i..],
+        _ => "/",
     }
-    target
 }
 
 /// The target before its last `/` when the segment after it is an id

@@ -44,14 +44,12 @@ pub enum KeyValue<'r> {
     Text(&'r str),
 }
 
-impl<'r> KeyValue<'r> {
-    /// The first `n` bytes of the key (logged bytes cut anywhere, as a
-    /// product storing bytes does; built text at the character boundary at
-    /// or before them).
-    fn first_bytes(self, n: usize) -> KeyValue<'r> {
+impl KeyValue<'_> {
+    /// The key's bytes (text as UTF-8).
+    fn bytes(&self) -> &[u8] {
         match self {
-            KeyValue::Bytes(bytes) => KeyValue::Bytes(&bytes[..n.min(bytes.len())]),
-            KeyValue::Text(text) => KeyValue::Text(&text[..text.floor_char_boundary(n)]),
+            KeyValue::Bytes(bytes) => bytes,
+            KeyValue::Text(text) => text.as_bytes(),
         }
     }
 
@@ -72,6 +70,33 @@ impl<'r> KeyValue<'r> {
             KeyValue::Text(text) => !text.is_ascii() && text.contains('\u{fffd}'),
         }
     }
+}
+
+/// The first `n` bytes of a key, as a product storing that many bytes keeps
+/// them, as text: bytes that are not UTF-8 read as U+FFFD, as in every key,
+/// but a character the cut splits is written as `\xHH` escapes of the bytes
+/// kept, so that keys whose last kept bytes differ stay apart.
+fn first_bytes(bytes: &[u8], n: usize) -> String {
+    let cut = &bytes[..n.min(bytes.len())];
+    let mut out = String::with_capacity(cut.len() + 8);
+    let mut chunks = cut.utf8_chunks().peekable();
+    while let Some(chunk) = chunks.next() {
+        out.push_str(chunk.valid());
+        let invalid = chunk.invalid();
+        if invalid.is_empty() {
+            continue;
+        }
+        let start = cut.len() - invalid.len();
+        let split = chunks.peek().is_none()
+            && (bytes[start..].utf8_chunks().next()).is_some_and(|c| !c.valid().is_empty());
+        match split {
+            true => invalid
+                .iter()
+                .for_each(|b| out.push_str(&format!("\\x{b:02X}"))),
+            false => out.push('\u{fffd}'),
+        }
+    }
+    out
 }
 
 /// A parsed `--key` with its CIDR settings.
@@ -289,11 +314,12 @@ impl KeySpec {
         record: &'r Record<'_>,
         scratch: &'r mut String,
     ) -> Option<KeyValue<'r>> {
-        let value = self.whole_key_value(record, scratch)?;
-        Some(match self.reading.text_bytes {
-            Some(bytes) => value.first_bytes(bytes),
-            None => value,
-        })
+        let Some(n) = self.reading.text_bytes else {
+            return self.whole_key_value(record, scratch);
+        };
+        let mut whole = String::new();
+        *scratch = first_bytes(self.whole_key_value(record, &mut whole)?.bytes(), n);
+        Some(KeyValue::Text(scratch.as_str()))
     }
 
     /// [`Self::key_value`] before a reading keeps its first bytes.

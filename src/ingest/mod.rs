@@ -150,7 +150,8 @@ pub enum KeptPaths {
     /// Those a product might read otherwise than as logged
     /// ([`KeptPaths::may_read_otherwise`]): what finds the requests a
     /// gateway answers itself (nginx: a path it cannot read as `$uri`) when
-    /// no route reads paths.
+    /// no route reads paths. The others have path id 0, `/`, which every
+    /// product reads as it is.
     Unusual,
 }
 
@@ -168,10 +169,10 @@ impl KeptPaths {
 
     /// Whether a product might read `path` otherwise than as logged: it
     /// holds an escape, a `#`, `//` or a dot segment, or it does not start
-    /// with `/`. Every other path is the same as nginx's `$uri` (see
-    /// `crate::simulate::gateway::request_names`).
+    /// with `/` (the empty path included). Every other path is the same as
+    /// nginx's `$uri` (see `crate::simulate::gateway::request_names`).
     pub fn may_read_otherwise(path: &[u8]) -> bool {
-        path.first().is_some_and(|&b| b != b'/')
+        path.first() != Some(&b'/')
             || memchr::memchr2(b'%', b'#', path).is_some()
             || path.windows(2).any(|w| w == b"//" || w == b"/.")
     }

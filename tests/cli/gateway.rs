@@ -426,11 +426,21 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
 #[test]
 fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
     // No rule has a route: the paths must still be read, for nginx answers
-    // these itself, before limit_req counts them.
+    // these itself, before limit_req counts them: first a connection closed
+    // before its request line (logged `""`), then bad paths and a lowercase
+    // method (whose line nginx may log as `"get"` alone: the policy counts
+    // it all the same).
     let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
     let Some(nginx) = nginx_with(policy) else {
         return;
     };
+    {
+        use std::io::{Read, Write};
+        let mut stream = std::net::TcpStream::connect(nginx.addr()).unwrap();
+        stream.write_all(b"\r\n").unwrap();
+        stream.shutdown(std::net::Shutdown::Write).unwrap();
+        stream.read_to_end(&mut Vec::new()).unwrap();
+    }
     let requests = [
         ("GET", "/a"),
         ("GET", "/a%00"),
@@ -443,11 +453,15 @@ fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
         .map(|(m, p)| status_of(nginx.addr(), m, p))
         .collect();
     assert_eq!(statuses, [200, 400, 400, 400, 400, 429]);
-    let log_text = nginx.read_access_log(requests.len());
+    let log_text = nginx.read_access_log(requests.len() + 1);
+    assert!(
+        log_text.starts_with(|c: char| c.is_ascii_digit()) && log_text.contains(" \"\" 400 "),
+        "{log_text}"
+    );
     let (gateway, _) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
-    assert_eq!(gateway, (6, 6), "{log_text}");
+    assert_eq!(gateway, (7, 7), "{log_text}");
     let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
-    assert_eq!(policy_reading, (2, 6), "the policy counts every request");
+    assert_eq!(policy_reading, (2, 7), "the policy counts every request");
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
@@ -516,20 +530,26 @@ fn haproxy_gateway_keeps_128_bytes_of_a_text_key() {
     // Two API keys that share their first 128 bytes are one client in the
     // exported `type string len 128` table: their three requests meet one
     // limit there (HAProxy admits two a minute), three clients' to the policy.
+    // Keys whose 128th byte is the first of `é` (C3) or of `ĉ` (C4) are two.
     let policy = "[[rule]]\nname='k'\nkey='field:http_x_api_key'\nlimit='1/1m'\nburst=1\n";
     let Some((_running, addr, _dir)) = crate::export::start_haproxy(policy) else {
         return;
     };
     let shared = "k".repeat(128);
+    let cut = "k".repeat(127);
     let keys = [
         format!("{shared}-a"),
         format!("{shared}-b"),
         format!("{shared}-a"),
+        format!("{cut}\u{e9}"),
+        format!("{cut}\u{e9}"),
+        format!("{cut}\u{109}"),
+        format!("{cut}\u{e9}"),
     ];
     let statuses: Vec<u16> = (keys.iter())
         .map(|k| status_with(addr, ("GET", "/x"), &format!("X-Api-Key: {k}\r\n")))
         .collect();
-    assert_eq!(statuses, [200, 200, 429]);
+    assert_eq!(statuses, [200, 200, 429, 200, 200, 200, 429]);
     let dir = tempfile::tempdir().unwrap();
     let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
     let lines: Vec<String> = (keys.iter().zip(&statuses).enumerate())
@@ -554,5 +574,5 @@ fn haproxy_gateway_keeps_128_bytes_of_a_text_key() {
             c["compared"].as_u64().unwrap(),
         )
     };
-    assert_eq!(compared(&["--gateway", "haproxy"]), (3, 3));
+    assert_eq!(compared(&["--gateway", "haproxy"]), (7, 7));
 }

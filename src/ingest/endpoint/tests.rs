@@ -257,3 +257,25 @@ fn invalid_request_lines_share_one_endpoint() {
     assert_eq!(ep("\\x16\\x03\\x01", "", &[]), INVALID_REQUEST);
     assert_eq!(ep("get", "/", &[]), INVALID_REQUEST);
 }
+
+#[test]
+fn an_absolute_form_target_is_read_as_its_path_whatever_its_scheme() {
+    for (target, path) in [
+        ("http://h/a/b?q", "/a/b?q"),
+        ("HTTP://h:8080/a", "/a"),
+        ("Https://h/a", "/a"),
+        ("ftp://h/a", "/a"),
+        ("h2c+x://h/a", "/a"),
+        // The authority ends at `?` or `#` too: no path there.
+        ("http://h?q=/a", "/"),
+        ("http://h#/a", "/"),
+        ("http://h", "/"),
+        // Not absolute-form: kept as they are.
+        ("/a://b", "/a://b"),
+        ("1http://h/a", "1http://h/a"),
+        ("x", "x"),
+    ] {
+        assert_eq!(super::strip_origin(target), path, "{target}");
+    }
+    assert_eq!(ep("GET", "HTTP://h/a/7", &[]), "GET /a/:id");
+}

@@ -228,11 +228,14 @@ fn a_product_keeping_the_first_bytes_of_text_keys_cuts_them_there() {
         value("user", "abcdefg"),
         Some(("user (first 4 bytes)".into(), "abcd".into()))
     );
-    // Several parts are text too, cut at a character boundary.
+    // Several parts are text too.
     assert_eq!(value("ip+user", "u").unwrap().1, "10.0");
-    assert_eq!(value("user+ip", "abc\u{e9}").unwrap().1, "abc");
     // One address is no text: read as the policy does.
     assert_eq!(value("ip", "u"), None);
-    // Logged bytes are cut as bytes, as HAProxy stores them.
-    assert_eq!(value("user", "abc\u{e9}").unwrap().1, "abc\u{fffd}");
+    // Bytes are cut as HAProxy stores them: a character split at the cut
+    // leaves its first bytes, which tell `é` (C3 A9) from `ĉ` (C4 89).
+    assert_eq!(value("user", "abc\u{e9}").unwrap().1, "abc\\xC3");
+    assert_eq!(value("user", "abc\u{109}").unwrap().1, "abc\\xC4");
+    assert_eq!(value("user+ip", "abc\u{e9}").unwrap().1, "abc\\xC3");
+    assert_eq!(value("user", "ab\u{e9}z").unwrap().1, "ab\u{e9}");
 }

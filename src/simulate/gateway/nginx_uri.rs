@@ -19,11 +19,11 @@ enum State {
 /// where nginx answers 400; bytes that are not UTF-8 once decoded read as
 /// U+FFFD. A port of `ngx_http_parse_complex_uri` on Linux with
 /// `merge_slashes on`. A target not starting with `/` (`x`, `*`) is
-/// answered 400 by `ngx_http_parse_request_line`; the empty path (no path
-/// logged, or one ingestion did not keep) is taken as read.
+/// answered 400 by `ngx_http_parse_request_line`, and so is an empty one
+/// (nginx logs `""` for a connection closed before its request line).
 pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
     let raw = path.as_bytes();
-    if raw.first().is_some_and(|&b| b != b'/') {
+    if raw.first() != Some(&b'/') {
         return None;
     }
     let simple = !raw.contains(&b'%')

@@ -140,12 +140,12 @@ mod tests {
             read(PathReading::OnNginx, "/a//%62").as_deref(),
             Some("/a//%62")
         );
-        for answered in ["/a%zz", "x", "*", "/.."] {
+        for answered in ["/a%zz", "x", "*", "/..", ""] {
             assert_eq!(read(PathReading::OnNginx, answered), None, "{answered}");
             assert_eq!(read(PathReading::NginxUri, answered), None, "{answered}");
         }
-        // A path not kept (`KeptPaths::Unusual`) is the empty one.
-        assert_eq!(read(PathReading::NginxUri, "").as_deref(), Some(""));
+        // An empty request line (`""`) is answered 400.
+        assert_eq!(read(PathReading::NginxUri, ""), None);
     }
 
     proptest::proptest! {
