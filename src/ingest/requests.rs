@@ -264,11 +264,16 @@ pub fn resolve(
     let endpoint_name = &mut scratch.endpoint_name;
     endpoint_of_text(method, &host, &target, routes, endpoint_name);
     let routed = || routes.iter().any(|r| r.name == *endpoint_name);
-    // An absolute-form target's path, as every product reads it.
-    let path_text = without_query(strip_origin(&target));
     let path = match names.paths {
-        Some(paths) if names.kept.keeps(path_text.as_bytes(), routed) => paths.intern(path_text),
-        _ => 0,
+        Some(paths) => {
+            // An absolute-form target's path, as every product reads it.
+            let path = without_query(strip_origin(&target));
+            match names.kept.keeps(path.as_bytes(), routed) {
+                true => paths.intern(path),
+                false => 0,
+            }
+        }
+        None => 0,
     };
     RequestIds {
         endpoint: names.endpoints.intern(endpoint_name),
