@@ -322,7 +322,7 @@ fn nginx_gateway_reproduces_a_real_nginx() {
         rlctl()
             .args(["simulate", "-q", "--format", "json", "--compare-logged"])
             .args(["--gateway", "nginx", "--log-format"])
-            .arg(r#"$msec $remote_addr "$request" $status $limit_req_status"#)
+            .arg(NGINX_FORMAT)
             .arg("--policy")
             .arg(&policy)
             .arg(&log),
@@ -351,11 +351,9 @@ fn nginx_with(policy: &str) -> Option<crate::support::nginx::Nginx> {
     crate::support::nginx::Nginx::start(&config)
 }
 
-/// `(agreeing, compared)` of `simulate --compare-logged` on `log_text` (an
-/// nginx log with `$limit_req_status`) with `policy` and `extra` arguments,
-/// and the text of `export --target nginx --check` on it.
-fn replayed_nginx_log(policy: &str, log_text: &str, extra: &[&str]) -> ((u64, u64), String) {
-    let format = r#"$msec $remote_addr "$request" $status $limit_req_status"#;
+/// `(agreeing, compared)` of `simulate --compare-logged` with `policy` on
+/// `log_text` (read with `format`) and `extra` arguments.
+fn compared_logged(policy: &str, log_text: &str, format: &str, extra: &[&str]) -> (u64, u64) {
     let dir = tempfile::tempdir().unwrap();
     let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
     std::fs::write(&log, log_text).unwrap();
@@ -369,13 +367,29 @@ fn replayed_nginx_log(policy: &str, log_text: &str, extra: &[&str]) -> ((u64, u6
             .arg(&log),
     );
     let c = &json["comparison"][0];
+    (
+        c["agree"].as_u64().unwrap(),
+        c["compared"].as_u64().unwrap(),
+    )
+}
+
+/// The nginx log format of [`nginx_with`].
+const NGINX_FORMAT: &str = r#"$msec $remote_addr "$request" $status $limit_req_status"#;
+
+/// [`compared_logged`] of an nginx log of [`nginx_with`] with `policy` and
+/// `extra` arguments, and the text of `export --target nginx --check` on it.
+fn replayed_nginx_log(policy: &str, log_text: &str, extra: &[&str]) -> ((u64, u64), String) {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    std::fs::write(&log, log_text).unwrap();
+    std::fs::write(&policy_file, policy).unwrap();
     let check = rlctl()
         .args([
             "export",
             "--target",
             "nginx",
             "--log-format",
-            format,
+            NGINX_FORMAT,
             "--check",
         ])
         .arg(&log)
@@ -383,10 +397,7 @@ fn replayed_nginx_log(policy: &str, log_text: &str, extra: &[&str]) -> ((u64, u6
         .arg(&policy_file)
         .output()
         .unwrap();
-    let counts = (
-        c["agree"].as_u64().unwrap(),
-        c["compared"].as_u64().unwrap(),
-    );
+    let counts = compared_logged(policy, log_text, NGINX_FORMAT, extra);
     (counts, String::from_utf8_lossy(&check.stdout).into_owned())
 }
 
@@ -495,28 +506,10 @@ fn haproxy_gateway_compares_methods_as_sent() {
     let methods = ["GET", "get", "get", "GET", "GET"];
     let statuses: Vec<u16> = methods.iter().map(|m| status_of(addr, m, "/x")).collect();
     assert_eq!(statuses, [200, 200, 200, 200, 429]);
-    let dir = tempfile::tempdir().unwrap();
-    let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
     let lines: Vec<String> = (methods.iter().zip(&statuses).enumerate())
-        .map(|(i, (m, s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} /x HTTP/1.1\" {s}"))
+        .map(|(i, (m, s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} /x HTTP/1.1\" {s}\n"))
         .collect();
-    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-    std::fs::write(&policy_file, policy).unwrap();
-    let compared = |gateway: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json", "--compare-logged"])
-                .args(gateway)
-                .args(["--log-format", LOG_FORMAT, "--policy"])
-                .arg(&policy_file)
-                .arg(&log),
-        );
-        let c = json["comparison"][0].clone();
-        (
-            c["agree"].as_u64().unwrap(),
-            c["compared"].as_u64().unwrap(),
-        )
-    };
+    let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), LOG_FORMAT, extra);
     assert_eq!(compared(&["--gateway", "haproxy"]), (5, 5));
     assert_eq!(
         compared(&[]),
@@ -550,29 +543,10 @@ fn haproxy_gateway_keeps_128_bytes_of_a_text_key() {
         .map(|k| status_with(addr, ("GET", "/x"), &format!("X-Api-Key: {k}\r\n")))
         .collect();
     assert_eq!(statuses, [200, 200, 429, 200, 200, 200, 429]);
-    let dir = tempfile::tempdir().unwrap();
-    let (log, policy_file) = (dir.path().join("access.log"), dir.path().join("p.toml"));
     let lines: Vec<String> = (keys.iter().zip(&statuses).enumerate())
-        .map(|(i, (k, s))| format!("1767571200.{i:03} 127.0.0.1 \"GET /x HTTP/1.1\" {s} \"{k}\""))
+        .map(|(i, (k, s))| format!("1767571200.{i:03} 127.0.0.1 \"GET /x HTTP/1.1\" {s} \"{k}\"\n"))
         .collect();
-    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-    std::fs::write(&policy_file, policy).unwrap();
-    let compared = |gateway: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json", "--compare-logged"])
-                .args(gateway)
-                .arg("--log-format")
-                .arg(format!("{LOG_FORMAT} \"$http_x_api_key\""))
-                .arg("--policy")
-                .arg(&policy_file)
-                .arg(&log),
-        );
-        let c = json["comparison"][0].clone();
-        (
-            c["agree"].as_u64().unwrap(),
-            c["compared"].as_u64().unwrap(),
-        )
-    };
+    let format = format!("{LOG_FORMAT} \"$http_x_api_key\"");
+    let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), &format, extra);
     assert_eq!(compared(&["--gateway", "haproxy"]), (7, 7));
 }

@@ -54,22 +54,21 @@ fn keys_become_aggregation_settings() {
     assert_eq!(st["ForwardedIPConfig"]["HeaderName"], "X-Forwarded-For");
 }
 
+/// The AWS WAF export of the policy `text`, as JSON.
+fn rendered(text: &str) -> Value {
+    let policy = crate::policy::Policy::parse_policy(text, "p").unwrap();
+    let out = AwsWaf.render_policy(&policy, &ExportOptions::default());
+    serde_json::from_str(&out.unwrap()).unwrap()
+}
+
 #[test]
 fn exemptions_narrow_every_rules_scope_down() {
-    let policy = crate::policy::Policy::parse_policy(
+    let out = rendered(
         "[[rule]]\nname='g'\nlimit='40/1m'\n[[rule]]\nname='s'\nmethod='GET'\nroute='^/s$'\nlimit='20/1m'\n\
          [[rule]]\nname='health'\nroute='^/healthz$'\nexempt=true\n\
          [[rule]]\nname='monitor'\nclient='10.0.0.7'\nexempt=true\n\
          [[rule]]\nname='partner'\nkey='field:http_x_api_key'\nclient='k1'\nmethod='POST'\nexempt=true\n",
-        "p",
-    )
-    .unwrap();
-    let out: Value = serde_json::from_str(
-        &AwsWaf
-            .render_policy(&policy, &ExportOptions::default())
-            .unwrap(),
-    )
-    .unwrap();
+    );
     let scope =
         |i: usize| &out["Rules"][i]["Statement"]["RateBasedStatement"]["ScopeDownStatement"];
     let any = &scope(0)["NotStatement"]["Statement"]["OrStatement"]["Statements"];
@@ -109,18 +108,10 @@ fn exemptions_waf_cannot_match_are_refused_by_name() {
 #[test]
 fn routes_with_capturing_groups_are_written_without_them() {
     // AWS WAF refuses capturing groups; a hand-written route often has one.
-    let policy = crate::policy::Policy::parse_policy(
+    let out = rendered(
         "[[rule]]\nname='r'\nroute='^/api/(users|orders)/[0-9]+$'\nlimit='20/1m'\n\
          [[rule]]\nname='health'\nroute='^/(healthz|readyz)$'\nexempt=true\n",
-        "p",
-    )
-    .unwrap();
-    let out: Value = serde_json::from_str(
-        &AwsWaf
-            .render_policy(&policy, &ExportOptions::default())
-            .unwrap(),
-    )
-    .unwrap();
+    );
     let own = &out["Rules"][0]["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["AndStatement"]
         ["Statements"];
     assert_eq!(
