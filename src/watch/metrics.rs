@@ -10,7 +10,7 @@
 //! | `rlctl_lines_total` | `file` | lines read (parsed or skipped) |
 //! | `rlctl_lines_skipped_total` | `reason` | skipped lines by reason |
 //! | `rlctl_lag_seconds` | | wall clock minus the newest log timestamp |
-//! | `rlctl_client_window_requests` | `rule`, `quantile` | requests per client per window, last hour |
+//! | `rlctl_client_window_requests` | `rule`, `quantile` | a summary of requests per client per window, last hour (with `_sum`, `_count`) |
 //! | `rlctl_policy_limit` | `rule`, `window` | the rule's limit L per window (the basis beside the quantiles) |
 //! | `rlctl_client_windows` | `rule` | client windows the quantiles rest on |
 //!
@@ -140,9 +140,10 @@ pub fn render(s: &Snapshot) -> String {
             e.sample(name, &[("rule", &r.rule), ("window", "1h")], value(r));
         }
     }
+    // A summary: its quantiles, then the sum and count of the windows.
     e.header(
         "rlctl_client_window_requests",
-        "gauge",
+        "summary",
         "Requests per client per window of the rule (nearest-rank quantiles), windows that ended in the last hour.",
     );
     for r in &s.rules {
@@ -153,6 +154,9 @@ pub fn render(s: &Snapshot) -> String {
                 value,
             );
         }
+        let rule = [("rule", r.rule.as_str())];
+        e.sample("rlctl_client_window_requests_sum", &rule, r.hour.requests);
+        e.sample("rlctl_client_window_requests_count", &rule, r.hour.windows);
     }
     per_rule(
         &mut e,

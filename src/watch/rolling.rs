@@ -51,6 +51,8 @@ pub struct HourFigures {
     pub exact: bool,
     /// Client windows that ended in the hour.
     pub windows: u64,
+    /// The requests of those windows.
+    pub requests: u64,
     /// Requests per client per window at each of [`QUANTILES`].
     pub quantiles: Vec<(String, u64)>,
     /// The p99 of the windows of clients outside the top table (the
@@ -186,6 +188,9 @@ impl Rolling {
             clients_hit: hit.count().min(seen.count()),
             exact: seen.is_exact() && hit.is_exact(),
             windows: per_window.samples(),
+            requests: (per_window.rows().iter())
+                .map(|&(count, n)| count * n)
+                .sum(),
             quantiles: QUANTILES
                 .iter()
                 .map(|&(label, num, den)| (label.to_string(), per_window.quantile(num, den)))

@@ -88,6 +88,29 @@ fn prometheus_scrapes_the_watch_and_its_query_api_returns_the_rejections() {
     wait_for(watch_port, "the log replayed", |m| {
         m.get("rlctl_requests_total{rule=\"per-ip\"}") == Some(&6.0)
     });
+    // promtool, which comes with Prometheus, lints the exposition.
+    let promtool = prometheus.with_file_name("promtool");
+    if promtool.exists() {
+        let body = get(watch_port, "/metrics").unwrap();
+        let mut lint = Command::new(&promtool)
+            .args(["check", "metrics"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        lint.stdin
+            .take()
+            .unwrap()
+            .write_all(body.as_bytes())
+            .unwrap();
+        let out = lint.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success(),
+            "promtool check metrics: {said}\n{body}"
+        );
+    }
 
     let config = dir.path().join("prometheus.yml");
     fs::write(

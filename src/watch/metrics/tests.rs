@@ -16,6 +16,7 @@ fn rule(name: &str) -> RuleFigures {
             clients_hit: 2,
             exact: true,
             windows: 90,
+            requests: 110,
             quantiles: vec![
                 ("0.5".into(), 3),
                 ("0.9".into(), 9),
@@ -60,6 +61,9 @@ fn every_fixed_name_is_exported() {
         "rlctl_lag_seconds 0.250",
         "rlctl_client_window_requests{rule=\"global\",quantile=\"0.5\"} 3",
         "rlctl_client_window_requests{rule=\"global\",quantile=\"0.999\"} 25",
+        "# TYPE rlctl_client_window_requests summary",
+        "rlctl_client_window_requests_sum{rule=\"global\"} 110",
+        "rlctl_client_window_requests_count{rule=\"global\"} 90",
         "rlctl_policy_limit{rule=\"global\",window=\"1m\"} 20",
         "rlctl_file_events_total{file=\"/var/log/nginx/access.log\",event=\"replaced\"} 1",
         "rlctl_reorder_pending 4",
@@ -78,15 +82,25 @@ fn the_text_follows_the_exposition_grammar() {
         r#"^[a-zA-Z_:][a-zA-Z0-9_:]*(\{([a-zA-Z_][a-zA-Z0-9_]*="([^"\\\n]|\\[\\"n])*",?)*\})? -?[0-9.]+$"#,
     )
     .unwrap();
-    let mut typed = std::collections::HashSet::new();
+    let mut typed = std::collections::HashMap::new();
     for line in text.lines() {
         if let Some(rest) = line.strip_prefix("# TYPE ") {
-            let name = rest.split(' ').next().unwrap();
-            assert!(typed.insert(name.to_string()), "TYPE twice for {name}");
+            let (name, kind) = rest.split_once(' ').unwrap();
+            let again = typed.insert(name.to_string(), kind.to_string());
+            assert!(again.is_none(), "TYPE twice for {name}");
         } else if !line.starts_with("# HELP ") {
             assert!(sample.is_match(line), "not a sample line: {line:?}");
             let name = line.split(['{', ' ']).next().unwrap();
-            assert!(typed.contains(name), "{name} before its TYPE");
+            // A summary's family holds its `_sum` and `_count`, and only
+            // a summary's samples carry a `quantile` label.
+            let family = (["_sum", "_count"].iter())
+                .find_map(|suffix| name.strip_suffix(suffix))
+                .filter(|base| typed.get(*base).is_some_and(|k| k == "summary"))
+                .unwrap_or(name);
+            let kind = typed
+                .get(family)
+                .unwrap_or_else(|| panic!("{name} before its TYPE"));
+            assert!(!line.contains("quantile=") || kind == "summary", "{line}");
         }
     }
 }
