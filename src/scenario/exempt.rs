@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::names::NameFilter;
+use super::names::{NameFilter, picked_alike};
 use super::plan::{KeyRef, key_ref};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -169,11 +169,19 @@ pub fn unmatched<'e>(
 pub struct ExemptMasks {
     /// The distinct masks, the policy's first.
     masks: Vec<Option<Arc<[bool]>>>,
-    /// Each reading's place among them.
-    places: Vec<((KeyReading, NameReading), usize)>,
-    /// Each reading's way of matching against the policy's: whether it
-    /// compares every client alike, and reads every method and path alike.
-    alike: Vec<((KeyReading, NameReading), (bool, bool))>,
+    /// Each product reading's.
+    readings: Vec<Read>,
+}
+
+/// A product reading among the masks.
+#[derive(Debug, Clone)]
+struct Read {
+    reading: (KeyReading, NameReading),
+    /// Its mask's place among the masks.
+    place: usize,
+    /// Whether it compares every client, and picks every method and path,
+    /// as the policy does.
+    alike: (bool, bool),
 }
 
 impl ExemptMasks {
@@ -190,18 +198,14 @@ impl ExemptMasks {
         let mut masks = vec![exempt_mask(table, exemptions, (&policy.0, policy.1), keys)];
         // Each way of matching worked out, with its mask's place.
         let mut ways = vec![(policy, 0)];
-        let mut places = Vec::new();
-        let mut alike = Vec::new();
+        let mut entries = Vec::new();
         for &(reading, names) in readings {
             let way = (compared(exemptions, keys, Some(reading)), names);
             let names_alike = (exemptions.iter()).all(|e| {
-                let filter = |reading| {
-                    let wanted = (e.method.as_deref(), e.route.as_ref());
-                    NameFilter::new(&table.methods, &table.paths, wanted, reading)
-                };
-                filter(names).picks_as(&filter(NameReading::default()))
+                let wanted = (e.method.as_deref(), e.route.as_ref());
+                picked_alike(&table.methods, &table.paths, wanted, names)
             });
-            alike.push(((reading, names), (way.0 == ways[0].0.0, names_alike)));
+            let alike = (way.0 == ways[0].0.0, names_alike);
             let place = match ways.iter().find(|(w, _)| *w == way) {
                 Some(&(_, place)) => place,
                 None => {
@@ -214,22 +218,29 @@ impl ExemptMasks {
                     place
                 }
             };
-            places.push(((reading, names), place));
+            entries.push(Read {
+                reading: (reading, names),
+                place,
+                alike,
+            });
         }
         ExemptMasks {
             masks,
-            places,
-            alike,
+            readings: entries,
         }
+    }
+
+    /// The entry of a product reading keys `reading`'s way and names
+    /// `names`' way.
+    fn read(&self, reading: KeyReading, names: NameReading) -> Option<&Read> {
+        (self.readings.iter()).find(|r| r.reading == (reading, names))
     }
 
     /// Whether the exemptions, read `reading`'s and `names`' way, compare
     /// every client as the policy does, and pick every method and path as
     /// it does (both, for a reading not among the masks').
     pub fn read_alike(&self, reading: KeyReading, names: NameReading) -> (bool, bool) {
-        (self.alike.iter())
-            .find(|(r, _)| *r == (reading, names))
-            .map_or((true, true), |&(_, alike)| alike)
+        self.read(reading, names).map_or((true, true), |r| r.alike)
     }
 
     /// The mask of scenarios read `reading`'s way (`None`: the policy's),
@@ -243,12 +254,12 @@ impl ExemptMasks {
         let place = match reading {
             None => 0,
             Some(r) => {
-                let found = self.places.iter().find(|(k, _)| *k == (r, names));
+                let found = self.read(r, names);
                 debug_assert!(
                     found.is_some() || self.masks.is_empty(),
                     "no exemption mask for {r:?}"
                 );
-                found.map_or(0, |&(_, place)| place)
+                found.map_or(0, |r| r.place)
             }
         };
         (place, self.masks.get(place).and_then(Option::as_ref))

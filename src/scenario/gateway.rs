@@ -6,7 +6,7 @@
 
 use super::execute::ScenarioRunner;
 use super::exempt::ExemptMasks;
-use super::names::NameBits;
+use super::names::picked_alike;
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -243,13 +243,9 @@ pub fn check(
 /// Whether the rules of `base` pick the same methods and paths of `table`
 /// read `names`' way as the policy reads them.
 fn names_read_alike(table: &EventTable, base: &Scenario, names: NameReading) -> bool {
-    let wanted: Vec<_> = (base.rules.iter())
-        .map(|r| (r.method.as_deref(), r.route.as_ref()))
-        .collect();
-    wanted.chunks(64).all(|rules| {
-        let bits = |reading| NameBits::new(&table.methods, &table.paths, rules, reading);
-        let (policy, gateway) = (bits(NameReading::default()), bits(names));
-        policy.method == gateway.method && policy.path == gateway.path
+    (base.rules.iter()).all(|r| {
+        let wanted = (r.method.as_deref(), r.route.as_ref());
+        picked_alike(&table.methods, &table.paths, wanted, names)
     })
 }
 

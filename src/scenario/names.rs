@@ -52,21 +52,26 @@ impl NameFilter {
         self.method_ok[method as usize] && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
     }
 
-    /// Whether this filter picks the same methods and paths as `other` (over
-    /// the same names).
-    pub fn picks_as(&self, other: &NameFilter) -> bool {
-        let all =
-            |ok: &Option<Vec<bool>>, len: usize| ok.clone().unwrap_or_else(|| vec![true; len]);
-        let paths = (self.route_ok.as_ref().or(other.route_ok.as_ref())).map_or(0, Vec::len);
-        self.method_ok == other.method_ok
-            && all(&self.route_ok, paths) == all(&other.route_ok, paths)
-    }
-
     /// Whether every method and path of the names is picked.
     pub fn picks_all(&self) -> bool {
         let all = |ok: &[bool]| ok.iter().all(|&ok| ok);
         all(&self.method_ok) && self.route_ok.as_deref().is_none_or(all)
     }
+}
+
+/// Whether reading names `names`' way picks the same of these `methods`
+/// and `paths` for `wanted` (a method and a route) as the policy's reading.
+pub fn picked_alike(
+    methods: &Interner,
+    paths: &Interner,
+    wanted: (Option<&str>, Option<&Regex>),
+    names: NameReading,
+) -> bool {
+    let filter = |reading| NameFilter::new(methods, paths, wanted, reading);
+    let (read, policy) = (filter(names), filter(NameReading::default()));
+    let route = |f: &NameFilter, p: usize| f.route_ok.as_ref().is_none_or(|ok| ok[p]);
+    read.method_ok == policy.method_ok
+        && (0..paths.len()).all(|p| route(&read, p) == route(&policy, p))
 }
 
 /// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
