@@ -46,11 +46,8 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             let gateway = options::gateway_of(settings.target);
             let routed = rules.iter().any(|r| r.route.is_some())
                 || policy.exemptions.iter().any(|e| e.route.is_some());
-            ingest_settings.paths = match (routed, gateway.name_reading().answers_some_itself()) {
-                (true, _) => ingest::KeptPaths::All,
-                (false, true) => ingest::KeptPaths::Unusual,
-                (false, false) => ingest::KeptPaths::None,
-            };
+            let answered = gateway.name_reading().answers_some_itself();
+            ingest_settings.paths = ingest::KeptPaths::for_replay(routed, answered);
             add_key_columns(
                 &mut ingest_settings.keys,
                 rules,

@@ -177,12 +177,14 @@ impl KeptPaths {
             || path.windows(2).any(|w| w == b"//" || w == b"/.")
     }
 
-    /// Every event's path when `wanted`, else none.
-    pub fn all_if(wanted: bool) -> Self {
-        if wanted {
-            KeptPaths::All
-        } else {
-            KeptPaths::None
+    /// The paths a replay reads: every one when a rule or exemption has a
+    /// route (`routed`), else the unusual ones when a gateway answers some
+    /// requests itself by their path (`answered`), else none.
+    pub fn for_replay(routed: bool, answered: bool) -> Self {
+        match (routed, answered) {
+            (true, _) => KeptPaths::All,
+            (false, true) => KeptPaths::Unusual,
+            (false, false) => KeptPaths::None,
         }
     }
 }

@@ -100,13 +100,10 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     // A gateway that answers some requests itself by their method or path
     // (nginx: a path it cannot read as `$uri`) needs the paths it might
     // read otherwise, where no route needs them all.
-    let unrouted = match (gateways.iter()).any(|g| g.name_reading().answers_some_itself()) {
-        true => KeptPaths::Unusual,
-        false => KeptPaths::None,
-    };
+    let answered = (gateways.iter()).any(|g| g.name_reading().answers_some_itself());
     let source = if let Some(limit) = args.limit {
         // A single limit has no route to match.
-        ingest.paths = unrouted;
+        ingest.paths = KeptPaths::for_replay(false, answered);
         LimitSource::Single { limit }
     } else if let Some(path) = &args.policy {
         let CheckedPolicy {
@@ -120,7 +117,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
         }
         let routed =
             rules.iter().any(|r| r.route.is_some()) || exemptions.iter().any(|e| e.route.is_some());
-        ingest.paths = if routed { KeptPaths::All } else { unrouted };
+        ingest.paths = KeptPaths::for_replay(routed, answered);
         add_key_columns(&mut ingest.keys, &rules, &exemptions, &readings);
         LimitSource::Policy {
             origin: path.display().to_string(),

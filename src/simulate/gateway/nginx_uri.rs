@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 
+use crate::ingest::KeptPaths;
+
 /// Where `ngx_http_parse_complex_uri` is in a path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
@@ -26,10 +28,8 @@ pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
     if raw.first() != Some(&b'/') {
         return None;
     }
-    let simple = !raw.contains(&b'%')
-        && !raw.windows(2).any(|w| w == b"//" || w == b"/.")
-        && !raw.contains(&b'#');
-    if simple {
+    // No escape, `#`, `//` or dot segment: `$uri` is the path itself.
+    if !KeptPaths::may_read_otherwise(raw) {
         return Some(Cow::Borrowed(path));
     }
     let mut u: Vec<u8> = Vec::with_capacity(raw.len());
