@@ -9,16 +9,18 @@ mod address;
 mod canonical;
 mod reading;
 mod set;
+mod value;
 
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
 pub use reading::{ForwardedReading, KeyReading};
 pub use set::KeySet;
+pub use value::KeyValue;
+use value::first_bytes;
 
 use super::IngestError;
 use super::record::Record;
-use crate::events::{Id, Interner};
 
 /// One part of a client key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,70 +35,6 @@ pub enum KeyPart {
     UserAgent,
     /// Any parsed field or JSON path; the index into `Record::extra`.
     Field(usize),
-}
-
-/// A record's key ([`KeySpec::key_value`]): logged bytes or built text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum KeyValue<'r> {
-    /// The bytes of one field as logged, read as UTF-8 with U+FFFD for invalid sequences.
-    Bytes(&'r [u8]),
-    /// Text built from the record.
-    Text(&'r str),
-}
-
-impl KeyValue<'_> {
-    /// The key's bytes (text as UTF-8).
-    fn bytes(&self) -> &[u8] {
-        match self {
-            KeyValue::Bytes(bytes) => bytes,
-            KeyValue::Text(text) => text.as_bytes(),
-        }
-    }
-
-    /// The key's id in `names` (added when new).
-    pub fn intern(self, names: &mut Interner) -> Id {
-        match self {
-            KeyValue::Bytes(bytes) => names.intern_lossy(bytes),
-            KeyValue::Text(text) => names.intern(text),
-        }
-    }
-
-    /// True when the key holds U+FFFD (bytes that are not UTF-8, or the character itself).
-    pub fn has_replacement(self) -> bool {
-        match self {
-            KeyValue::Bytes(bytes) => {
-                !bytes.is_ascii() && super::endpoint::lossy(bytes).contains('\u{fffd}')
-            }
-            KeyValue::Text(text) => !text.is_ascii() && text.contains('\u{fffd}'),
-        }
-    }
-}
-
-/// The first `n` bytes of a key, as a product storing that many bytes keeps
-/// them, as text: bytes that are not UTF-8 read as U+FFFD, as in every key,
-/// but a character the cut splits is written as `\xHH` escapes of the bytes
-/// kept, so that keys whose last kept bytes differ stay apart.
-fn first_bytes(bytes: &[u8], n: usize) -> String {
-    let cut = &bytes[..n.min(bytes.len())];
-    let mut out = String::with_capacity(cut.len() + 8);
-    let mut chunks = cut.utf8_chunks().peekable();
-    while let Some(chunk) = chunks.next() {
-        out.push_str(chunk.valid());
-        let invalid = chunk.invalid();
-        if invalid.is_empty() {
-            continue;
-        }
-        let start = cut.len() - invalid.len();
-        let split = chunks.peek().is_none()
-            && (bytes[start..].utf8_chunks().next()).is_some_and(|c| !c.valid().is_empty());
-        match split {
-            true => invalid
-                .iter()
-                .for_each(|b| out.push_str(&format!("\\x{b:02X}"))),
-            false => out.push('\u{fffd}'),
-        }
-    }
-    out
 }
 
 /// A parsed `--key` with its CIDR settings.

@@ -2,6 +2,7 @@
 //! of several parts, and address prefixes.
 
 use super::*;
+use crate::events::Interner;
 
 /// The key of a record (`addr`, `xff`, `user`) as a product reading
 /// X-Forwarded-For `forwarded`'s way derives `spec_text`.
