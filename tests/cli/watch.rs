@@ -188,7 +188,7 @@ fn one_line_log(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
 
 /// `command` made a watch of `log` from its start, in the combined format,
 /// with `policy`, serving metrics on `port`.
-fn watching<'c>(command: &'c mut Command, log: &Path, policy: &Path, port: u16) -> &'c mut Command {
+fn watching(mut command: Command, log: &Path, policy: &Path, port: u16) -> Command {
     command
         .arg("watch")
         .arg(log)
@@ -196,7 +196,18 @@ fn watching<'c>(command: &'c mut Command, log: &Path, policy: &Path, port: u16) 
         .arg(policy)
         .args(["--from-start", "--log-format", "combined"])
         .args(["--listen", &format!("127.0.0.1:{port}")])
-        .stdin(Stdio::null())
+        .stdin(Stdio::null());
+    command
+}
+
+/// rlctl made a watch as [`watching`] says.
+fn rlctl_watching(log: &Path, policy: &Path, port: u16) -> Command {
+    watching(
+        Command::new(crate::support::rlctl_path()),
+        log,
+        policy,
+        port,
+    )
 }
 
 #[test]
@@ -228,17 +239,12 @@ fn bad_input_while_following_is_counted_and_reported_never_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let (policy, log) = one_line_log(dir.path());
     let port = free_port();
-    let child = watching(
-        &mut Command::new(crate::support::rlctl_path()),
-        &log,
-        &policy,
-        port,
-    )
-    .args(["--max-delay", "1s", "--format", "none"])
-    .stdout(Stdio::null())
-    .stderr(Stdio::null())
-    .spawn()
-    .unwrap();
+    let child = rlctl_watching(&log, &policy, port)
+        .args(["--max-delay", "1s", "--format", "none"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
     let mut watch = Watch(child);
     let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
     let readable = format!("rlctl_file_readable{{file=\"{}\"}}", log.display());
@@ -302,7 +308,7 @@ fn permission_lost_while_following_is_reported_and_recovered() {
     let (policy, log) = one_line_log(dir.path());
     let port = free_port();
     // As root, file modes apply only without CAP_DAC_OVERRIDE/READ_SEARCH.
-    let mut command = if setpriv.as_os_str().is_empty() {
+    let command = if setpriv.as_os_str().is_empty() {
         Command::new(crate::support::rlctl_path())
     } else {
         let mut c = Command::new(&setpriv);
@@ -310,7 +316,7 @@ fn permission_lost_while_following_is_reported_and_recovered() {
             .arg(crate::support::rlctl_path());
         c
     };
-    let child = watching(&mut command, &log, &policy, port)
+    let child = watching(command, &log, &policy, port)
         .args(["--format", "none"])
         .stdout(Stdio::null())
         .stderr(Stdio::null())
@@ -366,18 +372,13 @@ fn a_signal_ends_the_watch_with_its_figures_and_leaves_an_open_verdict_failed() 
     let (policy, log) = one_line_log(dir.path());
     let start = |verdict: &[&str]| {
         let port = free_port();
-        let child = watching(
-            &mut Command::new(crate::support::rlctl_path()),
-            &log,
-            &policy,
-            port,
-        )
-        .args(["--max-delay", "1s", "--format", "jsonl", "--interval", "1h"])
-        .args(verdict)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+        let child = rlctl_watching(&log, &policy, port)
+            .args(["--max-delay", "1s", "--format", "jsonl", "--interval", "1h"])
+            .args(verdict)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
         let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
         wait_for(port, "the first line", |m| m.get(&lines) == Some(&1.0));
         child
