@@ -13,7 +13,7 @@ fixtures=$root/fixtures
 realdata=${RLCTL_REALDATA:-$root/../shared/realdata}
 corpus=$fuzz/corpus
 
-mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline,container,columns,haproxy,detect,routes_file}
+mkdir -p "$corpus"/{combined,log_format,nginx_conf,json_lines,units,policy,pipeline,container,columns,haproxy,detect,routes_file,request_paths}
 
 # seed TARGET NAME: stdin into corpus/TARGET/seed-NAME.
 seed() {
@@ -114,6 +114,13 @@ fi
 # routes files (one template per line) and --route rules (REGEX=NAME, @HOST REGEX=NAME)
 printf '# rlctl routes\n/api/orders/:id  # 4112 paths, e.g. /api/orders/4f9c2a1e\n/api/orders/search\n/static/app.:hash.js\n/blog/:slug\n/\n' | seed routes_file templates
 printf '^/api/search=search\n@api.example.com ^/v1/=v1\n@Example.COM:8080 ^/$=home\n' | seed routes_file rules
+
+# request paths as gateways read them: escapes, merged slashes, dot segments, origins
+i=0
+for p in '/api//search' '/api/%73earch' '/a/./b/../c' '/%2e%2e/x' '/a%2F%2fb' '/100%25' '/a%3Fb' 'HTTP://h:8080/a' 'http://h?q=/a' '/a%zz' '/caf%C3%A9'; do
+    printf '%s' "$p" | seed request_paths "$i"
+    i=$((i + 1))
+done
 
 # the named sources' hand-written fixtures: detection takes any of them; the
 # columns target's first byte picks alb (0), cloudfront (1) or w3c (2)

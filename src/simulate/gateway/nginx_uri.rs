@@ -204,4 +204,25 @@ mod tests {
             assert_eq!(nginx_uri(path).as_deref(), uri, "{path}");
         }
     }
+
+    proptest::proptest! {
+        /// Paths of escapes, slashes and dots: `$uri` starts with `/` and
+        /// holds no `//` and no `.` or `..` segment (a decoded `%2F` is a
+        /// slash like any other), and a path without them is its own `$uri`.
+        #[test]
+        fn uri_is_merged_and_resolved(
+            path in "/(/|\\.|a|%|2|e|E|f|F|5|3|#|\\?){0,16}",
+        ) {
+            let Some(uri) = nginx_uri(&path) else { return Ok(()) };
+            proptest::prop_assert!(uri.starts_with('/') && !uri.contains("//"), "{} -> {}", path, uri);
+            let segments: Vec<&str> = uri.split('/').collect();
+            for (i, segment) in segments.iter().enumerate() {
+                let dots = *segment == "." || *segment == "..";
+                proptest::prop_assert!(!dots, "{} -> {} (segment {})", path, uri, i);
+            }
+            if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
+                proptest::prop_assert_eq!(uri.as_ref(), path.as_str());
+            }
+        }
+    }
 }
