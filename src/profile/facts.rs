@@ -11,7 +11,7 @@ use super::facts_pairs::PairCounting;
 use crate::events::{EventTable, Id};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, INDEXED_ROWS, by_rows, client_ranges};
+use crate::stats::by_client::{ClientRows, GROUP_ROWS, RowBounds, by_rows, client_ranges};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -76,21 +76,21 @@ pub fn map_clients<T: Send>(
         columns,
         is_crawler,
         visit,
-        (INDEXED_ROWS, None, None),
+        (RowBounds::default(), None, None),
     )
 }
 
-/// [`map_clients`] indexing at most `indexed_rows` rows at a time, `per_group`
-/// clients gathered at once, their pairs counted as `counting` says (else as
-/// [`PairCounting::for_endpoints`] and [`PairCounting::clients_per_group`]
-/// say); tests vary all three.
+/// [`map_clients`] with rows indexed and grouped as `bounds` says, at most
+/// `per_group` clients gathered at once, their pairs counted as `counting`
+/// says (else as [`PairCounting::for_endpoints`] and
+/// [`PairCounting::clients_per_group`] say); tests vary all three.
 pub(super) fn map_clients_indexing<T: Send>(
     table: &EventTable,
     analysis: &Analysis,
     columns: ProfileColumns,
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
-    (indexed_rows, per_group, counting): (usize, Option<usize>, Option<PairCounting>),
+    (bounds, per_group, counting): (RowBounds, Option<usize>, Option<PairCounting>),
 ) -> Vec<T> {
     let mut events = vec![0u32; table.clients.len()];
     for p in &analysis.overall.peaks {
@@ -105,6 +105,14 @@ pub(super) fn map_clients_indexing<T: Send>(
     let per_group = per_group
         .unwrap_or_else(|| counting.clients_per_group(endpoints))
         .max(1);
+    // Counting by sorting holds a key per row of the group.
+    let bounds = match counting {
+        PairCounting::Sorted => RowBounds {
+            group: bounds.group.min(GROUP_ROWS),
+            ..bounds
+        },
+        PairCounting::Dense => bounds,
+    };
     let ranges = client_ranges(&events, table.len(), rayon::current_num_threads().max(1));
     let parts: Vec<Vec<T>> = ranges
         .into_par_iter()
@@ -115,8 +123,8 @@ pub(super) fn map_clients_indexing<T: Send>(
                 GroupGatherer::new(table, (agents, users), &crawler, per_group, counting);
             let mut found = Vec::new();
             // Indexed a bounded number of rows at a time.
-            for some in by_rows(&events, clients, indexed_rows) {
-                let grouped = ClientRows::group(table, some, &events, per_group);
+            for some in by_rows(&events, clients, bounds.indexed) {
+                let grouped = ClientRows::group(table, some, &events, (per_group, bounds.group));
                 for g in 0..grouped.groups() {
                     let group = grouped.clients(g);
                     let rows = grouped.rows(g);

@@ -8,6 +8,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
 use super::facts_pairs::PairCounting;
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
+use crate::stats::by_client::RowBounds;
 use crate::stats::{Analysis, StatsSettings, analyze};
 
 /// The facts of every client (indexed by client id; excluded clients have
@@ -106,6 +107,7 @@ proptest::proptest! {
         excluded in proptest::option::of(0u32..12),
         threads in 1usize..4,
         indexed_rows in proptest::sample::select(vec![1usize, 20, 1 << 20]),
+        group_rows in proptest::sample::select(vec![1usize, 7, 1 << 20]),
         per_group in proptest::sample::select(vec![None, Some(1usize), Some(3)]),
         counting in proptest::sample::select(vec![None, Some(PairCounting::Dense), Some(PairCounting::Sorted)]),
     ) {
@@ -140,7 +142,7 @@ proptest::proptest! {
         let expected = gather(&t, &analysis, columns, is_crawler);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let pairs = pool.install(|| {
-            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (indexed_rows, per_group, counting))
+            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (RowBounds { indexed: indexed_rows, group: group_rows }, per_group, counting))
         });
         let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
         let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();

@@ -17,7 +17,7 @@ use std::ops::Range;
 use rayon::prelude::*;
 
 use super::by_client::{
-    ClientRows, GATHERED_ROWS, INDEXED_ROWS, by_rows, client_ranges, clients_per_group, gather,
+    ClientRows, GATHERED_ROWS, RowBounds, by_rows, client_ranges, clients_per_group, gather,
 };
 use super::counting::{KeyCounts, ScopeTally};
 use super::detail::Detail;
@@ -74,7 +74,7 @@ pub fn count(
     let split = Split {
         parts: rayon::current_num_threads().max(1),
         per_group: None,
-        indexed_rows: INDEXED_ROWS,
+        rows: RowBounds::default(),
     };
     count_with(table, excluded, window, keep_counts, detail, &split)
 }
@@ -85,8 +85,8 @@ pub(super) struct Split {
     pub parts: usize,
     /// Clients counted at once (else [`clients_per_group`]).
     pub per_group: Option<usize>,
-    /// Rows indexed at once ([`by_rows`]).
-    pub indexed_rows: usize,
+    /// Rows indexed at once, and in one group.
+    pub rows: RowBounds,
 }
 
 /// [`count`] with the clients split as `split` says.
@@ -115,7 +115,8 @@ pub(super) fn count_with(
     let parts: Vec<Part> = ranges
         .into_par_iter()
         .map(|clients| {
-            let sizes = (per_group.min(clients.len().max(1)), split.indexed_rows);
+            let per_group = per_group.min(clients.len().max(1));
+            let sizes = (per_group, split.rows);
             count_clients(table, clients, &events, window, keep_counts, detail, sizes)
         })
         .collect();
@@ -219,8 +220,8 @@ struct PairState {
 
 /// No pair yet, in the group's pair table.
 const NO_PAIR: u32 = u32::MAX;
-/// Counts the clients of one range, one group of `per_group` clients after
-/// another, indexing at most `indexed_rows` rows at a time.
+/// Counts the clients of one range, one group of at most `per_group` clients
+/// after another, their rows indexed and grouped as `bounds` says.
 fn count_clients(
     table: &EventTable,
     clients: Range<usize>,
@@ -228,7 +229,7 @@ fn count_clients(
     window: Window,
     keep_counts: bool,
     detail: &Detail,
-    (per_group, indexed_rows): (usize, usize),
+    (per_group, bounds): (usize, RowBounds),
 ) -> Part {
     let detailed = detail.endpoints().len();
     let mut part = Part {
@@ -250,8 +251,8 @@ fn count_clients(
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut ignore = |_| {};
     // Indexed a bounded number of rows at a time.
-    for some in by_rows(events, clients, indexed_rows) {
-        let grouped = ClientRows::group(table, some, events, per_group);
+    for some in by_rows(events, clients, bounds.indexed) {
+        let grouped = ClientRows::group(table, some, events, (per_group, bounds.group));
         for g in 0..grouped.groups() {
             let first = grouped.clients(g).start;
             for rows in grouped.rows(g).chunks(GATHERED_ROWS) {

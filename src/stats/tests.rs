@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::events::Event;
+use by_client::RowBounds;
 
 /// A: 0, 0.5 (/y); 1, 59.9, 60, 61, 61.2, 61.5 (/x).  B: 30, 90 (/x, status 429).
 fn table() -> EventTable {
@@ -254,6 +255,7 @@ proptest::proptest! {
         parts in 1usize..50,
         per_group in proptest::option::of(1usize..12),
         indexed_rows in proptest::sample::select(vec![1usize, 7, 60, 1 << 20]),
+        group_rows in proptest::sample::select(vec![1usize, 5, 40, 1 << 20]),
     ) {
         let mut t = EventTable::default();
         for c in 0..clients {
@@ -275,7 +277,7 @@ proptest::proptest! {
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
-        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::detail::Detail::all(5), &super::pass::Split { parts, per_group, indexed_rows }));
+        let got = pool.install(|| super::pass::count_with(&t, &excluded, window, true, &super::detail::Detail::all(5), &super::pass::Split { parts, per_group, rows: RowBounds { indexed: indexed_rows, group: group_rows } }));
         proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
         proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
         for (g, x) in got.per_endpoint.iter().zip(&expected.per_endpoint) {
