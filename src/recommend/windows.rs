@@ -55,3 +55,47 @@ pub fn span_windows(table: &EventTable, window: Window) -> u64 {
         (window.index(b) - window.index(a)).unsigned_abs() + 1
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::events::Event;
+
+    proptest::proptest! {
+        /// Each asked (scope, client) gets the windows of its rows, counted
+        /// one by one.
+        #[test]
+        fn windows_are_those_of_each_clients_rows(
+            mut rows in proptest::collection::vec((0i64..300_000, 0u32..5, 0u32..3), 0..60),
+            asked in proptest::collection::vec((0usize..3, 0u32..6), 0..8),
+        ) {
+            rows.sort_by_key(|r| r.0);
+            let mut table = EventTable::default();
+            for c in 0..6 {
+                table.clients.intern(&format!("c{c}"));
+            }
+            for &(ts, client, endpoint) in &rows {
+                table.push(Event { ts, client, endpoint, ..Event::default() });
+            }
+            let window: Window = "1m".parse().unwrap();
+            let scopes = vec![None, Some(0), Some(2)];
+            // Each pair asked once, as the callers ask.
+            let mut seen = std::collections::HashSet::new();
+            let asked: Vec<(usize, Id)> = asked.into_iter().filter(|a| seen.insert(*a)).collect();
+            let mut loader = TableWindows { table: &table, window, scopes: scopes.clone() };
+            let got = loader.load(&asked);
+            for (&(scope, client), windows) in asked.iter().zip(&got) {
+                let mut want: Vec<(i64, u64)> = Vec::new();
+                for &(ts, c, e) in &rows {
+                    if c == client && scopes[scope].is_none_or(|s| s == e) {
+                        match want.last_mut() {
+                            Some((w, n)) if *w == window.index(ts) => *n += 1,
+                            _ => want.push((window.index(ts), 1)),
+                        }
+                    }
+                }
+                proptest::prop_assert_eq!(windows, &want);
+            }
+        }
+    }
+}
