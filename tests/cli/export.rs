@@ -4,7 +4,7 @@
 //! hostile rule names and routes that must not break out of comments or strings.
 //! Exemptions are tested in [`super::export_exempt`].
 
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command as Process, Stdio};
 use std::time::{Duration, Instant};
@@ -289,11 +289,7 @@ pub(crate) fn start_haproxy(
     policy: &str,
 ) -> Option<(RunningHaproxy, SocketAddr, tempfile::TempDir)> {
     let binary = require(Engine::Haproxy)?;
-    let port = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::support::free_port();
     let frontend =
         export(policy, "haproxy", &[]).replace("127.0.0.1:8080", &format!("127.0.0.1:{port}"));
     let dir = tempfile::tempdir().unwrap();

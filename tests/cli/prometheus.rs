@@ -10,7 +10,8 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
-use crate::support::watch::{Watch, free_port, start, wait_for};
+use crate::support::free_port;
+use crate::support::watch::{Watch, start, wait_for};
 use crate::support::{Engine, require};
 
 /// Two clients in one minute under `1/1m` fixed windows per client:

@@ -11,10 +11,11 @@ use std::process::{Command, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use crate::support::free_port;
 use crate::support::json_of_success;
 use crate::support::nginx::{Nginx, http_get};
 use crate::support::rlctl;
-use crate::support::watch::{Watch, free_port, wait_for};
+use crate::support::watch::{Watch, wait_for};
 
 const FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
 

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use crate::support::watch::{free_port, start, wait_for};
+use crate::support::free_port;
+use crate::support::watch::{start, wait_for};
 use crate::support::{json_of_success, rlctl};
 
 const POLICY: &str = r#"

@@ -13,7 +13,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Socket, Type};
 use tempfile::TempDir;
+
+use super::free_port;
 
 use super::nginx::{ScheduledRequest, SentRequest};
 
@@ -187,12 +189,4 @@ fn get(server: SocketAddr, source: Ipv4Addr, path: &str) -> io::Result<u16> {
 /// The haproxy binary, or `None` when it is missing (see [`super::require`]).
 fn require_haproxy() -> Option<PathBuf> {
     super::require(super::Engine::Haproxy)
-}
-
-/// A port that was free a moment ago.
-fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("bind a free loopback port")
-        .port()
 }

@@ -18,7 +18,9 @@ pub mod nginx;
 pub mod redis;
 pub mod watch;
 
+use std::net::{Ipv4Addr, TcpListener};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 use assert_cmd::Command;
 
@@ -35,6 +37,33 @@ pub fn rlctl() -> Command {
 /// closed standard input, redirections).
 pub fn rlctl_path() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_rlctl"))
+}
+
+/// A loopback port free a moment ago that no other test of this run was
+/// given. A port the kernel picks (`bind` to port 0) and then releases may be
+/// picked again for another test before the first one's server binds it;
+/// HAProxy binds with `SO_REUSEPORT`, so two of them then share the port and
+/// a test's requests reach the other test's configuration. These ports come
+/// from one counter instead, below the kernel's own range (32768 and up), so
+/// the servers the tests start never draw the same one.
+pub fn free_port() -> u16 {
+    const FIRST: u32 = 20_000;
+    const SPAN: u32 = 12_000;
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    // Runs at the same time (another checkout's tests) start apart.
+    let start = std::process::id() * 7919 % SPAN;
+    loop {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = (FIRST + (start + n) % SPAN) as u16;
+        if TcpListener::bind((Ipv4Addr::LOCALHOST, port)).is_ok() {
+            return port;
+        }
+        assert!(
+            n < SPAN,
+            "no free loopback port from {FIRST} to {}",
+            FIRST + SPAN
+        );
+    }
 }
 
 /// Runs `cmd` and asserts it succeeded (showing its stderr when not).

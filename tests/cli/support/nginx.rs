@@ -13,7 +13,7 @@
 
 use std::fs;
 use std::io::{self, Read, Write};
-use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::thread;
@@ -21,6 +21,8 @@ use std::time::{Duration, Instant};
 
 use socket2::{Domain, Socket, Type};
 use tempfile::TempDir;
+
+use super::free_port;
 
 /// How long nginx may take to start listening.
 const STARTUP_DEADLINE: Duration = Duration::from_secs(10);
@@ -291,15 +293,6 @@ fn parse_status(response: &[u8]) -> Option<u16> {
         .next()
         .filter(|version| version.starts_with("HTTP/1."))?;
     words.next()?.parse().ok()
-}
-
-/// A port that was free a moment ago (nginx may still lose a race for it;
-/// [`Nginx::start`] then tries another).
-fn free_port() -> u16 {
-    TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("bind a free loopback port")
-        .port()
 }
 
 fn temp_dir() -> TempDir {

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::process::Child;
 use std::thread;
 use std::time::{Duration, Instant};
@@ -17,15 +17,6 @@ impl Drop for Watch {
         let _ = self.0.kill();
         let _ = self.0.wait();
     }
-}
-
-/// A port free on 127.0.0.1 now.
-pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// The samples of `/metrics` as `name{labels}` → value, or `None` when it
