@@ -82,6 +82,13 @@ pub struct Layout {
     pub first_column: Option<&'static [&'static str]>,
     /// How many columns a line needs at least.
     pub min_columns: usize,
+    /// Whether the writer puts `+` for a space in a value (IIS: a user
+    /// agent is logged `Mozilla/5.0+(Windows+NT+10.0)`). X-Forwarded-For is
+    /// then read with `+` as a space: a space after its comma, or before its
+    /// first element, had been kept in the key (`+203.0.113.2`). No address
+    /// or token of that header holds a `+`; other fields are left as logged
+    /// (an API key may hold one).
+    pub plus_for_space: bool,
 }
 
 /// The column names of a `#Fields:` header in `head`, if there is one.
@@ -97,6 +104,17 @@ pub fn header_fields(head: &[u8]) -> Option<Vec<String>> {
 /// Column names in lower case (IIS writes them as its administrator did).
 fn lower_case(names: impl Iterator<Item = impl AsRef<str>>) -> Vec<String> {
     names.map(|n| n.as_ref().to_ascii_lowercase()).collect()
+}
+
+/// An X-Forwarded-For value, with `+` read as a space where the writer puts
+/// one for a space ([`Layout::plus_for_space`]).
+fn forwarded(value: &[u8], plus_for_space: bool) -> Cow<'_, [u8]> {
+    if plus_for_space && value.contains(&b'+') {
+        let spaced = value.iter().map(|&b| if b == b'+' { b' ' } else { b });
+        Cow::Owned(spaced.collect())
+    } else {
+        Cow::Borrowed(value)
+    }
 }
 
 /// The separator of the first data line of `head` (tabs if it has any).
@@ -304,7 +322,7 @@ impl LineParser for ColumnsParser {
                     record.path = Cow::Borrowed(target);
                 }
                 Role::Status => record.status = parse_status(v)?,
-                Role::Xff => record.xff = Cow::Borrowed(v),
+                Role::Xff => record.xff = forwarded(v, self.layout.plus_for_space),
                 Role::User => record.user = Cow::Borrowed(v),
                 Role::Duration => duration = Some(v),
             }

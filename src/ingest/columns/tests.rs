@@ -251,3 +251,30 @@ fn dates_from_directives_do_not_depend_on_chunks_or_threads() {
     assert_eq!(seen[0].len(), 20 * 4 - 1);
     assert!(seen.iter().all(|times| *times == seen[0]), "{seen:?}");
 }
+
+#[test]
+fn iis_writes_a_space_of_x_forwarded_for_as_plus() {
+    // IIS logs the header in a custom field under the name it was given;
+    // other W3C writers as `cs(X-Forwarded-For)`. CloudFront encodes a
+    // space otherwise, so its `+` is kept.
+    for (source, name, want) in [
+        ("w3c", "X-Forwarded-For", &b" 203.0.113.2, 10.0.0.1"[..]),
+        ("w3c", "cs(X-Forwarded-For)", b" 203.0.113.2, 10.0.0.1"),
+        ("cloudfront", "x-forwarded-for", b"+203.0.113.2,+10.0.0.1"),
+    ] {
+        let fields = names(&format!(
+            "date time c-ip cs-method cs-uri-stem sc-status {name}"
+        ));
+        let mut p = ColumnsParser::new(
+            layout(source),
+            &fields,
+            Separator::Space,
+            &[],
+            TimeOf::Logged,
+        )
+        .unwrap();
+        let line = "2026-01-05 00:00:10 192.0.2.1 GET /a 200 +203.0.113.2,+10.0.0.1";
+        let r = parse(&mut p, line).unwrap();
+        assert_eq!(&*r.xff, want, "{source} {name}");
+    }
+}

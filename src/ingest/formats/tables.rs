@@ -64,6 +64,7 @@ pub(super) static ALB: Layout = Layout {
     duration_unit: DurationUnit::Seconds,
     first_column: Some(&["http", "https", "h2", "grpcs", "ws", "wss"]),
     min_columns: 13,
+    plus_for_space: false,
 };
 
 /// The W3C extended log file format's names (IIS, and the CloudFront names
@@ -77,6 +78,7 @@ pub(super) const W3C_ROLES: &[(&str, ColumnRole)] = &[
     ("cs-uri-query", ColumnRole::Query),
     ("sc-status", ColumnRole::Status),
     ("x-forwarded-for", ColumnRole::Xff),
+    ("cs(x-forwarded-for)", ColumnRole::Xff),
     ("cs-username", ColumnRole::User),
     ("time-taken", ColumnRole::Duration),
 ];
@@ -87,6 +89,7 @@ pub(super) static CLOUDFRONT: Layout = Layout {
     duration_unit: DurationUnit::Seconds,
     first_column: None,
     min_columns: 2,
+    plus_for_space: false,
 };
 
 pub(super) static W3C: Layout = Layout {
@@ -95,6 +98,7 @@ pub(super) static W3C: Layout = Layout {
     duration_unit: DurationUnit::Millis,
     first_column: None,
     min_columns: 2,
+    plus_for_space: true,
 };
 
 /// Google Cloud Logging entries with an `httpRequest` (the HTTP(S) load
