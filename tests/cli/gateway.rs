@@ -484,13 +484,14 @@ fn status_of(server: std::net::SocketAddr, method: &str, path: &str) -> u16 {
 fn status_with(server: std::net::SocketAddr, (method, path): (&str, &str), headers: &str) -> u16 {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(server).unwrap();
-    write!(
-        stream,
-        "{method} {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n"
-    )
-    .unwrap();
+    // One write: a server that answers 400 closes as soon as it has read
+    // the request line.
+    let request =
+        format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).unwrap();
     let mut response = Vec::new();
-    stream.read_to_end(&mut response).unwrap();
+    // A reset after the answer (the server closed with the request unread) ends it too.
+    let _ = stream.read_to_end(&mut response);
     String::from_utf8_lossy(&response[9..12]).parse().unwrap()
 }
 
@@ -516,6 +517,39 @@ fn haproxy_gateway_compares_methods_as_sent() {
         (2, 5),
         "the policy takes methods in any case"
     );
+}
+
+#[test]
+fn haproxy_gateway_counts_no_request_haproxy_answers_400() {
+    // One request a minute (HAProxy admits two): HAProxy answers these 400
+    // itself, before its rule counts them: a non-ASCII byte, a method that is
+    // no token, a DEL where HAProxy reads the target byte by byte, a target
+    // not starting with `/`; a DEL among the four-byte groups it skips
+    // passes. The policy counts every one; no rule has a route, so the
+    // replay must keep these paths all the same.
+    let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
+    let Some((_running, addr, _dir)) = crate::export::start_haproxy(policy) else {
+        return;
+    };
+    let requests = [
+        ("GET", "/a"),
+        ("GET", "/\u{e9}"),
+        ("G@T", "/a"),
+        ("GET", "/abc\u{7f}"),
+        ("GET", "a/b"),
+        ("GET", "/a\u{7f}b"),
+        ("get", "/a"),
+    ];
+    let statuses: Vec<u16> = (requests.iter())
+        .map(|&(m, p)| status_of(addr, m, p))
+        .collect();
+    assert_eq!(statuses, [200, 400, 400, 400, 400, 200, 429]);
+    let lines: Vec<String> = (requests.iter().zip(&statuses).enumerate())
+        .map(|(i, ((m, p), s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} {p} HTTP/1.1\" {s}\n"))
+        .collect();
+    let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), LOG_FORMAT, extra);
+    assert_eq!(compared(&["--gateway", "haproxy"]), (7, 7));
+    assert_eq!(compared(&[]), (2, 7), "the policy counts every request");
 }
 
 #[test]

@@ -28,6 +28,7 @@ mod engine;
 pub mod envoy;
 pub mod envoy_ratelimit;
 pub mod haproxy;
+mod haproxy_target;
 pub mod kong;
 pub mod nginx;
 mod nginx_uri;
@@ -184,12 +185,12 @@ impl Gateway {
         let (methods, paths) = match self {
             Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
             Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::OnNginx),
-            Gateway::Haproxy
-            | Gateway::HaproxyReqRate
-            | Gateway::Envoy
-            | Gateway::EnvoyTimer
-            | Gateway::EnvoyRatelimit
-            | Gateway::Traefik => (MethodReading::AsSent, PathReading::AsLogged),
+            Gateway::Haproxy | Gateway::HaproxyReqRate => {
+                (MethodReading::Haproxy, PathReading::OnHaproxy)
+            }
+            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit | Gateway::Traefik => {
+                (MethodReading::AsSent, PathReading::AsLogged)
+            }
             Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
                 (MethodReading::AnyCase, PathReading::AsLogged)
             }

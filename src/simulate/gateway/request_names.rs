@@ -9,9 +9,13 @@
 //!   ([`nginx_uri`]: a bad escape, `%00`, `..` above the root, a target not
 //!   starting with `/`), before any limit runs; nginx matches the
 //!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
-//! - HAProxy compares a method ACL (`method GET`) with the method as sent
-//!   (`find_http_meth` and `pat_match_meth`, src/http.c, src/pattern.c), so
-//!   `get` is no `GET` there; so do Envoy's `:method` header matcher
+//! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
+//!   ([`haproxy_target`]: a method not of token characters; a `#`, a byte
+//!   from 0x80 up, a control byte or a space in the target, or a target not
+//!   starting with `/` or `*`), and compares a method ACL (`method GET`)
+//!   with the method as sent (`find_http_meth` and `pat_match_meth`,
+//!   src/http.c, src/pattern.c), so `get` is no `GET` there; so do Envoy's
+//!   `:method` header matcher
 //!   (`exact`, which also feeds the rate limit service's descriptors) and
 //!   Traefik's `Method()` (gorilla/mux's method matcher).
 //!
@@ -20,6 +24,7 @@
 
 use std::borrow::Cow;
 
+use super::haproxy_target;
 pub use super::nginx_uri::nginx_uri;
 
 /// How a product compares a rule's method with a request's.
@@ -32,6 +37,9 @@ pub enum MethodReading {
     AsSent,
     /// As nginx: only a method of `A`–`Z`, `_` and `-` reaches any rule.
     Nginx,
+    /// As HAProxy: as sent, and only a method of token characters reaches
+    /// any rule.
+    Haproxy,
 }
 
 /// How a product reads the path a rule's route is matched against.
@@ -44,6 +52,8 @@ pub enum PathReading {
     NginxUri,
     /// As logged, where nginx (under the product) reads it at all.
     OnNginx,
+    /// As logged, where HAProxy's parser takes it at all.
+    OnHaproxy,
 }
 
 /// How a product reads a request's method and path for its rules.
@@ -58,16 +68,19 @@ impl NameReading {
     /// all (nginx answers some itself). A method that was not logged (an
     /// empty one) is taken to reach them.
     pub fn reads_method(self, method: &str) -> bool {
-        self.methods != MethodReading::Nginx
-            || method
+        match self.methods {
+            MethodReading::Nginx => method
                 .bytes()
-                .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-')
+                .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-'),
+            MethodReading::Haproxy => haproxy_target::takes_method(method),
+            MethodReading::AnyCase | MethodReading::AsSent => true,
+        }
     }
 
     /// Whether a rule's `want`ed method picks a request's `method`.
     pub fn method_picks(self, want: &str, method: &str) -> bool {
         match self.methods {
-            MethodReading::AsSent => want == method,
+            MethodReading::AsSent | MethodReading::Haproxy => want == method,
             MethodReading::AnyCase | MethodReading::Nginx => want.eq_ignore_ascii_case(method),
         }
     }
@@ -79,13 +92,17 @@ impl NameReading {
             PathReading::AsLogged => Some(Cow::Borrowed(path)),
             PathReading::NginxUri => nginx_uri(path),
             PathReading::OnNginx => nginx_uri(path).map(|_| Cow::Borrowed(path)),
+            PathReading::OnHaproxy => {
+                haproxy_target::takes_target(path).then_some(Cow::Borrowed(path))
+            }
         }
     }
 
     /// Whether the product answers some requests itself, by their method
     /// or path, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
-        self.methods == MethodReading::Nginx || self.paths != PathReading::AsLogged
+        matches!(self.methods, MethodReading::Nginx | MethodReading::Haproxy)
+            || self.paths != PathReading::AsLogged
     }
 }
 
@@ -152,9 +169,9 @@ mod tests {
         /// A path ingestion does not keep for a gateway replay without routes
         /// (`KeptPaths::Unusual`) is read as logged by every product.
         #[test]
-        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*){0,12}") {
+        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
-                for paths in [PathReading::NginxUri, PathReading::OnNginx] {
+                for paths in [PathReading::NginxUri, PathReading::OnNginx, PathReading::OnHaproxy] {
                     let read = NameReading { paths, ..NameReading::default() }.path(&path);
                     proptest::prop_assert_eq!(read.as_deref(), Some(path.as_str()));
                 }
