@@ -28,7 +28,7 @@ mod engine;
 pub mod envoy;
 pub mod envoy_ratelimit;
 pub mod haproxy;
-mod haproxy_target;
+pub mod haproxy_target;
 pub mod kong;
 pub mod nginx;
 mod nginx_uri;
