@@ -481,7 +481,11 @@ fn status_of(server: std::net::SocketAddr, method: &str, path: &str) -> u16 {
 }
 
 /// [`status_of`] with more header lines (`headers`: each ending in `\r\n`).
-fn status_with(server: std::net::SocketAddr, (method, path): (&str, &str), headers: &str) -> u16 {
+pub(crate) fn status_with(
+    server: std::net::SocketAddr,
+    (method, path): (&str, &str),
+    headers: &str,
+) -> u16 {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(server).unwrap();
     // One write: a server that answers 400 closes as soon as it has read

@@ -387,7 +387,7 @@ fn haproxy_takes_each_target_and_method_as_rlctl_reads_it() {
     let mut wrong = Vec::new();
     let mut refused = 0;
     for (method, target) in &requests {
-        let status = raw_status(addr, &format!("{method} {target} HTTP/1.1"));
+        let status = crate::gateway::status_with(addr, (method, target), "");
         let read = rlctl::simulate::gateway::haproxy_target::takes_method(method)
             && rlctl::simulate::gateway::haproxy_target::takes_target(target);
         refused += usize::from(status == 400);
@@ -411,16 +411,4 @@ fn haproxy_takes_each_target_and_method_as_rlctl_reads_it() {
         wrong.len(),
         wrong.join("\n")
     );
-}
-
-/// The status HAProxy gives `request_line` (sent in one write, as a server
-/// that answers 400 closes once it has read the line).
-fn raw_status(server: std::net::SocketAddr, request_line: &str) -> u16 {
-    use std::io::{Read, Write};
-    let mut stream = std::net::TcpStream::connect(server).unwrap();
-    let request = format!("{request_line}\r\nHost: x\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).unwrap();
-    let mut response = Vec::new();
-    let _ = stream.read_to_end(&mut response);
-    String::from_utf8_lossy(&response[9..12]).parse().unwrap()
 }
