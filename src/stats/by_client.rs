@@ -60,6 +60,7 @@ impl ClientRows {
         // row overwrites them: no branch, since a branch taken for a random
         // part of the rows is mispredicted about as often as it is taken.
         let mut rows = vec![0u32; total as usize + 1];
+        // Below `first`, the difference wraps to beyond the range.
         let local_of = |client: Id| (client as usize).wrapping_sub(first).min(outside);
         if groups.len() == 1 {
             // One group: a filter (the last write may fall one past the rows).

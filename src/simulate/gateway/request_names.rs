@@ -10,9 +10,10 @@
 //!   starting with `/`), before any limit runs; nginx matches the
 //!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
 //! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
-//!   ([`haproxy_target`]: a method not of token characters; a `#`, a byte
-//!   from 0x80 up, a control byte or a space in the target, or a target not
-//!   starting with `/` or `*`), and compares a method ACL (`method GET`)
+//!   ([`haproxy_target`]: a method not of token characters; a byte from 0x80
+//!   up, a control byte or a space in the target, or a target not starting
+//!   with `/` or `*`; a `#` too, which the path, ending before one, never
+//!   shows), and compares a method ACL (`method GET`)
 //!   with the method as sent (`find_http_meth` and `pat_match_meth`,
 //!   src/http.c, src/pattern.c), so `get` is no `GET` there; so do Envoy's
 //!   `:method` header matcher
@@ -65,7 +66,7 @@ pub struct NameReading {
 
 impl NameReading {
     /// Whether a request with this `method` reaches the product's rules at
-    /// all (nginx answers some itself). A method that was not logged (an
+    /// all (nginx and HAProxy answer some themselves). A method that was not logged (an
     /// empty one) is taken to reach them.
     pub fn reads_method(self, method: &str) -> bool {
         match self.methods {
