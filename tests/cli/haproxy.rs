@@ -377,7 +377,9 @@ fn haproxy_takes_each_target_and_method_as_rlctl_reads_it() {
     let requests: Vec<(&str, String)> = (0..400)
         .map(|_| {
             let method = METHODS[draw(METHODS.len())];
-            let mut target = ["/", "/", "/", "*", "a"][draw(5)].to_string();
+            // Origin and asterisk forms: HAProxy takes any other form only
+            // when its authority is the Host header's (`Host: x` here).
+            let mut target = ["/", "/", "/", "*"][draw(4)].to_string();
             for _ in 0..draw(7) {
                 target.push_str(PIECES[draw(PIECES.len())]);
             }

@@ -4,9 +4,12 @@
 //!
 //! - A method is made of token characters (RFC 9110's `tchar`: letters,
 //!   digits and ``!#$%&'*+-.^_`|~``), else 400; its case is kept.
-//! - A target starts with `/` or `*` (an absolute-form one is read as its
-//!   path, see `crate::ingest::requests`); its bytes are 0x21–0x7e, without
-//!   `#`. HAProxy refuses `#` since 2.6.15 and 2.8.2 (CVE-2023-45539; Debian's
+//! - A target's bytes are 0x21–0x7e, without `#`, whatever its form. A
+//!   target that starts with neither `/` nor `*` (`example.com:443`, `a/b`)
+//!   is taken when its authority is the Host header's and answered 400
+//!   otherwise; logs seldom show the Host, so such a target is taken to
+//!   match it, as clients send it. An empty target (an empty request line)
+//!   is no request. HAProxy refuses `#` since 2.6.15 and 2.8.2 (CVE-2023-45539; Debian's
 //!   2.6.12-1+deb12u4, which the tests run, has the fix), a byte from 0x80
 //!   up, and a control byte or a space (the request line then has a fourth
 //!   part).
@@ -17,9 +20,12 @@
 //!   passes. The real HAProxy 2.6.12 answers `/a\x7fb` 200 and `/abc\x7f` 400.
 //!
 //! A replay reads the path column, which ends at the first `?` or `#` (what
-//! routes match): a `#` and the query's bytes are not seen there, and the
-//! groups are read as if a space followed the path. A request HAProxy
-//! refuses for those alone is counted as before.
+//! routes match) and holds a path's text as UTF-8 (other bytes as U+FFFD):
+//! a `#` and the query's bytes are not seen, the groups are read as if a
+//! space followed the path (a DEL in its last group before a query passes
+//! in HAProxy and not here), and an absolute-form target's groups are
+//! counted from its path, not from its scheme. HAProxy also answers 400 to
+//! a request line whose version is not `HTTP/x.y`, which logs rarely show.
 
 /// Whether HAProxy takes a request with this `method` (empty: not logged,
 /// taken to be one it takes).
@@ -31,7 +37,7 @@ pub fn takes_method(method: &str) -> bool {
 /// holds it; empty: an empty request line, which is no request).
 pub fn takes_target(target: &str) -> bool {
     let bytes = target.as_bytes();
-    if !matches!(bytes.first(), Some(b'/' | b'*')) {
+    if bytes.is_empty() {
         return false;
     }
     let skipped = skipped_prefix(bytes);
@@ -90,9 +96,11 @@ mod tests {
             ("/a#b", false),
             ("/a?x#y", false),
             ("/a?b=1#", false),
-            ("#", false),
-            ("a/b", false),
-            ("?a", false),
+            // Sent with `Host: a`; with another Host, HAProxy answers 400.
+            ("a", true),
+            ("a/b", true),
+            ("example.com:443", true),
+            ("a\u{7f}", false),
             ("", false),
             ("/é", false),
             ("/a b", false),

@@ -11,9 +11,8 @@
 //!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
 //! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
 //!   ([`haproxy_target`]: a method not of token characters; a byte from 0x80
-//!   up, a control byte or a space in the target, or a target not starting
-//!   with `/` or `*`; a `#` too, which the path, ending before one, never
-//!   shows), and compares a method ACL (`method GET`)
+//!   up, a control byte or a space in the target; a `#` too, which the path,
+//!   ending before one, never shows), and compares a method ACL (`method GET`)
 //!   with the method as sent (`find_http_meth` and `pat_match_meth`,
 //!   src/http.c, src/pattern.c), so `get` is no `GET` there; so do Envoy's
 //!   `:method` header matcher
