@@ -396,28 +396,3 @@ fn alb_logs_are_read_gzipped_as_s3_holds_them() {
     );
     assert!(file.format.starts_with("alb (detected"), "{}", file.format);
 }
-
-#[test]
-fn an_iis_forwarded_for_with_plus_for_space_keys_its_address() {
-    let dir = tempfile::tempdir().unwrap();
-    let log = dir.path().join("u_ex260105_x.log");
-    std::fs::write(
-        &log,
-        "#Software: Microsoft Internet Information Services 10.0\n\
-         #Fields: date time c-ip cs-method cs-uri-stem sc-status time-taken X-Forwarded-For\n\
-         2026-01-05 00:00:00 10.0.0.4 GET /a 200 1 203.0.113.2\n\
-         2026-01-05 00:00:01 10.0.0.4 GET /a 200 1 +203.0.113.2\n\
-         2026-01-05 00:00:02 10.0.0.4 GET /a 200 1 203.0.113.2,+10.0.0.1\n",
-    )
-    .unwrap();
-    let mut settings = Settings {
-        inputs: vec![log],
-        ..Settings::for_detection()
-    };
-    settings.keys = crate::ingest::key::KeySet::new(
-        crate::ingest::key::KeySpec::parse("xff", None, None).unwrap(),
-    );
-    let done = ingest(&settings).unwrap();
-    let names: Vec<&str> = done.table.clients.names().collect();
-    assert_eq!(names, ["203.0.113.2"]);
-}
