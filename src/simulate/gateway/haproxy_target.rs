@@ -4,15 +4,15 @@
 //!
 //! - A method is made of token characters (RFC 9110's `tchar`: letters,
 //!   digits and ``!#$%&'*+-.^_`|~``), else 400; its case is kept.
-//! - A target's bytes are 0x21–0x7e, without `#`, whatever its form. A
-//!   target that starts with neither `/` nor `*` (`example.com:443`, `a/b`)
-//!   is taken when its authority is the Host header's and answered 400
-//!   otherwise; logs seldom show the Host, so such a target is taken to
-//!   match it, as clients send it. An empty target (an empty request line)
-//!   is no request. HAProxy refuses `#` since 2.6.15 and 2.8.2 (CVE-2023-45539; Debian's
+//! - A target's bytes are 0x21–0x7e, without `#`, whatever its form: HAProxy
+//!   refuses `#` since 2.6.15 and 2.8.2 (CVE-2023-45539; Debian's
 //!   2.6.12-1+deb12u4, which the tests run, has the fix), a byte from 0x80
 //!   up, and a control byte or a space (the request line then has a fourth
-//!   part).
+//!   part). An empty target (an empty request line) is no request.
+//! - A target that starts with neither `/` nor `*` (`example.com:443`,
+//!   `a/b`) is taken when its authority is the Host header's and answered
+//!   400 otherwise; logs seldom show the Host, so such a target is taken to
+//!   match it, as clients send it.
 //! - DEL (0x7f) is refused only where the parser reads the target byte by
 //!   byte: it first skips four bytes at a time while each group has no byte
 //!   below 0x24 and is not all at or above 0x7f (the arithmetic of
