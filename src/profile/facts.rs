@@ -11,7 +11,7 @@ use super::facts_pairs::PairCounting;
 use crate::events::{EventTable, Id};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
-use crate::stats::by_client::{ClientRows, GROUP_ROWS, RowBounds, by_rows, client_ranges};
+use crate::stats::by_client::{ClientRows, RowBounds, by_rows, client_ranges};
 
 /// Which extra key columns of the table hold the user agent and the user.
 #[derive(Debug, Clone, Copy, Default)]
@@ -105,13 +105,9 @@ pub(super) fn map_clients_indexing<T: Send>(
     let per_group = per_group
         .unwrap_or_else(|| counting.clients_per_group(endpoints))
         .max(1);
-    // Counting by sorting holds a key per row of the group.
-    let bounds = match counting {
-        PairCounting::Sorted => RowBounds {
-            group: bounds.group.min(GROUP_ROWS),
-            ..bounds
-        },
-        PairCounting::Dense => bounds,
+    let bounds = RowBounds {
+        group: bounds.group.min(counting.group_rows()),
+        ..bounds
     };
     let ranges = client_ranges(&events, table.len(), rayon::current_num_threads().max(1));
     let parts: Vec<Vec<T>> = ranges

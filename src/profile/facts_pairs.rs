@@ -14,7 +14,7 @@
 //!   nearly in sequence, however many endpoints there are.
 
 use crate::events::Id;
-use crate::stats::by_client::{GROUP_CLIENTS, clients_per_group};
+use crate::stats::by_client::{GROUP_CLIENTS, GROUP_ROWS, clients_per_group};
 use crate::stats::radix::sort_keys;
 
 /// Counting with the dense table as long as a group of it holds at least
@@ -45,6 +45,15 @@ impl PairCounting {
         match self {
             PairCounting::Dense => clients_per_group(endpoints),
             PairCounting::Sorted => GROUP_CLIENTS,
+        }
+    }
+
+    /// Most rows in a group, counting this way: sorting holds a key per row
+    /// of the group, the dense table none.
+    pub(super) fn group_rows(self) -> usize {
+        match self {
+            PairCounting::Dense => usize::MAX,
+            PairCounting::Sorted => GROUP_ROWS,
         }
     }
 }
