@@ -367,13 +367,7 @@ fn haproxy_takes_each_target_and_method_as_rlctl_reads_it() {
         "\u{e9}",
     ];
     const METHODS: [&str; 8] = ["GET", "GET", "GET", "get", "M-SEARCH", "A_B", "G@T", "G(T"];
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut draw = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut draw = crate::support::draws(0x9e37_79b9_7f4a_7c15u64);
     let requests: Vec<(&str, String)> = (0..400)
         .map(|_| {
             let method = METHODS[draw(METHODS.len())];

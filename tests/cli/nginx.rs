@@ -321,13 +321,7 @@ fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
         "/", "//", ".", "..", "/.", "/..", "%2e", "%2E", "%2f", "%2F", "%25", "%3f", "%3F", "%23",
         "%00", "%zz", "%4", "a", "b", "%61", "%ff", "%c3%a9", "+", "x.y",
     ];
-    let mut state = 0x2545_f491_4f6c_dd1du64;
-    let mut draw = |n: usize| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        (state % n as u64) as usize
-    };
+    let mut draw = crate::support::draws(0x2545_f491_4f6c_dd1du64);
     let paths: Vec<String> = (0..400)
         .map(|_| {
             let len = 1 + draw(6);

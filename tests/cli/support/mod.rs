@@ -66,6 +66,18 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// Draws from a fixed `seed` (xorshift64, never zero): each call gives a
+/// number below its `n`, the same sequence on every run.
+pub fn draws(seed: u64) -> impl FnMut(usize) -> usize {
+    let mut state = seed;
+    move |n| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    }
+}
+
 /// Runs `cmd` and asserts it succeeded (showing its stderr when not).
 pub fn success(cmd: &mut Command) -> std::process::Output {
     let out = cmd.output().unwrap();
