@@ -11,6 +11,9 @@
 //! The figures equal those of one sequential pass: every key sees its own
 //! requests in time order, tallies are exact multisets, and the export rows are
 //! put back in the order that pass would write them.
+//!
+//! A table with few clients is counted by ranges of rows instead
+//! ([`super::row_ranges`]), unless the export rows are asked for.
 
 use std::ops::Range;
 
@@ -21,6 +24,7 @@ use super::by_client::{
 };
 use super::counting::{KeyCounts, ScopeTally};
 use super::detail::Detail;
+use super::row_ranges;
 use super::{ClientPeak, CountRows};
 use crate::events::{EventTable, Id};
 use crate::units::{Millis, Window};
@@ -71,8 +75,12 @@ pub fn count(
     keep_counts: bool,
     detail: &Detail,
 ) -> Counted {
+    let threads = rayon::current_num_threads().max(1);
+    if !keep_counts && row_ranges::few_keys(table.clients.len(), detail.endpoints().len()) {
+        return row_ranges::count(table, excluded, window, detail, threads);
+    }
     let split = Split {
-        parts: rayon::current_num_threads().max(1),
+        parts: threads,
         per_group: None,
         rows: RowBounds::default(),
     };

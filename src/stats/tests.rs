@@ -297,6 +297,59 @@ proptest::proptest! {
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
+
+    /// Split into ranges of rows (up to more ranges than rows), with some
+    /// endpoints detailed, the pass gives the figures and peaks of one pass
+    /// over the table in time order, negative times included.
+    #[test]
+    fn ranges_of_rows_equal_one_sequential_pass(
+        clients in 1u32..12,
+        rows in proptest::collection::vec((-90_000i64..300_000, 0u32..12, 0u32..5, 0usize..4), 0..300),
+        excluded_client in proptest::option::of(0usize..12),
+        window in proptest::sample::select(vec!["1s", "10s", "1m"]),
+        threads in 1usize..4,
+        ranges in 1usize..40,
+        detailed in proptest::sample::subsequence(vec![0u32, 1, 2, 3, 4], 0..=5),
+    ) {
+        let mut t = EventTable::default();
+        for c in 0..clients {
+            t.clients.intern(&format!("c{c}"));
+        }
+        for e in 0..5 {
+            t.endpoints.intern(&format!("GET /{e}"));
+        }
+        let mut rows = rows;
+        rows.sort_by_key(|r| r.0);
+        for (ts, client, endpoint, s) in rows {
+            let client = client % clients;
+            t.push(Event { ts, client, endpoint, status: [200, 429, 503, 404][s], ..Event::default() });
+        }
+        let mut excluded = vec![false; clients as usize];
+        if let Some(c) = excluded_client.filter(|&c| c < clients as usize) {
+            excluded[c] = true;
+        }
+        let window: Window = window.parse().unwrap();
+        let expected = sequential::pass(&t, &excluded, window);
+        let detail = super::detail::Detail::only(detailed.clone(), 5);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let got = pool.install(|| super::row_ranges::count(&t, &excluded, window, &detail, ranges));
+        proptest::prop_assert_eq!(&got.overall.per_window, &expected.overall.per_window);
+        proptest::prop_assert_eq!(&got.overall.per_second, &expected.overall.per_second);
+        proptest::prop_assert_eq!(got.per_endpoint.len(), detailed.len());
+        for (slot, &e) in detailed.iter().enumerate() {
+            let (g, x) = (&got.per_endpoint[slot], &expected.per_endpoint[e as usize]);
+            proptest::prop_assert_eq!(&g.per_window, &x.per_window);
+            proptest::prop_assert_eq!(&g.per_second, &x.per_second);
+            proptest::prop_assert_eq!(&got.endpoint_peaks[slot], &expected.endpoint_peaks[e as usize]);
+        }
+        proptest::prop_assert_eq!(&got.peaks, &expected.peaks);
+        proptest::prop_assert_eq!(&got.status, &expected.status);
+        proptest::prop_assert!(got.counts.is_none());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(128))]
     /// Selecting the top clients lists what sorting them all lists: the same
     /// clients in the same order, ties (equal requests) broken by name.
     #[test]

@@ -1,0 +1,351 @@
+//! The counting pass of [`super::pass`] for a table with few clients: the
+//! rows are split into consecutive ranges, one per thread, and each range is
+//! counted for every client and every detailed (client, endpoint) pair at
+//! once, its columns read in order. Split by client instead, every thread
+//! would read every part of the columns (few clients' requests are mixed
+//! all through the table) after indexing its clients' rows.
+//!
+//! A key's first and last window (and second) in a range may go on in the
+//! ranges around it, so they are held back and joined in range order; the
+//! windows that close inside a range are tallied there. Every key sees its
+//! requests in time order, and tallies are exact multisets: the figures
+//! equal those of one sequential pass.
+
+use rayon::prelude::*;
+
+use super::ClientPeak;
+use super::counting::{ScopeTally, Tally};
+use super::detail::Detail;
+use super::pass::Counted;
+use crate::events::{EventTable, Id};
+use crate::units::{Millis, Window};
+
+/// The most keys (clients, and (client, detailed endpoint) pairs) a range
+/// holds the counts of (about 100 bytes each): beyond, the counts of a
+/// range no longer stay in cache, and the pass splits the table by client.
+const MOST_KEYS: usize = 1 << 15;
+
+/// Whether `clients` clients with `detailed` endpoints each are few enough
+/// to be counted by ranges of rows.
+pub(super) fn few_keys(clients: usize, detailed: usize) -> bool {
+    clients.saturating_mul(detailed + 1) <= MOST_KEYS
+}
+
+/// A window or a second of one key, and the requests in it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Run {
+    index: i64,
+    count: u64,
+}
+
+/// The runs (windows, or seconds) of one key in one range of rows: its first
+/// and current ones are held back, those between them tallied.
+#[derive(Debug, Clone, Copy, Default)]
+struct Runs {
+    first: Run,
+    current: Run,
+    /// Whether the first run closed (the current one is another).
+    moved: bool,
+    /// The largest run tallied.
+    peak: u64,
+}
+
+impl Runs {
+    fn starting(index: i64) -> Runs {
+        let run = Run { index, count: 0 };
+        Runs {
+            first: run,
+            current: run,
+            moved: false,
+            peak: 0,
+        }
+    }
+
+    /// Moves to the run `index` (one more request follows in it).
+    #[inline(always)]
+    fn step(&mut self, index: i64, tally: &mut Tally) {
+        if index != self.current.index {
+            if self.moved {
+                tally.record(self.current.count);
+                self.peak = self.peak.max(self.current.count);
+            } else {
+                self.first = self.current;
+                self.moved = true;
+            }
+            self.current = Run { index, count: 0 };
+        }
+        self.current.count += 1;
+    }
+}
+
+/// The counts of one key in one range of rows.
+#[derive(Debug, Clone, Copy, Default)]
+struct RangeCounts {
+    requests: u64,
+    window: Runs,
+    second: Runs,
+}
+
+impl RangeCounts {
+    /// Counts a request in window `w` and second `s`.
+    #[inline(always)]
+    fn add(&mut self, (w, s): (i64, i64), into: &mut ScopeTally) {
+        if self.requests == 0 {
+            (self.window, self.second) = (Runs::starting(w), Runs::starting(s));
+        }
+        self.window.step(w, &mut into.per_window);
+        self.second.step(s, &mut into.per_second);
+        self.requests += 1;
+    }
+}
+
+/// What one range of rows counted.
+struct Range {
+    /// Per client id.
+    own: Vec<RangeCounts>,
+    /// Per (client id, detailed slot): `pairs[client * detailed + slot]`.
+    pairs: Vec<RangeCounts>,
+    /// Per client id: 429 and 503 answers.
+    statuses: Vec<(u64, u64)>,
+    overall: ScopeTally,
+    per_endpoint: Vec<ScopeTally>,
+}
+
+/// Counts every client not `excluded` (indexed by client id), with
+/// per-endpoint figures for the endpoints of `detail`, the rows split into
+/// `ranges` ranges; no export rows. For tables whose clients and pairs are
+/// [`few_keys`].
+pub(super) fn count(
+    table: &EventTable,
+    excluded: &[bool],
+    window: Window,
+    detail: &Detail,
+    ranges: usize,
+) -> Counted {
+    let rows = table.len();
+    let ranges = ranges.clamp(1, rows.max(1));
+    let counted: Vec<Range> = (0..ranges)
+        .into_par_iter()
+        .map(|r| {
+            count_range(
+                table,
+                excluded,
+                window,
+                detail,
+                rows * r / ranges..rows * (r + 1) / ranges,
+            )
+        })
+        .collect();
+    join(counted, table.clients.len(), detail.endpoints().len())
+}
+
+fn count_range(
+    table: &EventTable,
+    excluded: &[bool],
+    window: Window,
+    detail: &Detail,
+    rows: std::ops::Range<usize>,
+) -> Range {
+    let (clients, detailed) = (table.clients.len(), detail.endpoints().len());
+    let mut range = Range {
+        own: vec![RangeCounts::default(); clients],
+        pairs: vec![RangeCounts::default(); clients * detailed],
+        statuses: vec![(0, 0); clients],
+        overall: ScopeTally::default(),
+        per_endpoint: vec![ScopeTally::default(); detailed],
+    };
+    let (mut windows, mut seconds) = (Aligned::new(window.millis()), Aligned::new(1000));
+    let columns = table.ts[rows.clone()]
+        .iter()
+        .zip(&table.client[rows.clone()])
+        .zip(&table.endpoint[rows.clone()])
+        .zip(&table.status[rows]);
+    for (((&t, &client), &e), &status) in columns {
+        let c = client as usize;
+        if excluded[c] {
+            continue;
+        }
+        let at = (windows.index(t), seconds.index(t));
+        range.own[c].add(at, &mut range.overall);
+        match status {
+            429 => range.statuses[c].0 += 1,
+            503 => range.statuses[c].1 += 1,
+            _ => {}
+        }
+        if let Some(slot) = detail.slot(e) {
+            let slot = slot as usize;
+            range.pairs[c * detailed + slot].add(at, &mut range.per_endpoint[slot]);
+        }
+    }
+    range
+}
+
+/// The epoch-aligned index of the window (of `width` ms) holding a time,
+/// floor(t / width), with the last one's bounds kept: rows in time order
+/// mostly fall in the window of the row before, found without a division.
+struct Aligned {
+    width: Millis,
+    index: i64,
+    /// The last window's bounds, `start..end` (empty at first).
+    start: Millis,
+    end: Millis,
+}
+
+impl Aligned {
+    fn new(width: Millis) -> Aligned {
+        Aligned {
+            width,
+            index: 0,
+            start: 0,
+            end: 0,
+        }
+    }
+
+    #[inline(always)]
+    fn index(&mut self, t: Millis) -> i64 {
+        if t < self.start || t >= self.end {
+            self.index = t.div_euclid(self.width);
+            self.start = self.index * self.width;
+            self.end = self.start.saturating_add(self.width);
+        }
+        self.index
+    }
+}
+
+/// A key's counts over the ranges joined so far.
+#[derive(Default)]
+struct Joined {
+    requests: u64,
+    window: Option<Run>,
+    second: Option<Run>,
+    peak_window: u64,
+    peak_second: u64,
+}
+
+impl Joined {
+    /// Joins the next range's counts of the key (none when it had no request).
+    fn then(&mut self, next: &RangeCounts, into: &mut ScopeTally) {
+        if next.requests == 0 {
+            return;
+        }
+        self.requests += next.requests;
+        join_runs(
+            &mut self.window,
+            &next.window,
+            &mut into.per_window,
+            &mut self.peak_window,
+        );
+        join_runs(
+            &mut self.second,
+            &next.second,
+            &mut into.per_second,
+            &mut self.peak_second,
+        );
+    }
+
+    /// Closes the open runs at the end of the table; the key's peak.
+    fn finish(mut self, client: Id, into: &mut ScopeTally) -> ClientPeak {
+        for (open, tally, peak) in [
+            (
+                self.window.take(),
+                &mut into.per_window,
+                &mut self.peak_window,
+            ),
+            (
+                self.second.take(),
+                &mut into.per_second,
+                &mut self.peak_second,
+            ),
+        ] {
+            if let Some(run) = open {
+                close(run, tally, peak);
+            }
+        }
+        ClientPeak {
+            client,
+            requests: self.requests,
+            peak_window: self.peak_window,
+            peak_second: self.peak_second,
+        }
+    }
+}
+
+fn close(run: Run, tally: &mut Tally, peak: &mut u64) {
+    tally.record(run.count);
+    *peak = (*peak).max(run.count);
+}
+
+/// Joins the runs of the next range to the run still `open`: the next
+/// range's first run goes on with it when both are the same window (or
+/// second), and the next range's current run is left open.
+fn join_runs(open: &mut Option<Run>, next: &Runs, tally: &mut Tally, peak: &mut u64) {
+    let first = if next.moved { next.first } else { next.current };
+    let first = match open.take() {
+        Some(run) if run.index == first.index => Run {
+            index: run.index,
+            count: run.count + first.count,
+        },
+        Some(run) => {
+            close(run, tally, peak);
+            first
+        }
+        None => first,
+    };
+    if next.moved {
+        close(first, tally, peak);
+        *open = Some(next.current);
+    } else {
+        *open = Some(first);
+    }
+    *peak = (*peak).max(next.peak);
+}
+
+/// The ranges' counts (in row order) as one result, clients in id order.
+fn join(ranges: Vec<Range>, clients: usize, detailed: usize) -> Counted {
+    let mut counted = Counted {
+        overall: ScopeTally::default(),
+        per_endpoint: vec![ScopeTally::default(); detailed],
+        peaks: Vec::new(),
+        endpoint_peaks: vec![Vec::new(); detailed],
+        status: Vec::new(),
+        counts: None,
+    };
+    for range in &ranges {
+        counted.overall.absorb(&range.overall);
+        for (mine, theirs) in counted.per_endpoint.iter_mut().zip(&range.per_endpoint) {
+            mine.absorb(theirs);
+        }
+    }
+    for c in 0..clients {
+        let mut own = Joined::default();
+        let (mut s429, mut s503) = (0, 0);
+        for range in &ranges {
+            own.then(&range.own[c], &mut counted.overall);
+            s429 += range.statuses[c].0;
+            s503 += range.statuses[c].1;
+        }
+        if own.requests == 0 {
+            continue;
+        }
+        counted
+            .peaks
+            .push(own.finish(c as Id, &mut counted.overall));
+        if s429 + s503 > 0 {
+            counted.status.push((c as Id, s429, s503));
+        }
+        for slot in 0..detailed {
+            let mut pair = Joined::default();
+            for range in &ranges {
+                pair.then(
+                    &range.pairs[c * detailed + slot],
+                    &mut counted.per_endpoint[slot],
+                );
+            }
+            if pair.requests > 0 {
+                let peak = pair.finish(c as Id, &mut counted.per_endpoint[slot]);
+                counted.endpoint_peaks[slot].push(peak);
+            }
+        }
+    }
+    counted
+}
