@@ -8,7 +8,8 @@ use rayon::prelude::*;
 
 use super::facts_group::GroupGatherer;
 use super::facts_pairs::PairCounting;
-use crate::events::{EventTable, Id};
+use super::facts_ranges;
+use crate::events::{EventTable, Id, KeyColumn};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::stats::Analysis;
 use crate::stats::by_client::{ClientRows, RowBounds, by_rows, client_ranges};
@@ -70,6 +71,18 @@ pub fn map_clients<T: Send>(
     is_crawler: impl Fn(&str) -> bool,
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
 ) -> Vec<T> {
+    if facts_ranges::few_pairs(table.clients.len(), table.endpoints.len()) {
+        let requests = client_requests(table, analysis);
+        let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
+        let crawler = crawlers(agents, is_crawler);
+        let sources = facts_ranges::Sources {
+            agents,
+            users: columns.user.map(|i| &table.extra_keys[i]),
+            crawler: &crawler,
+        };
+        let ranges = rayon::current_num_threads().max(1);
+        return facts_ranges::map_clients(table, &requests, &sources, ranges, visit);
+    }
     map_clients_indexing(
         table,
         analysis,
@@ -78,6 +91,21 @@ pub fn map_clients<T: Send>(
         visit,
         (RowBounds::default(), None, None),
     )
+}
+
+/// Per client id, its requests in the analysis (none for excluded clients).
+pub(super) fn client_requests(table: &EventTable, analysis: &Analysis) -> Vec<u32> {
+    let mut events = vec![0u32; table.clients.len()];
+    for p in &analysis.overall.peaks {
+        // A client's requests are rows of the table, whose row indices are u32.
+        events[p.client as usize] = p.requests as u32;
+    }
+    events
+}
+
+/// Per user agent id of `agents`: whether it is a known crawler's.
+fn crawlers(agents: Option<&KeyColumn>, is_crawler: impl Fn(&str) -> bool) -> Vec<bool> {
+    agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect())
 }
 
 /// [`map_clients`] with rows indexed and grouped as `bounds` says, at most
@@ -92,14 +120,9 @@ pub(super) fn map_clients_indexing<T: Send>(
     visit: impl Fn(Id, ClientFacts) -> Option<T> + Sync,
     (bounds, per_group, counting): (RowBounds, Option<usize>, Option<PairCounting>),
 ) -> Vec<T> {
-    let mut events = vec![0u32; table.clients.len()];
-    for p in &analysis.overall.peaks {
-        // A client's requests are rows of the table, whose row indices are u32.
-        events[p.client as usize] = p.requests as u32;
-    }
+    let events = client_requests(table, analysis);
     let agents = columns.user_agent.map(|i| &table.extra_keys[i]);
-    let crawler: Vec<bool> =
-        agents.map_or_else(Vec::new, |col| col.names.names().map(&is_crawler).collect());
+    let crawler = crawlers(agents, is_crawler);
     let endpoints = table.endpoints.len();
     let counting = counting.unwrap_or_else(|| PairCounting::for_endpoints(endpoints));
     let per_group = per_group
@@ -168,24 +191,35 @@ pub fn client_error_endpoints(table: &EventTable) -> Vec<u64> {
     out
 }
 
-/// Running sums of the gaps between one client's requests.
+/// Running sums of the gaps between one client's requests, in integers:
+/// exact, so that sums of parts joined in any grouping are the same.
 #[derive(Debug, Clone, Copy, Default)]
 pub(super) struct GapStats {
     last: Option<i64>,
     n: u64,
-    sum: f64,
-    sum_sq: f64,
+    sum: i128,
+    sum_sq: i128,
 }
 
 impl GapStats {
     pub(super) fn add(&mut self, t: i64) {
         if let Some(last) = self.last {
-            let gap = (t - last) as f64;
+            let gap = i128::from(t) - i128::from(last);
             self.n += 1;
             self.sum += gap;
-            self.sum_sq += gap * gap;
+            self.sum_sq = self.sum_sq.saturating_add(gap.saturating_mul(gap));
         }
         self.last = Some(t);
+    }
+
+    /// Adds the requests of a later part, whose first is at `first` and whose
+    /// gaps are `next`'s: what adding them one by one gives.
+    pub(super) fn join(&mut self, first: i64, next: &GapStats) {
+        self.add(first);
+        self.n += next.n;
+        self.sum += next.sum;
+        self.sum_sq = self.sum_sq.saturating_add(next.sum_sq);
+        self.last = next.last.or(self.last);
     }
 
     /// (gaps, mean, coefficient of variation); the variation is that of the
@@ -195,8 +229,8 @@ impl GapStats {
             return (0, 0.0, f64::INFINITY);
         }
         let n = self.n as f64;
-        let mean = self.sum / n;
-        let variance = (self.sum_sq / n - mean * mean).max(0.0);
+        let mean = self.sum as f64 / n;
+        let variance = (self.sum_sq as f64 / n - mean * mean).max(0.0);
         let cv = if mean > 0.0 {
             variance.sqrt() / mean
         } else {

@@ -7,6 +7,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
 use super::facts_pairs::PairCounting;
+use super::facts_ranges::Sources;
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::RowBounds;
 use crate::stats::{Analysis, StatsSettings, analyze};
@@ -111,55 +112,117 @@ proptest::proptest! {
         per_group in proptest::sample::select(vec![None, Some(1usize), Some(3)]),
         counting in proptest::sample::select(vec![None, Some(PairCounting::Dense), Some(PairCounting::Sorted)]),
     ) {
-        let mut t = EventTable {
-            extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
-            ..EventTable::default()
-        };
-        let mut rows = rows;
-        rows.sort_by_key(|r| r.0);
-        for (ts, client, endpoint, status, agent, user) in rows {
-            let client = t.clients.intern(&format!("c{client}"));
-            let endpoint = t.endpoints.intern(&format!("GET /{endpoint}"));
-            let status = [200, 404, 429, 451][status];
-            t.push(Event { ts, client, endpoint, status, ..Event::default() });
-            // Agent 0 and user 0: no value; agent 3 is a crawler's.
-            let agent = ["", "curl/8", "Mozilla/5.0", "Googlebot/2.1"][agent as usize];
-            let user = ["", "ann", "bob"][user as usize];
-            for (column, value) in t.extra_keys.iter_mut().zip([agent, user]) {
-                let id = if value.is_empty() { NO_KEY } else { column.names.intern(value) };
-                column.ids.push(id);
-            }
-        }
-        let settings = StatsSettings {
-            window: "1m".parse().unwrap(),
-            top: 10,
-            exclude: excluded.map(|c| format!("c{c}")).into_iter().collect(),
-            keep_counts: false,
-        };
-        let analysis = analyze(&t, &settings);
-        let columns = ProfileColumns { user_agent: Some(0), user: Some(1) };
-        let is_crawler = |ua: &str| ua.contains("bot");
-        let expected = gather(&t, &analysis, columns, is_crawler);
+        let (t, analysis) = table_of(rows, excluded);
+        let expected = gather(&t, &analysis, COLUMNS, is_crawler);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
         let pairs = pool.install(|| {
-            map_clients_indexing(&t, &analysis, columns, is_crawler, |c, f| Some((c, f)), (RowBounds { indexed: indexed_rows, group: group_rows }, per_group, counting))
+            map_clients_indexing(&t, &analysis, COLUMNS, is_crawler, |c, f| Some((c, f)), (RowBounds { indexed: indexed_rows, group: group_rows }, per_group, counting))
         });
-        let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
-        let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
-        let error_endpoints = super::facts::client_error_endpoints(&t);
-        let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();
-        proptest::prop_assert_eq!(&order, &with_requests);
-        for (c, want) in expected.iter().enumerate() {
-            match visited.get(&(c as Id)) {
-                Some(got) => {
-                    proptest::prop_assert_eq!(got, want);
-                    proptest::prop_assert_eq!(error_endpoints[c], want.client_error_endpoints);
-                }
-                None => {
-                    proptest::prop_assert_eq!(want.requests, 0);
-                    proptest::prop_assert_eq!(&ClientFacts::without_requests(), want);
-                }
+        check(&t, &analysis, pairs, &expected)?;
+    }
+
+    /// Read by ranges of rows (up to more ranges than rows), the same facts.
+    #[test]
+    fn facts_by_ranges_of_rows_equal_one_pass_over_the_table(
+        rows in proptest::collection::vec(
+            (-100_000i64..600_000, 0u32..12, 0u32..6, 0usize..4, 0u32..4, 0u32..3),
+            1..300,
+        ),
+        excluded in proptest::option::of(0u32..12),
+        threads in 1usize..4,
+        ranges in 1usize..30,
+    ) {
+        let (t, analysis) = table_of(rows, excluded);
+        let expected = gather(&t, &analysis, COLUMNS, is_crawler);
+        let agents = &t.extra_keys[0];
+        let crawler: Vec<bool> = agents.names.names().map(is_crawler).collect();
+        let sources = Sources { agents: Some(agents), users: Some(&t.extra_keys[1]), crawler: &crawler };
+        let requests = super::facts::client_requests(&t, &analysis);
+        let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+        let pairs = pool.install(|| {
+            super::facts_ranges::map_clients(&t, &requests, &sources, ranges, |c, f| Some((c, f)))
+        });
+        check(&t, &analysis, pairs, &expected)?;
+    }
+}
+
+const COLUMNS: ProfileColumns = ProfileColumns {
+    user_agent: Some(0),
+    user: Some(1),
+};
+
+fn is_crawler(ua: &str) -> bool {
+    ua.contains("bot")
+}
+
+/// A table of `rows` (time, client, endpoint, status, user agent, user), put
+/// in time order, and its analysis with client `excluded` left out.
+fn table_of(
+    mut rows: Vec<(i64, u32, u32, usize, u32, u32)>,
+    excluded: Option<u32>,
+) -> (EventTable, Analysis) {
+    let mut t = EventTable {
+        extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
+        ..EventTable::default()
+    };
+    rows.sort_by_key(|r| r.0);
+    for (ts, client, endpoint, status, agent, user) in rows {
+        let client = t.clients.intern(&format!("c{client}"));
+        let endpoint = t.endpoints.intern(&format!("GET /{endpoint}"));
+        let status = [200, 404, 429, 451][status];
+        t.push(Event {
+            ts,
+            client,
+            endpoint,
+            status,
+            ..Event::default()
+        });
+        // Agent 0 and user 0: no value; agent 3 is a crawler's.
+        let agent = ["", "curl/8", "Mozilla/5.0", "Googlebot/2.1"][agent as usize];
+        let user = ["", "ann", "bob"][user as usize];
+        for (column, value) in t.extra_keys.iter_mut().zip([agent, user]) {
+            let id = if value.is_empty() {
+                NO_KEY
+            } else {
+                column.names.intern(value)
+            };
+            column.ids.push(id);
+        }
+    }
+    let settings = StatsSettings {
+        window: "1m".parse().unwrap(),
+        top: 10,
+        exclude: excluded.map(|c| format!("c{c}")).into_iter().collect(),
+        keep_counts: false,
+    };
+    let analysis = analyze(&t, &settings);
+    (t, analysis)
+}
+
+/// The visited (client, facts) are those of `expected`, in client order, for
+/// every client with requests.
+fn check(
+    t: &EventTable,
+    analysis: &Analysis,
+    pairs: Vec<(Id, ClientFacts)>,
+    expected: &[ClientFacts],
+) -> Result<(), proptest::test_runner::TestCaseError> {
+    let order: Vec<Id> = pairs.iter().map(|p| p.0).collect();
+    let visited: FxHashMap<Id, ClientFacts> = pairs.into_iter().collect();
+    let error_endpoints = super::facts::client_error_endpoints(t);
+    let with_requests: Vec<Id> = analysis.overall.peaks.iter().map(|p| p.client).collect();
+    proptest::prop_assert_eq!(&order, &with_requests);
+    for (c, want) in expected.iter().enumerate() {
+        match visited.get(&(c as Id)) {
+            Some(got) => {
+                proptest::prop_assert_eq!(got, want);
+                proptest::prop_assert_eq!(error_endpoints[c], want.client_error_endpoints);
+            }
+            None => {
+                proptest::prop_assert_eq!(want.requests, 0);
+                proptest::prop_assert_eq!(&ClientFacts::without_requests(), want);
             }
         }
     }
+    Ok(())
 }

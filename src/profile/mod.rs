@@ -12,6 +12,7 @@ pub mod crawler;
 pub mod facts;
 mod facts_group;
 mod facts_pairs;
+mod facts_ranges;
 pub mod periodic;
 pub mod runaway;
 pub mod scanner;
