@@ -18,7 +18,7 @@ use super::counting::{ScopeTally, Tally};
 use super::detail::Detail;
 use super::pass::Counted;
 use crate::events::{EventTable, Id};
-use crate::units::{Millis, Window};
+use crate::units::Window;
 
 /// The most keys (clients, and (client, detailed endpoint) pairs) a range
 /// holds the counts of (about 100 bytes each): beyond, the counts of a
@@ -154,7 +154,6 @@ fn count_range(
         overall: ScopeTally::default(),
         per_endpoint: vec![ScopeTally::default(); detailed],
     };
-    let (mut windows, mut seconds) = (Aligned::new(window.millis()), Aligned::new(1000));
     let columns = table.ts[rows.clone()]
         .iter()
         .zip(&table.client[rows.clone()])
@@ -165,7 +164,7 @@ fn count_range(
         if excluded[c] {
             continue;
         }
-        let at = (windows.index(t), seconds.index(t));
+        let at = (window.index(t), t.div_euclid(1000));
         range.own[c].add(at, &mut range.overall);
         match status {
             429 => range.statuses[c].0 += 1,
@@ -178,38 +177,6 @@ fn count_range(
         }
     }
     range
-}
-
-/// The epoch-aligned index of the window (of `width` ms) holding a time,
-/// floor(t / width), with the last one's bounds kept: rows in time order
-/// mostly fall in the window of the row before, found without a division.
-struct Aligned {
-    width: Millis,
-    index: i64,
-    /// The last window's bounds, `start..end` (empty at first).
-    start: Millis,
-    end: Millis,
-}
-
-impl Aligned {
-    fn new(width: Millis) -> Aligned {
-        Aligned {
-            width,
-            index: 0,
-            start: 0,
-            end: 0,
-        }
-    }
-
-    #[inline(always)]
-    fn index(&mut self, t: Millis) -> i64 {
-        if t < self.start || t >= self.end {
-            self.index = t.div_euclid(self.width);
-            self.start = self.index * self.width;
-            self.end = self.start.saturating_add(self.width);
-        }
-        self.index
-    }
 }
 
 /// A key's counts over the ranges joined so far.
