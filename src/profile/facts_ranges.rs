@@ -17,6 +17,7 @@ use rustc_hash::FxHashSet;
 use super::facts::{ClientFacts, GapStats};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::GROUP_PAIRS;
+use crate::stats::row_ranges::split_rows;
 
 /// Whether `clients` clients and `endpoints` endpoints are few enough for
 /// each range to hold a count per (client, endpoint) pair.
@@ -64,11 +65,9 @@ pub(super) fn map_clients<T>(
     visit: impl Fn(Id, ClientFacts) -> Option<T>,
 ) -> Vec<T> {
     let endpoints = table.endpoints.len();
-    let rows = table.len();
-    let ranges = ranges.clamp(1, rows.max(1));
-    let bounds: Vec<std::ops::Range<usize>> = (0..ranges)
-        .map(|r| rows * r / ranges..rows * (r + 1) / ranges)
-        .collect();
+    // A count and a mark per pair, what a range holds most.
+    let state = table.clients.len() * endpoints * (size_of::<u32>() + size_of::<bool>());
+    let bounds = split_rows(table.len(), ranges, state);
     let found: Vec<RangeFacts> = bounds
         .par_iter()
         .map(|rows| read_range(table, requests, sources, rows.clone()))

@@ -21,7 +21,7 @@ pub mod histograms;
 mod pass;
 pub mod quantiles;
 pub mod radix;
-mod row_ranges;
+pub(crate) mod row_ranges;
 pub mod timeline;
 
 use serde::Serialize;

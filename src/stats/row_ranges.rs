@@ -122,21 +122,27 @@ pub(super) fn count(
     detail: &Detail,
     ranges: usize,
 ) -> Counted {
-    let rows = table.len();
-    let ranges = ranges.clamp(1, rows.max(1));
-    let counted: Vec<Range> = (0..ranges)
+    let (clients, detailed) = (table.clients.len(), detail.endpoints().len());
+    let state = clients * (detailed + 1) * size_of::<RangeCounts>();
+    let counted: Vec<Range> = split_rows(table.len(), ranges, state)
         .into_par_iter()
-        .map(|r| {
-            count_range(
-                table,
-                excluded,
-                window,
-                detail,
-                rows * r / ranges..rows * (r + 1) / ranges,
-            )
-        })
+        .map(|rows| count_range(table, excluded, window, detail, rows))
         .collect();
-    join(counted, table.clients.len(), detail.endpoints().len())
+    join(counted, clients, detailed)
+}
+
+/// The most memory all ranges hold for their state, bounding how many
+/// ranges a machine with many cores splits the rows into.
+const MOST_STATE: usize = 64 << 20;
+
+/// `rows` rows as at most `ranges` consecutive ranges of about the same
+/// size (at least one, and no more than there are rows), fewer when each
+/// holds `state` bytes and all of them would hold more than [`MOST_STATE`].
+pub(crate) fn split_rows(rows: usize, ranges: usize, state: usize) -> Vec<std::ops::Range<usize>> {
+    let ranges = ranges.min(MOST_STATE / state.max(1)).clamp(1, rows.max(1));
+    (0..ranges)
+        .map(|r| rows * r / ranges..rows * (r + 1) / ranges)
+        .collect()
 }
 
 fn count_range(
@@ -315,4 +321,27 @@ fn join(ranges: Vec<Range>, clients: usize, detailed: usize) -> Counted {
         }
     }
     counted
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_split_into_ranges_that_cover_them_within_the_state_bound() {
+        assert_eq!(split_rows(10, 3, 1), [0..3, 3..6, 6..10]);
+        // No more ranges than rows, and one at least (an empty table too).
+        assert_eq!(split_rows(2, 8, 1), [0..1, 1..2]);
+        let bounds = |rows, ranges, state| -> Vec<(usize, usize)> {
+            split_rows(rows, ranges, state)
+                .iter()
+                .map(|r| (r.start, r.end))
+                .collect()
+        };
+        assert_eq!(bounds(0, 4, 1), [(0, 0)]);
+        assert_eq!(bounds(5, 0, 1), [(0, 5)]);
+        // 64 cores, ranges of 16 MB each: four ranges hold the 64 MB.
+        assert_eq!(split_rows(100, 64, 16 << 20).len(), 4);
+        assert_eq!(bounds(100, 64, usize::MAX), [(0, 100)]);
+    }
 }
