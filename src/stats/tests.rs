@@ -237,6 +237,39 @@ mod sequential {
     }
 }
 
+/// A table of `clients` clients and five endpoints holding `rows` (time,
+/// client, endpoint, status index) in time order, and which clients are
+/// excluded (`excluded`, when it is one of them).
+fn drawn_table(
+    clients: u32,
+    mut rows: Vec<(i64, u32, u32, usize)>,
+    excluded: Option<usize>,
+) -> (EventTable, Vec<bool>) {
+    let mut t = EventTable::default();
+    for c in 0..clients {
+        t.clients.intern(&format!("c{c}"));
+    }
+    for e in 0..5 {
+        t.endpoints.intern(&format!("GET /{e}"));
+    }
+    rows.sort_by_key(|r| r.0);
+    for (ts, client, endpoint, s) in rows {
+        let status = [200, 429, 503, 404][s];
+        t.push(Event {
+            ts,
+            client: client % clients,
+            endpoint,
+            status,
+            ..Event::default()
+        });
+    }
+    let mut out = vec![false; clients as usize];
+    if let Some(c) = excluded.filter(|&c| c < clients as usize) {
+        out[c] = true;
+    }
+    (t, out)
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
@@ -257,23 +290,7 @@ proptest::proptest! {
         indexed_rows in proptest::sample::select(vec![1usize, 7, 60, 1 << 20]),
         group_rows in proptest::sample::select(vec![1usize, 5, 40, 1 << 20]),
     ) {
-        let mut t = EventTable::default();
-        for c in 0..clients {
-            t.clients.intern(&format!("c{c}"));
-        }
-        for e in 0..5 {
-            t.endpoints.intern(&format!("GET /{e}"));
-        }
-        let mut rows = rows;
-        rows.sort_by_key(|r| r.0);
-        for (ts, client, endpoint, s) in rows {
-            let client = client % clients;
-            t.push(Event { ts, client, endpoint, status: [200, 429, 503, 404][s], ..Event::default() });
-        }
-        let mut excluded = vec![false; clients as usize];
-        if let Some(c) = excluded_client.filter(|&c| c < clients as usize) {
-            excluded[c] = true;
-        }
+        let (t, excluded) = drawn_table(clients, rows, excluded_client);
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
@@ -311,23 +328,7 @@ proptest::proptest! {
         ranges in 1usize..40,
         detailed in proptest::sample::subsequence(vec![0u32, 1, 2, 3, 4], 0..=5),
     ) {
-        let mut t = EventTable::default();
-        for c in 0..clients {
-            t.clients.intern(&format!("c{c}"));
-        }
-        for e in 0..5 {
-            t.endpoints.intern(&format!("GET /{e}"));
-        }
-        let mut rows = rows;
-        rows.sort_by_key(|r| r.0);
-        for (ts, client, endpoint, s) in rows {
-            let client = client % clients;
-            t.push(Event { ts, client, endpoint, status: [200, 429, 503, 404][s], ..Event::default() });
-        }
-        let mut excluded = vec![false; clients as usize];
-        if let Some(c) = excluded_client.filter(|&c| c < clients as usize) {
-            excluded[c] = true;
-        }
+        let (t, excluded) = drawn_table(clients, rows, excluded_client);
         let window: Window = window.parse().unwrap();
         let expected = sequential::pass(&t, &excluded, window);
         let detail = super::detail::Detail::only(detailed.clone(), 5);
