@@ -1,11 +1,15 @@
 //! The window counts of a few (scope, client) pairs, read from the event table
 //! for the baseline rule ([`super::baseline`]): one scan of the client column
-//! per round, touching only the rows of the clients asked about.
+//! per round, touching only the rows of the clients asked about. The rows are
+//! read in ranges on every core, and each pair's windows joined in range order
+//! (a window that goes on from one range into the next is added up).
 
+use rayon::prelude::*;
 use rustc_hash::FxHashMap;
 
 use super::baseline::WindowLoader;
 use crate::events::{EventTable, Id};
+use crate::stats::row_ranges::split_rows;
 use crate::units::Window;
 
 /// Loads window counts from a time-ordered table. Scope `i` is all traffic
@@ -16,36 +20,73 @@ pub struct TableWindows<'a> {
     pub scopes: Vec<Option<Id>>,
 }
 
-/// Scope key of all traffic in the lookup (endpoint ids are below it).
-const ALL: u32 = u32::MAX;
-
 impl WindowLoader for TableWindows<'_> {
     fn load(&mut self, asked: &[(usize, Id)]) -> Vec<Vec<(i64, u64)>> {
-        let mut wanted: FxHashMap<(u32, Id), usize> = FxHashMap::default();
-        let mut clients = vec![false; self.table.clients.len()];
-        for (i, &(scope, client)) in asked.iter().enumerate() {
-            wanted.insert((self.scopes[scope].unwrap_or(ALL), client), i);
-            clients[client as usize] = true;
-        }
-        let mut out: Vec<Vec<(i64, u64)>> = vec![Vec::new(); asked.len()];
-        let mut add = |i: usize, w: i64| match out[i].last_mut() {
-            Some((last, n)) if *last == w => *n += 1,
-            _ => out[i].push((w, 1)),
-        };
         let t = self.table;
-        for (row, &c) in t.client.iter().enumerate() {
-            if !clients[c as usize] {
-                continue;
+        // Per client: the asked pair of all its traffic, and whether a pair
+        // of one of its endpoints is asked.
+        let mut all_of = vec![NOT_ASKED; t.clients.len()];
+        let mut of_endpoint = vec![false; t.clients.len()];
+        let mut by_endpoint: FxHashMap<(Id, Id), usize> = FxHashMap::default();
+        for (i, &(scope, client)) in asked.iter().enumerate() {
+            match self.scopes[scope] {
+                None => all_of[client as usize] = i,
+                Some(endpoint) => {
+                    by_endpoint.insert((endpoint, client), i);
+                    of_endpoint[client as usize] = true;
+                }
             }
-            let w = self.window.index(t.ts[row]);
-            if let Some(&i) = wanted.get(&(ALL, c)) {
-                add(i, w);
-            }
-            if let Some(&i) = wanted.get(&(t.endpoint[row], c)) {
-                add(i, w);
+        }
+        let window = self.window;
+        let ranges = split_rows(t.len(), rayon::current_num_threads(), 1);
+        let parts: Vec<Vec<Vec<(i64, u64)>>> = ranges
+            .into_par_iter()
+            .map(|rows| {
+                let mut out: Vec<Vec<(i64, u64)>> = vec![Vec::new(); asked.len()];
+                let first = rows.start;
+                for (k, &c) in t.client[rows].iter().enumerate() {
+                    let (all, endpoints) = (all_of[c as usize], of_endpoint[c as usize]);
+                    if all == NOT_ASKED && !endpoints {
+                        continue;
+                    }
+                    let row = first + k;
+                    let w = window.index(t.ts[row]);
+                    if all != NOT_ASKED {
+                        add(&mut out[all], w, 1);
+                    }
+                    if endpoints && let Some(&i) = by_endpoint.get(&(t.endpoint[row], c)) {
+                        add(&mut out[i], w, 1);
+                    }
+                }
+                out
+            })
+            .collect();
+        let mut parts = parts.into_iter();
+        let mut out = parts
+            .next()
+            .unwrap_or_else(|| vec![Vec::new(); asked.len()]);
+        for part in parts {
+            for (windows, more) in out.iter_mut().zip(part) {
+                let mut more = more.into_iter();
+                if let Some((w, n)) = more.next() {
+                    add(windows, w, n);
+                }
+                windows.extend(more);
             }
         }
         out
+    }
+}
+
+/// No pair of all traffic asked about the client.
+const NOT_ASKED: usize = usize::MAX;
+
+/// Adds `n` requests in window `w` to `windows` (in window order, `w` the
+/// last one's or after it).
+fn add(windows: &mut Vec<(i64, u64)>, w: i64, n: u64) {
+    match windows.last_mut() {
+        Some((last, count)) if *last == w => *count += n,
+        _ => windows.push((w, n)),
     }
 }
 
@@ -63,11 +104,12 @@ mod tests {
 
     proptest::proptest! {
         /// Each asked (scope, client) gets the windows of its rows, counted
-        /// one by one.
+        /// one by one, whatever the ranges the rows are read in.
         #[test]
         fn windows_are_those_of_each_clients_rows(
             mut rows in proptest::collection::vec((0i64..300_000, 0u32..5, 0u32..3), 0..60),
             asked in proptest::collection::vec((0usize..3, 0u32..6), 0..8),
+            threads in 1usize..6,
         ) {
             rows.sort_by_key(|r| r.0);
             let mut table = EventTable::default();
@@ -83,7 +125,9 @@ mod tests {
             let mut seen = std::collections::HashSet::new();
             let asked: Vec<(usize, Id)> = asked.into_iter().filter(|a| seen.insert(*a)).collect();
             let mut loader = TableWindows { table: &table, window, scopes: scopes.clone() };
-            let got = loader.load(&asked);
+            // As many ranges of rows as threads.
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+            let got = pool.install(|| loader.load(&asked));
             for (&(scope, client), windows) in asked.iter().zip(&got) {
                 let mut want: Vec<(i64, u64)> = Vec::new();
                 for &(ts, c, e) in &rows {
