@@ -13,6 +13,7 @@
 //! counted in: an endpoint only some of whose paths the route matches by a
 //! routes file's precedence (`/a/y/:name` under a rule of `/a/:id/x`).
 
+use rayon::prelude::*;
 use regex::Regex;
 
 use super::policy::{RuleRoute, rule_route};
@@ -87,11 +88,13 @@ pub fn widen(
         for &e in &ids {
             wanted[e as usize] = true;
         }
+        // The rows of the endpoints named, picked on every core (in order).
         let mut rows: Vec<usize> = (0..table.len())
+            .into_par_iter()
             .filter(|&row| wanted[table.endpoint[row] as usize])
-            .chain(routed_rows.into_iter().flat_map(|(_, rows)| rows))
             .collect();
-        rows.sort_unstable();
+        rows.extend(routed_rows.into_iter().flat_map(|(_, rows)| rows));
+        rows.par_sort_unstable();
         if let Some(recommendation) = recommend_over(table, &rows, settings) {
             rec.rule_scope = Some(RuleScope {
                 others,
@@ -213,8 +216,8 @@ fn recommend_over(
 /// The requests of `table` in `rows` (in order), as a table of one
 /// endpoint; it holds the table's client names until they are given back.
 fn requests_in(table: &mut EventTable, rows: &[usize]) -> EventTable {
-    fn pick<T: Copy>(column: &[T], rows: &[usize]) -> Vec<T> {
-        rows.iter().map(|&r| column[r]).collect()
+    fn pick<T: Copy + Send + Sync>(column: &[T], rows: &[usize]) -> Vec<T> {
+        rows.par_iter().map(|&r| column[r]).collect()
     }
     let mut names = Interner::default();
     names.intern("rule");
