@@ -34,11 +34,30 @@ impl ProfileColumns {
     }
 }
 
+/// How many of a client's busiest endpoints its facts keep.
+pub const TOP_ENDPOINTS: usize = 2;
+
+/// Adds endpoint `e` with its `requests` to a client's `busiest` endpoints,
+/// keeping the first [`TOP_ENDPOINTS`] of the order most requests first,
+/// ties by endpoint id: what sorting all of them and keeping the first gives.
+pub(super) fn keep_busiest(busiest: &mut Vec<(Id, u64)>, e: Id, requests: u64) {
+    let at = busiest
+        .iter()
+        .take_while(|&&(other, n)| n > requests || (n == requests && other < e))
+        .count();
+    if at < TOP_ENDPOINTS {
+        busiest.insert(at, (e, requests));
+        busiest.truncate(TOP_ENDPOINTS);
+    }
+}
+
 /// What one pass learnt about one client.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ClientFacts {
     pub requests: u64,
-    /// Requests per endpoint, most first (ties by endpoint id).
+    /// Its busiest endpoints with their requests, most first (ties by
+    /// endpoint id), at most [`TOP_ENDPOINTS`] of them: what the profiles
+    /// read (a client of a million endpoints is not sorted whole).
     pub endpoints: Vec<(Id, u64)>,
     pub distinct_user_agents: u64,
     pub distinct_users: u64,

@@ -11,7 +11,7 @@
 
 use rustc_hash::FxHashSet;
 
-use super::facts::{ClientFacts, GapStats};
+use super::facts::{ClientFacts, GapStats, keep_busiest};
 use super::facts_pairs::{PairCounting, PairCounts};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::{GATHERED_ROWS, gather};
@@ -102,13 +102,10 @@ impl<'t> GroupGatherer<'t> {
             .collect();
         let running = &mut self.running;
         self.pairs.drain(|local, e, requests, error| {
-            facts[local].endpoints.push((e, requests));
+            keep_busiest(&mut facts[local].endpoints, e, requests);
             running[local].client_error_endpoints += u64::from(error);
         });
-        // Each client's endpoints, most first (ties by endpoint id).
         for (f, run) in facts.iter_mut().zip(running.iter_mut()) {
-            f.endpoints
-                .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
             run.top = f.endpoints.first().map(|&(e, _)| e);
         }
         // The spacing of each client's requests to its top endpoint.

@@ -14,7 +14,7 @@
 use rayon::prelude::*;
 use rustc_hash::FxHashSet;
 
-use super::facts::{ClientFacts, GapStats};
+use super::facts::{ClientFacts, GapStats, keep_busiest};
 use crate::events::{EventTable, Id, KeyColumn, NO_KEY};
 use crate::stats::by_client::GROUP_PAIRS;
 use crate::stats::row_ranges::split_rows;
@@ -203,13 +203,10 @@ fn join_found(found: Vec<RangeFacts>, facts: &mut [ClientFacts], endpoints: usiz
             .enumerate()
         {
             if n > 0 {
-                f.endpoints.push((e as Id, u64::from(n)));
+                keep_busiest(&mut f.endpoints, e as Id, u64::from(n));
                 f.client_error_endpoints += u64::from(error);
             }
         }
-        // Most first, ties by endpoint id.
-        f.endpoints
-            .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     }
 }
 

@@ -5,7 +5,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::facts::{ClientFacts, GapStats, ProfileColumns, map_clients_indexing};
+use super::facts::{ClientFacts, GapStats, ProfileColumns, TOP_ENDPOINTS, map_clients_indexing};
 use super::facts_pairs::PairCounting;
 use super::facts_ranges::Sources;
 use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
@@ -41,6 +41,7 @@ fn gather(
     for (c, f) in facts.iter_mut().enumerate() {
         f.endpoints
             .sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        f.endpoints.truncate(TOP_ENDPOINTS);
         if let Some(&(e, _)) = f.endpoints.first() {
             top[c] = e;
         }
@@ -143,6 +144,27 @@ proptest::proptest! {
             super::facts_ranges::map_clients(&t, &requests, &sources, ranges, |c, f| Some((c, f)))
         });
         check(&t, &analysis, pairs, &expected)?;
+    }
+}
+
+proptest::proptest! {
+    /// Keeping the busiest endpoints one at a time keeps the head of the
+    /// whole list sorted most requests first, ties by endpoint id.
+    #[test]
+    fn the_busiest_endpoints_kept_are_the_head_of_the_sorted_list(
+        requests in proptest::collection::vec(1u64..5, 0..40),
+        order in proptest::collection::vec(proptest::num::u32::ANY, 40),
+    ) {
+        // Endpoint ids in an order unrelated to their requests.
+        let mut pairs: Vec<(Id, u64)> = requests.iter().enumerate().map(|(i, &n)| (i as Id, n)).collect();
+        pairs.sort_by_key(|&(e, _)| order[e as usize]);
+        let mut kept = Vec::new();
+        for &(e, n) in &pairs {
+            super::facts::keep_busiest(&mut kept, e, n);
+        }
+        pairs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        pairs.truncate(TOP_ENDPOINTS);
+        proptest::prop_assert_eq!(kept, pairs);
     }
 }
 

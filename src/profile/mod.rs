@@ -107,8 +107,10 @@ pub struct Subject<'a> {
 }
 
 impl Subject<'_> {
-    /// The share of its requests on its `n` busiest endpoints, and their names.
+    /// The share of its requests on its `n` busiest endpoints (at most
+    /// [`facts::TOP_ENDPOINTS`]), and their names.
     pub fn top_endpoints(&self, n: usize) -> (f64, Vec<&str>) {
+        debug_assert!(n <= facts::TOP_ENDPOINTS, "the facts keep fewer endpoints");
         let f = self.facts;
         let top: u64 = f.endpoints.iter().take(n).map(|e| e.1).sum();
         let names = f

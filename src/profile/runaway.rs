@@ -18,6 +18,7 @@ pub const MIN_RUN: u64 = 3;
 pub const ENDPOINT_SHARE: f64 = 0.8;
 /// How many endpoints "few" is.
 pub const FEW_ENDPOINTS: usize = 2;
+const _: () = assert!(FEW_ENDPOINTS <= super::facts::TOP_ENDPOINTS);
 
 /// See the module documentation.
 pub struct RunawayLoop;
