@@ -175,18 +175,12 @@ impl Default for RowBounds {
 
 /// `clients` as consecutive ranges of at most `max_rows` rows each (a client
 /// with more has a range of its own), `events[c]` being client `c`'s rows.
+/// An empty `clients` is one empty range.
 pub fn by_rows(events: &[u32], clients: Range<usize>, max_rows: usize) -> Vec<Range<usize>> {
-    let mut ranges = Vec::new();
-    let (mut first, mut rows) = (clients.start, 0usize);
-    for c in clients.clone() {
-        let n = events[c] as usize;
-        if rows > 0 && rows + n > max_rows {
-            ranges.push(first..c);
-            (first, rows) = (c, 0);
-        }
-        rows += n;
+    let ranges = bounded_groups(events, clients.clone(), usize::MAX, max_rows);
+    if ranges.is_empty() {
+        return vec![clients];
     }
-    ranges.push(first..clients.end);
     ranges
 }
 
