@@ -185,14 +185,60 @@ fn count_range(
     range
 }
 
+/// The runs (windows, or seconds) of one key joined over the ranges so far:
+/// the one still open, and the largest closed.
+#[derive(Default)]
+struct JoinedRuns {
+    open: Option<Run>,
+    peak: u64,
+}
+
+impl JoinedRuns {
+    fn close(&mut self, run: Run, tally: &mut Tally) {
+        tally.record(run.count);
+        self.peak = self.peak.max(run.count);
+    }
+
+    /// Joins the runs of the next range: its first run goes on with the open
+    /// one when both are the same window (or second), and its current run is
+    /// left open.
+    fn then(&mut self, next: &Runs, tally: &mut Tally) {
+        let first = if next.moved { next.first } else { next.current };
+        let first = match self.open.take() {
+            Some(run) if run.index == first.index => Run {
+                index: run.index,
+                count: run.count + first.count,
+            },
+            Some(run) => {
+                self.close(run, tally);
+                first
+            }
+            None => first,
+        };
+        if next.moved {
+            self.close(first, tally);
+            self.open = Some(next.current);
+        } else {
+            self.open = Some(first);
+        }
+        self.peak = self.peak.max(next.peak);
+    }
+
+    /// Closes the open run at the end of the table; the largest run.
+    fn finish(mut self, tally: &mut Tally) -> u64 {
+        if let Some(run) = self.open.take() {
+            self.close(run, tally);
+        }
+        self.peak
+    }
+}
+
 /// A key's counts over the ranges joined so far.
 #[derive(Default)]
 struct Joined {
     requests: u64,
-    window: Option<Run>,
-    second: Option<Run>,
-    peak_window: u64,
-    peak_second: u64,
+    window: JoinedRuns,
+    second: JoinedRuns,
 }
 
 impl Joined {
@@ -202,75 +248,19 @@ impl Joined {
             return;
         }
         self.requests += next.requests;
-        join_runs(
-            &mut self.window,
-            &next.window,
-            &mut into.per_window,
-            &mut self.peak_window,
-        );
-        join_runs(
-            &mut self.second,
-            &next.second,
-            &mut into.per_second,
-            &mut self.peak_second,
-        );
+        self.window.then(&next.window, &mut into.per_window);
+        self.second.then(&next.second, &mut into.per_second);
     }
 
     /// Closes the open runs at the end of the table; the key's peak.
-    fn finish(mut self, client: Id, into: &mut ScopeTally) -> ClientPeak {
-        for (open, tally, peak) in [
-            (
-                self.window.take(),
-                &mut into.per_window,
-                &mut self.peak_window,
-            ),
-            (
-                self.second.take(),
-                &mut into.per_second,
-                &mut self.peak_second,
-            ),
-        ] {
-            if let Some(run) = open {
-                close(run, tally, peak);
-            }
-        }
+    fn finish(self, client: Id, into: &mut ScopeTally) -> ClientPeak {
         ClientPeak {
             client,
             requests: self.requests,
-            peak_window: self.peak_window,
-            peak_second: self.peak_second,
+            peak_window: self.window.finish(&mut into.per_window),
+            peak_second: self.second.finish(&mut into.per_second),
         }
     }
-}
-
-fn close(run: Run, tally: &mut Tally, peak: &mut u64) {
-    tally.record(run.count);
-    *peak = (*peak).max(run.count);
-}
-
-/// Joins the runs of the next range to the run still `open`: the next
-/// range's first run goes on with it when both are the same window (or
-/// second), and the next range's current run is left open.
-fn join_runs(open: &mut Option<Run>, next: &Runs, tally: &mut Tally, peak: &mut u64) {
-    let first = if next.moved { next.first } else { next.current };
-    let first = match open.take() {
-        Some(run) if run.index == first.index => Run {
-            index: run.index,
-            count: run.count + first.count,
-        },
-        Some(run) => {
-            close(run, tally, peak);
-            first
-        }
-        None => first,
-    };
-    if next.moved {
-        close(first, tally, peak);
-        *open = Some(next.current);
-    } else {
-        *open = Some(first);
-    }
-    *peak = (*peak).max(next.peak);
 }
 
 /// The ranges' counts (in row order) as one result, clients in id order.
