@@ -8,7 +8,8 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use super::facts::{ClientFacts, GapStats, ProfileColumns, TOP_ENDPOINTS, map_clients_indexing};
 use super::facts_pairs::PairCounting;
 use super::facts_ranges::Sources;
-use crate::events::{Event, EventTable, Id, KeyColumn, NO_KEY};
+use super::tests::Builder;
+use crate::events::{EventTable, Id, NO_KEY};
 use crate::stats::by_client::RowBounds;
 use crate::stats::{Analysis, StatsSettings, analyze};
 
@@ -183,34 +184,17 @@ fn table_of(
     mut rows: Vec<(i64, u32, u32, usize, u32, u32)>,
     excluded: Option<u32>,
 ) -> (EventTable, Analysis) {
-    let mut t = EventTable {
-        extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
-        ..EventTable::default()
-    };
+    let mut table = Builder::new();
     rows.sort_by_key(|r| r.0);
     for (ts, client, endpoint, status, agent, user) in rows {
-        let client = t.clients.intern(&format!("c{client}"));
-        let endpoint = t.endpoints.intern(&format!("GET /{endpoint}"));
-        let status = [200, 404, 429, 451][status];
-        t.push(Event {
-            ts,
-            client,
-            endpoint,
-            status,
-            ..Event::default()
-        });
         // Agent 0 and user 0: no value; agent 3 is a crawler's.
         let agent = ["", "curl/8", "Mozilla/5.0", "Googlebot/2.1"][agent as usize];
         let user = ["", "ann", "bob"][user as usize];
-        for (column, value) in t.extra_keys.iter_mut().zip([agent, user]) {
-            let id = if value.is_empty() {
-                NO_KEY
-            } else {
-                column.names.intern(value)
-            };
-            column.ids.push(id);
-        }
+        let (client, endpoint) = (format!("c{client}"), format!("GET /{endpoint}"));
+        let status = [200, 404, 429, 451][status];
+        table.push(ts, &client, &endpoint, status, agent, user);
     }
+    let t = table.t;
     let settings = StatsSettings {
         window: "1m".parse().unwrap(),
         top: 10,

@@ -3,12 +3,12 @@ use crate::events::{Event, EventTable, KeyColumn, NO_KEY};
 use crate::stats::{StatsSettings, analyze};
 
 /// A table under construction, with user-agent and user columns.
-struct Builder {
-    t: EventTable,
+pub(super) struct Builder {
+    pub(super) t: EventTable,
 }
 
 impl Builder {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         let t = EventTable {
             extra_keys: vec![KeyColumn::default(), KeyColumn::default()],
             ..EventTable::default()
@@ -17,7 +17,7 @@ impl Builder {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn push(
+    pub(super) fn push(
         &mut self,
         ts: i64,
         client: &str,
