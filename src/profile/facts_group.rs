@@ -105,7 +105,7 @@ impl<'t> GroupGatherer<'t> {
             keep_busiest(&mut facts[local].endpoints, e, requests);
             running[local].client_error_endpoints += u64::from(error);
         });
-        for (f, run) in facts.iter_mut().zip(running.iter_mut()) {
+        for (f, run) in facts.iter().zip(running.iter_mut()) {
             run.top = f.endpoints.first().map(|&(e, _)| e);
         }
         // The spacing of each client's requests to its top endpoint.
