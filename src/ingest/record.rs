@@ -93,6 +93,8 @@ impl Record<'_> {
 /// A request line that is empty or `-` yields empty fields. Spaces between
 /// the method and the target are one separator, as nginx reads them (its
 /// request-line parser skips them before the URI) and logs them as sent.
+/// The target is what lies before the protocol ([`target_before_protocol`]),
+/// spaces and all.
 pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
     let request = request.trim_ascii();
     if request == b"-" {
@@ -102,9 +104,26 @@ pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
         None => (request, b""),
         Some(space) => {
             let rest = skip_spaces(&request[space + 1..]);
-            let end = memchr::memchr(b' ', rest).unwrap_or(rest.len());
-            (&request[..space], &rest[..end])
+            (&request[..space], target_before_protocol(rest))
         }
+    }
+}
+
+/// The target of a request line from what follows its method (and the
+/// spaces after it), `rest`: up to the spaces before a last word that is a
+/// protocol (`HTTP/1.1`), else all of `rest`. A client may send a space in
+/// the target (`GET /a b HTTP/1.1`); servers log the line as sent, and
+/// nginx (since 1.21.1) and HAProxy answer such a request 400 themselves,
+/// which the gateways' readings of the path see only when the target is
+/// kept whole. `rest` starts with no space.
+pub fn target_before_protocol(rest: &[u8]) -> &[u8] {
+    match memchr::memrchr(b' ', rest) {
+        Some(space) if rest[space + 1..].starts_with(b"HTTP/") => {
+            let target = &rest[..space];
+            let spaces = target.iter().rev().take_while(|&&b| b == b' ').count();
+            &target[..target.len() - spaces]
+        }
+        _ => rest,
     }
 }
 
@@ -315,6 +334,20 @@ mod tests {
         );
         assert_eq!(split_request(b"GET"), (&b"GET"[..], &b""[..]));
         assert_eq!(split_request(b""), (&b""[..], &b""[..]));
+        // A space in the target is the target's, as the line was sent.
+        assert_eq!(
+            split_request(b"GET /a b  HTTP/1.1"),
+            (&b"GET"[..], &b"/a b"[..])
+        );
+        assert_eq!(split_request(b"GET /a b"), (&b"GET"[..], &b"/a b"[..]));
+        assert_eq!(
+            split_request(b"GET /a HTTP/1.1 x"),
+            (&b"GET"[..], &b"/a HTTP/1.1 x"[..])
+        );
+        assert_eq!(
+            split_request(b"GET HTTP/1.1"),
+            (&b"GET"[..], &b"HTTP/1.1"[..])
+        );
     }
 
     proptest::proptest! {

@@ -438,9 +438,9 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
 fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
     // No rule has a route: the paths must still be read, for nginx answers
     // these itself, before limit_req counts them: first a connection closed
-    // before its request line (logged `""`), then bad paths and a lowercase
+    // before its request line (logged `""`), then bad paths, a lowercase
     // method (whose line nginx may log as `"get"` alone: the policy counts
-    // it all the same).
+    // it all the same) and a space in the target (logged as sent).
     let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
     let Some(nginx) = nginx_with(policy) else {
         return;
@@ -458,21 +458,22 @@ fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
         ("GET", "/b%zz"),
         ("GET", "/.."),
         ("get", "/a"),
+        ("GET", "/a b"),
         ("GET", "/a"),
     ];
     let statuses: Vec<u16> = (requests.iter())
         .map(|(m, p)| status_of(nginx.addr(), m, p))
         .collect();
-    assert_eq!(statuses, [200, 400, 400, 400, 400, 429]);
+    assert_eq!(statuses, [200, 400, 400, 400, 400, 400, 429]);
     let log_text = nginx.read_access_log(requests.len() + 1);
     assert!(
         log_text.starts_with(|c: char| c.is_ascii_digit()) && log_text.contains(" \"\" 400 "),
         "{log_text}"
     );
     let (gateway, _) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
-    assert_eq!(gateway, (7, 7), "{log_text}");
+    assert_eq!(gateway, (8, 8), "{log_text}");
     let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
-    assert_eq!(policy_reading, (2, 7), "the policy counts every request");
+    assert_eq!(policy_reading, (2, 8), "the policy counts every request");
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
@@ -528,7 +529,9 @@ fn haproxy_gateway_counts_no_request_haproxy_answers_400() {
     // One request a minute (HAProxy admits two): HAProxy answers these 400
     // itself, before its rule counts them: a non-ASCII byte, a method that is
     // no token, a DEL where HAProxy reads the target byte by byte, a control
-    // byte; a DEL among the four-byte groups it skips passes. The policy counts every one; no rule has a route, so the
+    // byte, a space in the target (logged as sent, whose line reads
+    // `GET /a b HTTP/1.1`); a DEL among the four-byte groups it skips
+    // passes. The policy counts every one; no rule has a route, so the
     // replay must keep these paths all the same.
     let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
     let Some((_running, addr, _dir)) = crate::export::start_haproxy(policy) else {
@@ -541,18 +544,19 @@ fn haproxy_gateway_counts_no_request_haproxy_answers_400() {
         ("GET", "/abc\u{7f}"),
         ("GET", "/a\u{1}b"),
         ("GET", "/a\u{7f}b"),
+        ("GET", "/a b"),
         ("get", "/a"),
     ];
     let statuses: Vec<u16> = (requests.iter())
         .map(|&(m, p)| status_of(addr, m, p))
         .collect();
-    assert_eq!(statuses, [200, 400, 400, 400, 400, 200, 429]);
+    assert_eq!(statuses, [200, 400, 400, 400, 400, 200, 400, 429]);
     let lines: Vec<String> = (requests.iter().zip(&statuses).enumerate())
         .map(|(i, ((m, p), s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} {p} HTTP/1.1\" {s}\n"))
         .collect();
     let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), LOG_FORMAT, extra);
-    assert_eq!(compared(&["--gateway", "haproxy"]), (7, 7));
-    assert_eq!(compared(&[]), (2, 7), "the policy counts every request");
+    assert_eq!(compared(&["--gateway", "haproxy"]), (8, 8));
+    assert_eq!(compared(&[]), (2, 8), "the policy counts every request");
 }
 
 #[test]

@@ -308,7 +308,8 @@ fn unescape_nginx_log(text: &str) -> Vec<u8> {
 
 #[test]
 fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
-    // Paths of escapes, slashes and dot segments, drawn from a fixed seed;
+    // Paths of escapes, slashes and dot segments, drawn from a fixed seed,
+    // and paths with a space or control byte;
     // nginx logs the `$uri` it matches locations and maps against, or
     // answers 400 where rlctl's port says no rule sees the request.
     let config = "log_format u '$status $uri';\n\
@@ -331,6 +332,8 @@ fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
             }
             path
         })
+        // A space or control byte in the target, sent as it is.
+        .chain(["/a b", "/a  b", "/a\tb", "/a\u{1}b", "/a\u{7f}b", "/a%20b"].map(String::from))
         .collect();
     let statuses: Vec<u16> = (paths.iter())
         .map(|p| http_get(nginx.addr(), Ipv4Addr::new(127, 0, 0, 2), p).unwrap())

@@ -15,7 +15,7 @@
 
 use super::marks::Marks;
 use super::{BYTES_FIELD, CombinedParser, Split};
-use crate::ingest::record::{skip_spaces, split_request};
+use crate::ingest::record::{skip_spaces, split_request, target_before_protocol};
 
 /// What the shortcut reads besides the fields up to STATUS.
 #[derive(Debug, Clone, Copy)]
@@ -158,8 +158,11 @@ fn request_parts<'a>(
     // More spaces before the target are one separator (the request does not
     // end with one, so the target is not empty).
     let target = end - skip_spaces(&line[space + 1..end]).len();
-    let target_end = m.space.next(target).map_or(end, |at| at.min(end));
-    Some((&line[start..space], &line[target..target_end]))
+    let target = match m.space.next(target).filter(|&at| at < end) {
+        None => &line[target..end],
+        Some(_) => target_before_protocol(&line[target..end]),
+    };
+    Some((&line[start..space], target))
 }
 
 #[cfg(test)]
@@ -193,6 +196,9 @@ mod tests {
             "\"GET\t/a HTTP/1.1\"",
             "\"\u{c}GET /a\"",
             "\"GET /a \"",
+            "\"GET /a b HTTP/1.1\"",
+            "\"GET /a b\"",
+            "\"GET /a HTTP/1.1 x\"",
             "\"- x\"",
             "200",
             "099",

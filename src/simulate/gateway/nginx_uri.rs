@@ -22,7 +22,8 @@ enum State {
 /// U+FFFD. A port of `ngx_http_parse_complex_uri` on Linux with
 /// `merge_slashes on`. A target not starting with `/` (`x`, `*`) is
 /// answered 400 by `ngx_http_parse_request_line`, and so is an empty one
-/// (nginx logs `""` for a connection closed before its request line).
+/// (nginx logs `""` for a connection closed before its request line) and
+/// one with a space or a control byte.
 pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
     let raw = path.as_bytes();
     if raw.first() != Some(&b'/') {
@@ -31,6 +32,13 @@ pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
     // No escape, `#`, `//` or dot segment: `$uri` is the path itself.
     if !KeptPaths::may_read_otherwise(raw) {
         return Some(Cow::Borrowed(path));
+    }
+    // Since 1.21.1 `ngx_http_parse_request_line` answers 400 to a space or
+    // a control byte in the target (as logged: a space is logged as sent,
+    // the others as `\xHH`, which no path holds unless another server wrote
+    // the log).
+    if raw.iter().any(|&b| b <= b' ' || b == 0x7f) {
+        return None;
     }
     let mut u: Vec<u8> = Vec::with_capacity(raw.len());
     let (mut state, mut quoted_state) = (State::Usual, State::Usual);
