@@ -157,12 +157,8 @@ fn request_parts<'a>(
     };
     // More spaces before the target are one separator (the request does not
     // end with one, so the target is not empty).
-    let target = end - skip_spaces(&line[space + 1..end]).len();
-    let target = match m.space.next(target).filter(|&at| at < end) {
-        None => &line[target..end],
-        Some(_) => target_before_protocol(&line[target..end]),
-    };
-    Some((&line[start..space], target))
+    let target = skip_spaces(&line[space + 1..end]);
+    Some((&line[start..space], target_before_protocol(target)))
 }
 
 #[cfg(test)]
