@@ -8,13 +8,16 @@
 //! - `log_format-scan`: a custom `log_format` matched by literal scanning;
 //! - `log_format-regex`: a format with adjacent variables (the regex fallback);
 //! - `json`: nginx `escape=json` lines as `rlctl generate --format json` writes them;
+//! - `combined-30000-paths`: combined lines with `--distinct-paths 30000`,
+//!   whose chunk holds thousands of distinct targets (the request cache's
+//!   misses and lookups beyond the first level of cache);
 //! - `parse_chunk_sources/NAME`: each named source (`--log-format NAME`) on its
 //!   hand-written fixture in `fixtures/sources/`, repeated to a chunk.
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use rlctl::generate::{Config, Format, Generator, Length};
+use rlctl::generate::{Config, Format, Generator, Length, Shapes};
 use rlctl::ingest::KeptPaths;
 use rlctl::ingest::chunk::{ChunkContext, parse_chunk};
 use rlctl::ingest::key::{KeySet, KeySpec};
@@ -28,12 +31,17 @@ const CUSTOM: &str = r#"$remote_addr - $remote_user [$time_local] "$request" $st
 const ADJACENT: &str =
     r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent$request_time"#;
 
-/// About `CHUNK_BYTES` of whole generated lines.
-fn chunk(format: Format) -> Vec<u8> {
+/// About `CHUNK_BYTES` of whole generated lines, with a pool of
+/// `distinct_paths` paths when given.
+fn chunk(format: Format, distinct_paths: Option<u32>) -> Vec<u8> {
     let config = Config {
         length: Length::Lines(60_000),
         seed: 1,
         format,
+        shapes: Shapes {
+            distinct_paths,
+            ..Shapes::default()
+        },
         ..Config::default()
     };
     let mut out = Vec::new();
@@ -65,23 +73,31 @@ fn settings(format: FormatChoice) -> Settings {
 
 fn parsers(c: &mut Criterion) {
     let cases = [
-        ("combined", Format::Combined, FormatChoice::Combined),
+        ("combined", Format::Combined, FormatChoice::Combined, None),
         (
             "log_format-scan",
             Format::Template(CUSTOM.into()),
             FormatChoice::LogFormat(CUSTOM.into()),
+            None,
         ),
         (
             "log_format-regex",
             Format::Template(ADJACENT.into()),
             FormatChoice::LogFormat(ADJACENT.into()),
+            None,
         ),
-        ("json", Format::Json, FormatChoice::Json),
+        ("json", Format::Json, FormatChoice::Json, None),
+        (
+            "combined-30000-paths",
+            Format::Combined,
+            FormatChoice::Combined,
+            Some(30_000),
+        ),
     ];
     let mut group = c.benchmark_group("parse_chunk");
     group.sample_size(20);
-    for (name, written, read) in cases {
-        let data = chunk(written);
+    for (name, written, read, distinct_paths) in cases {
+        let data = chunk(written, distinct_paths);
         let settings = settings(read.clone());
         let parser = parser_for(&read, &settings).expect("valid format");
         let ctx = ChunkContext {
