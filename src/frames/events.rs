@@ -15,6 +15,7 @@ use polars::prelude::*;
 
 use super::{FrameError, TableFormat, read_frame, text_column, u64_column};
 use crate::events::{Event, EventTable, Logged};
+use crate::ingest::endpoint::split_replayed_path;
 use crate::text::escape;
 
 /// The columns of an event table, in the order written.
@@ -31,8 +32,15 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
         let cached: Vec<String> = interner.names().map(text).collect();
         ids.iter().map(|&i| cached[i as usize].clone()).collect()
     };
+    // Paths without the query a replay may keep with them (what routes match).
+    let mut paths_only = crate::events::Interner::default();
+    let path_ids: Vec<u32> = (table.paths.names())
+        .map(|kept| paths_only.intern(split_replayed_path(kept).0))
+        .collect();
     let status: Vec<i32> = table.status.iter().map(|&s| i32::from(s)).collect();
-    let paths: Vec<u32> = (0..table.len()).map(|i| table.path_at(i)).collect();
+    let paths: Vec<u32> = (0..table.len())
+        .map(|i| path_ids[table.path_at(i) as usize])
+        .collect();
     DataFrame::new(
         table.len(),
         vec![
@@ -40,7 +48,7 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
             Column::new("client".into(), names(&table.clients, &table.client)),
             Column::new("endpoint".into(), names(&table.endpoints, &table.endpoint)),
             Column::new("method".into(), names(&table.methods, &table.method)),
-            Column::new("path".into(), names(&table.paths, &paths)),
+            Column::new("path".into(), names(&paths_only, &paths)),
             Column::new("status".into(), status),
         ],
     )
@@ -218,6 +226,22 @@ mod tests {
             assert_eq!(t.methods.name(a.method), back.methods.name(b.method));
             assert_eq!(a.status, b.status);
         }
+    }
+
+    #[test]
+    fn a_query_kept_for_a_replay_is_not_written() {
+        let mut t = table();
+        let path = t.paths.intern("/a/1?q=x y");
+        t.push(Event {
+            ts: 2_500,
+            path,
+            ..t.get(0)
+        });
+        let frame = events_frame(&t, TableFormat::Parquet).unwrap();
+        let paths: Vec<&str> = (frame.column("path").unwrap().str().unwrap().iter())
+            .map(Option::unwrap)
+            .collect();
+        assert_eq!(paths, ["/a/1", "/b", "/a/2", "/a/1"]);
     }
 
     #[test]

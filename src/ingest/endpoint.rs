@@ -209,6 +209,43 @@ pub fn without_query(target: &str) -> &str {
     path_end::path_end(target.as_bytes()).map_or(target, |i| &target[..i])
 }
 
+/// The path a replay keeps of `target` (an absolute-form target's path):
+/// [`without_query`], unless what follows the path holds a byte nginx or
+/// HAProxy refuses anywhere in a target (a space, a control byte, DEL, a
+/// byte from 0x80 up, or a `#`, which HAProxy refuses); the path is then
+/// kept with all that follows, so that a replay sees what the product would
+/// answer 400 (`crate::simulate::gateway::NameReading::path` reads the two
+/// parts apart). A path itself never holds a `?` or `#`.
+pub fn replayed_path(target: &str) -> &str {
+    let target = strip_origin(target);
+    match path_end::path_end(target.as_bytes()) {
+        Some(end) if refused_after_path(&target.as_bytes()[end..]) => target,
+        Some(end) => &target[..end],
+        None => target,
+    }
+}
+
+/// Whether `rest` (a target's query and fragment, from their `?` or `#`)
+/// holds a byte some product refuses: see [`replayed_path`].
+fn refused_after_path(rest: &[u8]) -> bool {
+    rest.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'#')
+}
+
+/// Whether [`replayed_path`] keeps more than the path of an origin-form
+/// `target` (the cache of requests keys these by their path, and would give
+/// such a target the path of another; an absolute-form target is keyed
+/// whole).
+pub fn keeps_after_path(target: &[u8]) -> bool {
+    !is_absolute(target)
+        && path_end::path_end(target).is_some_and(|end| refused_after_path(&target[end..]))
+}
+
+/// `path` and what follows it (empty, or from its `?` or `#`), of a path as
+/// [`replayed_path`] keeps it.
+pub fn split_replayed_path(path: &str) -> (&str, &str) {
+    path.split_at(path_end::path_end(path.as_bytes()).unwrap_or(path.len()))
+}
+
 /// The part of a request target that decides its endpoint and path: the target
 /// up to its query or fragment, or all of it for a proxy-style absolute target
 /// (whose `?` may come before the path). Lets callers cache endpoints by it.

@@ -167,6 +167,14 @@ impl KeptPaths {
         }
     }
 
+    /// Whether the paths kept are a replay's, which keeps a query that a
+    /// product would refuse with its path (`endpoint::replayed_path`): every
+    /// path, or the unusual ones. A rule's wider scope (`Routed`) reads
+    /// paths as the policy does, without their queries.
+    pub fn keeps_queries(self) -> bool {
+        matches!(self, KeptPaths::All | KeptPaths::Unusual)
+    }
+
     /// Whether a product might read `path` otherwise than as logged: it
     /// holds an escape, a `#`, `//`, a dot segment, a space, a control byte
     /// or a byte from 0x7f up, or it does not start with `/` (the empty path

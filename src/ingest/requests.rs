@@ -18,7 +18,8 @@ use rustc_hash::FxHasher;
 
 use super::KeptPaths;
 use super::endpoint::{
-    RouteRule, endpoint_of_text, id_tail_prefix, lossy, strip_origin, target_key, without_query,
+    RouteRule, endpoint_of_text, id_tail_prefix, keeps_after_path, lossy, replayed_path,
+    strip_origin, target_key, without_query,
 };
 use crate::events::{Id, Interner};
 
@@ -185,6 +186,10 @@ impl RequestCache {
         routes: &[RouteRule],
         mut names: RequestInterners<'_>,
     ) -> RequestIds {
+        // A target whose path a replay keeps with its query is not cached.
+        if names.kept.keeps_queries() && keeps_after_path(target) {
+            return resolve(method, host, target, routes, names, &mut self.scratch);
+        }
         let target = target_key(target);
         // Rules match whole paths: with any, every target is its own key.
         let prefix = if routes.is_empty() {
@@ -266,8 +271,12 @@ pub fn resolve(
     let routed = || routes.iter().any(|r| r.name == *endpoint_name);
     let path = match names.paths {
         Some(paths) => {
-            // An absolute-form target's path, as every product reads it.
-            let path = without_query(strip_origin(&target));
+            // An absolute-form target's path, as every product reads it;
+            // for a replay, with a query that a product would refuse.
+            let path = match names.kept.keeps_queries() {
+                true => replayed_path(&target),
+                false => without_query(strip_origin(&target)),
+            };
             match names.kept.keeps(path.as_bytes(), routed) {
                 true => paths.intern(path),
                 false => 0,
@@ -316,7 +325,8 @@ mod tests {
         let empty = ids(Some(b""), b"/users/3");
         assert_eq!((none.endpoint, empty.endpoint), (3, 4));
         assert_eq!((a.endpoint, a.path), (b.endpoint, 0));
-        assert_eq!((b.path, c.path), (1, 0));
+        // Every path is kept, as for a replay: a fragment stays with its path.
+        assert_eq!((b.path, p.name(c.path)), (1, "/users/1#top"));
         assert_eq!((d.endpoint, d.path, d.method), (1, 0, 1));
         assert!(bad.invalid_utf8 && !a.invalid_utf8);
         // `/users/1` and `/users/2` share the entry of `/users` + an id.

@@ -459,21 +459,28 @@ fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
         ("GET", "/.."),
         ("get", "/a"),
         ("GET", "/a b"),
+        ("GET", "/a?q=x y"),
+        ("GET", "/a?q=\u{e9}"),
+        ("GET", "/a?q=#x"),
+        ("GET", "/a#x y"),
         ("GET", "/a"),
     ];
     let statuses: Vec<u16> = (requests.iter())
         .map(|(m, p)| status_of(nginx.addr(), m, p))
         .collect();
-    assert_eq!(statuses, [200, 400, 400, 400, 400, 400, 429]);
+    assert_eq!(
+        statuses,
+        [200, 400, 400, 400, 400, 400, 400, 429, 429, 400, 429]
+    );
     let log_text = nginx.read_access_log(requests.len() + 1);
     assert!(
         log_text.starts_with(|c: char| c.is_ascii_digit()) && log_text.contains(" \"\" 400 "),
         "{log_text}"
     );
     let (gateway, _) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
-    assert_eq!(gateway, (8, 8), "{log_text}");
+    assert_eq!(gateway, (12, 12), "{log_text}");
     let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
-    assert_eq!(policy_reading, (2, 8), "the policy counts every request");
+    assert_eq!(policy_reading, (4, 12), "the policy counts every request");
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).
@@ -545,18 +552,28 @@ fn haproxy_gateway_counts_no_request_haproxy_answers_400() {
         ("GET", "/a\u{1}b"),
         ("GET", "/a\u{7f}b"),
         ("GET", "/a b"),
+        ("GET", "/a?q=x y"),
+        ("GET", "/a?q=\u{1}"),
+        ("GET", "/a?q=\u{e9}"),
+        ("GET", "/a?q=#x"),
+        ("GET", "/a?q=\u{7f}x"),
         ("get", "/a"),
     ];
     let statuses: Vec<u16> = (requests.iter())
         .map(|&(m, p)| status_of(addr, m, p))
         .collect();
-    assert_eq!(statuses, [200, 400, 400, 400, 400, 200, 400, 429]);
+    assert_eq!(
+        statuses,
+        [
+            200, 400, 400, 400, 400, 200, 400, 400, 400, 400, 400, 400, 429
+        ]
+    );
     let lines: Vec<String> = (requests.iter().zip(&statuses).enumerate())
         .map(|(i, ((m, p), s))| format!("1767571200.{i:03} 127.0.0.1 \"{m} {p} HTTP/1.1\" {s}\n"))
         .collect();
     let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), LOG_FORMAT, extra);
-    assert_eq!(compared(&["--gateway", "haproxy"]), (8, 8));
-    assert_eq!(compared(&[]), (2, 8), "the policy counts every request");
+    assert_eq!(compared(&["--gateway", "haproxy"]), (13, 13));
+    assert_eq!(compared(&[]), (2, 13), "the policy counts every request");
 }
 
 #[test]

@@ -53,7 +53,7 @@ fn routed_paths_only_are_kept_for_the_requests_a_route_named() {
 
 /// Parsing without the request cache, as every line was parsed before it.
 fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
-    use crate::ingest::endpoint::{endpoint, strip_origin, without_query};
+    use crate::ingest::endpoint::{endpoint, replayed_path};
     let mut out = ChunkResult::default();
     let (mut key, mut name) = (String::new(), String::new());
     for (n, line) in (1..).zip(
@@ -92,8 +92,9 @@ fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> Ch
             ts: stamp.ms,
             client: out.clients.intern(&key),
             endpoint: out.endpoints.intern(&name),
-            // An absolute-form target's path, its origin left out.
-            path: out.paths.intern(without_query(strip_origin(&path))),
+            // An absolute-form target's path, its origin left out, with a
+            // query a product refuses (every path is kept, as for a replay).
+            path: out.paths.intern(replayed_path(&path)),
             method: out.methods.intern(&String::from_utf8_lossy(&record.method)),
             status: record.status.unwrap_or(0),
             logged: logged_decision(&record),

@@ -279,3 +279,46 @@ fn an_absolute_form_target_is_read_as_its_path_whatever_its_scheme() {
     }
     assert_eq!(ep("GET", "HTTP://h/a/7", &[]), "GET /a/:id");
 }
+
+#[test]
+fn a_replay_keeps_a_query_a_product_refuses_with_its_path() {
+    for (target, kept) in [
+        ("/a?q=1&r=/x", "/a"),
+        ("/a?q=%20", "/a"),
+        ("/a?q=x y", "/a?q=x y"),
+        ("/a?q=\u{1}", "/a?q=\u{1}"),
+        ("/a?q=x\u{7f}", "/a?q=x\u{7f}"),
+        ("/a?q=\u{e9}", "/a?q=\u{e9}"),
+        ("/a?q=#x", "/a?q=#x"),
+        ("/a#top", "/a#top"),
+        ("/a b?q=1", "/a b"),
+        ("http://h/a?q=x y", "/a?q=x y"),
+        ("http://h?q=1", "/"),
+    ] {
+        assert_eq!(replayed_path(target), kept, "{target}");
+        assert_eq!(split_replayed_path(kept).0, without_query(kept), "{target}");
+        if !target.starts_with("http") {
+            assert_eq!(
+                keeps_after_path(target.as_bytes()),
+                kept != without_query(target)
+            );
+        }
+    }
+    assert_eq!(split_replayed_path("/a?q=x y"), ("/a", "?q=x y"));
+    assert_eq!(split_replayed_path("/a"), ("/a", ""));
+}
+
+proptest::proptest! {
+    /// The cache of requests bypasses exactly the origin-form targets whose
+    /// replayed path is more than their path.
+    #[test]
+    fn the_bypass_is_where_the_replayed_path_keeps_more(
+        target in "/[a-c ?#\u{1}\u{7f}\u{e9}%]{0,10}",
+    ) {
+        proptest::prop_assert_eq!(
+            keeps_after_path(target.as_bytes()),
+            replayed_path(&target) != without_query(&target),
+        );
+        proptest::prop_assert!(replayed_path(&target).starts_with(without_query(&target)));
+    }
+}

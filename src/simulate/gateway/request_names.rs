@@ -7,12 +7,14 @@
 //!   `A`–`Z`, `_` and `-` (`ngx_http_parse_request_line`,
 //!   src/http/ngx_http_parse.c), and to a path it cannot read as `$uri`
 //!   ([`nginx_uri`]: a bad escape, `%00`, `..` above the root, a target not
-//!   starting with `/`), before any limit runs; nginx matches the
+//!   starting with `/`; a space, a control byte or DEL in its query too),
+//!   before any limit runs; nginx matches the
 //!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
 //! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
 //!   ([`haproxy_target`]: a method not of token characters; a byte from 0x80
-//!   up, a control byte or a space in the target; a `#` too, which the path,
-//!   ending before one, never shows), and compares a method ACL (`method GET`)
+//!   up, a control byte, a space or a `#` in the target, its query too, which
+//!   a replay keeps with the path when it holds one:
+//!   `crate::ingest::endpoint::replayed_path`), and compares a method ACL (`method GET`)
 //!   with the method as sent (`find_http_meth` and `pat_match_meth`,
 //!   src/http.c, src/pattern.c), so `get` is no `GET` there; so do Envoy's
 //!   `:method` header matcher
@@ -26,6 +28,7 @@ use std::borrow::Cow;
 
 use super::haproxy_target;
 pub use super::nginx_uri::nginx_uri;
+use crate::ingest::endpoint::split_replayed_path;
 
 /// How a product compares a rule's method with a request's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -86,14 +89,22 @@ impl NameReading {
     }
 
     /// The path a rule's route is matched against, `None` when the product
-    /// answers the request before any rule sees it.
-    pub fn path(self, path: &str) -> Option<Cow<'_, str>> {
+    /// answers the request before any rule sees it. `kept` is a path as a
+    /// replay keeps it: alone, or with a query or fragment that a product
+    /// may refuse (`crate::ingest::endpoint::replayed_path`), which no route
+    /// reads.
+    pub fn path(self, kept: &str) -> Option<Cow<'_, str>> {
+        let (path, rest) = split_replayed_path(kept);
+        // nginx refuses a space or a control byte anywhere in the target.
+        let on_nginx = || !rest.bytes().any(|b| b <= b' ' || b == 0x7f);
         match self.paths {
             PathReading::AsLogged => Some(Cow::Borrowed(path)),
-            PathReading::NginxUri => nginx_uri(path),
-            PathReading::OnNginx => nginx_uri(path).map(|_| Cow::Borrowed(path)),
+            PathReading::NginxUri => nginx_uri(path).filter(|_| on_nginx()),
+            PathReading::OnNginx => nginx_uri(path)
+                .filter(|_| on_nginx())
+                .map(|_| Cow::Borrowed(path)),
             PathReading::OnHaproxy => {
-                haproxy_target::takes_target(path).then_some(Cow::Borrowed(path))
+                haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
         }
     }
@@ -163,17 +174,42 @@ mod tests {
         }
         // An empty request line (`""`) is answered 400.
         assert_eq!(read(PathReading::NginxUri, ""), None);
+        // A path kept with a query a product may refuse: the route reads the
+        // path alone; nginx refuses a space, a control byte or DEL there,
+        // HAProxy those, a byte from 0x80 up and a `#` too.
+        for (kept, nginx, haproxy) in [
+            ("/a?q=x y", false, false),
+            ("/a?q=\u{1}", false, false),
+            ("/a?q=\u{7f}", false, false),
+            ("/a#x y", false, false),
+            ("/a?q=\u{e9}", true, false),
+            ("/a?q=#x", true, false),
+            ("/a#x", true, false),
+        ] {
+            assert_eq!(read(PathReading::AsLogged, kept).as_deref(), Some("/a"));
+            let path = nginx.then_some("/a");
+            assert_eq!(read(PathReading::NginxUri, kept).as_deref(), path, "{kept}");
+            assert_eq!(read(PathReading::OnNginx, kept).as_deref(), path, "{kept}");
+            let path = haproxy.then_some("/a");
+            assert_eq!(
+                read(PathReading::OnHaproxy, kept).as_deref(),
+                path,
+                "{kept}"
+            );
+        }
+        assert_eq!(read(PathReading::OnHaproxy, "/a").as_deref(), Some("/a"));
     }
 
     proptest::proptest! {
         /// A path ingestion does not keep for a gateway replay without routes
         /// (`KeptPaths::Unusual`) is read as logged by every product.
         #[test]
-        fn paths_not_kept_are_read_as_logged(path in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
+        fn paths_not_kept_are_read_as_logged(target in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
+            let path = crate::ingest::endpoint::replayed_path(&target);
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
                 for paths in [PathReading::NginxUri, PathReading::OnNginx, PathReading::OnHaproxy] {
-                    let read = NameReading { paths, ..NameReading::default() }.path(&path);
-                    proptest::prop_assert_eq!(read.as_deref(), Some(path.as_str()));
+                    let read = NameReading { paths, ..NameReading::default() }.path(path);
+                    proptest::prop_assert_eq!(read.as_deref(), Some(path));
                 }
             }
         }
