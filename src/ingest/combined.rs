@@ -13,6 +13,7 @@ use memchr::memchr;
 
 use super::IngestError;
 use super::arrival;
+use super::log_escapes;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 use inner_quotes::{request_with_inner_quotes, status_follows};
@@ -331,7 +332,14 @@ impl LineParser for CombinedParser {
         record.addr = Cow::Borrowed(f[0]);
         record.user = Cow::Borrowed(f[2]);
         record.method = Cow::Borrowed(method);
-        record.path = Cow::Borrowed(path);
+        // nginx and Apache escape bytes of the request line, with a
+        // backslash, which a line the shortcut read has none of; Traefik
+        // writes Go's escaped request URI as it is.
+        let read_by_shortcut = s.request.is_some();
+        record.path = match self.traefik || read_by_shortcut {
+            true => Cow::Borrowed(path),
+            false => log_escapes::unescaped(path),
+        };
         record.status = parse_status(f[7])?;
         record.xff = Cow::Borrowed(f[11]);
         record.user_agent = Cow::Borrowed(f[10]);

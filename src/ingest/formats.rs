@@ -28,6 +28,9 @@ pub enum Family {
         format: &'static str,
         /// The format logs no client address: use the first X-Forwarded-For address.
         addr_from_xff: bool,
+        /// The server writes bytes of the target as `\xHH` (nginx), not as
+        /// they came (Envoy).
+        escaped: bool,
     },
     /// Columns named by a `#Fields:` header or a documented list.
     Columns(&'static Layout),
@@ -184,6 +187,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: INGRESS_NGINX,
             addr_from_xff: false,
+            escaped: true,
         },
         client: "$remote_addr",
         arrival: "$time_local minus $request_time (arrival)",
@@ -207,6 +211,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: ISTIO,
             addr_from_xff: false,
+            escaped: false,
         },
         client: "%DOWNSTREAM_REMOTE_ADDRESS% without the port",
         arrival: "%START_TIME% (arrival)",
@@ -220,6 +225,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: ENVOY,
             addr_from_xff: true,
+            escaped: false,
         },
         client: "the first X-Forwarded-For address (Envoy's default format logs no client address)",
         arrival: "%START_TIME% (arrival)",
@@ -273,13 +279,16 @@ pub fn parser(
         Family::LogFormat {
             format,
             addr_from_xff,
+            escaped,
         } => {
-            let parser = LogFormatParser::new(format, extra)?.with_time_of(settings.time_of);
-            Box::new(if addr_from_xff {
-                parser.with_addr_from_xff()
-            } else {
-                parser
-            })
+            let mut parser = LogFormatParser::new(format, extra)?.with_time_of(settings.time_of);
+            if addr_from_xff {
+                parser = parser.with_addr_from_xff();
+            }
+            if !escaped {
+                parser = parser.with_raw_values();
+            }
+            Box::new(parser)
         }
         Family::Haproxy => Box::new(HaproxyParser::new(extra, settings.time_of)?),
         Family::Json(map) => Box::new(JsonParser::for_map(

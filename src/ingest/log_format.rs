@@ -15,6 +15,7 @@ use matcher::{Matcher, regex_for, scan, steps};
 use super::IngestError;
 use super::arrival::{self, TimeOf};
 use super::key::first_address;
+use super::log_escapes;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
 
@@ -130,6 +131,9 @@ pub struct LogFormatParser {
     /// The format has neither `$request` nor `$request_method`: endpoints
     /// are named by the path alone ([`Record::no_method`]).
     no_method: bool,
+    /// The server wrote bytes of the target as `\xHH`, as nginx does by
+    /// default ([`log_escapes`]); not Envoy's formats.
+    escaped: bool,
 }
 
 /// Which time an event gets, from the variables the format has.
@@ -209,6 +213,7 @@ impl LogFormatParser {
             no_method: !roles
                 .iter()
                 .any(|r| matches!(r, Role::Request | Role::Method)),
+            escaped: true,
             roles,
             extra,
             clock: ClfCache::default(),
@@ -235,6 +240,13 @@ impl LogFormatParser {
     /// line has none (for formats that log no client address).
     pub fn with_addr_from_xff(mut self) -> Self {
         self.addr_from_xff = true;
+        self
+    }
+
+    /// Reads the target as written, for a server that does not escape it
+    /// (Envoy's formats) as nginx does.
+    pub fn with_raw_values(mut self) -> Self {
+        self.escaped = false;
         self
     }
 
@@ -341,6 +353,11 @@ impl LineParser for LogFormatParser {
         record.no_method = self.no_method;
         if record.path.is_empty() {
             record.path = Cow::Borrowed(uri.unwrap_or(path_from_request));
+        }
+        if self.escaped
+            && let Cow::Borrowed(path) = record.path
+        {
+            record.path = log_escapes::unescaped(path);
         }
         for (slot, &var) in record.extra.iter_mut().zip(&self.extra) {
             let (start, end) = self.spans[var];

@@ -20,6 +20,7 @@ pub mod json_doc;
 pub mod json_tape;
 pub mod key;
 pub mod lines;
+pub mod log_escapes;
 pub mod log_format;
 pub mod nginx_conf;
 pub mod pipeline;

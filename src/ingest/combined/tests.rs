@@ -68,7 +68,8 @@ fn escaped_quotes_inside_fields() {
     let r =
         parse(r#"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\"b HTTP/1.1" 200 1 "-" "x\"y""#)
             .unwrap();
-    assert_eq!(&*r.path, br#"/a\"b"#);
+    // The target is read back as sent (Apache's `\"`); other fields stay as logged.
+    assert_eq!(&*r.path, br#"/a"b"#);
     assert_eq!(&*r.extra[0], br#"x\"y"#);
 }
 
@@ -216,4 +217,32 @@ fn vhost_combined_splits_off_the_virtual_host() {
         r
     };
     assert_eq!(&*r.extra[0], b"");
+}
+
+#[test]
+fn escaped_bytes_of_the_target_are_read_back() {
+    // nginx writes a control byte, DEL and bytes from 0x80 up as `\xHH`,
+    // Apache `\"` and `\\` too; the target is read as it was sent.
+    let line = |target: &str| {
+        format!(r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "GET {target} HTTP/1.1" 200 5"#)
+    };
+    for (logged, sent) in [
+        (r"/caf\xC3\xA9?q=\x01", &b"/caf\xc3\xa9?q=\x01"[..]),
+        (r"/a\x5Cx41", b"/a\\x41"),
+        (r#"/q=\"x\""#, b"/q=\"x\""),
+        (r"/plain", b"/plain"),
+    ] {
+        let text = line(logged);
+        let r = parse(&text).unwrap();
+        assert_eq!(&*r.path, sent, "{logged}");
+        // The raw field read for a `field:` key stays as logged.
+        assert_eq!(&*r.extra[1], logged.as_bytes());
+    }
+    // Traefik writes Go's escaped request URI: read as it is.
+    let traefik = r#"10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "GET /a\x01 HTTP/1.1" 200 5 "-" "curl" 1 "r@file" "http://b" 3ms"#;
+    let mut parser = CombinedParser::new(&[]).unwrap().with_traefik(false);
+    let mut r = Record::default();
+    r.clear(0);
+    parser.parse(traefik.as_bytes(), &mut r).unwrap();
+    assert_eq!(&*r.path, br"/a\x01");
 }
