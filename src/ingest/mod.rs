@@ -157,8 +157,9 @@ pub enum KeptPaths {
 }
 
 impl KeptPaths {
-    /// Whether this keeps the path `path` (up to its query) of a request
-    /// that a route rule named or not (`routed`).
+    /// Whether this keeps the path `path` (up to its query, or with a query
+    /// a product refuses: [`Self::keeps_queries`]) of a request that a route
+    /// rule named or not (`routed`).
     pub fn keeps(self, path: &[u8], routed: impl FnOnce() -> bool) -> bool {
         match self {
             KeptPaths::None => false,
