@@ -227,17 +227,8 @@ pub fn replayed_path(target: &str) -> &str {
 
 /// Whether `rest` (a target's query and fragment, from their `?` or `#`)
 /// holds a byte some product refuses: see [`replayed_path`].
-fn refused_after_path(rest: &[u8]) -> bool {
+pub fn refused_after_path(rest: &[u8]) -> bool {
     rest.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'#')
-}
-
-/// Whether [`replayed_path`] keeps more than the path of an origin-form
-/// `target` (the cache of requests keys these by their path, and would give
-/// such a target the path of another; an absolute-form target is keyed
-/// whole).
-pub fn keeps_after_path(target: &[u8]) -> bool {
-    !is_absolute(target)
-        && path_end::path_end(target).is_some_and(|end| refused_after_path(&target[end..]))
 }
 
 /// `path` and what follows it (empty, or from its `?` or `#`), of a path as

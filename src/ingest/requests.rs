@@ -18,7 +18,7 @@ use rustc_hash::FxHasher;
 
 use super::KeptPaths;
 use super::endpoint::{
-    RouteRule, endpoint_of_text, id_tail_prefix, keeps_after_path, lossy, replayed_path,
+    RouteRule, endpoint_of_text, id_tail_prefix, lossy, refused_after_path, replayed_path,
     strip_origin, target_key, without_query,
 };
 use crate::events::{Id, Interner};
@@ -186,11 +186,13 @@ impl RequestCache {
         routes: &[RouteRule],
         mut names: RequestInterners<'_>,
     ) -> RequestIds {
-        // A target whose path a replay keeps with its query is not cached.
-        if names.kept.keeps_queries() && keeps_after_path(target) {
-            return resolve(method, host, target, routes, names, &mut self.scratch);
+        let whole = target;
+        let target = target_key(whole);
+        // A target whose path a replay keeps with its query is not cached
+        // (an absolute-form target is its own key, with nothing after it).
+        if names.kept.keeps_queries() && refused_after_path(&whole[target.len()..]) {
+            return resolve(method, host, whole, routes, names, &mut self.scratch);
         }
-        let target = target_key(target);
         // Rules match whole paths: with any, every target is its own key.
         let prefix = if routes.is_empty() {
             id_tail_prefix(target)
