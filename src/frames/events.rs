@@ -28,27 +28,32 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
         TableFormat::Csv => escape::csv_cell(name).into_owned(),
         TableFormat::Parquet => name.to_string(),
     };
-    let names = |interner: &crate::events::Interner, ids: &[u32]| -> Vec<String> {
-        let cached: Vec<String> = interner.names().map(text).collect();
+    // Each name written once per id, then cloned per row.
+    let column = |names: Vec<&str>, ids: &[u32]| -> Vec<String> {
+        let cached: Vec<String> = names.into_iter().map(text).collect();
         ids.iter().map(|&i| cached[i as usize].clone()).collect()
     };
-    // Paths without the query a replay may keep with them (what routes match).
-    let mut paths_only = crate::events::Interner::default();
-    let path_ids: Vec<u32> = (table.paths.names())
-        .map(|kept| paths_only.intern(split_replayed_path(kept).0))
-        .collect();
     let status: Vec<i32> = table.status.iter().map(|&s| i32::from(s)).collect();
-    let paths: Vec<u32> = (0..table.len())
-        .map(|i| path_ids[table.path_at(i) as usize])
-        .collect();
+    let paths: Vec<u32> = (0..table.len()).map(|i| table.path_at(i)).collect();
+    // Paths without the query a replay may keep with them (what routes match).
+    let paths_only = table.paths.names().map(|kept| split_replayed_path(kept).0);
     DataFrame::new(
         table.len(),
         vec![
             Column::new("ts_ms".into(), table.ts.clone()),
-            Column::new("client".into(), names(&table.clients, &table.client)),
-            Column::new("endpoint".into(), names(&table.endpoints, &table.endpoint)),
-            Column::new("method".into(), names(&table.methods, &table.method)),
-            Column::new("path".into(), names(&paths_only, &paths)),
+            Column::new(
+                "client".into(),
+                column(table.clients.names().collect(), &table.client),
+            ),
+            Column::new(
+                "endpoint".into(),
+                column(table.endpoints.names().collect(), &table.endpoint),
+            ),
+            Column::new(
+                "method".into(),
+                column(table.methods.names().collect(), &table.method),
+            ),
+            Column::new("path".into(), column(paths_only.collect(), &paths)),
             Column::new("status".into(), status),
         ],
     )
