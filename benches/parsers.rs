@@ -77,13 +77,13 @@ fn parsers(c: &mut Criterion) {
         (
             "log_format-scan",
             Format::Template(CUSTOM.into()),
-            FormatChoice::LogFormat(CUSTOM.into()),
+            FormatChoice::log_format(CUSTOM),
             None,
         ),
         (
             "log_format-regex",
             Format::Template(ADJACENT.into()),
-            FormatChoice::LogFormat(ADJACENT.into()),
+            FormatChoice::log_format(ADJACENT),
             None,
         ),
         ("json", Format::Json, FormatChoice::Json, None),

@@ -93,6 +93,13 @@ pub struct IngestArgs {
     #[arg(long, value_name = "NAME", requires = "nginx_conf")]
     pub log_format_name: Option<String>,
 
+    /// How a literal --log-format string's values were escaped: default
+    /// (`\xHH`), json or none, as its `log_format ... escape=` says
+    /// (--nginx-conf reads it from the config).
+    #[arg(long, value_name = "ESCAPE", conflicts_with = "nginx_conf",
+          value_parser = crate::ingest::log_escapes::LogEscape::parse)]
+    pub log_escape: Option<crate::ingest::log_escapes::LogEscape>,
+
     /// JSON field mapping, e.g. time=ts,client=request.remote_ip,path=request.uri
     /// (roles: time, client, method, path, status, user, xff, limit_req_status).
     #[arg(long, value_name = "ROLE=PATH,...", value_delimiter = ',')]

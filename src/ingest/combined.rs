@@ -13,7 +13,7 @@ use memchr::memchr;
 
 use super::IngestError;
 use super::arrival;
-use super::log_escapes;
+use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
 use inner_quotes::{request_with_inner_quotes, status_follows};
@@ -338,7 +338,7 @@ impl LineParser for CombinedParser {
         let read_by_shortcut = s.request.is_some();
         record.path = match self.traefik || read_by_shortcut {
             true => Cow::Borrowed(path),
-            false => log_escapes::unescaped(path),
+            false => LogEscape::Default.unescaped(path),
         };
         record.status = parse_status(f[7])?;
         record.xff = Cow::Borrowed(f[11]);

@@ -11,6 +11,7 @@ use super::combined::CombinedParser;
 use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
 use super::json_doc::json_object;
+use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason};
 use super::{FormatChoice, IngestError, Settings, parser_for_input};
 
@@ -103,7 +104,10 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
             let name = match other {
                 FormatChoice::Common => "common".to_string(),
                 FormatChoice::Json => "json".to_string(),
-                FormatChoice::LogFormat(f) => format!("log_format '{f}'"),
+                FormatChoice::LogFormat { format, escape } => match escape {
+                    LogEscape::Default => format!("log_format '{format}'"),
+                    other => format!("log_format escape={} '{format}'", other.name()),
+                },
                 _ => "combined".to_string(),
             };
             if detected {
@@ -115,7 +119,7 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
     };
     let parser = parser_for_input(&chosen, settings, head.unwrap_or_default())?;
     let description = match (&chosen, parser.time_used()) {
-        (FormatChoice::LogFormat(_), Some(time)) => format!("{description} (time: {time})"),
+        (FormatChoice::LogFormat { .. }, Some(time)) => format!("{description} (time: {time})"),
         // Only a W3C `time` without `date` parses in order (see `columns::dating`).
         _ if parser.in_order() => description.replacen("date + time", "#Date: lines + time", 1),
         _ => description,

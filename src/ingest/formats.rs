@@ -13,6 +13,7 @@ use super::columns::{self, ColumnsParser, Layout, Separator};
 use super::combined::CombinedParser;
 use super::haproxy::HaproxyParser;
 use super::json::{JsonMap, JsonParser};
+use super::log_escapes::LogEscape;
 use super::log_format::LogFormatParser;
 use super::record::LineParser;
 use super::{IngestError, Settings};
@@ -28,9 +29,9 @@ pub enum Family {
         format: &'static str,
         /// The format logs no client address: use the first X-Forwarded-For address.
         addr_from_xff: bool,
-        /// The server writes bytes of the target as `\xHH` (nginx), not as
-        /// they came (Envoy).
-        escaped: bool,
+        /// How the server escapes bytes of the target: as `\xHH` (nginx),
+        /// or not at all (Envoy).
+        escape: LogEscape,
     },
     /// Columns named by a `#Fields:` header or a documented list.
     Columns(&'static Layout),
@@ -187,7 +188,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: INGRESS_NGINX,
             addr_from_xff: false,
-            escaped: true,
+            escape: LogEscape::Default,
         },
         client: "$remote_addr",
         arrival: "$time_local minus $request_time (arrival)",
@@ -211,7 +212,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: ISTIO,
             addr_from_xff: false,
-            escaped: false,
+            escape: LogEscape::None,
         },
         client: "%DOWNSTREAM_REMOTE_ADDRESS% without the port",
         arrival: "%START_TIME% (arrival)",
@@ -225,7 +226,7 @@ pub static SOURCES: &[Source] = &[
         family: Family::LogFormat {
             format: ENVOY,
             addr_from_xff: true,
-            escaped: false,
+            escape: LogEscape::None,
         },
         client: "the first X-Forwarded-For address (Envoy's default format logs no client address)",
         arrival: "%START_TIME% (arrival)",
@@ -279,16 +280,13 @@ pub fn parser(
         Family::LogFormat {
             format,
             addr_from_xff,
-            escaped,
+            escape,
         } => {
             let mut parser = LogFormatParser::new(format, extra)?.with_time_of(settings.time_of);
             if addr_from_xff {
                 parser = parser.with_addr_from_xff();
             }
-            if !escaped {
-                parser = parser.with_raw_values();
-            }
-            Box::new(parser)
+            Box::new(parser.with_escape(escape))
         }
         Family::Haproxy => Box::new(HaproxyParser::new(extra, settings.time_of)?),
         Family::Json(map) => Box::new(JsonParser::for_map(

@@ -1,43 +1,114 @@
 //! The request target as the client sent it, from a log that escapes bytes
-//! in its quoted fields. nginx (`escape=default`, the default of every
-//! `log_format`) writes `"`, `\`, control bytes, DEL and bytes from 0x80 up
-//! as `\xHH` (`ngx_http_log_escape`, src/http/modules/ngx_http_log_module.c),
-//! so that `GET /café` is logged `GET /caf\xC3\xA9`; Apache writes `\"`,
-//! `\\` and `\xhh` (`ap_escape_logitem`, server/util.c). Read back, the
-//! target's bytes are what nginx and HAProxy parsed, which the gateways'
-//! readings of a path need (a control byte they answer 400 to, a byte from
-//! 0x80 up HAProxy refuses) and routes match.
+//! in its quoted fields. nginx's `log_format` escapes its values one of
+//! three ways (`escape=`, src/http/modules/ngx_http_log_module.c):
+//! `default` writes `"`, `\`, control bytes, DEL and bytes from 0x80 up as
+//! `\xHH` (`ngx_http_log_escape`), so that `GET /café` is logged
+//! `GET /caf\xC3\xA9`, and Apache writes `\"`, `\\` and `\xhh`
+//! (`ap_escape_logitem`, server/util.c); `json` writes `\"`, `\\`, `\n`,
+//! `\r`, `\t`, `\b`, `\f` and other control bytes as `\u00XX`, the rest as
+//! it came (`ngx_escape_json`, src/core/ngx_string.c); `none` writes the
+//! bytes themselves, as Envoy does. Read back, the target's bytes are what
+//! nginx and HAProxy parsed, which the gateways' readings of a path need (a
+//! control byte they answer 400 to, a byte from 0x80 up HAProxy refuses)
+//! and routes match.
 
 use std::borrow::Cow;
 
-/// `target` with every `\xHH` (two hex digits, either case) read as its
-/// byte, `\\` as `\` and `\"` as `"`; any other backslash stays. Borrowed
-/// when there is no backslash (nearly every target).
-pub fn unescaped(target: &[u8]) -> Cow<'_, [u8]> {
-    let Some(first) = memchr::memchr(b'\\', target) else {
-        return Cow::Borrowed(target);
-    };
-    let mut out = Vec::with_capacity(target.len());
-    out.extend_from_slice(&target[..first]);
-    let mut i = first;
-    while i < target.len() {
-        let escaped = match &target[i..] {
-            [b'\\', b'x', hi, lo, ..] => hex(*hi).zip(hex(*lo)).map(|(h, l)| (h << 4 | l, 4)),
-            [b'\\', b @ (b'\\' | b'"'), ..] => Some((*b, 2)),
-            _ => None,
-        };
-        match escaped {
-            Some((byte, len)) => {
-                out.push(byte);
-                i += len;
-            }
-            None => {
-                out.push(target[i]);
-                i += 1;
-            }
+/// How a log escapes the bytes of its values: nginx's `log_format`
+/// parameter `escape=`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogEscape {
+    /// `\xHH`, `\"` and `\\` (nginx's default, Apache).
+    #[default]
+    Default,
+    /// JSON string escapes (`escape=json`).
+    Json,
+    /// Nothing escaped (`escape=none`, Envoy).
+    None,
+}
+
+impl LogEscape {
+    /// The escaping called `name` in nginx's `escape=NAME`.
+    pub fn parse(name: &str) -> Result<Self, String> {
+        match name.trim() {
+            "default" => Ok(LogEscape::Default),
+            "json" => Ok(LogEscape::Json),
+            "none" => Ok(LogEscape::None),
+            other => Err(format!("`{other}`: expected default, json or none")),
         }
     }
-    Cow::Owned(out)
+
+    /// The name nginx gives this escaping.
+    pub fn name(self) -> &'static str {
+        match self {
+            LogEscape::Default => "default",
+            LogEscape::Json => "json",
+            LogEscape::None => "none",
+        }
+    }
+
+    /// `target` read back to the bytes it was written from: borrowed when
+    /// nothing is escaped in it (nearly every target). An escape this
+    /// escaping does not write stays as it is.
+    pub fn unescaped(self, target: &[u8]) -> Cow<'_, [u8]> {
+        let Some(first) = memchr::memchr(b'\\', target).filter(|_| self != LogEscape::None) else {
+            return Cow::Borrowed(target);
+        };
+        let mut out = Vec::with_capacity(target.len());
+        out.extend_from_slice(&target[..first]);
+        let mut i = first;
+        while i < target.len() {
+            let escaped = match self {
+                LogEscape::Json => json_escape(&target[i..]),
+                _ => default_escape(&target[i..]),
+            };
+            match escaped {
+                Some((byte, len)) => {
+                    out.push(byte);
+                    i += len;
+                }
+                None => {
+                    out.push(target[i]);
+                    i += 1;
+                }
+            }
+        }
+        Cow::Owned(out)
+    }
+}
+
+/// The byte and length of a `\xHH` (two hex digits, either case), `\\` or
+/// `\"` that `text` starts with.
+fn default_escape(text: &[u8]) -> Option<(u8, usize)> {
+    match text {
+        [b'\\', b'x', hi, lo, ..] => hex(*hi).zip(hex(*lo)).map(|(h, l)| (h << 4 | l, 4)),
+        [b'\\', b @ (b'\\' | b'"'), ..] => Some((*b, 2)),
+        _ => None,
+    }
+}
+
+/// The byte and length of a JSON escape of one byte that `text` starts
+/// with: `\"`, `\\`, `\/`, `\n`, `\r`, `\t`, `\b`, `\f`, or `\u00HH` for a
+/// control byte (what `ngx_escape_json` writes, and `/`).
+fn json_escape(text: &[u8]) -> Option<(u8, usize)> {
+    match text {
+        [b'\\', b'u', b'0', b'0', hi @ (b'0' | b'1'), lo, ..] => {
+            hex(*lo).map(|l| ((hi - b'0') << 4 | l, 6))
+        }
+        [b'\\', b, ..] => {
+            let byte = match b {
+                b'"' | b'\\' | b'/' => *b,
+                b'n' => b'\n',
+                b'r' => b'\r',
+                b't' => b'\t',
+                b'b' => 0x08,
+                b'f' => 0x0c,
+                _ => return None,
+            };
+            Some((byte, 2))
+        }
+        _ => None,
+    }
 }
 
 /// The value of hex digit `b`.
@@ -50,7 +121,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn escapes_read_back_as_their_bytes() {
+    fn default_escapes_read_back_as_their_bytes() {
         for (logged, sent) in [
             (&b"/a?q=1"[..], &b"/a?q=1"[..]),
             (b"/caf\\xC3\\xA9", b"/caf\xc3\xa9"),
@@ -62,14 +133,48 @@ mod tests {
             (b"/a\\xZZ\\", b"/a\\xZZ\\"),
             (b"/a\\n", b"/a\\n"),
         ] {
-            let read = unescaped(logged);
+            let read = LogEscape::Default.unescaped(logged);
             assert_eq!(&read[..], sent, "{}", String::from_utf8_lossy(logged));
             assert_eq!(matches!(read, Cow::Borrowed(_)), !logged.contains(&b'\\'));
         }
     }
 
+    #[test]
+    fn json_escapes_read_back_as_their_bytes() {
+        for (logged, sent) in [
+            (&b"/a?q=1"[..], &b"/a?q=1"[..]),
+            (b"/a?q=\\u0001\\u001F\\u001f", b"/a?q=\x01\x1f\x1f"),
+            (b"/a\\n\\r\\t\\b\\f", b"/a\n\r\t\x08\x0c"),
+            (b"/q=\\\"x\\\"\\\\\\/", b"/q=\"x\"\\/"),
+            (b"/a\\\\x41", b"/a\\x41"),
+            (b"/a\\xC3\\u0020\\u00e9\\u0", b"/a\\xC3\\u0020\\u00e9\\u0"),
+            (b"/a\\", b"/a\\"),
+        ] {
+            let read = LogEscape::Json.unescaped(logged);
+            assert_eq!(&read[..], sent, "{}", String::from_utf8_lossy(logged));
+        }
+    }
+
+    #[test]
+    fn nothing_is_read_back_where_nothing_was_escaped() {
+        let logged = b"/a\\x41\\u0001\\\\";
+        assert!(matches!(LogEscape::None.unescaped(logged), Cow::Borrowed(l) if l == logged));
+    }
+
+    #[test]
+    fn escapings_are_named_as_nginx_names_them() {
+        for escape in [LogEscape::Default, LogEscape::Json, LogEscape::None] {
+            assert_eq!(LogEscape::parse(escape.name()), Ok(escape));
+        }
+        assert!(
+            LogEscape::parse("html")
+                .unwrap_err()
+                .contains("default, json or none")
+        );
+    }
+
     proptest::proptest! {
-        /// What nginx writes of any target reads back as the target.
+        /// What nginx's `escape=default` writes of any target reads back as the target.
         #[test]
         fn nginx_escaping_reads_back(target in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
             let mut logged = Vec::new();
@@ -80,7 +185,27 @@ mod tests {
                     logged.push(b);
                 }
             }
-            proptest::prop_assert_eq!(&unescaped(&logged)[..], &target[..]);
+            proptest::prop_assert_eq!(&LogEscape::Default.unescaped(&logged)[..], &target[..]);
+        }
+
+        /// What nginx's `escape=json` writes of any target (`ngx_escape_json`)
+        /// reads back as the target.
+        #[test]
+        fn nginx_json_escaping_reads_back(target in proptest::collection::vec(proptest::num::u8::ANY, 0..40)) {
+            let mut logged = Vec::new();
+            for &b in &target {
+                match b {
+                    b'"' | b'\\' => logged.extend_from_slice(&[b'\\', b]),
+                    b'\n' => logged.extend_from_slice(b"\\n"),
+                    b'\r' => logged.extend_from_slice(b"\\r"),
+                    b'\t' => logged.extend_from_slice(b"\\t"),
+                    0x08 => logged.extend_from_slice(b"\\b"),
+                    0x0c => logged.extend_from_slice(b"\\f"),
+                    0..0x20 => logged.extend_from_slice(format!("\\u00{b:02X}").as_bytes()),
+                    _ => logged.push(b),
+                }
+            }
+            proptest::prop_assert_eq!(&LogEscape::Json.unescaped(&logged)[..], &target[..]);
         }
     }
 }

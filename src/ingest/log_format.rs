@@ -15,7 +15,7 @@ use matcher::{Matcher, regex_for, scan, steps};
 use super::IngestError;
 use super::arrival::{self, TimeOf};
 use super::key::first_address;
-use super::log_escapes;
+use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
 
@@ -131,9 +131,8 @@ pub struct LogFormatParser {
     /// The format has neither `$request` nor `$request_method`: endpoints
     /// are named by the path alone ([`Record::no_method`]).
     no_method: bool,
-    /// The server wrote bytes of the target as `\xHH`, as nginx does by
-    /// default ([`log_escapes`]); not Envoy's formats.
-    escaped: bool,
+    /// How the server escaped bytes of the target (nginx's `escape=`).
+    escape: LogEscape,
 }
 
 /// Which time an event gets, from the variables the format has.
@@ -213,7 +212,7 @@ impl LogFormatParser {
             no_method: !roles
                 .iter()
                 .any(|r| matches!(r, Role::Request | Role::Method)),
-            escaped: true,
+            escape: LogEscape::Default,
             roles,
             extra,
             clock: ClfCache::default(),
@@ -243,10 +242,10 @@ impl LogFormatParser {
         self
     }
 
-    /// Reads the target as written, for a server that does not escape it
-    /// (Envoy's formats) as nginx does.
-    pub fn with_raw_values(mut self) -> Self {
-        self.escaped = false;
+    /// Reads the target back from `escape` (nginx's `escape=json` or
+    /// `none`; Envoy's formats escape nothing) instead of nginx's default.
+    pub fn with_escape(mut self, escape: LogEscape) -> Self {
+        self.escape = escape;
         self
     }
 
@@ -354,10 +353,8 @@ impl LineParser for LogFormatParser {
         if record.path.is_empty() {
             record.path = Cow::Borrowed(uri.unwrap_or(path_from_request));
         }
-        if self.escaped
-            && let Cow::Borrowed(path) = record.path
-        {
-            record.path = log_escapes::unescaped(path);
+        if let Cow::Borrowed(path) = record.path {
+            record.path = self.escape.unescaped(path);
         }
         for (slot, &var) in record.extra.iter_mut().zip(&self.extra) {
             let (start, end) = self.spans[var];

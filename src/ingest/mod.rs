@@ -105,13 +105,25 @@ pub enum FormatChoice {
     Common,
     /// JSON lines with `ROLE=PATH` overrides.
     Json,
-    /// A literal nginx `log_format` string.
-    LogFormat(String),
+    /// A literal nginx `log_format` string, and how its values are escaped.
+    LogFormat {
+        format: String,
+        escape: log_escapes::LogEscape,
+    },
     /// A named source (`--log-format alb`, `traefik`, …; see [`formats`]).
     Source(&'static formats::Source),
 }
 
 impl FormatChoice {
+    /// The literal nginx `log_format` string `format`, escaped as nginx's
+    /// default (`escape=default`).
+    pub fn log_format(format: impl Into<String>) -> Self {
+        FormatChoice::LogFormat {
+            format: format.into(),
+            escape: log_escapes::LogEscape::Default,
+        }
+    }
+
     /// The named source called `name`, as a choice.
     pub fn named(name: &str) -> Option<Self> {
         formats::named(name).map(FormatChoice::Source)
@@ -247,16 +259,18 @@ pub fn parser_for_input(
                 .with_xff(settings.keys.uses_xff() || settings.keys.uses_user_agent()),
         ),
         FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
-        FormatChoice::LogFormat(f) => {
-            Box::new(log_format::LogFormatParser::new(f, extra)?.with_time_of(settings.time_of))
-        }
+        FormatChoice::LogFormat { format, escape } => Box::new(
+            log_format::LogFormatParser::new(format, extra)?
+                .with_time_of(settings.time_of)
+                .with_escape(*escape),
+        ),
         FormatChoice::Source(source) => formats::parser(source, settings, head)?,
     })
 }
 
 /// Reads every input of `settings` into one time-ordered table.
 pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
-    if let FormatChoice::LogFormat(_) | FormatChoice::Json = settings.format {
+    if let FormatChoice::LogFormat { .. } | FormatChoice::Json = settings.format {
         parser_for(&settings.format, settings)?; // report format errors before opening files
     }
     let mut merger = merge::Merger::new(settings);

@@ -5,13 +5,14 @@
 //! and the `escape=default|json|none` parameter. It does not follow `include`.
 
 use super::IngestError;
+use super::log_escapes::LogEscape;
 
 /// A `log_format` directive as found in a config.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NamedFormat {
     pub name: String,
-    /// `default`, `json` or `none`.
-    pub escape: String,
+    /// How the values are escaped (`escape=default`, `json` or `none`).
+    pub escape: LogEscape,
     /// The format string: the directive's quoted pieces, concatenated.
     pub format: String,
 }
@@ -88,23 +89,24 @@ fn directives(conf: &str) -> Result<Vec<Vec<String>>, String> {
 
 /// Every `log_format` directive in `conf`.
 pub fn log_formats(conf: &str) -> Result<Vec<NamedFormat>, String> {
-    Ok(directives(conf)?
+    directives(conf)?
         .into_iter()
         .filter(|d| d.first().map(String::as_str) == Some("log_format") && d.len() >= 3)
         .map(|d| {
             let mut rest = &d[2..];
-            let mut escape = "default".to_string();
+            let mut escape = LogEscape::Default;
             if let Some(e) = rest.first().and_then(|w| w.strip_prefix("escape=")) {
-                escape = e.to_string();
+                escape =
+                    LogEscape::parse(e).map_err(|e| format!("log_format {}: escape={e}", d[1]))?;
                 rest = &rest[1..];
             }
-            NamedFormat {
+            Ok(NamedFormat {
                 name: d[1].clone(),
                 escape,
                 format: rest.concat(),
-            }
+            })
         })
-        .collect())
+        .collect()
 }
 
 /// The `log_format` called `name` in `conf`; nginx's built-in `combined` when not
@@ -117,7 +119,7 @@ pub fn find_log_format(conf: &str, name: &str) -> Result<NamedFormat, IngestErro
     if name == "combined" {
         return Ok(NamedFormat {
             name: name.into(),
-            escape: "default".into(),
+            escape: LogEscape::Default,
             format: COMBINED.into(),
         });
     }
@@ -160,13 +162,13 @@ http {
             f.format,
             r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for""#
         );
-        assert_eq!(f.escape, "default");
+        assert_eq!(f.escape, LogEscape::Default);
     }
 
     #[test]
     fn escape_prefix_is_read() {
         let f = find_log_format(CONF, "json").unwrap();
-        assert_eq!(f.escape, "json");
+        assert_eq!(f.escape, LogEscape::Json);
         assert_eq!(
             f.format,
             r#"{"time":"$time_iso8601","remote_addr":"$remote_addr","status":$status}"#
@@ -179,5 +181,10 @@ http {
         assert!(err.contains("main, json, rl"), "{err}");
         assert_eq!(find_log_format("", "combined").unwrap().format, COMBINED);
         assert!(find_log_format("log_format x 'unterminated", "x").is_err());
+        let unknown = find_log_format("log_format x escape=html '$msec';", "x");
+        assert_eq!(
+            unknown.unwrap_err().to_string(),
+            "log_format x: escape=`html`: expected default, json or none"
+        );
     }
 }

@@ -242,7 +242,7 @@ proptest! {
                 FormatChoice::Auto,
                 FormatChoice::Combined,
                 FormatChoice::Json,
-                FormatChoice::LogFormat("$msec $remote_addr \"$request\" $status $request_time \"$remote_user\"".into()),
+                FormatChoice::log_format("$msec $remote_addr \"$request\" $status $request_time \"$remote_user\""),
             ][format].clone(),
             json_fields: Vec::new(),
             keys: keys(),

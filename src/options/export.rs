@@ -55,6 +55,7 @@ pub fn export_settings(args: &ExportArgs) -> Result<ExportSettings, IngestError>
             log_format: args.log_format.clone(),
             nginx_conf: None,
             log_format_name: None,
+            log_escape: None,
             field: Vec::new(),
             key: "ip".into(),
             cidr4: None,

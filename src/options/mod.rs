@@ -62,9 +62,24 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
                 source,
             })?;
             let found = nginx_conf::find_log_format(&text, name)?;
-            FormatChoice::LogFormat(found.format)
+            FormatChoice::LogFormat {
+                format: found.format,
+                escape: found.escape,
+            }
         }
-        _ => format_choice(&args.log_format)?,
+        _ => match (format_choice(&args.log_format)?, args.log_escape) {
+            (FormatChoice::LogFormat { format, .. }, Some(escape)) => {
+                FormatChoice::LogFormat { format, escape }
+            }
+            (_, Some(_)) => {
+                return Err(IngestError::Usage(
+                    "--log-escape tells how a literal log_format string's values are escaped; \
+                     it needs --log-format '$...'"
+                        .into(),
+                ));
+            }
+            (format, None) => format,
+        },
     };
     let json_fields = args
         .field
@@ -149,7 +164,7 @@ const FORMAT_NAMES: [(&str, FormatChoice); 7] = [
 pub fn format_choice(text: &str) -> Result<FormatChoice, IngestError> {
     let text = text.trim();
     if text.contains('$') {
-        return Ok(FormatChoice::LogFormat(text.to_string()));
+        return Ok(FormatChoice::log_format(text));
     }
     let name = text.to_ascii_lowercase();
     let generic = FORMAT_NAMES.iter().find(|(known, _)| *known == name);
@@ -255,7 +270,7 @@ mod tests {
         );
         assert_eq!(
             choice("$msec $remote_addr"),
-            FormatChoice::LogFormat("$msec $remote_addr".into())
+            FormatChoice::log_format("$msec $remote_addr")
         );
         let unknown = |text| format_choice(text).unwrap_err().to_string();
         assert!(unknown("combine").contains("no format has that name (did you mean `combined`?)"));

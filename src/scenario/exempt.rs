@@ -286,8 +286,8 @@ mod tests {
         file.write_all(log.as_bytes()).unwrap();
         let settings = Settings {
             inputs: vec![file.path().to_path_buf()],
-            format: FormatChoice::LogFormat(
-                "$remote_addr \"$http_x_forwarded_for\" \"$request\" $msec".into(),
+            format: FormatChoice::log_format(
+                "$remote_addr \"$http_x_forwarded_for\" \"$request\" $msec",
             ),
             json_fields: Vec::new(),
             keys: keys.clone(),

@@ -124,7 +124,7 @@ impl Watcher {
             settings.gateway,
             &settings.ingest.keys,
         )?;
-        if let ingest::FormatChoice::LogFormat(_) | ingest::FormatChoice::Json =
+        if let ingest::FormatChoice::LogFormat { .. } | ingest::FormatChoice::Json =
             settings.ingest.format
         {
             ingest::parser_for(&settings.ingest.format, &settings.ingest)?;

@@ -342,9 +342,14 @@ fn nginx_gateway_reproduces_a_real_nginx() {
 
 /// nginx running the nginx export of `policy`, logging `$limit_req_status`.
 fn nginx_with(policy: &str) -> Option<crate::support::nginx::Nginx> {
+    nginx_escaping(policy, "default")
+}
+
+/// [`nginx_with`], its log's values escaped as `escape=` says.
+fn nginx_escaping(policy: &str, escape: &str) -> Option<crate::support::nginx::Nginx> {
     let exported = crate::export::export(policy, "nginx", &[]);
     let config = format!(
-        "{exported}\nlog_format rl '$msec $remote_addr \"$request\" $status $limit_req_status';\n\
+        "{exported}\nlog_format rl escape={escape} '{NGINX_FORMAT}';\n\
          server {{\n    listen 127.0.0.1:{{{{port}}}};\n    access_log {{{{access_log}}}} rl;\n    \
          location / {{ empty_gif; }}\n}}\n"
     );
@@ -486,6 +491,37 @@ fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
     assert_eq!(gateway, (15, 15), "{log_text}");
     let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
     assert_eq!(policy_reading, (5, 15), "the policy counts every request");
+}
+
+#[test]
+fn nginx_gateway_reads_targets_back_from_each_log_escape() {
+    // nginx writes a control byte as `\x01` (escape=default), `\u0001`
+    // (json) or as itself (none), and a client's literal `\x01` as `\x5Cx01`,
+    // `\\x01` or `\x01`: read back as the escaping wrote them, the replay
+    // refuses the control bytes nginx answered 400 to, and only those.
+    let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
+    let requests = [
+        ("GET", "/a"),
+        ("GET", "/a?q=\u{1}"),
+        ("GET", "/a?q=\\x01"),
+        ("GET", "/a?q=\\u0001"),
+        ("GET", "/a?q=\u{7f}"),
+        ("GET", "/caf\u{e9}"),
+        ("GET", "/a?q=\\\\x5C"),
+    ];
+    for escape in ["default", "json", "none"] {
+        let Some(nginx) = nginx_escaping(policy, escape) else {
+            return;
+        };
+        let statuses: Vec<u16> = (requests.iter())
+            .map(|(m, p)| status_of(nginx.addr(), m, p))
+            .collect();
+        assert_eq!(statuses, [200, 400, 429, 429, 400, 429, 429], "{escape}");
+        let log_text = nginx.read_access_log(requests.len());
+        let extra = ["--gateway", "nginx", "--log-escape", escape];
+        let compared = compared_logged(policy, &log_text, NGINX_FORMAT, &extra);
+        assert_eq!(compared, (7, 7), "escape={escape}:\n{log_text}");
+    }
 }
 
 /// The status a server gives `method path` (HTTP/1.1, from 127.0.0.1).

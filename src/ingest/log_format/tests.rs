@@ -159,16 +159,30 @@ fn envoy_start_time_and_duration() {
 }
 
 #[test]
-fn an_nginx_target_is_read_back_from_its_escapes_and_envoys_as_written() {
+fn a_target_is_read_back_from_each_escaping_envoys_as_written() {
     let f = r#"$msec $remote_addr "$request" $status"#;
     let line = r#"1767571200.000 10.0.0.1 "GET /caf\xC3\xA9?q=\x01 HTTP/1.1" 400"#;
     assert_eq!(&*parse(f, line).unwrap().path, b"/caf\xc3\xa9?q=\x01");
     let f = r#"$msec $remote_addr "$request_method $request_uri" $status"#;
     let line = r#"1767571200.000 10.0.0.1 "GET /a\x7F" 400"#;
     assert_eq!(&*parse(f, line).unwrap().path, b"/a\x7f");
-    let mut envoy = LogFormatParser::new(f, &[]).unwrap().with_raw_values();
-    let mut r = Record::default();
-    r.clear(0);
-    envoy.parse(line.as_bytes(), &mut r).unwrap();
-    assert_eq!(&*r.path, br"/a\x7F");
+    let read = |escape, line: &str| {
+        let mut parser = LogFormatParser::new(f, &[]).unwrap().with_escape(escape);
+        let mut r = Record::default();
+        r.clear(0);
+        parser.parse(line.as_bytes(), &mut r).unwrap();
+        r.path.into_owned()
+    };
+    assert_eq!(read(LogEscape::None, line), br"/a\x7F");
+    // escape=json: a control byte as `\u00XX` or `\t`, `"` and `\` escaped,
+    // DEL and bytes from 0x80 up as they came.
+    let line = "1767571200.000 10.0.0.1 \"GET /a\\\\x41?q=\\u0001\\t\\\"\x7f\u{e9}\" 400";
+    assert_eq!(
+        read(LogEscape::Json, line),
+        "/a\\x41?q=\u{1}\t\"\x7f\u{e9}".as_bytes()
+    );
+    assert_eq!(
+        read(LogEscape::Default, line),
+        "/a\\x41?q=\\u0001\\t\"\x7f\u{e9}".as_bytes()
+    );
 }
