@@ -50,9 +50,11 @@
 # GoAccess is the Debian package `goaccess` (apt-get install goaccess); without
 # it its row is skipped with a notice, and so is DuckDB's without the venv.
 # Inputs are read once before measuring so that every command reads from the
-# page cache. The two logs of the distinct-paths ratio are run in turn (one
-# of each, five times), so that the machine's speed drifting over the minutes
-# of the run does not skew that ratio.
+# page cache. The two sides of each ratio the targets are stated in (the
+# distinct-paths logs and DuckDB on the million-path log; the sorted log and
+# its four reorderings; rlctl and DuckDB on the plain log and on the ten
+# copies) are run in turn, one of each, RUNS times, so that the machine's
+# speed drifting over the minutes of the run does not skew the ratio.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -186,19 +188,25 @@ measure() {
     summarize "$name"
 }
 
-# measure_pair RUNS NAME_A COMMAND_A NAME_B COMMAND_B: as measure for both,
-# their runs taken in turn, so that a ratio of the two is not skewed by the
-# machine's speed drifting between them.
-measure_pair() {
-    local runs=$1 i
-    : > "$TMP/$2.runs"
-    : > "$TMP/$4.runs"
-    for ((i = 0; i < runs; i++)); do
-        run_once "$2" "$3"
-        run_once "$4" "$5"
+# measure_group RUNS NAME_1 COMMAND_1 NAME_2 COMMAND_2 ...: as measure for
+# each, their runs taken in turn (one of each, RUNS times), so that a ratio
+# among them is not skewed by the machine's speed drifting over the minutes
+# between them.
+measure_group() {
+    local runs=$1 i j
+    shift
+    local -a group=("$@")
+    for ((j = 0; j < ${#group[@]}; j += 2)); do
+        : > "$TMP/${group[j]}.runs"
     done
-    summarize "$2"
-    summarize "$4"
+    for ((i = 0; i < runs; i++)); do
+        for ((j = 0; j < ${#group[@]}; j += 2)); do
+            run_once "${group[j]}" "${group[j + 1]}"
+        done
+    done
+    for ((j = 0; j < ${#group[@]}; j += 2)); do
+        summarize "${group[j]}"
+    done
 }
 
 size_mb() { awk -v b="$(stat -c %s "$1")" 'BEGIN { printf "%.1f", b / 1e6 }'; }
@@ -212,30 +220,33 @@ elif command -v goaccess > /dev/null; then
 else
     echo "bench: goaccess not installed (apt-get install goaccess): its row is skipped" >&2
 fi
-measure combined "$RUNS" "'$RLCTL' analyze -q --format json '$COMBINED'"
-if [[ -n "$DUCKDB" ]]; then
-    measure duckdb "$RUNS" "$DUCKDB '$COMBINED' 60"
-fi
+# Each ratio's two sides are measured in one group, their runs in turn.
+analyze() { echo "'$RLCTL' analyze -q --format json $*"; }
+group=(combined "$(analyze "'$COMBINED'")")
+[[ -n "$DUCKDB" ]] && group+=(duckdb "$DUCKDB '$COMBINED' 60")
+measure_group "$RUNS" "${group[@]}"
 if [[ ${#SHAPES[@]} -gt 0 ]]; then
     if [[ -n "$DISCOVER" ]]; then
         for d in on off; do
-            measure_pair "$RUNS" "paths_$d" "'$RLCTL' analyze -q --discover $d --format json '$PATHS'" \
-                "paths30_$d" "'$RLCTL' analyze -q --discover $d --format json '$PATHS30'"
+            group=("paths_$d" "$(analyze --discover $d "'$PATHS'")"
+                "paths30_$d" "$(analyze --discover $d "'$PATHS30'")")
+            [[ -n "$DUCKDB" && $d == on ]] && group+=(duckdb_paths "$DUCKDB '$PATHS' 60")
+            measure_group "$RUNS" "${group[@]}"
         done
     else
-        measure_pair "$RUNS" paths_off "'$RLCTL' analyze -q --format json '$PATHS'" \
-            paths30_off "'$RLCTL' analyze -q --format json '$PATHS30'"
+        group=(paths_off "$(analyze "'$PATHS'")" paths30_off "$(analyze "'$PATHS30'")")
+        [[ -n "$DUCKDB" ]] && group+=(duckdb_paths "$DUCKDB '$PATHS' 60")
+        measure_group "$RUNS" "${group[@]}"
     fi
-    [[ -n "$DUCKDB" ]] && measure duckdb_paths "$RUNS" "$DUCKDB '$PATHS' 60"
-    measure scanners "$RUNS" "'$RLCTL' analyze -q --format json '$SCANNERS'"
-    measure prefixed "$RUNS" "'$RLCTL' analyze -q --format json '$PREFIXED'"
-    measure clients "$RUNS" "'$RLCTL' analyze -q --format json '$CLIENTS'"
-    measure shuffled "$RUNS" "'$RLCTL' analyze -q --format json '$SHUFFLED'"
-    measure at_end "$RUNS" "'$RLCTL' analyze -q --format json '$AT_END'"
-    measure servers "$RUNS" "'$RLCTL' analyze -q --format json '$SERVERS'"
-    measure rotated "$RUNS" "'$RLCTL' analyze -q --format json '$ROTATED'"
-    measure copies "$RUNS" "'$RLCTL' analyze -q --format json '$COPIES'"
-    [[ -n "$DUCKDB" ]] && measure duckdb_copies "$RUNS" "$DUCKDB '$COPIES' 60"
+    measure scanners "$RUNS" "$(analyze "'$SCANNERS'")"
+    measure prefixed "$RUNS" "$(analyze "'$PREFIXED'")"
+    measure clients "$RUNS" "$(analyze "'$CLIENTS'")"
+    measure_group "$RUNS" sorted "$(analyze "'$COMBINED'")" \
+        shuffled "$(analyze "'$SHUFFLED'")" at_end "$(analyze "'$AT_END'")" \
+        servers "$(analyze "'$SERVERS'")" rotated "$(analyze "'$ROTATED'")"
+    group=(copies "$(analyze "'$COPIES'")")
+    [[ -n "$DUCKDB" ]] && group+=(duckdb_copies "$DUCKDB '$COPIES' 60")
+    measure_group "$RUNS" "${group[@]}"
 fi
 measure json "$RUNS" "'$RLCTL' analyze -q --format json '$JSON'"
 measure custom "$RUNS" "'$RLCTL' analyze -q --format json --log-format '$CUSTOM' '$CUSTOM_LOG'"
@@ -299,10 +310,11 @@ row duckdb_paths "duckdb, $DISTINCT paths" "$PATHS"
 row scanners "analyze $DISTINCT paths + 2 scanners" "$SCANNERS" "$(ratio scanners paths30_on '30 paths'); $(ratio scanners paths_on 'no scanners')"
 row prefixed "analyze $DISTINCT paths under /app" "$PREFIXED" "$(ratio prefixed paths30_on '30 paths'); $(ratio prefixed paths_on 'not prefixed')"
 row clients "analyze $DISTINCT clients" "$CLIENTS" "$(ratio clients combined 'the 200-client log')"
-row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled combined sorted)"
-row at_end "analyze logged at request end" "$AT_END" "$(ratio at_end combined sorted)"
-row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers combined sorted)"
-row rotated "analyze 10 parts out of order" "$ROTATED" "$(ratio rotated combined sorted)"
+row sorted "analyze sorted (the combined log)" "$COMBINED"
+row shuffled "analyze shuffled in minutes" "$SHUFFLED" "$(ratio shuffled sorted sorted)"
+row at_end "analyze logged at request end" "$AT_END" "$(ratio at_end sorted sorted)"
+row servers "analyze 10 servers concatenated" "$SERVERS" "$(ratio servers sorted sorted)"
+row rotated "analyze 10 parts out of order" "$ROTATED" "$(ratio rotated sorted sorted)"
 row copies "analyze 30k paths, ten copies" "$COPIES" "$(speedup copies duckdb_copies DuckDB)"
 row duckdb_copies "duckdb, 30k paths, ten copies" "$COPIES"
 echo
