@@ -30,6 +30,7 @@ pub mod envoy_ratelimit;
 pub mod haproxy;
 pub mod haproxy_target;
 pub mod kong;
+mod kong_path;
 pub mod nginx;
 mod nginx_uri;
 pub mod redis_swc;
@@ -184,7 +185,7 @@ impl Gateway {
     pub fn name_reading(self) -> NameReading {
         let (methods, paths) = match self {
             Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
-            Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::OnNginx),
+            Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::Kong),
             Gateway::Haproxy | Gateway::HaproxyReqRate => {
                 (MethodReading::Haproxy, PathReading::OnHaproxy)
             }

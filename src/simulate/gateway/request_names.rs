@@ -9,7 +9,10 @@
 //!   ([`nginx_uri`]: a bad escape, `%00`, `..` above the root, a target not
 //!   starting with `/`; a space, a control byte or DEL in its query too),
 //!   before any limit runs; nginx matches the
-//!   configuration `rlctl export` writes (`map $uri`) against `$uri`.
+//!   configuration `rlctl export` writes (`map $uri`) against `$uri`, Kong
+//!   its routes against the request URI normalised its own way
+//!   ([`kong_path`]: escapes decoded, dot segments removed, slashes merged,
+//!   as `$uri` mostly is, but `%2F` kept as it is).
 //! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
 //!   ([`haproxy_target`]: a method not of token characters; a byte from 0x80
 //!   up, a control byte, a space or a `#` in the target, its query too, which
@@ -27,6 +30,7 @@
 use std::borrow::Cow;
 
 use super::haproxy_target;
+use super::kong_path::kong_path;
 pub use super::nginx_uri::nginx_uri;
 use crate::ingest::endpoint::split_replayed_path;
 
@@ -53,8 +57,8 @@ pub enum PathReading {
     AsLogged,
     /// As nginx's `$uri` ([`nginx_uri`]).
     NginxUri,
-    /// As logged, where nginx (under the product) reads it at all.
-    OnNginx,
+    /// As Kong's router ([`kong_path`]), where nginx under it reads it at all.
+    Kong,
     /// As logged, where HAProxy's parser takes it at all.
     OnHaproxy,
 }
@@ -100,9 +104,9 @@ impl NameReading {
         match self.paths {
             PathReading::AsLogged => Some(Cow::Borrowed(path)),
             PathReading::NginxUri => nginx_uri(path).filter(|_| on_nginx()),
-            PathReading::OnNginx => nginx_uri(path)
+            PathReading::Kong => nginx_uri(path)
                 .filter(|_| on_nginx())
-                .map(|_| Cow::Borrowed(path)),
+                .map(|_| kong_path(path)),
             PathReading::OnHaproxy => {
                 haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
@@ -165,11 +169,11 @@ mod tests {
             Some("/a/b")
         );
         assert_eq!(
-            read(PathReading::OnNginx, "/a//%62").as_deref(),
-            Some("/a//%62")
+            read(PathReading::Kong, "/a//%62/./%2f").as_deref(),
+            Some("/a/b/%2F")
         );
         for answered in ["/a%zz", "x", "*", "/..", ""] {
-            assert_eq!(read(PathReading::OnNginx, answered), None, "{answered}");
+            assert_eq!(read(PathReading::Kong, answered), None, "{answered}");
             assert_eq!(read(PathReading::NginxUri, answered), None, "{answered}");
         }
         // An empty request line (`""`) is answered 400.
@@ -189,7 +193,7 @@ mod tests {
             assert_eq!(read(PathReading::AsLogged, kept).as_deref(), Some("/a"));
             let path = nginx.then_some("/a");
             assert_eq!(read(PathReading::NginxUri, kept).as_deref(), path, "{kept}");
-            assert_eq!(read(PathReading::OnNginx, kept).as_deref(), path, "{kept}");
+            assert_eq!(read(PathReading::Kong, kept).as_deref(), path, "{kept}");
             let path = haproxy.then_some("/a");
             assert_eq!(
                 read(PathReading::OnHaproxy, kept).as_deref(),
@@ -207,7 +211,7 @@ mod tests {
         fn paths_not_kept_are_read_as_logged(target in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
             let path = crate::ingest::endpoint::replayed_path(&target);
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
-                for paths in [PathReading::NginxUri, PathReading::OnNginx, PathReading::OnHaproxy] {
+                for paths in [PathReading::NginxUri, PathReading::Kong, PathReading::OnHaproxy] {
                     let read = NameReading { paths, ..NameReading::default() }.path(path);
                     proptest::prop_assert_eq!(read.as_deref(), Some(path));
                 }
