@@ -121,37 +121,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn default_escapes_read_back_as_their_bytes() {
-        for (logged, sent) in [
-            (&b"/a?q=1"[..], &b"/a?q=1"[..]),
-            (b"/caf\\xC3\\xA9", b"/caf\xc3\xa9"),
-            (b"/a?q=\\x01&r=\\x7fx", b"/a?q=\x01&r=\x7fx"),
-            (b"/a\\x5Cx41", b"/a\\x41"),
-            (b"/q=\\\"x\\\"", b"/q=\"x\""),
-            (b"/a\\\\b", b"/a\\b"),
-            (b"/a\\x4", b"/a\\x4"),
-            (b"/a\\xZZ\\", b"/a\\xZZ\\"),
-            (b"/a\\n", b"/a\\n"),
+    fn escapes_read_back_as_their_bytes() {
+        let (nginx, json) = (LogEscape::Default, LogEscape::Json);
+        for (escape, logged, sent) in [
+            (nginx, &b"/a?q=1"[..], &b"/a?q=1"[..]),
+            (nginx, b"/caf\\xC3\\xA9", b"/caf\xc3\xa9"),
+            (nginx, b"/a?q=\\x01&r=\\x7fx", b"/a?q=\x01&r=\x7fx"),
+            (nginx, b"/a\\x5Cx41", b"/a\\x41"),
+            (nginx, b"/q=\\\"x\\\"", b"/q=\"x\""),
+            (nginx, b"/a\\\\b", b"/a\\b"),
+            (nginx, b"/a\\x4", b"/a\\x4"),
+            (nginx, b"/a\\xZZ\\", b"/a\\xZZ\\"),
+            (nginx, b"/a\\n", b"/a\\n"),
+            (json, b"/a?q=1", b"/a?q=1"),
+            (json, b"/a?q=\\u0001\\u001F\\u001f", b"/a?q=\x01\x1f\x1f"),
+            (json, b"/a\\n\\r\\t\\b\\f", b"/a\n\r\t\x08\x0c"),
+            (json, b"/q=\\\"x\\\"\\\\\\/", b"/q=\"x\"\\/"),
+            (json, b"/a\\\\x41", b"/a\\x41"),
+            (
+                json,
+                b"/a\\xC3\\u0020\\u00e9\\u0",
+                b"/a\\xC3\\u0020\\u00e9\\u0",
+            ),
+            (json, b"/a\\", b"/a\\"),
         ] {
-            let read = LogEscape::Default.unescaped(logged);
-            assert_eq!(&read[..], sent, "{}", String::from_utf8_lossy(logged));
-            assert_eq!(matches!(read, Cow::Borrowed(_)), !logged.contains(&b'\\'));
-        }
-    }
-
-    #[test]
-    fn json_escapes_read_back_as_their_bytes() {
-        for (logged, sent) in [
-            (&b"/a?q=1"[..], &b"/a?q=1"[..]),
-            (b"/a?q=\\u0001\\u001F\\u001f", b"/a?q=\x01\x1f\x1f"),
-            (b"/a\\n\\r\\t\\b\\f", b"/a\n\r\t\x08\x0c"),
-            (b"/q=\\\"x\\\"\\\\\\/", b"/q=\"x\"\\/"),
-            (b"/a\\\\x41", b"/a\\x41"),
-            (b"/a\\xC3\\u0020\\u00e9\\u0", b"/a\\xC3\\u0020\\u00e9\\u0"),
-            (b"/a\\", b"/a\\"),
-        ] {
-            let read = LogEscape::Json.unescaped(logged);
-            assert_eq!(&read[..], sent, "{}", String::from_utf8_lossy(logged));
+            let read = escape.unescaped(logged);
+            let shown = String::from_utf8_lossy(logged);
+            assert_eq!(&read[..], sent, "{escape:?} {shown}");
+            let borrowed = matches!(read, Cow::Borrowed(_));
+            assert_eq!(borrowed, !logged.contains(&b'\\'), "{escape:?} {shown}");
         }
     }
 
