@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use super::FormatArgs;
+
 /// `rlctl export`.
 #[derive(Debug, Clone, Args)]
 pub struct ExportArgs {
@@ -26,6 +28,10 @@ pub struct ExportArgs {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub clients: u64,
 
+    /// Write to FILE instead of stdout (replaced atomically).
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
     /// Instead of the configuration, replay these access logs with the policy
     /// and as the target enforces the exported configuration, and list the
     /// requests where they differ, with the reason (rounding, window
@@ -33,21 +39,10 @@ pub struct ExportArgs {
     #[arg(long, value_name = "LOG", num_args = 1.., help_heading = "Check")]
     pub check: Vec<PathBuf>,
 
-    /// Log format of the --check logs, as for `rlctl analyze`: auto, combined,
-    /// common, json, a source (alb, cloudfront, w3c, …; see docs/sources.md),
-    /// or a literal nginx `log_format` string.
-    #[arg(
-        long,
-        value_name = "FORMAT",
-        default_value = "auto",
-        requires = "check",
-        help_heading = "Check"
-    )]
-    pub log_format: String,
-
-    /// Write to FILE instead of stdout (replaced atomically).
-    #[arg(long, short, value_name = "FILE")]
-    pub output: Option<PathBuf>,
+    /// How the --check logs are read, as for `rlctl analyze` (--log-format,
+    /// --nginx-conf, --log-escape, --field, --time-of).
+    #[command(flatten, next_help_heading = "Check")]
+    pub format: FormatArgs,
 }
 
 /// The products `rlctl export --target` knows (the options layer maps each to

@@ -73,6 +73,49 @@ pub struct IngestArgs {
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
 
+    #[command(flatten)]
+    pub format: FormatArgs,
+
+    /// Client key: ip, xff, user, field:NAME, or several joined with + (ip+user).
+    #[arg(long, value_name = "KEY", default_value = "ip")]
+    pub key: String,
+
+    /// Aggregate IPv4 client addresses (IPv4-mapped IPv6 ones too) into /N
+    /// prefixes (e.g. 24); the key needs an ip or xff part.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=32))]
+    pub cidr4: Option<u8>,
+
+    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64); the key
+    /// needs an ip or xff part.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=128))]
+    pub cidr6: Option<u8>,
+
+    /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins;
+    /// applied before the automatic :id normalisation). `@HOST REGEX=NAME`
+    /// applies only to requests for virtual host HOST (see --host-field).
+    #[arg(long, value_name = "REGEX=NAME")]
+    pub route: Vec<String>,
+
+    /// The field holding the virtual host that `--route '@HOST ...'` rules
+    /// read: `vhost` of Apache vhost_combined, or any field as `--key
+    /// field:NAME` names it (`domain_name` for ALB, `cs(Host)` for W3C,
+    /// `authority` for Envoy, `request.host` for Caddy JSON).
+    #[arg(long, value_name = "NAME", default_value = "vhost")]
+    pub host_field: String,
+
+    /// Treat any malformed line as an error (exit 2) instead of skipping it.
+    #[arg(long)]
+    pub strict: bool,
+
+    /// No progress bar, no notes on stderr (errors are still printed).
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+/// How the lines of access logs are read: their format and times (part of
+/// [`IngestArgs`], and of `rlctl export --check`).
+#[derive(Debug, Clone, Args)]
+pub struct FormatArgs {
     /// Log format: auto, combined, common, json, a source (alb, cloudfront, w3c,
     /// haproxy, ingress-nginx, traefik, envoy, istio, caddy, gcp, cloudflare, …;
     /// see docs/sources.md), or a literal nginx `log_format` string such as
@@ -105,47 +148,12 @@ pub struct IngestArgs {
     #[arg(long, value_name = "ROLE=PATH,...", value_delimiter = ',')]
     pub field: Vec<String>,
 
-    /// Client key: ip, xff, user, field:NAME, or several joined with + (ip+user).
-    #[arg(long, value_name = "KEY", default_value = "ip")]
-    pub key: String,
-
-    /// Aggregate IPv4 client addresses (IPv4-mapped IPv6 ones too) into /N
-    /// prefixes (e.g. 24); the key needs an ip or xff part.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=32))]
-    pub cidr4: Option<u8>,
-
-    /// Aggregate IPv6 client addresses into /N prefixes (e.g. 64); the key
-    /// needs an ip or xff part.
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(0..=128))]
-    pub cidr6: Option<u8>,
-
-    /// Name paths matching REGEX as endpoint NAME (repeatable; first match wins;
-    /// applied before the automatic :id normalisation). `@HOST REGEX=NAME`
-    /// applies only to requests for virtual host HOST (see --host-field).
-    #[arg(long, value_name = "REGEX=NAME")]
-    pub route: Vec<String>,
-
-    /// The field holding the virtual host that `--route '@HOST ...'` rules
-    /// read: `vhost` of Apache vhost_combined, or any field as `--key
-    /// field:NAME` names it (`domain_name` for ALB, `cs(Host)` for W3C,
-    /// `authority` for Envoy, `request.host` for Caddy JSON).
-    #[arg(long, value_name = "NAME", default_value = "vhost")]
-    pub host_field: String,
-
     /// Stamp each request with when it arrived, where the log format tells it
     /// (a start time, or the end time minus the duration), or with the time as
     /// logged. stderr names the time used per input.
     #[arg(long, value_name = "WHEN", default_value = "arrival",
           value_parser = crate::ingest::arrival::TimeOf::parse)]
     pub time_of: crate::ingest::arrival::TimeOf,
-
-    /// Treat any malformed line as an error (exit 2) instead of skipping it.
-    #[arg(long)]
-    pub strict: bool,
-
-    /// No progress bar, no notes on stderr (errors are still printed).
-    #[arg(long, short)]
-    pub quiet: bool,
 }
 
 /// Output formats of reports.

@@ -55,7 +55,7 @@ fn excluded_clients(args: &ExcludeArg, key: &KeySpec) -> Vec<String> {
 }
 
 pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestError> {
-    let format = match (&args.nginx_conf, &args.log_format_name) {
+    let format = match (&args.format.nginx_conf, &args.format.log_format_name) {
         (Some(conf), Some(name)) => {
             let text = std::fs::read_to_string(conf).map_err(|source| IngestError::Open {
                 file: conf.display().to_string(),
@@ -67,7 +67,10 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
                 escape: found.escape,
             }
         }
-        _ => match (format_choice(&args.log_format)?, args.log_escape) {
+        _ => match (
+            format_choice(&args.format.log_format)?,
+            args.format.log_escape,
+        ) {
             (FormatChoice::LogFormat { format, .. }, Some(escape)) => {
                 FormatChoice::LogFormat { format, escape }
             }
@@ -82,6 +85,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         },
     };
     let json_fields = args
+        .format
         .field
         .iter()
         .map(|pair| {
@@ -127,7 +131,7 @@ pub fn ingest_settings(args: &IngestArgs) -> Result<ingest::Settings, IngestErro
         progress: (!args.quiet && std::io::stderr().is_terminal())
             .then(|| Arc::new(output::progress::Bar::default()) as Arc<dyn ingest::Progress>),
         paths: KeptPaths::All,
-        time_of: args.time_of,
+        time_of: args.format.time_of,
     })
 }
 
