@@ -59,7 +59,7 @@ fn format_flag_given(format: &FormatArgs) -> Option<&'static str> {
 }
 
 /// Turns the flags of `rlctl export` into settings; the `--check` logs are
-/// read as `format` says, with the ingestion defaults of `rlctl simulate`
+/// read as its format flags say, with the ingestion defaults of `rlctl simulate`
 /// otherwise (client key `ip`).
 pub fn export_settings(args: &ExportArgs) -> Result<ExportSettings, IngestError> {
     let check = if args.check.is_empty() {
