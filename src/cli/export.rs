@@ -2,12 +2,19 @@
 
 use std::path::PathBuf;
 
-use clap::{Args, ValueEnum};
+use clap::{ArgGroup, Args, ValueEnum};
 
 use super::FormatArgs;
 
-/// `rlctl export`.
+/// `rlctl export`. The log-reading flags read the --check logs, so they
+/// require it (a flag left at its default does not count).
 #[derive(Debug, Clone, Args)]
+#[command(group(
+    ArgGroup::new("check_format")
+        .args(["log_format", "nginx_conf", "log_escape", "field", "time_of"])
+        .multiple(true)
+        .requires("check")
+))]
 pub struct ExportArgs {
     /// The policy file (TOML, as `rlctl analyze --write-policy` writes it).
     #[arg(long, value_name = "FILE")]

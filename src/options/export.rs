@@ -2,9 +2,8 @@
 
 use std::path::PathBuf;
 
-use crate::cli::{ExportArgs, ExportTarget, FormatArgs, IngestArgs};
+use crate::cli::{ExportArgs, ExportTarget, IngestArgs};
 use crate::export::{ExportOptions, Target};
-use crate::ingest::arrival::TimeOf;
 use crate::ingest::{self, IngestError};
 use crate::simulate::gateway::Gateway;
 
@@ -45,29 +44,11 @@ pub fn target_of(target: ExportTarget) -> Target {
     }
 }
 
-/// The first flag of `format` given a value other than its default, if any.
-fn format_flag_given(format: &FormatArgs) -> Option<&'static str> {
-    [
-        (format.log_format != "auto", "--log-format"),
-        (format.nginx_conf.is_some(), "--nginx-conf"),
-        (format.log_escape.is_some(), "--log-escape"),
-        (!format.field.is_empty(), "--field"),
-        (format.time_of != TimeOf::default(), "--time-of"),
-    ]
-    .into_iter()
-    .find_map(|(given, flag)| given.then_some(flag))
-}
-
 /// Turns the flags of `rlctl export` into settings; the `--check` logs are
 /// read as its format flags say, with the ingestion defaults of `rlctl simulate`
 /// otherwise (client key `ip`).
 pub fn export_settings(args: &ExportArgs) -> Result<ExportSettings, IngestError> {
     let check = if args.check.is_empty() {
-        if let Some(flag) = format_flag_given(&args.format) {
-            return Err(IngestError::Usage(format!(
-                "{flag} tells how the --check logs are read; give --check LOG..."
-            )));
-        }
         None
     } else {
         let ingest = IngestArgs {
