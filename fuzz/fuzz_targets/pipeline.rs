@@ -29,8 +29,8 @@ fuzz_target!(|data: &[u8]| {
         0 => FormatChoice::Auto,
         1 => FormatChoice::Combined,
         2 => FormatChoice::Json,
-        _ => FormatChoice::LogFormat(
-            r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#.into(),
+        _ => FormatChoice::log_format(
+            r#"$msec $remote_addr "$request" $status $request_time "$remote_user""#,
         ),
     };
     let path = scratch();
