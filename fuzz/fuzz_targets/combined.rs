@@ -1,5 +1,5 @@
 //! Fuzz target: combined/common access-log lines through the chunk parser.
-//! Any bytes: no panic, lines = parsed + skipped with consistent chunking, and
+//! Any bytes: no panic, lines + glued = parsed + skipped with consistent chunking, and
 //! the shortcut for common lines reads each line as the general reader does.
 
 #![no_main]

@@ -56,7 +56,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let report = &ingested.report;
     let table = &ingested.table;
-    assert_eq!(report.lines, report.parsed + report.skipped);
+    assert_eq!(report.lines + report.glued, report.parsed + report.skipped);
     assert_eq!(
         report.skipped,
         report.skipped_by_reason.values().sum::<u64>()
@@ -69,8 +69,8 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(report.files.len(), 1);
     let file = &report.files[0];
     assert_eq!(
-        (file.lines, file.parsed, file.skipped),
-        (report.lines, report.parsed, report.skipped)
+        (file.lines, file.glued, file.parsed, file.skipped),
+        (report.lines, report.glued, report.parsed, report.skipped)
     );
     if settings.strict {
         assert!(

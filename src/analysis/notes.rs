@@ -19,13 +19,26 @@ use crate::text::escape;
 pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> {
     let mut lines = Vec::new();
     for file in &report.files {
+        let entries = match file.glued {
+            0 => String::new(),
+            glued => format!(" holding {} entries", file.lines + glued),
+        };
         lines.push(format!(
-            "rlctl: {}: {} format, {}, {} parsed, {} skipped",
+            "rlctl: {}: {} format, {}{entries}, {} parsed, {} skipped",
             escape::terminal(&file.name),
             escape::terminal(&file.format),
             counted(file.lines, "line"),
             file.parsed,
             file.skipped
+        ));
+    }
+    if report.glued > 0 {
+        let (entries, were) = match report.glued {
+            1 => ("1 entry".to_string(), "was"),
+            n => (format!("{n} entries"), "were"),
+        };
+        lines.push(format!(
+            "rlctl: note: {entries} {were} glued after another on the same line (a newline missing: a file that ends without one concatenated with the next, or a writer stopped mid-line); each entry was read on its own"
         ));
     }
     for example in &report.examples {

@@ -36,6 +36,9 @@ pub struct ChunkResult {
     /// Columns of the extra keys, aligned with `events`, chunk-local ids.
     pub extra_keys: Vec<KeyColumn>,
     pub lines: u64,
+    /// Entries found glued after another on the same line: each is parsed
+    /// or skipped as a line is, so `lines + glued = parsed + skipped`.
+    pub glued: u64,
     pub parsed: u64,
     /// Skipped lines by reason.
     pub skipped: BTreeMap<SkipReason, u64>,
@@ -182,6 +185,32 @@ fn parse_line<'a>(
         out.skip(this_line, SkipReason::Blank);
         return;
     }
+    // Each entry of the line: one, unless the parser finds others glued on.
+    let mut entry = line;
+    loop {
+        let parsed = parse_entry(entry, parser, ctx, state, out);
+        let glued = parser.glued();
+        match parsed {
+            Err(SkipReason::Malformed(_) | SkipReason::BadStatus) if glued.is_some() => {
+                out.skip(this_line, SkipReason::CutShort);
+            }
+            Err(reason) => out.skip(this_line, reason),
+            Ok(()) => out.parsed += 1,
+        }
+        let Some(at) = glued else { break };
+        out.glued += 1;
+        entry = &entry[at..];
+    }
+}
+
+/// Parses one entry (a line, or part of one holding several) into an event.
+fn parse_entry<'a>(
+    line: &'a [u8],
+    parser: &mut dyn LineParser,
+    ctx: &ChunkContext<'_>,
+    state: &mut LineState<'a>,
+    out: &mut ChunkResult,
+) -> Result<(), SkipReason> {
     let LineState {
         record,
         key,
@@ -191,18 +220,11 @@ fn parse_line<'a>(
         clients_with_colon,
     } = state;
     record.clear(ctx.keys.fields.len());
-    if let Err(reason) = parser.parse(line, record) {
-        out.skip(this_line, reason);
-        return;
-    }
-    let Some(stamp) = record.time.filter(|s| time::in_range(s.ms)) else {
-        out.skip(this_line, SkipReason::BadTime);
-        return;
-    };
-    let Some(key) = ctx.keys.primary.key_value(record, key) else {
-        out.skip(this_line, SkipReason::NoClient);
-        return;
-    };
+    parser.parse(line, record)?;
+    let stamp = (record.time)
+        .filter(|s| time::in_range(s.ms))
+        .ok_or(SkipReason::BadTime)?;
+    let key = (ctx.keys.primary.key_value(record, key)).ok_or(SkipReason::NoClient)?;
     // The virtual host, read only when a route is limited to one.
     let host = ctx
         .routes
@@ -238,7 +260,6 @@ fn parse_line<'a>(
         out.invalid_utf8 += 1;
     }
     out.subsecond |= stamp.subsecond;
-    out.parsed += 1;
     for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
         let id: Id = match spec.key_value(record, extra_key) {
             Some(key) => key.intern(&mut column.names),
@@ -255,6 +276,7 @@ fn parse_line<'a>(
         status: record.status.unwrap_or(0),
         logged: logged_decision(record),
     });
+    Ok(())
 }
 
 /// The limiter decision a line records: `$limit_req_status` when logged, else

@@ -18,6 +18,7 @@ use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, 
 use super::time::ClfCache;
 use inner_quotes::{request_with_inner_quotes, status_follows};
 
+mod glue;
 mod inner_quotes;
 mod marks;
 mod plain;
@@ -59,6 +60,9 @@ pub struct CombinedParser {
     traefik: bool,
     /// With `traefik`, stamp events with the end (start + duration) instead of the start.
     logged_time: bool,
+    /// Where a second entry starts in the line last parsed, when one was
+    /// glued onto it (see [`glue`]): the entry parsed was the text before.
+    glued: Option<usize>,
 }
 
 /// The pieces of one combined line, borrowed from it.
@@ -109,6 +113,7 @@ impl CombinedParser {
             vhost: false,
             traefik: false,
             logged_time: false,
+            glued: None,
         })
     }
 
@@ -142,11 +147,23 @@ impl CombinedParser {
         self
     }
 
-    fn split<'a>(&self, line: &'a [u8], s: &mut Split<'a>) -> Result<(), SkipReason> {
+    /// Splits the line's first entry into `s`, and finds where a second one
+    /// glued onto it starts (never in a line the shortcut reads).
+    fn split<'a>(
+        &self,
+        line: &'a [u8],
+        s: &mut Split<'a>,
+        glued: &mut Option<usize>,
+    ) -> Result<(), SkipReason> {
         if !(self.vhost || self.traefik) && plain::split(line, self.wanted(), s) {
             return Ok(());
         }
-        self.split_any(line, s)?;
+        // A `vhost_combined` entry starts with its virtual host, which the
+        // head of a glued entry is not told by.
+        if !self.vhost {
+            *glued = time_bracket(line).and_then(|open| glue::second_entry(line, open));
+        }
+        self.split_any(&line[..glued.unwrap_or(line.len())], s)?;
         self.finish(s)
     }
 
@@ -319,7 +336,10 @@ fn quoted(text: &[u8]) -> Option<(&[u8], &[u8])> {
 impl LineParser for CombinedParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         let mut s = Split::default();
-        self.split(line, &mut s)?;
+        let mut glued = None;
+        let split = self.split(line, &mut s, &mut glued);
+        self.glued = glued;
+        split?;
         let f = &s.fields;
         let time = self.clock.parse(f[3]).ok_or(SkipReason::BadTime)?;
         record.time = Some(if self.logged_time {
@@ -351,6 +371,10 @@ impl LineParser for CombinedParser {
             });
         }
         Ok(())
+    }
+
+    fn glued(&mut self) -> Option<usize> {
+        self.glued.take()
     }
 
     fn fork(&self) -> Box<dyn LineParser> {

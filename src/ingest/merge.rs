@@ -30,6 +30,10 @@ pub struct FileReport {
     pub format: String,
     pub compression: String,
     pub lines: u64,
+    /// Entries glued after another on the same line (a newline missing):
+    /// `lines + glued = parsed + skipped`.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub glued: u64,
     pub parsed: u64,
     pub skipped: u64,
 }
@@ -39,6 +43,9 @@ pub struct FileReport {
 pub struct IngestReport {
     pub files: Vec<FileReport>,
     pub lines: u64,
+    /// Entries glued after another on the same line, read on their own.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub glued: u64,
     pub parsed: u64,
     pub skipped: u64,
     /// Skipped lines by reason.
@@ -63,6 +70,10 @@ pub struct ForwardedUnknown {
     pub lines: u64,
     /// Clients among them: one per spelling (`unknown`, `UNKNOWN`).
     pub spellings: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Global ids for the names of a chunk-local interner, in local id order.
@@ -100,6 +111,7 @@ impl<'s> Merger<'s> {
             report: IngestReport {
                 files: Vec::new(),
                 lines: 0,
+                glued: 0,
                 parsed: 0,
                 skipped: 0,
                 skipped_by_reason: BTreeMap::new(),
@@ -126,6 +138,7 @@ impl<'s> Merger<'s> {
             format: String::new(),
             compression: input.compression.name().into(),
             lines: 0,
+            glued: 0,
             parsed: 0,
             skipped: 0,
         };
@@ -204,9 +217,11 @@ impl<'s> Merger<'s> {
         }
         let skipped: u64 = chunk.skipped.values().sum();
         file.lines += chunk.lines;
+        file.glued += chunk.glued;
         file.parsed += chunk.parsed;
         file.skipped += skipped;
         self.report.lines += chunk.lines;
+        self.report.glued += chunk.glued;
         self.report.parsed += chunk.parsed;
         self.report.skipped += skipped;
         self.report.invalid_utf8_lines += chunk.invalid_utf8;

@@ -4,7 +4,9 @@
 //! lines ([`lines`]) on a reader thread, parsed in parallel ([`chunk`]) by the
 //! parser of their format ([`combined`], [`log_format`], [`json`], chosen by
 //! [`detect`] for `auto`), and merged in input order. Every line is accounted
-//! for: `lines = parsed + skipped`, with the reasons of the skipped ones.
+//! for: `lines = parsed + skipped`, with the reasons of the skipped ones, and
+//! `lines + glued = parsed + skipped` when a line holds entries glued on
+//! (see `combined::glue`).
 
 pub mod arrival;
 pub mod chunk;
@@ -281,6 +283,17 @@ pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
 }
 
 impl IngestReport {
+    /// How the lines read reconcile with those parsed and skipped, in words:
+    /// `4 read = 3 parsed + 1 skipped`, with the entries when some lines held
+    /// more than one (`4 read holding 6 entries = 5 parsed + 1 skipped`).
+    pub fn reconciled(&self) -> String {
+        let read = match self.glued {
+            0 => format!("{} read", self.lines),
+            glued => format!("{} read holding {} entries", self.lines, self.lines + glued),
+        };
+        format!("{read} = {} parsed + {} skipped", self.parsed, self.skipped)
+    }
+
     /// The error when nothing was parsed: what was read, the first telling
     /// line skipped (not a header or a blank one), and what to check: the
     /// client key when that line had no value for it, else the log format.

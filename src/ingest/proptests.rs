@@ -1,6 +1,6 @@
 //! Property tests of ingestion on arbitrary and hostile input: no parser panics,
-//! and every line is accounted for (`lines = parsed + skipped`, one event per
-//! parsed line) whatever the bytes, the format string, the field mapping or the
+//! and every line is accounted for (`lines + glued = parsed + skipped`, one
+//! event per parsed entry) whatever the bytes, the format string, the field mapping or the
 //! chunking. The fuzz targets in `fuzz/` run the same checks for much longer.
 
 use crate::ingest::KeptPaths;
@@ -44,7 +44,10 @@ fn parse_and_reconcile(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) 
     };
     let r = parse_chunk(data, 1, parser, &ctx);
     assert_eq!(r.lines, line_count(data), "lines miscounted");
-    assert_eq!(r.lines, r.parsed + r.skipped.values().sum::<u64>());
+    assert_eq!(
+        r.lines + r.glued,
+        r.parsed + r.skipped.values().sum::<u64>()
+    );
     assert_eq!(r.events.len() as u64, r.parsed);
     for column in &r.extra_keys {
         assert_eq!(column.ids.len(), r.events.len());
@@ -255,7 +258,7 @@ proptest! {
         if let Ok(done) = ingest(&settings) {
             let report = &done.report;
             prop_assert_eq!(report.lines, line_count(&data));
-            prop_assert_eq!(report.lines, report.parsed + report.skipped);
+            prop_assert_eq!(report.lines + report.glued, report.parsed + report.skipped);
             prop_assert_eq!(report.skipped, report.skipped_by_reason.values().sum::<u64>());
             prop_assert_eq!(done.table.len() as u64, report.parsed);
             prop_assert!(done.table.ts.windows(2).all(|w| w[0] <= w[1]));
@@ -263,6 +266,72 @@ proptest! {
                 let benign = [SkipReason::Blank.to_string(), SkipReason::Directive.to_string()];
                 prop_assert!(report.skipped_by_reason.keys().all(|r| benign.contains(r)));
             }
+        }
+    }
+}
+
+/// A whole combined line whose address is IPv4 or IPv6, ending with a quote
+/// (the user agent) or with `-` (a `common` line without bytes), and the
+/// same line cut short anywhere after its time.
+fn glueable_line() -> impl Strategy<Value = (String, String)> {
+    let address = prop_oneof![
+        (1u8..=255, any::<u8>(), any::<u8>(), any::<u8>())
+            .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
+        (0u16..0xffff).prop_map(|h| format!("2001:db8::{h:x}")),
+    ];
+    (
+        address,
+        "-|bob",
+        0u32..60,
+        "(GET|POST) /[a-z0-9./]{0,10}",
+        "(\"-\" \"[a-zA-Z0-9/. ]{0,10}\"|-)",
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(addr, user, second, request, tail, cut)| {
+            let head = format!("{addr} - {user} [05/Jan/2026:00:00:{second:02} +0000] \"");
+            let line = match tail.as_str() {
+                "-" => format!("{head}{request} HTTP/1.1\" 200 -"),
+                tail => format!("{head}{request} HTTP/1.1\" 200 5 {tail}"),
+            };
+            let short = &line[..head.len() + cut.index(line.len() - head.len())];
+            (line.clone(), short.to_string())
+        })
+}
+
+/// Each event of a chunk as text: time, client, endpoint, status.
+fn events_of(r: &ChunkResult) -> Vec<String> {
+    r.events
+        .iter()
+        .map(|e| {
+            let (client, endpoint) = (r.clients.name(e.client), r.endpoints.name(e.endpoint));
+            format!("{} {client} {endpoint} {}", e.ts, e.status)
+        })
+        .collect()
+}
+
+proptest! {
+    /// Two entries glued onto one line are read as the two lines they should
+    /// have been; an entry cut short before the second is skipped or read,
+    /// never taking the second's fields, when the text at the cut cannot be
+    /// read as part of the second's address (a hex digit, `.` or `:`).
+    #[test]
+    fn entries_glued_onto_one_line_are_read_as_two(
+        (first, cut_first) in glueable_line(),
+        (second, _) in glueable_line(),
+    ) {
+        let parse = |data: String| parse_and_reconcile(data.as_bytes(), &mut CombinedParser::new(&[]).unwrap(), &keys());
+        let apart = parse(format!("{first}\n{second}\n"));
+        prop_assert_eq!(apart.parsed, 2);
+        let glued = parse(format!("{first}{second}\n"));
+        prop_assert_eq!((glued.lines, glued.glued), (1, 1));
+        prop_assert_eq!(events_of(&glued), events_of(&apart));
+
+        let last = cut_first.as_bytes()[cut_first.len() - 1];
+        if !(last.is_ascii_hexdigit() || last == b'.' || last == b':') {
+            let cut = parse(format!("{cut_first}{second}\n"));
+            prop_assert_eq!((cut.lines, cut.glued), (1, 1));
+            let (cut, apart) = (events_of(&cut), events_of(&apart));
+            prop_assert_eq!(cut.last(), apart.last());
         }
     }
 }

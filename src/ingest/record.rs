@@ -175,6 +175,9 @@ pub enum SkipReason {
     /// A `#Fields:` directive that names other columns than the input's first:
     /// an error, as the lines after it would be read in the wrong columns.
     ColumnsChanged,
+    /// An entry that does not parse, cut short by another glued after it on
+    /// the same line (which is read on its own).
+    CutShort,
 }
 
 impl fmt::Display for SkipReason {
@@ -195,6 +198,9 @@ impl fmt::Display for SkipReason {
             SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
             SkipReason::ColumnsChanged => f.write_str(
                 "a #Fields: directive that names other columns than the first one of the file",
+            ),
+            SkipReason::CutShort => f.write_str(
+                "an entry cut short, with another glued after it on the same line (a newline missing)",
             ),
         }
     }
@@ -254,6 +260,13 @@ pub fn status_number(n: i64) -> Result<Option<u16>, SkipReason> {
 pub trait LineParser: Send + Sync {
     /// Fills `record` from `line` (no trailing newline), or says why the line is skipped.
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason>;
+
+    /// Where a second entry starts in the line last given to [`Self::parse`],
+    /// when the line held two (one glued onto the other, a newline missing
+    /// between them); `parse` read the text before it. `None` by default.
+    fn glued(&mut self) -> Option<usize> {
+        None
+    }
 
     /// A fresh parser of the same configuration, for another thread.
     fn fork(&self) -> Box<dyn LineParser>;

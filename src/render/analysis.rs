@@ -152,13 +152,7 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
     ));
     doc.facts(vec![
         ("period", span),
-        (
-            "lines",
-            format!(
-                "{} read = {} parsed + {} skipped",
-                report.lines, report.parsed, report.skipped
-            ),
-        ),
+        ("lines", report.reconciled()),
         ("client key", settings.ingest.keys.primary.text.clone()),
         ("window", settings.stats.window.to_string()),
     ]);

@@ -35,6 +35,9 @@ use super::shadow::RuleFigures;
 pub struct FileFigures {
     pub file: String,
     pub lines: u64,
+    /// Entries glued after another on the same line, read on their own
+    /// (`lines + glued = parsed + skipped`).
+    pub glued: u64,
     pub parsed: u64,
     /// A regular file is open at the path.
     pub readable: bool,
@@ -193,6 +196,14 @@ pub fn render(s: &Snapshot) -> String {
     );
     for f in &s.files {
         e.sample("rlctl_lines_total", &[("file", &f.file)], f.lines);
+    }
+    e.header(
+        "rlctl_entries_glued_total",
+        "counter",
+        "Entries found glued after another on the same line (a newline missing), each parsed or skipped on its own, per file.",
+    );
+    for f in &s.files {
+        e.sample("rlctl_entries_glued_total", &[("file", &f.file)], f.glued);
     }
     e.header(
         "rlctl_lines_parsed_total",

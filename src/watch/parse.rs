@@ -1,7 +1,7 @@
 //! Followed lines to parsed chunks, with the ingestion parsers: the same
 //! format detection, keys, endpoints and skip reasons as `rlctl analyze`, one
 //! batch of whole lines at a time, with counts that reconcile per file
-//! (lines = parsed + skipped, by reason).
+//! (lines + entries glued onto them = parsed + skipped, by reason).
 //!
 //! With `--log-format auto`, a file's first lines are held until detection
 //! decides (as ingestion does on the first lines of an input); the format found
@@ -28,6 +28,9 @@ const DETECT_LINES: usize = 50;
 pub struct FileCounts {
     /// Every line read, parsed or skipped.
     pub lines: u64,
+    /// Entries glued after another on the same line, parsed or skipped on
+    /// their own (`lines + glued = parsed + skipped`).
+    pub glued: u64,
     pub parsed: u64,
     /// Skipped lines by reason (the ingestion's wording).
     pub skipped: BTreeMap<String, u64>,
@@ -130,6 +133,7 @@ impl FileParser {
         let parser = self.parser.as_mut().expect("chosen above");
         let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);
         self.counts.lines += chunk.lines;
+        self.counts.glued += chunk.glued;
         self.counts.parsed += chunk.parsed;
         for (reason, n) in &chunk.skipped {
             *self.counts.skipped.entry(reason.to_string()).or_default() += n;

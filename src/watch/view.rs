@@ -108,7 +108,7 @@ pub fn frame(s: &Snapshot) -> String {
             terminal(&f.file),
             f.lines,
             f.parsed,
-            f.lines - f.parsed,
+            f.lines + f.glued - f.parsed,
             if f.readable {
                 "following"
             } else {
@@ -162,6 +162,7 @@ mod tests {
             files: vec![FileFigures {
                 file: "access.log".into(),
                 lines: 210,
+                glued: 2,
                 parsed: 200,
                 readable: true,
                 events: Default::default(),
@@ -171,6 +172,8 @@ mod tests {
         let f = frame(&s);
         assert!(f.contains("2.50%") && f.contains("2.00%"), "{f}");
         assert!(f.contains("access.log") && f.contains("following"));
+        // Skipped: the lines and the entries glued onto them, less those parsed.
+        assert!(f.contains("210        200         12"), "{f}");
         assert!(!f.contains('\u{1b}'), "{f}");
     }
 

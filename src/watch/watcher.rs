@@ -315,6 +315,7 @@ impl Watcher {
                 FileFigures {
                     file: f.name.clone(),
                     lines: counts.lines,
+                    glued: counts.glued,
                     parsed: counts.parsed,
                     readable: f.follower.readable(),
                     events: f.events.clone(),

@@ -124,13 +124,7 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     let d = &settings.deployment;
     let mut facts = vec![
         ("period", span),
-        (
-            "lines",
-            format!(
-                "{} read = {} parsed + {} skipped",
-                run.report.lines, run.report.parsed, run.report.skipped
-            ),
-        ),
+        ("lines", run.report.reconciled()),
         ("limits", run.source.clone()),
         (
             "deployment",

@@ -79,6 +79,15 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
     if line.get(close + 1..close + 3) != Some(b" \"") {
         return None;
     }
+    // A later `[dd/…` may open the time of a second entry glued onto the
+    // line (see `glue`): the general reader looks.
+    let mut after = close + 1;
+    while let Some(at) = m.bracket.next(after) {
+        if line[at] == b'[' && line.get(at + 3) == Some(&b'/') {
+            return None;
+        }
+        after = at + 1;
+    }
     let request_end = m.quote.next(close + 3)?;
     let after_request = &line[request_end + 1..];
     // ` NNN ` and the first byte of BYTES: a status the general reader takes

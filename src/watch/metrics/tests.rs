@@ -34,7 +34,8 @@ fn snapshot() -> Snapshot {
         files: vec![FileFigures {
             file: "/var/log/nginx/access.log".into(),
             lines: 130,
-            parsed: 127,
+            glued: 1,
+            parsed: 128,
             readable: true,
             events: [("replaced".to_string(), 1)].into_iter().collect(),
         }],
@@ -57,6 +58,7 @@ fn every_fixed_name_is_exported() {
         "rlctl_clients_seen{rule=\"global\",window=\"1h\"} 40",
         "rlctl_clients_hit{rule=\"global\",window=\"1h\"} 2",
         "rlctl_lines_total{file=\"/var/log/nginx/access.log\"} 130",
+        "rlctl_entries_glued_total{file=\"/var/log/nginx/access.log\"} 1",
         "rlctl_lines_skipped_total{reason=\"blank line\"} 3",
         "rlctl_lag_seconds 0.250",
         "rlctl_client_window_requests{rule=\"global\",quantile=\"0.5\"} 3",

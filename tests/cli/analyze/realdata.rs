@@ -1,11 +1,12 @@
 //! `rlctl analyze` on the third-party logs of the shared realdata folder
 //! (skipped when it is absent): every sample parses and reconciles, each
-//! source is detected, a bad line is named by its line number, and figures
-//! match counts made independently of rlctl.
+//! source is detected, a bad line is named by its line number, figures
+//! match counts made independently of rlctl, and the lines glued two by two
+//! (each second newline dropped) give the same figures.
 
 use predicates::str::contains;
 
-use super::analyze_json;
+use super::{analyze_json, write};
 use crate::support::{realdata, rlctl};
 
 #[test]
@@ -102,4 +103,39 @@ fn realdata_out_of_order_apache_log_matches_an_independent_count() {
         json["overall"]["per_window"]["samples"].as_u64(),
         Some(counts.len() as u64)
     );
+}
+
+#[test]
+fn realdata_lines_glued_two_by_two_give_the_same_figures() {
+    for name in [
+        "elastic_examples_apache_logs",
+        "tstack_lnav_logfile_shop_access_log.0",
+        "elastic_beats_nginx_access_test.log",
+    ] {
+        let Some(path) = realdata(name) else { return };
+        let text = std::fs::read_to_string(&path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let glued: String = lines.chunks(2).map(|pair| pair.concat() + "\n").collect();
+        let dir = tempfile::tempdir().unwrap();
+        let glued_path = write(dir.path(), name, glued.as_bytes());
+        let (mut apart, mut together) = (
+            analyze_json(&[path.to_str().unwrap()]),
+            analyze_json(&[glued_path.to_str().unwrap()]),
+        );
+        let input = &together["input"];
+        assert_eq!(
+            input["lines"].as_u64(),
+            Some(lines.len().div_ceil(2) as u64),
+            "{name}"
+        );
+        assert_eq!(
+            input["glued"].as_u64(),
+            Some(lines.len() as u64 / 2),
+            "{name}"
+        );
+        assert_eq!(input["parsed"], apart["input"]["parsed"], "{name}");
+        apart["input"] = serde_json::Value::Null;
+        together["input"] = serde_json::Value::Null;
+        assert_eq!(apart, together, "{name}");
+    }
 }

@@ -1,0 +1,116 @@
+//! Two entries on one line. A file that ends without its last newline and is
+//! concatenated with the next (`cat a.log b.log`), or a writer stopped in
+//! the middle of an entry, leaves the next entry glued onto the same line:
+//!
+//! `1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HT5.6.7.8 - - [05/Jan/2026:00:00:06 +0000] "GET /b HTTP/1.1" 200 …`
+//!
+//! Read as one line, the second entry is lost (taken as trailing fields, or
+//! as part of the first entry's request) and the first may gain a request
+//! it never had. The second entry is found by its head, `ADDR IDENT USER
+//! [dd/Mon/yyyy:HH:MM:SS +zzzz] "`, after the first entry's time: a head
+//! with a bare `"` cannot come from inside a quoted field, where nginx
+//! writes `"` as `\x22` and Apache as `\"`. Its address is the longest
+//! IPv4 or IPv6 address that ends where its IDENT starts (the text before
+//! it belongs to the entry cut short); an entry whose address is a host
+//! name is not told apart from the text before it.
+
+use std::net::IpAddr;
+
+use memchr::memchr;
+
+/// Where a second entry starts in `line` (a combined line whose own
+/// `[TIME]` opens at `open`), if one is glued on.
+pub(super) fn second_entry(line: &[u8], open: usize) -> Option<usize> {
+    let close = open + memchr(b']', line.get(open..)?)?;
+    memchr::memchr_iter(b'[', &line[close..])
+        .map(|i| close + i)
+        .filter(|&at| is_time_head(&line[at..]))
+        .find_map(|at| address_before(&line[..at]).filter(|&start| start > close))
+}
+
+/// Whether `text` starts with `[dd/Mon/yyyy:HH:MM:SS +zzzz] "`, the
+/// `$time_local` (`%t`) of an entry's head and the quote that opens its request.
+fn is_time_head(text: &[u8]) -> bool {
+    const SHAPE: &[u8] = b"[00/Aaa/0000:00:00:00 +0000] \"";
+    text.len() >= SHAPE.len()
+        && SHAPE.iter().zip(text).all(|(&want, &b)| match want {
+            b'0' => b.is_ascii_digit(),
+            b'A' => b.is_ascii_uppercase(),
+            b'a' => b.is_ascii_lowercase(),
+            b'+' => b == b'+' || b == b'-',
+            other => b == other,
+        })
+}
+
+/// Where the address of an entry head starts, given the head up to its
+/// `[TIME]` (`… ADDR IDENT USER `): the longest IP address that ends at the
+/// space before IDENT.
+fn address_before(head: &[u8]) -> Option<usize> {
+    let head = head.strip_suffix(b" ")?;
+    let user = token_start(head)?;
+    let ident = token_start(head[..user].strip_suffix(b" ")?)?;
+    let end = head[..ident].strip_suffix(b" ")?.len();
+    let run = head[..end]
+        .iter()
+        .rposition(|&b| !(b.is_ascii_hexdigit() || b == b'.' || b == b':'))
+        .map_or(0, |i| i + 1);
+    (run..end).find(|&start| {
+        std::str::from_utf8(&head[start..end])
+            .ok()
+            .and_then(|text| text.parse::<IpAddr>().ok())
+            .is_some()
+    })
+}
+
+/// Where the last space-separated token of `text` starts (`None` when empty).
+fn token_start(text: &[u8]) -> Option<usize> {
+    let start = text.iter().rposition(|&b| b == b' ').map_or(0, |i| i + 1);
+    (start < text.len()).then_some(start)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn split(line: &str) -> Option<(&str, &str)> {
+        let open = line.find('[')?;
+        second_entry(line.as_bytes(), open).map(|at| line.split_at(at))
+    }
+
+    const SECOND: &str =
+        r#"5.6.7.8 - - [05/Jan/2026:00:00:06 +0000] "GET /b HTTP/1.1" 200 12 "-" "curl/8""#;
+
+    #[test]
+    fn an_entry_glued_after_a_whole_one_is_found() {
+        let first = r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTTP/1.1" 200 1 "-" "c""#;
+        assert_eq!(split(&format!("{first}{SECOND}")), Some((first, SECOND)));
+    }
+
+    #[test]
+    fn an_entry_glued_after_one_cut_short_is_found() {
+        let first = r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HT"#;
+        assert_eq!(split(&format!("{first}{SECOND}")), Some((first, SECOND)));
+        // Hex digits before the address are not taken into it.
+        let first = r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /cafe"#;
+        assert_eq!(split(&format!("{first}{SECOND}")), Some((first, SECOND)));
+        let v6 = SECOND.replace("5.6.7.8", "2001:db8::1");
+        assert_eq!(split(&format!("{first}{v6}")), Some((first, v6.as_str())));
+    }
+
+    #[test]
+    fn lines_of_one_entry_have_no_second() {
+        for line in [
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTTP/1.1" 200 1 "-" "x""#,
+            // A bracketed date in a field, escaped as nginx and Apache write `"`.
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTTP/1.1" 200 1 "-" "x 5.6.7.8 - - [05/Jan/2026:00:00:06 +0000] \x22GET""#,
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTTP/1.1" 200 1 "-" "x 5.6.7.8 - - [05/Jan/2026:00:00:06 +0000] \"GET""#,
+            // Brackets of an in-app browser's user agent.
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET / HTTP/1.1" 200 1 "-" "M [FBAN/FBIOS;FBAV/1]""#,
+            // A head whose address is no address.
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTzz - - [05/Jan/2026:00:00:06 +0000] "GET /b HTTP/1.1" 200 1"#,
+            "[05/Jan/2026:00:00:05 +0000] [",
+        ] {
+            assert_eq!(split(line), None, "{line}");
+        }
+    }
+}
