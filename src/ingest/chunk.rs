@@ -191,7 +191,9 @@ fn parse_line<'a>(
         let parsed = parse_entry(entry, parser, ctx, state, out);
         let glued = parser.glued();
         match parsed {
-            Err(SkipReason::Malformed(_) | SkipReason::BadStatus) if glued.is_some() => {
+            Err(SkipReason::Malformed(_) | SkipReason::BadStatus | SkipReason::BadJson)
+                if glued.is_some() =>
+            {
                 out.skip(this_line, SkipReason::CutShort);
             }
             Err(reason) => out.skip(this_line, reason),

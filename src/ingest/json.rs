@@ -17,6 +17,7 @@ use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
+use glue::before_entry;
 
 /// The fields rlctl can take from a JSON object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +178,10 @@ pub struct JsonParser {
     firsts: Vec<u32>,
     /// Set for sources whose time is moved by a duration (`--time-of`).
     timing: Option<Timing>,
+    /// Where a second object starts in the line last parsed, when one was
+    /// glued onto it (a newline missing): the entry parsed was the text
+    /// before.
+    glued: Option<usize>,
 }
 
 impl JsonParser {
@@ -246,6 +251,7 @@ impl JsonParser {
             tape: Tape::default(),
             firsts: Vec::new(),
             timing: None,
+            glued: None,
         };
         parser.paths = texts
             .into_iter()
@@ -368,23 +374,47 @@ impl JsonParser {
             arrival::end_from_arrival(time, ms)
         }
     }
-}
 
-impl LineParser for JsonParser {
-    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
-        let text = &line[start..];
+    /// Fills `record` from `text`, one JSON object.
+    fn parse_object<'a>(
+        &mut self,
+        text: &'a [u8],
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
         let mut tape = std::mem::take(&mut self.tape);
         let result = if tape.parse(text).is_ok() {
             self.fill_from_tape(text, &tape, record)
         } else {
             // Outside the tape's subset (escapes, exponents, bytes that are
             // not UTF-8...) or not JSON at all.
-            let object = json_object(text).ok_or(SkipReason::BadJson)?;
-            self.fill(&ValueDoc(&object), record)
+            match json_object(text) {
+                Some(object) => self.fill(&ValueDoc(&object), record),
+                None => Err(SkipReason::BadJson),
+            }
         };
         self.tape = tape;
         result
+    }
+}
+
+impl LineParser for JsonParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        self.glued = None;
+        let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
+        let text = &line[start..];
+        match self.parse_object(text, record) {
+            Err(SkipReason::BadJson) => {
+                let at =
+                    (self.second_entry(text, record.extra.len())).ok_or(SkipReason::BadJson)?;
+                self.glued = Some(start + at);
+                self.parse_object(before_entry(text, at), record)
+            }
+            parsed => parsed,
+        }
+    }
+
+    fn glued(&mut self) -> Option<usize> {
+        self.glued.take()
     }
 
     fn fork(&self) -> Box<dyn LineParser> {
@@ -396,5 +426,6 @@ impl LineParser for JsonParser {
     }
 }
 
+mod glue;
 #[cfg(test)]
 mod tests;

@@ -335,3 +335,59 @@ proptest! {
         }
     }
 }
+
+/// A JSON line: an nginx `escape=json` entry, a Caddy entry (nested
+/// objects, a `{` in a string), or a message that is no access entry; and
+/// the same line cut short anywhere.
+fn json_line() -> impl Strategy<Value = (String, String)> {
+    (
+        0u32..3,
+        (1u8..=255, any::<u8>()),
+        0u32..60,
+        "/[a-z0-9{}\"]{0,8}",
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(kind, (a, b), second, path, cut)| {
+            let addr = format!("{a}.{b}.0.1");
+            let path = path.replace('"', "\\\"");
+            let line = match kind {
+                0 => format!(
+                    r#"{{"time":"2026-01-05T00:00:{second:02}Z","remote_addr":"{addr}","request":"GET {path} HTTP/1.1","status":200}}"#
+                ),
+                1 => format!(
+                    r#"{{"level":"info","ts":{}.5,"request":{{"remote_ip":"{addr}","method":"GET","uri":"{path}","headers":{{"User-Agent":["x{{y"]}}}},"status":200}}"#,
+                    1_767_571_200 + second
+                ),
+                _ => format!(r#"{{"level":"info","msg":"started {second}"}}"#),
+            };
+            let short = line[..1 + cut.index(line.len() - 1)].to_string();
+            (line, short)
+        })
+}
+
+proptest! {
+    /// JSON entries glued onto one line are read as the two lines they
+    /// should have been; after an entry cut short, the second is read as it
+    /// is on its own.
+    #[test]
+    fn json_entries_glued_onto_one_line_are_read_as_two(
+        (first, cut_first) in json_line(),
+        (second, _) in json_line(),
+    ) {
+        let parse = |data: String| {
+            parse_and_reconcile(data.as_bytes(), &mut JsonParser::new(&[], &[]).unwrap(), &keys())
+        };
+        let apart = parse(format!("{first}\n{second}\n"));
+        let glued = parse(format!("{first}{second}\n"));
+        prop_assert_eq!((glued.lines, glued.glued), (1, 1));
+        prop_assert_eq!(events_of(&glued), events_of(&apart));
+        prop_assert_eq!(&glued.skipped, &apart.skipped);
+        let alone = parse(format!("{second}\n"));
+        let cut = parse(format!("{cut_first}{second}\n"));
+        if alone.parsed == 1 {
+            prop_assert_eq!((cut.lines, cut.glued), (1, 1));
+            let (cut, alone) = (events_of(&cut), events_of(&alone));
+            prop_assert_eq!(cut.last(), alone.last());
+        }
+    }
+}

@@ -107,10 +107,13 @@ fn realdata_out_of_order_apache_log_matches_an_independent_count() {
 
 #[test]
 fn realdata_lines_glued_two_by_two_give_the_same_figures() {
-    for name in [
-        "elastic_examples_apache_logs",
-        "tstack_lnav_logfile_shop_access_log.0",
-        "elastic_beats_nginx_access_test.log",
+    // Detection reads whole lines: with every line glued, the format is given.
+    for (name, format) in [
+        ("elastic_examples_apache_logs", "combined"),
+        ("tstack_lnav_logfile_shop_access_log.0", "combined"),
+        ("elastic_beats_nginx_access_test.log", "combined"),
+        ("tstack_lnav_logfile_caddy_log.0", "caddy"),
+        ("tstack_lnav_logfile_caddy_log.1", "caddy"),
     ] {
         let Some(path) = realdata(name) else { return };
         let text = std::fs::read_to_string(&path).unwrap();
@@ -119,8 +122,8 @@ fn realdata_lines_glued_two_by_two_give_the_same_figures() {
         let dir = tempfile::tempdir().unwrap();
         let glued_path = write(dir.path(), name, glued.as_bytes());
         let (mut apart, mut together) = (
-            analyze_json(&[path.to_str().unwrap()]),
-            analyze_json(&[glued_path.to_str().unwrap()]),
+            analyze_json(&["--log-format", format, path.to_str().unwrap()]),
+            analyze_json(&["--log-format", format, glued_path.to_str().unwrap()]),
         );
         let input = &together["input"];
         assert_eq!(
