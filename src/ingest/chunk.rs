@@ -199,7 +199,10 @@ fn parse_line<'a>(
             Err(reason) => out.skip(this_line, reason),
             Ok(()) => out.parsed += 1,
         }
-        let Some(at) = glued else { break };
+        // A parser's second entry starts inside the entry, after its start.
+        let Some(at) = glued.filter(|&at| (1..entry.len()).contains(&at)) else {
+            break;
+        };
         out.glued += 1;
         entry = &entry[at..];
     }
