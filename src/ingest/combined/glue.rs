@@ -18,6 +18,9 @@ use std::net::IpAddr;
 
 use memchr::memchr;
 
+/// The longest IP address as text (`ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255`).
+const LONGEST_ADDRESS: usize = 45;
+
 /// Where a second entry starts in `line` (a combined line whose own
 /// `[TIME]` opens at `open`), if one is glued on.
 pub(super) fn second_entry(line: &[u8], open: usize) -> Option<usize> {
@@ -54,6 +57,8 @@ fn address_before(head: &[u8]) -> Option<usize> {
         .iter()
         .rposition(|&b| !(b.is_ascii_hexdigit() || b == b'.' || b == b':'))
         .map_or(0, |i| i + 1);
+    // No address is longer: a long run of hex digits is tried at its end only.
+    let run = run.max(end.saturating_sub(LONGEST_ADDRESS));
     (run..end).find(|&start| {
         std::str::from_utf8(&head[start..end])
             .ok()
@@ -95,6 +100,12 @@ mod tests {
         assert_eq!(split(&format!("{first}{SECOND}")), Some((first, SECOND)));
         let v6 = SECOND.replace("5.6.7.8", "2001:db8::1");
         assert_eq!(split(&format!("{first}{v6}")), Some((first, v6.as_str())));
+        let longest = SECOND.replace("5.6.7.8", "ffff:ffff:ffff:ffff:ffff:ffff:255.255.255.255");
+        let first = format!("{first}{}", "a".repeat(100_000));
+        assert_eq!(
+            split(&format!("{first}{longest}")),
+            Some((first.as_str(), longest.as_str()))
+        );
     }
 
     #[test]
