@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use crate::events::Resolution;
 use crate::ingest::IngestReport;
 use crate::ingest::record::SkipReason;
+use crate::ingest::report::holding;
 use crate::policy::Exemption;
 use crate::scenario::Unmatched;
 use crate::stats::Analysis;
@@ -19,15 +20,12 @@ use crate::text::escape;
 pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> {
     let mut lines = Vec::new();
     for file in &report.files {
-        let entries = match file.glued {
-            0 => String::new(),
-            glued => format!(" holding {} entries", file.lines + glued),
-        };
         lines.push(format!(
-            "rlctl: {}: {} format, {}{entries}, {} parsed, {} skipped",
+            "rlctl: {}: {} format, {}{}, {} parsed, {} skipped",
             escape::terminal(&file.name),
             escape::terminal(&file.format),
             counted(file.lines, "line"),
+            holding(file.lines, file.glued),
             file.parsed,
             file.skipped
         ));

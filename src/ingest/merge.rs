@@ -8,73 +8,18 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use serde::Serialize;
-
 use super::chunk::{ChunkContext, ChunkResult};
 use super::detect;
 use super::lines::Piece;
 use super::pipeline;
 use super::record::LineParser;
+use super::report::{FileReport, ForwardedUnknown, IngestReport};
 use super::source::{self, Compression};
 use super::{IngestError, Ingested, KeptPaths, Progress, Settings};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
 
 /// How many skipped-line examples the report keeps.
 const EXAMPLES: usize = 10;
-
-/// Per-input counts.
-#[derive(Debug, Clone, Serialize)]
-pub struct FileReport {
-    pub name: String,
-    /// The format used (detected or given).
-    pub format: String,
-    pub compression: String,
-    pub lines: u64,
-    /// Entries glued after another on the same line (a newline missing):
-    /// `lines + glued = parsed + skipped`.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub glued: u64,
-    pub parsed: u64,
-    pub skipped: u64,
-}
-
-/// What ingestion read, parsed and skipped.
-#[derive(Debug, Clone, Serialize)]
-pub struct IngestReport {
-    pub files: Vec<FileReport>,
-    pub lines: u64,
-    /// Entries glued after another on the same line, read on their own.
-    #[serde(skip_serializing_if = "is_zero")]
-    pub glued: u64,
-    pub parsed: u64,
-    pub skipped: u64,
-    /// Skipped lines by reason.
-    pub skipped_by_reason: BTreeMap<String, u64>,
-    /// The first skipped lines as `file:line: reason`.
-    pub examples: Vec<String>,
-    pub resolution: Resolution,
-    /// Parsed lines whose client key or endpoint had bytes that are not UTF-8
-    /// (shown with U+FFFD).
-    pub invalid_utf8_lines: u64,
-    /// Parsed lines keyed by `--key xff` on the token `unknown` (any case),
-    /// which proxies write for a client they do not name: one client per
-    /// spelling for a gateway keying on X-Forwarded-For, as for rlctl (a
-    /// note says so).
-    #[serde(skip)]
-    pub forwarded_unknown: ForwardedUnknown,
-}
-
-/// The requests keyed on `unknown` (see [`IngestReport::forwarded_unknown`]).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ForwardedUnknown {
-    pub lines: u64,
-    /// Clients among them: one per spelling (`unknown`, `UNKNOWN`).
-    pub spellings: u64,
-}
-
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
 
 /// Global ids for the names of a chunk-local interner, in local id order.
 fn remap(local: &Interner, global: &mut Interner) -> Vec<Id> {

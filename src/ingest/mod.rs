@@ -35,13 +35,15 @@ pub mod time;
 mod merge;
 #[cfg(test)]
 mod proptests;
+pub mod report;
 
 use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-pub use merge::{FileReport, ForwardedUnknown, IngestReport, return_freed_memory_promptly};
+pub use merge::return_freed_memory_promptly;
 pub use progress::Progress;
+pub use report::{FileReport, ForwardedUnknown, IngestReport};
 
 use crate::events::EventTable;
 use endpoint::RouteRule;
@@ -280,44 +282,4 @@ pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
         merger.read_input(path)?;
     }
     Ok(merger.finish())
-}
-
-impl IngestReport {
-    /// How the lines read reconcile with those parsed and skipped, in words:
-    /// `4 read = 3 parsed + 1 skipped`, with the entries when some lines held
-    /// more than one (`4 read holding 6 entries = 5 parsed + 1 skipped`).
-    pub fn reconciled(&self) -> String {
-        let read = match self.glued {
-            0 => format!("{} read", self.lines),
-            glued => format!("{} read holding {} entries", self.lines, self.lines + glued),
-        };
-        format!("{read} = {} parsed + {} skipped", self.parsed, self.skipped)
-    }
-
-    /// The error when nothing was parsed: what was read, the first telling
-    /// line skipped (not a header or a blank one), and what to check: the
-    /// client key when that line had no value for it, else the log format.
-    pub fn nothing_parsed(&self) -> String {
-        use record::SkipReason;
-        let files: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
-        let mut message = format!(
-            "no requests found in {}: {} read, {} parsed, {} skipped",
-            files.join(", "),
-            crate::text::counted(self.lines, "line"),
-            self.parsed,
-            self.skipped
-        );
-        let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
-        let telling = (self.examples.iter())
-            .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
-            .or(self.examples.first());
-        if let Some(first) = telling {
-            let advice = match first.ends_with(&SkipReason::NoClient.to_string()) {
-                true => "check --key: the lines parse, but have no value for it",
-                false => "check --log-format",
-            };
-            message.push_str(&format!(" (first: {first}); {advice}"));
-        }
-        message
-    }
 }

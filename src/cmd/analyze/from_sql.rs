@@ -6,7 +6,6 @@
 //! the window is taken from the result (with a note when `--window` differs),
 //! and at most as many endpoints are reported as the result details.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 
 use anyhow::Context;
@@ -14,7 +13,7 @@ use anyhow::Context;
 use crate::analysis::{AnalyzeRun, recommendations};
 use crate::events::{EventTable, Resolution};
 use crate::frames::sql_result::read_sql_result;
-use crate::ingest::{FileReport, IngestReport, Ingested};
+use crate::ingest::{IngestReport, Ingested};
 use crate::options::AnalyzeSettings;
 use crate::recommend::BaselineChoice;
 use crate::stats::histograms::from_histograms;
@@ -58,30 +57,16 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
         settings.analysis.endpoints = built.detailed_endpoints;
     }
     let requests = input.summary.requests;
-    let report = IngestReport {
-        files: vec![FileReport {
-            name: escape::terminal(&name).into_owned(),
-            format: "sql result".into(),
-            compression: "none".into(),
-            lines: requests,
-            glued: 0,
-            parsed: requests,
-            skipped: 0,
-        }],
-        lines: requests,
-        glued: 0,
-        parsed: requests,
-        skipped: 0,
-        skipped_by_reason: BTreeMap::new(),
-        examples: Vec::new(),
-        resolution: if input.summary.subsecond > 0 {
-            Resolution::Millisecond
-        } else {
-            Resolution::Second
-        },
-        invalid_utf8_lines: 0,
-        forwarded_unknown: Default::default(),
+    let resolution = match input.summary.subsecond > 0 {
+        true => Resolution::Millisecond,
+        false => Resolution::Second,
     };
+    let report = IngestReport::of_rows(
+        escape::terminal(&name).into_owned(),
+        "sql result",
+        requests,
+        resolution,
+    );
     // Only the client names: the events stayed in the engine.
     let table = EventTable {
         clients: built.clients,

@@ -3,8 +3,6 @@
 
 pub mod view;
 
-use std::collections::BTreeMap;
-
 use anyhow::Context;
 
 use crate::Outcome;
@@ -15,7 +13,7 @@ use crate::discover;
 use crate::events::{EventTable, Resolution};
 use crate::frames;
 use crate::ingest::key::KeySet;
-use crate::ingest::{self, FileReport, IngestReport, Ingested};
+use crate::ingest::{self, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
 use crate::policy::Exemption;
@@ -54,30 +52,11 @@ fn read_input(settings: &SimulateSettings) -> anyhow::Result<(Ingested, Vec<bool
 pub fn events_ingested(path: &std::path::Path) -> anyhow::Result<(Ingested, Vec<bool>)> {
     let frames::events::EventsFile { table, certain } = frames::events::read_events(path)?;
     let rows = table.len() as u64;
-    let report = IngestReport {
-        files: vec![FileReport {
-            name: path.display().to_string(),
-            format: "event table".into(),
-            compression: "none".into(),
-            lines: rows,
-            glued: 0,
-            parsed: rows,
-            skipped: 0,
-        }],
-        lines: rows,
-        glued: 0,
-        parsed: rows,
-        skipped: 0,
-        skipped_by_reason: BTreeMap::new(),
-        examples: Vec::new(),
-        resolution: if table.ts.iter().any(|t| t.rem_euclid(1000) != 0) {
-            Resolution::Millisecond
-        } else {
-            Resolution::Second
-        },
-        invalid_utf8_lines: 0,
-        forwarded_unknown: Default::default(),
+    let resolution = match table.ts.iter().any(|t| t.rem_euclid(1000) != 0) {
+        true => Resolution::Millisecond,
+        false => Resolution::Second,
     };
+    let report = IngestReport::of_rows(path.display().to_string(), "event table", rows, resolution);
     Ok((Ingested { table, report }, certain))
 }
 
