@@ -115,7 +115,7 @@ struct DockerLine<'a> {
 }
 
 fn unwrap_docker(line: &[u8]) -> Unwrapped<'_> {
-    let Some(body) = line.strip_prefix(b"{\"log\":\"") else {
+    let Some(body) = line.strip_prefix(DOCKER_LOG) else {
         return Unwrapped::NotWrapped;
     };
     // Docker writes `log`, `stream`, `time` in this order: a line whose only
@@ -140,11 +140,41 @@ fn unwrap_docker(line: &[u8]) -> Unwrapped<'_> {
 
 /// A parser that takes a container wrapper off each line and hands the inner
 /// line to the parser of its format.
+///
+/// An inner line holding two entries (one glued onto the other) is read as
+/// two: [`LineParser::glued`] gives where the second starts in the wrapped
+/// line, and `parse`, given the wrapped line from there, reads that entry's
+/// inner text.
 pub struct ContainerParser {
     wrapper: Wrapper,
     inner: Box<dyn LineParser>,
     /// The unescaped inner line of a Docker entry (reused).
     buffer: Vec<u8>,
+    /// The entry glued after the one last parsed, if the inner parser found one.
+    glued: Option<Glued>,
+}
+
+/// An entry of an inner line glued after the entry before it.
+#[derive(Debug, Clone, Copy)]
+struct Glued {
+    /// Where it starts in the wrapped line last given to `parse`.
+    at: usize,
+    /// The address and length of the wrapped line from there: what `parse`
+    /// is given next when the chunk reads on (only compared, never read).
+    address: usize,
+    len: usize,
+    text: Text,
+}
+
+/// Where an entry's inner text is.
+#[derive(Debug, Clone, Copy)]
+enum Text {
+    /// In the wrapped line given, `start` bytes in, up to `suffix` bytes
+    /// before its end (the wrapper's tail).
+    Line { start: usize, suffix: usize },
+    /// In [`ContainerParser::buffer`] from `from`; the wrapped line given is
+    /// the JSON-escaped text of the same from `start`.
+    Buffer { start: usize, from: usize },
 }
 
 impl ContainerParser {
@@ -154,21 +184,34 @@ impl ContainerParser {
             wrapper,
             inner,
             buffer: Vec::new(),
+            glued: None,
         }
     }
-}
 
-impl LineParser for ContainerParser {
-    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+    /// Where the entry in `line` is: after an entry that had it glued on,
+    /// what that entry found; otherwise the line's inner text, unwrapped.
+    fn text_of(&mut self, line: &[u8]) -> Result<Text, SkipReason> {
+        let glued = self.glued.take();
+        if let Some(glued) =
+            glued.filter(|g| g.address == line.as_ptr() as usize && g.len == line.len())
+        {
+            return Ok(match glued.text {
+                Text::Line { suffix, .. } => Text::Line { start: 0, suffix },
+                Text::Buffer { from, .. } => Text::Buffer { start: 0, from },
+            });
+        }
         match unwrap(self.wrapper, line) {
-            Unwrapped::Line(inner) => self.inner.parse(inner, record),
+            Unwrapped::Line(inner) => {
+                let start = inner.as_ptr() as usize - line.as_ptr() as usize;
+                let suffix = line.len() - start - inner.len();
+                Ok(Text::Line { start, suffix })
+            }
             Unwrapped::Owned(inner) => {
                 self.buffer = inner;
-                let mut scratch = Record::default();
-                scratch.clear(record.extra.len());
-                self.inner.parse(&self.buffer, &mut scratch)?;
-                *record = scratch.into_owned();
-                Ok(())
+                Ok(Text::Buffer {
+                    start: DOCKER_LOG.len(),
+                    from: 0,
+                })
             }
             Unwrapped::Partial => Err(SkipReason::Malformed(
                 "partial container log line (the runtime split a line over 16 KiB)",
@@ -178,6 +221,93 @@ impl LineParser for ContainerParser {
                 Wrapper::DockerJson => "not a Docker json-file log line",
             })),
         }
+    }
+
+    /// The entry glued after the one just read from `text` of `line`, if the
+    /// inner parser found one (`inner_len`: the length of the text it read).
+    fn glued_after(&mut self, line: &[u8], text: Text, inner_len: usize) -> Option<Glued> {
+        let inner_at = self
+            .inner
+            .glued()
+            .filter(|&at| (1..inner_len).contains(&at))?;
+        let (at, text) = match text {
+            Text::Line { start, suffix } => (start + inner_at, Text::Line { start, suffix }),
+            Text::Buffer { start, from } => (
+                start + escaped_len(&line[start..], inner_at),
+                Text::Buffer {
+                    start,
+                    from: from + inner_at,
+                },
+            ),
+        };
+        (at < line.len()).then(|| Glued {
+            at,
+            address: line.as_ptr() as usize + at,
+            len: line.len() - at,
+            text,
+        })
+    }
+}
+
+/// How a Docker `json-file` line starts: its inner text follows.
+const DOCKER_LOG: &[u8] = b"{\"log\":\"";
+
+/// The bytes of JSON string text (`escaped`) that unescape to its first `n`
+/// bytes.
+fn escaped_len(escaped: &[u8], n: usize) -> usize {
+    let (mut raw, mut plain) = (0, 0);
+    while plain < n && raw < escaped.len() {
+        let (raw_step, plain_step) = match (escaped[raw], escaped.get(raw + 1)) {
+            (b'\\', Some(b'u')) => {
+                let code = escaped
+                    .get(raw + 2..raw + 6)
+                    .and_then(|hex| std::str::from_utf8(hex).ok())
+                    .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+                    .unwrap_or(0);
+                match code {
+                    // A surrogate pair: two escapes, one four-byte character.
+                    0xD800..=0xDBFF => (12, 4),
+                    0..=0x7F => (6, 1),
+                    0x80..=0x7FF => (6, 2),
+                    _ => (6, 3),
+                }
+            }
+            (b'\\', _) => (2, 1),
+            _ => (1, 1),
+        };
+        raw += raw_step;
+        plain += plain_step;
+    }
+    raw.min(escaped.len())
+}
+
+impl LineParser for ContainerParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        let text = self.text_of(line)?;
+        match text {
+            Text::Line { start, suffix } => {
+                let inner = &line[start..line.len() - suffix];
+                let parsed = self.inner.parse(inner, record);
+                self.glued = self.glued_after(line, text, inner.len());
+                parsed
+            }
+            Text::Buffer { from, .. } => {
+                let buffer = std::mem::take(&mut self.buffer);
+                let mut scratch = Record::default();
+                scratch.clear(record.extra.len());
+                let parsed = self.inner.parse(&buffer[from..], &mut scratch);
+                if parsed.is_ok() {
+                    *record = scratch.into_owned();
+                }
+                self.glued = self.glued_after(line, text, buffer.len() - from);
+                self.buffer = buffer;
+                parsed
+            }
+        }
+    }
+
+    fn glued(&mut self) -> Option<usize> {
+        self.glued.map(|g| g.at)
     }
 
     fn fork(&self) -> Box<dyn LineParser> {

@@ -10,6 +10,7 @@ use super::columns;
 use super::combined::CombinedParser;
 use super::container::{self, ContainerParser};
 use super::formats::{self, Family, Source};
+use super::json;
 use super::json_doc::json_object;
 use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason};
@@ -241,10 +242,7 @@ fn reads(source: &Source, lines: &[&[u8]]) -> usize {
 /// source's. Lines of other kinds (a server's own messages mixed with its
 /// access entries, as Caddy and Cloud Logging write) do not count against it.
 fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
-    let objects: Vec<serde_json::Value> = lines
-        .iter()
-        .filter_map(|l| json_object(&l[memchr::memchr(b'{', l)?..]))
-        .collect();
+    let objects: Vec<serde_json::Value> = lines.iter().filter_map(|l| first_object(l)).collect();
     let has = |object: &serde_json::Value, path: &str| {
         path.split('.')
             .try_fold(object, |value, key| value.get(key))
@@ -267,7 +265,15 @@ fn json_source(lines: &[&[u8]]) -> Option<FormatChoice> {
 }
 
 fn is_json_object(line: &[u8]) -> bool {
-    memchr::memchr(b'{', line).is_some_and(|start| json_object(&line[start..]).is_some())
+    first_object(line).is_some()
+}
+
+/// The JSON object `line` holds from its first `{`: all of the rest, or the
+/// first of entries glued onto one line (see [`json::leading_object`]), so
+/// that an input whose first lines are glued is still detected.
+fn first_object(line: &[u8]) -> Option<serde_json::Value> {
+    let text = &line[memchr::memchr(b'{', line)?..];
+    json_object(text).or_else(|| json_object(json::leading_object(text)?))
 }
 
 /// True when the line ends with a quoted field (a user agent) after the status.

@@ -18,6 +18,7 @@ use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
 use glue::before_entry;
+pub(super) use glue::leading_object;
 use roles::{ROLES, Role};
 
 /// The unit of a duration field.

@@ -19,7 +19,7 @@ use super::nginx_conf::{find_log_format, log_formats};
 use super::record::{LineParser, SkipReason};
 use super::{FormatChoice, Settings, ingest};
 
-fn keys() -> KeySet {
+pub(crate) fn keys() -> KeySet {
     let mut keys = KeySet::new(KeySpec::parse("ip", Some(24), Some(64)).unwrap());
     keys.add(KeySpec::parse("user", None, None).unwrap());
     keys.add(KeySpec::parse("xff+user", None, None).unwrap());
@@ -36,7 +36,11 @@ fn line_count(data: &[u8]) -> u64 {
 }
 
 /// Parses `data` as one chunk and checks the accounting.
-fn parse_and_reconcile(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> ChunkResult {
+pub(crate) fn parse_and_reconcile(
+    data: &[u8],
+    parser: &mut dyn LineParser,
+    keys: &KeySet,
+) -> ChunkResult {
     let ctx = ChunkContext {
         keys,
         routes: &[],
@@ -273,7 +277,7 @@ proptest! {
 /// A whole combined line whose address is IPv4 or IPv6, ending with a quote
 /// (the user agent) or with `-` (a `common` line without bytes), and the
 /// same line cut short anywhere after its time.
-fn glueable_line() -> impl Strategy<Value = (String, String)> {
+pub(crate) fn glueable_line() -> impl Strategy<Value = (String, String)> {
     let address = prop_oneof![
         (1u8..=255, any::<u8>(), any::<u8>(), any::<u8>())
             .prop_map(|(a, b, c, d)| format!("{a}.{b}.{c}.{d}")),
@@ -284,7 +288,7 @@ fn glueable_line() -> impl Strategy<Value = (String, String)> {
         "-|bob",
         0u32..60,
         "(GET|POST) /[a-z0-9./]{0,10}",
-        "(\"-\" \"[a-zA-Z0-9/. ]{0,10}\"|-)",
+        "(\"-\" \"[a-zA-Z0-9/. é€😀<&]{0,10}\"|-)",
         any::<prop::sample::Index>(),
     )
         .prop_map(|(addr, user, second, request, tail, cut)| {
@@ -293,13 +297,14 @@ fn glueable_line() -> impl Strategy<Value = (String, String)> {
                 "-" => format!("{head}{request} HTTP/1.1\" 200 -"),
                 tail => format!("{head}{request} HTTP/1.1\" 200 5 {tail}"),
             };
-            let short = &line[..head.len() + cut.index(line.len() - head.len())];
+            let end = line.floor_char_boundary(head.len() + cut.index(line.len() - head.len()));
+            let short = &line[..end];
             (line.clone(), short.to_string())
         })
 }
 
 /// Each event of a chunk as text: time, client, endpoint, status.
-fn events_of(r: &ChunkResult) -> Vec<String> {
+pub(crate) fn events_of(r: &ChunkResult) -> Vec<String> {
     r.events
         .iter()
         .map(|e| {
@@ -339,7 +344,7 @@ proptest! {
 /// A JSON line: an nginx `escape=json` entry, a Caddy entry (nested
 /// objects, a `{` in a string), or a message that is no access entry; and
 /// the same line cut short anywhere.
-fn json_line() -> impl Strategy<Value = (String, String)> {
+pub(crate) fn json_line() -> impl Strategy<Value = (String, String)> {
     (
         0u32..3,
         (1u8..=255, any::<u8>()),

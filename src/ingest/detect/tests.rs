@@ -109,3 +109,14 @@ fn json_lines_with_bytes_that_are_not_utf8_are_json() {
     let line = b"{\"time\":\"2026-01-05T10:00:01Z\",\"remote_addr\":\"1.1.1.2\",\"request\":\"GET /caf\xe9 HTTP/1.1\",\"status\":404}\n";
     assert_eq!(detect(&line.repeat(3)), Some(FormatChoice::Json));
 }
+
+#[test]
+fn lines_holding_glued_entries_are_detected_by_their_first() {
+    let combined =
+        r#"1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.0" 200 2326 "-" "curl/8""#;
+    let glued = format!("{combined}{combined}\n{combined}{combined}\n{combined}\n");
+    assert_eq!(detect(glued.as_bytes()), Some(FormatChoice::Combined));
+    let traefik = r#"{"ClientHost":"203.0.113.5","DownstreamStatus":200,"RequestMethod":"GET","RequestPath":"/x","StartUTC":"2026-01-05T00:00:00.250Z"}"#;
+    let glued = format!("{traefik}{traefik}{traefik}\n{traefik}{traefik}\n{traefik}\n");
+    assert_eq!(detect(glued.as_bytes()), named("traefik-json"));
+}

@@ -13,29 +13,68 @@ const GLUE_TRIES: usize = 16;
 
 impl JsonParser {
     /// Where a second entry starts in `text`, a line that is not one JSON
-    /// object: the first of the next [`GLUE_TRIES`] `{` from which the rest
-    /// of the line is an object with request fields, or any object after
-    /// one (a server's other messages among its access entries). Two
-    /// entries glued onto one line (`{…}{…}`, or one cut short and the next
-    /// after it) are so read apart, each on its own.
+    /// object: the first of the next [`GLUE_TRIES`] `{` that starts an
+    /// object with request fields, or any object when the text before it is
+    /// one (a server's other messages among its access entries). An object
+    /// that more text follows on the line must be a whole entry, read
+    /// without error, so that an object nested in an entry cut short is not
+    /// taken for one. Entries glued onto one line (`{…}{…}`, one cut short
+    /// and the next after it, three or more) are so read apart, each on its
+    /// own.
     pub(super) fn second_entry(&mut self, text: &[u8], extra: usize) -> Option<usize> {
-        let mut is_object = |text| {
+        let mut read = |text| {
             let mut scratch = Record::default();
             scratch.clear(extra);
-            match self.parse_object(text, &mut scratch) {
-                Err(SkipReason::BadJson) => None,
-                Err(SkipReason::NotAccessEntry) => Some(false),
-                _ => Some(true),
-            }
+            self.parse_object(text, &mut scratch)
         };
         memchr::memchr_iter(b'{', text)
             .skip(1)
             .take(GLUE_TRIES)
-            .find(|&at| match is_object(&text[at..]) {
-                Some(entry) => entry || is_object(before_entry(text, at)).is_some(),
-                None => false,
+            .find(|&at| {
+                let Some(object) = leading_object(&text[at..]) else {
+                    return false;
+                };
+                let whole_entry = match read(object) {
+                    Ok(()) => true,
+                    Err(SkipReason::BadJson) => return false,
+                    Err(SkipReason::NotAccessEntry) => false,
+                    Err(_) => at + object.len() == text.len(),
+                };
+                whole_entry || read(before_entry(text, at)) != Err(SkipReason::BadJson)
             })
     }
+}
+
+/// The object `text` starts with (at a `{`): up to its matching `}`, or all
+/// of `text` when that never comes; `None` when a `}` after it closes an
+/// object opened before `text` (the `{` starts an object nested in another).
+/// Braces inside strings are not counted.
+pub(in crate::ingest) fn leading_object(text: &[u8]) -> Option<&[u8]> {
+    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let mut end = None;
+    for (i, &b) in text.iter().enumerate() {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' => depth += 1,
+            b'}' => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 && end.is_none() {
+                    end = Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(end.map_or(text, |end| &text[..=end]))
 }
 
 /// The entry before the one glued on at `at`: up to its last `}` (what

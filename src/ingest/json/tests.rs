@@ -191,3 +191,49 @@ fn bytes_that_are_not_utf8_are_read_as_replacement_characters() {
         (&b"1.1.1.2"[..], "/caf\u{fffd}".as_bytes(), Some(404))
     );
 }
+
+/// Where `line` holds entries: the start of each, as the chunk reads them.
+fn entry_starts(line: &str) -> Vec<usize> {
+    let mut p = JsonParser::new(&[], &[]).unwrap();
+    let (mut starts, mut at) = (vec![0], 0);
+    loop {
+        let mut r = Record::default();
+        r.clear(0);
+        let _ = p.parse(&line.as_bytes()[at..], &mut r);
+        match p.glued() {
+            Some(next) => at += next,
+            None => return starts,
+        }
+        starts.push(at);
+    }
+}
+
+#[test]
+fn glued_entries_are_found_one_after_another() {
+    let entry = |s| {
+        format!(
+            r#"{{"time":"2026-01-05T00:00:0{s}Z","remote_addr":"1.0.0.1","request":"GET / HTTP/1.1","status":200}}"#
+        )
+    };
+    let (a, b, c) = (entry(1), entry(2), entry(3));
+    assert_eq!(
+        entry_starts(&format!("{a}{b}{c}")),
+        [0, a.len(), a.len() + b.len()]
+    );
+    let caddy = r#"{"level":"info","ts":1716723772.5,"request":{"remote_ip":"10.5.1.1","method":"GET","uri":"/x","headers":{"User-Agent":["x{y"]}},"status":200}"#;
+    let message = r#"{"level":"info","msg":"started"}"#;
+    assert_eq!(
+        entry_starts(&format!("{caddy}{message}{caddy}")),
+        [0, caddy.len(), caddy.len() + message.len()]
+    );
+    // An entry nested in an object is no entry glued on.
+    let envelope = format!(r#"{{"log":{a},"host":"x"}}"#);
+    assert_eq!(entry_starts(&format!("{envelope}{b}")), [0, envelope.len()]);
+    // Cut after its nested request object closed: that object, more text
+    // after it and no time of its own, is no entry.
+    let cut = &caddy[..caddy.find(r#","status""#).unwrap()];
+    assert_eq!(
+        entry_starts(&format!("{cut}{a}{b}")),
+        [0, cut.len(), cut.len() + a.len()]
+    );
+}
