@@ -1,7 +1,7 @@
 //! Fuzz target: container log wrappers (CRI and Docker json-file) around
 //! combined and JSON lines, through the chunk parser. The first byte picks the
 //! wrapper and the inner parser; the rest is the input. Any bytes: no panic,
-//! and lines = parsed + skipped with consistent chunking.
+//! and lines + glued = parsed + skipped with consistent chunking.
 
 #![no_main]
 

@@ -76,10 +76,7 @@ impl Builder<'_> {
             Some(c) => format!("COALESCE({}, 0)", d.try_int(c)),
             None => d.to_int("0"),
         };
-        let endpoint_col = match &s.endpoint {
-            Some(c) => format!("COALESCE({}, '')", d.to_text(c)),
-            None => "''".to_string(),
-        };
+        let endpoint_col = text_or_empty(&s.endpoint);
         let filter = s
             .filter
             .as_ref()
