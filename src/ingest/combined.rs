@@ -160,10 +160,11 @@ impl CombinedParser {
         }
         // A `vhost_combined` entry starts with its virtual host, which the
         // head of a glued entry is not told by.
+        let open = time_bracket(line);
         if !self.vhost {
-            *glued = time_bracket(line).and_then(|open| glue::second_entry(line, open));
+            *glued = open.and_then(|open| glue::second_entry(line, open));
         }
-        self.split_any(&line[..glued.unwrap_or(line.len())], s)?;
+        self.split_any(&line[..glued.unwrap_or(line.len())], open, s)?;
         self.finish(s)
     }
 
@@ -174,9 +175,15 @@ impl CombinedParser {
         }
     }
 
-    /// The fields up to STATUS of any line, whatever its oddities.
-    fn split_any<'a>(&self, line: &'a [u8], s: &mut Split<'a>) -> Result<(), SkipReason> {
-        let open = time_bracket(line).ok_or(SkipReason::Malformed("no [time] field"))?;
+    /// The fields up to STATUS of any line, whatever its oddities (`open`:
+    /// where its `[TIME]` opens, [`time_bracket`]).
+    fn split_any<'a>(
+        &self,
+        line: &'a [u8],
+        open: Option<usize>,
+        s: &mut Split<'a>,
+    ) -> Result<(), SkipReason> {
+        let open = open.ok_or(SkipReason::Malformed("no [time] field"))?;
         let prefix = line[..open].trim_ascii_end();
         let (user_at, user) =
             last_token(prefix).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
