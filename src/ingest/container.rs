@@ -163,6 +163,7 @@ struct Glued {
     /// is given next when the chunk reads on (only compared, never read).
     address: usize,
     len: usize,
+    /// Where its text is in that line.
     text: Text,
 }
 
@@ -195,10 +196,7 @@ impl ContainerParser {
         if let Some(glued) =
             glued.filter(|g| g.address == line.as_ptr() as usize && g.len == line.len())
         {
-            return Ok(match glued.text {
-                Text::Line { suffix, .. } => Text::Line { start: 0, suffix },
-                Text::Buffer { from, .. } => Text::Buffer { start: 0, from },
-            });
+            return Ok(glued.text);
         }
         match unwrap(self.wrapper, line) {
             Unwrapped::Line(inner) => {
@@ -230,12 +228,13 @@ impl ContainerParser {
             .inner
             .glued()
             .filter(|&at| (1..inner_len).contains(&at))?;
+        // The wrapped line `parse` is given next starts with the entry's text.
         let (at, text) = match text {
-            Text::Line { start, suffix } => (start + inner_at, Text::Line { start, suffix }),
+            Text::Line { start, suffix } => (start + inner_at, Text::Line { start: 0, suffix }),
             Text::Buffer { start, from } => (
                 start + escaped_len(&line[start..], inner_at),
                 Text::Buffer {
-                    start,
+                    start: 0,
                     from: from + inner_at,
                 },
             ),
