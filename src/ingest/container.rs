@@ -200,7 +200,11 @@ impl ContainerParser {
         }
         match unwrap(self.wrapper, line) {
             Unwrapped::Line(inner) => {
-                let start = inner.as_ptr() as usize - line.as_ptr() as usize;
+                // CRI's line is the end of the wrapped line, Docker's follows `{"log":"`.
+                let start = match self.wrapper {
+                    Wrapper::Cri => line.len() - inner.len(),
+                    Wrapper::DockerJson => DOCKER_LOG.len(),
+                };
                 let suffix = line.len() - start - inner.len();
                 Ok(Text::Line { start, suffix })
             }

@@ -251,3 +251,21 @@ mod glued {
         }
     }
 }
+
+#[test]
+fn a_wrapper_with_nothing_inside_is_skipped() {
+    for (wrapper, line) in [
+        (Wrapper::Cri, &b"2026-01-05T00:00:00.1Z stdout F"[..]),
+        (Wrapper::Cri, b"2026-01-05T00:00:00.1Z stdout F "),
+        (Wrapper::DockerJson, br#"{"log":"\n","stream":"stdout"}"#),
+    ] {
+        let inner = Box::new(CombinedParser::new(&[]).unwrap());
+        let mut r = Record::default();
+        r.clear(0);
+        let parsed = ContainerParser::new(wrapper, inner).parse(line, &mut r);
+        assert!(
+            matches!(parsed, Err(SkipReason::Malformed(_))),
+            "{parsed:?}"
+        );
+    }
+}
