@@ -198,7 +198,7 @@ impl Watcher {
                 self.take(i, item, &mut step)?;
             }
             let file = &mut self.files[i];
-            if let Some(chunk) = file.parser.finish(&self.settings.ingest)? {
+            for chunk in file.parser.finish(&self.settings.ingest)? {
                 self.hold(&chunk);
             }
         }
@@ -224,7 +224,7 @@ impl Watcher {
         let file = &mut self.files[i];
         match item {
             Followed::Lines(data) => {
-                if let Some(chunk) = file.parser.parse(data, &self.settings.ingest)? {
+                for chunk in file.parser.parse(data, &self.settings.ingest)? {
                     self.hold(&chunk);
                 }
             }
