@@ -269,11 +269,18 @@ fn is_json_object(line: &[u8]) -> bool {
 }
 
 /// The JSON object `line` holds from its first `{`: all of the rest, or the
-/// first of entries glued onto one line (see [`json::leading_object`]), so
-/// that an input whose first lines are glued is still detected.
+/// first of entries glued onto one line (see [`json::leading_object`]): an
+/// object with members that another `{` or nothing follows, so that an input
+/// whose first lines are glued is still detected, and text with a `{}` or
+/// `{…}` in it (HAProxy's captures, a query) is not taken for JSON.
 fn first_object(line: &[u8]) -> Option<serde_json::Value> {
     let text = &line[memchr::memchr(b'{', line)?..];
-    json_object(text).or_else(|| json_object(json::leading_object(text)?))
+    json_object(text).or_else(|| {
+        let first = json::leading_object(text)?;
+        let next = text[first.len()..].trim_ascii_start().first();
+        let object = json_object(first).filter(|o| o.as_object().is_some_and(|o| !o.is_empty()));
+        object.filter(|_| next.is_none_or(|&b| b == b'{'))
+    })
 }
 
 /// True when the line ends with a quoted field (a user agent) after the status.

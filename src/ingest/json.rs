@@ -17,8 +17,8 @@ use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
-use glue::before_entry;
 pub(super) use glue::leading_object;
+use glue::{before_entry, only_object};
 use roles::{ROLES, Role};
 
 /// The unit of a duration field.
@@ -283,13 +283,18 @@ impl JsonParser {
         let mut tape = std::mem::take(&mut self.tape);
         let result = if tape.parse(text).is_ok() {
             self.fill_from_tape(text, &tape, record)
-        } else {
+        } else if only_object(text) {
             // Outside the tape's subset (escapes, exponents, bytes that are
             // not UTF-8...) or not JSON at all.
             match json_object(text) {
                 Some(object) => self.fill(&ValueDoc(&object), record),
                 None => Err(SkipReason::BadJson),
             }
+        } else {
+            // More after the object (entries glued onto one line): not read
+            // again whole, so that each entry of such a line costs its own
+            // length.
+            Err(SkipReason::BadJson)
         };
         self.tape = tape;
         result

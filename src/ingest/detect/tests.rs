@@ -120,3 +120,17 @@ fn lines_holding_glued_entries_are_detected_by_their_first() {
     let glued = format!("{traefik}{traefik}{traefik}\n{traefik}{traefik}\n{traefik}\n");
     assert_eq!(detect(glued.as_bytes()), named("traefik-json"));
 }
+
+#[test]
+fn braces_in_text_lines_do_not_make_them_json() {
+    let haproxy = r#"Feb  6 12:14:14 localhost haproxy[14389]: 10.0.1.2:33317 [06/Feb/2009:12:14:14.655] http-in static/srv1 10/0/30/69/109 200 2750 - - ---- 1/1/1/1/0 0/0 {} {} "GET /index.html HTTP/1.1""#;
+    assert_eq!(
+        detect(format!("{haproxy}\n").repeat(3).as_bytes()),
+        named("haproxy")
+    );
+    let combined = r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /q?variables={}&v={"a":1} HTTP/1.1" 200 5 "-" "curl/8""#;
+    assert_eq!(
+        detect(format!("{combined}\n").repeat(3).as_bytes()),
+        Some(FormatChoice::Combined)
+    );
+}

@@ -13,20 +13,30 @@ const GLUE_TRIES: usize = 16;
 
 impl JsonParser {
     /// Where a second entry starts in `text`, a line that is not one JSON
-    /// object: the first of the next [`GLUE_TRIES`] `{` that starts an
-    /// object with request fields, or any object when the text before it is
-    /// one (a server's other messages among its access entries). An object
-    /// that more text follows on the line must be a whole entry, read
-    /// without error, so that an object nested in an entry cut short is not
-    /// taken for one. Entries glued onto one line (`{…}{…}`, one cut short
-    /// and the next after it, three or more) are so read apart, each on its
-    /// own.
+    /// object. After a whole object (read without a JSON error), the next
+    /// `{` starts it, unless that opens an object nested in another. After an entry cut short, the first of the next
+    /// [`GLUE_TRIES`] `{` does that starts an object with request fields, or
+    /// any object when the text before it is one (a server's other messages
+    /// among its access entries); an object that more text follows on the
+    /// line must be a whole entry, read without error, so that an object
+    /// nested in the entry cut short is not taken for one. Entries glued
+    /// onto one line (`{…}{…}`, one cut short and the next after it, three
+    /// or more) are so read apart, each on its own, and finding each costs
+    /// the reading of the entry before it, not of the rest of the line.
     pub(super) fn second_entry(&mut self, text: &[u8], extra: usize) -> Option<usize> {
         let mut read = |text| {
             let mut scratch = Record::default();
             scratch.clear(extra);
             self.parse_object(text, &mut scratch)
         };
+        if let Some(first) = leading_object(text).filter(|first| first.len() < text.len())
+            && let Some(next) =
+                memchr::memchr(b'{', &text[first.len()..]).map(|at| first.len() + at)
+            && leading_object(&text[next..]).is_some()
+            && read(first) != Err(SkipReason::BadJson)
+        {
+            return Some(next);
+        }
         memchr::memchr_iter(b'{', text)
             .skip(1)
             .take(GLUE_TRIES)
@@ -38,7 +48,7 @@ impl JsonParser {
                     Ok(()) => true,
                     Err(SkipReason::BadJson) => return false,
                     Err(SkipReason::NotAccessEntry) => false,
-                    Err(_) => at + object.len() == text.len(),
+                    Err(_) => text[at + object.len()..].trim_ascii_start().is_empty(),
                 };
                 whole_entry || read(before_entry(text, at)) != Err(SkipReason::BadJson)
             })
@@ -46,12 +56,12 @@ impl JsonParser {
 }
 
 /// The object `text` starts with (at a `{`): up to its matching `}`, or all
-/// of `text` when that never comes; `None` when a `}` after it closes an
-/// object opened before `text` (the `{` starts an object nested in another).
-/// Braces inside strings are not counted.
+/// of `text` when that never comes; `None` when a `,`, `}` or `]` follows
+/// it (past spaces): the `{` opens an object nested in another. Braces
+/// inside strings are not counted. Reads no further than the object and
+/// the spaces after it.
 pub(in crate::ingest) fn leading_object(text: &[u8]) -> Option<&[u8]> {
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
-    let mut end = None;
     for (i, &b) in text.iter().enumerate() {
         if in_string {
             match b {
@@ -66,15 +76,23 @@ pub(in crate::ingest) fn leading_object(text: &[u8]) -> Option<&[u8]> {
             b'"' => in_string = true,
             b'{' => depth += 1,
             b'}' => {
-                depth = depth.checked_sub(1)?;
-                if depth == 0 && end.is_none() {
-                    end = Some(i);
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    let after = text[i + 1..].trim_ascii_start();
+                    let nested = matches!(after.first(), Some(b',' | b'}' | b']'));
+                    return (!nested).then_some(&text[..=i]);
                 }
             }
             _ => {}
         }
     }
-    Some(end.map_or(text, |end| &text[..=end]))
+    Some(text)
+}
+
+/// Whether nothing but spaces follows the object `text` starts with (at a
+/// `{`), or that object never closes.
+pub(super) fn only_object(text: &[u8]) -> bool {
+    leading_object(text).is_some_and(|object| text[object.len()..].trim_ascii_start().is_empty())
 }
 
 /// The entry before the one glued on at `at`: up to its last `}` (what

@@ -229,6 +229,13 @@ fn glued_entries_are_found_one_after_another() {
     // An entry nested in an object is no entry glued on.
     let envelope = format!(r#"{{"log":{a},"host":"x"}}"#);
     assert_eq!(entry_starts(&format!("{envelope}{b}")), [0, envelope.len()]);
+    // An entry cut short between two whole ones is read on its own (and
+    // skipped as cut short), not taken into the one before.
+    let cut_between = &b[..b.find(r#""request""#).unwrap()];
+    assert_eq!(
+        entry_starts(&format!("{a}{cut_between}{c}")),
+        [0, a.len(), a.len() + cut_between.len()]
+    );
     // Cut after its nested request object closed: that object, more text
     // after it and no time of its own, is no entry.
     let cut = &caddy[..caddy.find(r#","status""#).unwrap()];
