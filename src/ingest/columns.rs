@@ -9,15 +9,20 @@
 //! column (ALB quotes its request and user agent). A header line (`#…`) is
 //! skipped as a directive; the column names are read once, from the header at
 //! the top of the input; a later `#Fields:` that names other columns is an
-//! error ([`SkipReason::ColumnsChanged`]), a repeat of them a directive.
+//! error ([`SkipReason::ColumnsChanged`]), unless the parser follows headers
+//! (`watch`: the lines after it are read in its columns), a repeat of them a
+//! directive.
 //! Columns with a `time` but no `date` take their dates from the `#Date:`
 //! directives ([`dating`]).
 
 use std::borrow::Cow;
 
 mod dating;
+mod header;
 
 use dating::Dating;
+use header::lower_case;
+pub use header::{header_fields, separator_of};
 
 use super::IngestError;
 use super::arrival::{self, TimeOf};
@@ -91,21 +96,6 @@ pub struct Layout {
     pub plus_for_space: bool,
 }
 
-/// The column names of a `#Fields:` header in `head`, if there is one.
-pub fn header_fields(head: &[u8]) -> Option<Vec<String>> {
-    head.split(|&b| b == b'\n').find_map(|line| {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let names = line.strip_prefix(b"#Fields:")?;
-        let names = String::from_utf8_lossy(names);
-        Some(names.split_ascii_whitespace().map(str::to_string).collect())
-    })
-}
-
-/// Column names in lower case (IIS writes them as its administrator did).
-fn lower_case(names: impl Iterator<Item = impl AsRef<str>>) -> Vec<String> {
-    names.map(|n| n.as_ref().to_ascii_lowercase()).collect()
-}
-
 /// An X-Forwarded-For value, with `+` read as a space where the writer puts
 /// one for a space ([`Layout::plus_for_space`]).
 fn forwarded(value: &[u8], plus_for_space: bool) -> Cow<'_, [u8]> {
@@ -114,17 +104,6 @@ fn forwarded(value: &[u8], plus_for_space: bool) -> Cow<'_, [u8]> {
         Cow::Owned(spaced.collect())
     } else {
         Cow::Borrowed(value)
-    }
-}
-
-/// The separator of the first data line of `head` (tabs if it has any).
-pub fn separator_of(head: &[u8]) -> Separator {
-    let data = head
-        .split(|&b| b == b'\n')
-        .find(|l| !l.starts_with(b"#") && !l.trim_ascii().is_empty());
-    match data {
-        Some(line) if line.contains(&b'\t') => Separator::Tab,
-        _ => Separator::Space,
     }
 }
 
@@ -137,6 +116,11 @@ pub struct ColumnsParser {
     columns: Vec<(Role, usize)>,
     /// For each `field:NAME` asked for, its column.
     extra: Vec<usize>,
+    /// The `field:NAME`s asked for, for the columns of a later header.
+    extra_names: Vec<String>,
+    /// Whether a `#Fields:` that names other columns is read as the header
+    /// of the lines after it ([`LineParser::follow_headers`]).
+    follows_headers: bool,
     time_of: TimeOf,
     /// Where each column is in the current line (reused).
     spans: Vec<(usize, usize)>,
@@ -158,7 +142,7 @@ impl ColumnsParser {
         layout: &'static Layout,
         names: &[String],
         separator: Separator,
-        extra: &[String],
+        extra_names: &[String],
         time_of: TimeOf,
     ) -> Result<Self, IngestError> {
         // Names in any case: IIS writes a custom field as its administrator
@@ -183,7 +167,7 @@ impl ColumnsParser {
                 names.join(" ")
             )));
         }
-        let extra = extra
+        let extra = extra_names
             .iter()
             .map(|name| {
                 position(name).ok_or_else(|| IngestError::UnknownField {
@@ -199,6 +183,8 @@ impl ColumnsParser {
             no_method: !(has(Role::Method) || has(Role::Request)),
             columns,
             extra,
+            extra_names: extra_names.to_vec(),
+            follows_headers: false,
             time_of,
             spans: Vec::with_capacity(names.len()),
             header: layout.fields.is_none().then(|| lower_case(names.iter())),
@@ -278,7 +264,7 @@ impl LineParser for ColumnsParser {
             if let (Some(header), Some(fields)) = (&self.header, line.strip_prefix(b"#Fields:")) {
                 let fields = String::from_utf8_lossy(fields);
                 if lower_case(fields.split_ascii_whitespace()) != *header {
-                    return Err(SkipReason::ColumnsChanged);
+                    return self.take_header(&fields);
                 }
             }
             return Err(SkipReason::Directive);
@@ -362,6 +348,10 @@ impl LineParser for ColumnsParser {
     }
 
     /// A fork dates lines from its own directives on.
+    fn follow_headers(&mut self) {
+        self.follows_headers = true;
+    }
+
     fn fork(&self) -> Box<dyn LineParser> {
         Box::new(ColumnsParser {
             dating: self.dating.map(|_| Dating::default()),

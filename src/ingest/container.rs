@@ -313,6 +313,10 @@ impl LineParser for ContainerParser {
         self.glued.map(|g| g.at)
     }
 
+    fn follow_headers(&mut self) {
+        self.inner.follow_headers();
+    }
+
     fn fork(&self) -> Box<dyn LineParser> {
         Box::new(ContainerParser::new(self.wrapper, self.inner.fork()))
     }

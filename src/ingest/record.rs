@@ -268,6 +268,12 @@ pub trait LineParser: Send + Sync {
         None
     }
 
+    /// Has the parser read a header that names other columns (a W3C
+    /// `#Fields:`) as the header of the lines after it, instead of skipping
+    /// it as [`SkipReason::ColumnsChanged`]: for a file read in order, line
+    /// after line, as `watch` follows one. Nothing by default.
+    fn follow_headers(&mut self) {}
+
     /// A fresh parser of the same configuration, for another thread.
     fn fork(&self) -> Box<dyn LineParser>;
 

@@ -8,7 +8,7 @@
 //! stays for the life of the watch, across rotations, but for the columns of a
 //! W3C file: a `#Fields:` header that names other columns (a rotation, an IIS
 //! restart after its fields were changed) is read as the header of the lines
-//! after it.
+//! after it ([`LineParser::follow_headers`]).
 
 use std::collections::BTreeMap;
 
@@ -63,9 +63,6 @@ pub struct FileParser {
     /// detection reads them, and the parser reads them before the first
     /// followed lines, uncounted.
     preamble: Vec<u8>,
-    /// The last `#Date:` line read (a W3C directive), which dates the lines
-    /// after a new `#Fields:` header that has none of its own before it.
-    last_date: Vec<u8>,
     counts: FileCounts,
 }
 
@@ -88,7 +85,6 @@ impl FileParser {
             format: String::new(),
             undetected: Vec::new(),
             preamble: Vec::new(),
-            last_date: Vec::new(),
             counts: FileCounts::default(),
         }
     }
@@ -112,25 +108,22 @@ impl FileParser {
     /// [`crate::watch::follow::Followed::Header`]).
     pub fn header(&mut self, lines: &[u8], settings: &Settings) {
         self.preamble = lines.to_vec();
-        self.note_date(lines);
         if let Some(parser) = &mut self.parser {
             read_preamble(&mut self.preamble, parser.as_mut(), settings);
         }
     }
 
-    /// Parses whole lines (`data` ends with a newline) into chunks: none
-    /// while the format is still being detected (the lines are held), more
-    /// than one when a W3C `#Fields:` header among them names new columns
-    /// (the lines after it are read in those).
+    /// Parses whole lines (`data` ends with a newline). Returns `None` while
+    /// the format is still being detected (the lines are held).
     pub fn parse(
         &mut self,
         data: &[u8],
         settings: &Settings,
-    ) -> Result<Vec<ChunkResult>, IngestError> {
+    ) -> Result<Option<ChunkResult>, IngestError> {
         if self.parser.is_none() {
             self.undetected.extend_from_slice(data);
             match self.choose(settings)? {
-                None => return Ok(Vec::new()),
+                None => return Ok(None),
                 Some(mut parser) => {
                     read_preamble(&mut self.preamble, parser.as_mut(), settings);
                     self.parser = Some(parser);
@@ -139,86 +132,16 @@ impl FileParser {
         }
         let held = std::mem::take(&mut self.undetected);
         let data = if held.is_empty() { data } else { &held[..] };
-        // Each `#Fields:` header starts a part of its own, so that the
-        // lines after one that names new columns are read in those.
-        let mut starts = memchr::memmem::find_iter(data, b"\n#Fields:").map(|i| i + 1);
-        let mut chunks = Vec::new();
-        let mut at = 0;
-        while at < data.len() {
-            let end = starts.find(|&s| s > at).unwrap_or(data.len());
-            let chunk = self.parse_part(data, at, end, settings);
-            self.count(&chunk);
-            chunks.push(chunk);
-            at = end;
-        }
-        Ok(chunks)
-    }
-
-    /// Parses `data[at..end]`, a part that only its first line can be a
-    /// `#Fields:` header in: with a parser for that header's columns when
-    /// they are new.
-    fn parse_part(
-        &mut self,
-        data: &[u8],
-        at: usize,
-        end: usize,
-        settings: &Settings,
-    ) -> ChunkResult {
-        let first = self.counts.lines + 1;
-        let part = &data[at..end];
-        let parser = self.parser.as_mut().expect("chosen before");
-        let mut chunk = parse_chunk(part, first, parser.as_mut(), &context(settings));
-        if chunk.columns_changed == Some(first)
-            && let Some(mut parser) = self.reheaded(data, at, settings)
-        {
-            chunk = parse_chunk(part, first, parser.as_mut(), &context(settings));
-            self.parser = Some(parser);
-        }
-        self.note_date(part);
-        chunk
-    }
-
-    /// Keeps the last `#Date:` line of `lines`, if they have one.
-    fn note_date(&mut self, lines: &[u8]) {
-        let Some(start) =
-            memchr::memmem::rfind_iter(lines, b"#Date:").find(|&i| i == 0 || lines[i - 1] == b'\n')
-        else {
-            return;
-        };
-        let end = memchr::memchr(b'\n', &lines[start..]).map_or(lines.len(), |e| start + e + 1);
-        self.last_date = lines[start..end].to_vec();
-        if !self.last_date.ends_with(b"\n") {
-            self.last_date.push(b'\n');
-        }
-    }
-
-    /// A parser for the columns of the `#Fields:` header at `at` in `data`,
-    /// having read the last `#Date:` before it and the directives just before
-    /// it (a `#Date:` dates the lines after it); `None` when the lines from
-    /// there are not detected.
-    fn reheaded(
-        &mut self,
-        data: &[u8],
-        at: usize,
-        settings: &Settings,
-    ) -> Option<Box<dyn LineParser>> {
-        let directives = [&self.last_date[..], &data[directives_before(data, at)..at]].concat();
-        let head = [&directives[..], detect::head(&data[at..])].concat();
-        let chosen = detect::choose(settings, Some(&head), &self.name).ok()?;
-        let mut parser = chosen.parser;
-        parse_chunk(&directives, 1, parser.as_mut(), &context(settings));
-        self.format = chosen.description;
-        Some(parser)
-    }
-
-    /// Adds a chunk's lines to the file's counts.
-    fn count(&mut self, chunk: &ChunkResult) {
+        let ctx = context(settings);
+        let parser = self.parser.as_mut().expect("chosen above");
+        let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);
         self.counts.lines += chunk.lines;
         self.counts.glued += chunk.glued;
         self.counts.parsed += chunk.parsed;
         for (reason, n) in &chunk.skipped {
             *self.counts.skipped.entry(reason.to_string()).or_default() += n;
         }
+        Ok(Some(chunk))
     }
 
     /// The parser for this file, once the held lines decide it (as ingestion
@@ -247,8 +170,11 @@ impl FileParser {
             return Ok(None);
         }
         match detect::choose(settings, Some(head), &self.name) {
-            Ok(chosen) => {
+            Ok(mut chosen) => {
                 self.format = chosen.description;
+                // A followed file is read line after line: a W3C header that
+                // names other columns is the header of the lines after it.
+                chosen.parser.follow_headers();
                 Ok(Some(chosen.parser))
             }
             Err(IngestError::Detect { .. }) if !enough => Ok(None),
@@ -258,9 +184,9 @@ impl FileParser {
 
     /// Ends the file: held lines are parsed with the combined parser when the
     /// format was never detected (they are then counted, mostly as malformed).
-    pub fn finish(&mut self, settings: &Settings) -> Result<Vec<ChunkResult>, IngestError> {
+    pub fn finish(&mut self, settings: &Settings) -> Result<Option<ChunkResult>, IngestError> {
         if self.parser.is_some() || self.undetected.is_empty() {
-            return Ok(Vec::new());
+            return Ok(None);
         }
         self.parser = Some(parser_for(&FormatChoice::Combined, settings)?);
         self.parse(&[], settings)
@@ -283,19 +209,6 @@ fn read_preamble(preamble: &mut Vec<u8>, parser: &mut dyn LineParser, settings: 
         parse_chunk(preamble, 1, parser, &context(settings));
         preamble.clear();
     }
-}
-
-/// Where the directive lines (`#…`) that come just before `at` in `data` start.
-fn directives_before(data: &[u8], at: usize) -> usize {
-    let mut start = at;
-    while start > 0 {
-        let line_start = memchr::memrchr(b'\n', &data[..start - 1]).map_or(0, |end| end + 1);
-        if !data[line_start..].starts_with(b"#") {
-            break;
-        }
-        start = line_start;
-    }
-    start
 }
 
 fn non_blank_lines(data: &[u8]) -> usize {

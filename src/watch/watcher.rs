@@ -198,7 +198,7 @@ impl Watcher {
                 self.take(i, item, &mut step)?;
             }
             let file = &mut self.files[i];
-            for chunk in file.parser.finish(&self.settings.ingest)? {
+            if let Some(chunk) = file.parser.finish(&self.settings.ingest)? {
                 self.hold(&chunk);
             }
         }
@@ -224,7 +224,7 @@ impl Watcher {
         let file = &mut self.files[i];
         match item {
             Followed::Lines(data) => {
-                for chunk in file.parser.parse(data, &self.settings.ingest)? {
+                if let Some(chunk) = file.parser.parse(data, &self.settings.ingest)? {
                     self.hold(&chunk);
                 }
             }

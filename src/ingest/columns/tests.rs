@@ -303,3 +303,48 @@ fn an_iis_forwarded_for_with_plus_for_space_keys_its_address() {
     let names: Vec<&str> = done.table.clients.names().collect();
     assert_eq!(names, ["203.0.113.2"]);
 }
+
+#[test]
+fn a_parser_that_follows_headers_reads_new_columns_it_can_read() {
+    let fields = header_fields(b"#Fields: date time c-ip cs-method cs-uri-stem sc-status").unwrap();
+    let names = ["x-key".to_string()];
+    let mut p = ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Logged,
+    )
+    .unwrap();
+    p.follow_headers();
+    let changed = "#Fields: date time cs-uri-stem c-ip sc-status cs-method";
+    assert_eq!(parse(&mut p, changed).unwrap_err(), SkipReason::Directive);
+    let r = parse(&mut p, "2026-01-05 00:00:10 /b 192.0.2.2 200 POST").unwrap();
+    assert_eq!(
+        (&*r.addr, &*r.method, &*r.path),
+        (&b"192.0.2.2"[..], &b"POST"[..], &b"/b"[..])
+    );
+    // Columns without a time cannot be read: the change is skipped as such,
+    // and lines are read on in the columns before.
+    let no_time = "#Fields: c-ip cs-method cs-uri-stem sc-status";
+    assert_eq!(
+        parse(&mut p, no_time).unwrap_err(),
+        SkipReason::ColumnsChanged
+    );
+    let r = parse(&mut p, "2026-01-05 00:00:11 /c 192.0.2.3 200 GET").unwrap();
+    assert_eq!((&*r.addr, &*r.path), (&b"192.0.2.3"[..], &b"/c"[..]));
+    // A `field:NAME` asked for must be among the new columns.
+    let mut keyed = ColumnsParser::new(
+        layout("w3c"),
+        &[&fields[..], &names[..]].concat(),
+        Separator::Space,
+        &names,
+        TimeOf::Logged,
+    )
+    .unwrap();
+    keyed.follow_headers();
+    assert_eq!(
+        parse(&mut keyed, changed).unwrap_err(),
+        SkipReason::ColumnsChanged
+    );
+}
