@@ -1,8 +1,10 @@
 //! Fuzz target: header-driven columns (W3C/IIS, CloudFront) and the ALB column
 //! list through the chunk parser. The first byte picks the layout (and, for
-//! W3C, whether columns are tabs); the rest is the input, whose `#Fields:`
-//! header (if any) names the columns. Any bytes: no panic, and lines = parsed
-//! + skipped with consistent chunking.
+//! W3C, whether columns are tabs), arrival or logged time, and whether a
+//! later header that names other columns is taken (as `watch` does); the
+//! rest is the input, whose `#Fields:` header (if any) names the columns.
+//! Any bytes: no panic, and lines = parsed + skipped with consistent
+//! chunking.
 
 #![no_main]
 
@@ -29,5 +31,9 @@ fuzz_target!(|data: &[u8]| {
     let Ok(mut parser) = parser_for_input(&FormatChoice::Source(source), &settings, data) else {
         return;
     };
+    // As `watch` reads a file: a header that names other columns is taken.
+    if config & 8 != 0 {
+        parser.follow_headers();
+    }
     check_chunk(data, parser.as_mut(), &keys);
 });

@@ -121,6 +121,8 @@ pub struct ColumnsParser {
     /// Whether a `#Fields:` that names other columns is read as the header
     /// of the lines after it ([`LineParser::follow_headers`]).
     follows_headers: bool,
+    /// The parser as it was before it took another header: what it forks.
+    initial: Option<Box<ColumnsParser>>,
     time_of: TimeOf,
     /// Where each column is in the current line (reused).
     spans: Vec<(usize, usize)>,
@@ -185,6 +187,7 @@ impl ColumnsParser {
             extra,
             extra_names: extra_names.to_vec(),
             follows_headers: false,
+            initial: None,
             time_of,
             spans: Vec::with_capacity(names.len()),
             header: layout.fields.is_none().then(|| lower_case(names.iter())),
@@ -353,18 +356,23 @@ impl LineParser for ColumnsParser {
     }
 
     fn fork(&self) -> Box<dyn LineParser> {
-        Box::new(ColumnsParser {
-            dating: self.dating.map(|_| Dating::default()),
-            ..self.clone()
-        })
+        match &self.initial {
+            Some(initial) => initial.fork(),
+            None => Box::new(ColumnsParser {
+                dating: self.dating.map(|_| Dating::default()),
+                ..self.clone()
+            }),
+        }
     }
 
     fn name(&self) -> String {
         "columns".into()
     }
 
+    /// Lines are dated by the `#Date:` before them, or read in the columns
+    /// of the header before them.
     fn in_order(&self) -> bool {
-        self.dating.is_some()
+        self.dating.is_some() || self.follows_headers
     }
 }
 

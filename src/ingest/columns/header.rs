@@ -55,6 +55,11 @@ impl ColumnsParser {
             *next_dating = dating;
         }
         next.follows_headers = true;
+        next.initial = Some(
+            self.initial
+                .take()
+                .unwrap_or_else(|| Box::new(self.clone())),
+        );
         *self = next;
         Err(SkipReason::Directive)
     }

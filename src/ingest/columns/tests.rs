@@ -333,6 +333,13 @@ fn a_parser_that_follows_headers_reads_new_columns_it_can_read() {
     );
     let r = parse(&mut p, "2026-01-05 00:00:11 /c 192.0.2.3 200 GET").unwrap();
     assert_eq!((&*r.addr, &*r.path), (&b"192.0.2.3"[..], &b"/c"[..]));
+    // A fork is the parser as it was made, in the first columns.
+    let mut fork = p.fork();
+    let mut r = Record::default();
+    r.clear(0);
+    fork.parse(b"2026-01-05 00:00:12 192.0.2.4 GET /d 200", &mut r)
+        .unwrap();
+    assert_eq!((&*r.addr, &*r.path), (&b"192.0.2.4"[..], &b"/d"[..]));
     // A `field:NAME` asked for must be among the new columns.
     let mut keyed = ColumnsParser::new(
         layout("w3c"),
