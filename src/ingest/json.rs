@@ -81,6 +81,13 @@ pub struct JsonParser {
     /// glued onto it (a newline missing): the entry parsed was the text
     /// before.
     glued: Option<usize>,
+    /// Where the line ends (its address) whose entry last parsed had
+    /// another glued after it: the next entry parsed is that one when it
+    /// ends there too.
+    glued_line_end: Option<usize>,
+    /// How many entries cut short were looked past in the line being read
+    /// (see `glue.rs`).
+    cut_short: usize,
 }
 
 impl JsonParser {
@@ -151,6 +158,8 @@ impl JsonParser {
             firsts: Vec::new(),
             timing: None,
             glued: None,
+            glued_line_end: None,
+            cut_short: 0,
         };
         parser.paths = texts
             .into_iter()
@@ -304,6 +313,10 @@ impl JsonParser {
 impl LineParser for JsonParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         self.glued = None;
+        let end = line.as_ptr() as usize + line.len();
+        if self.glued_line_end.take() != Some(end) {
+            self.cut_short = 0;
+        }
         let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
         let text = &line[start..];
         match self.parse_object(text, record) {
@@ -311,6 +324,7 @@ impl LineParser for JsonParser {
                 let at =
                     (self.second_entry(text, record.extra.len())).ok_or(SkipReason::BadJson)?;
                 self.glued = Some(start + at);
+                self.glued_line_end = Some(end);
                 self.parse_object(before_entry(text, at), record)
             }
             parsed => parsed,

@@ -5,6 +5,10 @@
 use super::JsonParser;
 use crate::ingest::record::{Record, SkipReason};
 
+/// How many entries cut short with another glued after them are looked past
+/// in one line; the rest of the line after that many is one entry.
+const CUT_SHORT_PER_LINE: usize = 16;
+
 /// How many `{` after a line's first an object glued onto it may start at
 /// (each is tried as the start of the rest of the line): enough for the
 /// nested objects of an entry cut short, few enough that a line of braces
@@ -14,29 +18,33 @@ const GLUE_TRIES: usize = 16;
 impl JsonParser {
     /// Where a second entry starts in `text`, a line that is not one JSON
     /// object. After a whole object (read without a JSON error), the next
-    /// `{` starts it, unless that opens an object nested in another. After an entry cut short, the first of the next
-    /// [`GLUE_TRIES`] `{` does that starts an object with request fields, or
-    /// any object when the text before it is one (a server's other messages
-    /// among its access entries); an object that more text follows on the
-    /// line must be a whole entry, read without error, so that an object
-    /// nested in the entry cut short is not taken for one. Entries glued
+    /// `{` starts it, unless that opens an object nested in another. After
+    /// an entry cut short (at most [`CUT_SHORT_PER_LINE`] in a line), the
+    /// first of the next [`GLUE_TRIES`] `{` does that starts an object with
+    /// request fields, or any object when the text before it is one (a
+    /// server's other messages among its access entries); an object that
+    /// more text follows on the line must be a whole entry, read without
+    /// error, so that an object nested in the entry cut short is not taken
+    /// for one. Entries glued
     /// onto one line (`{…}{…}`, one cut short and the next after it, three
     /// or more) are so read apart, each on its own, and finding each costs
     /// the reading of the entry before it, not of the rest of the line.
     pub(super) fn second_entry(&mut self, text: &[u8], extra: usize) -> Option<usize> {
-        let mut read = |text| {
-            let mut scratch = Record::default();
-            scratch.clear(extra);
-            self.parse_object(text, &mut scratch)
-        };
         if let Some(first) = leading_object(text).filter(|first| first.len() < text.len())
             && let Some(next) =
                 memchr::memchr(b'{', &text[first.len()..]).map(|at| first.len() + at)
             && leading_object(&text[next..]).is_some()
-            && read(first) != Err(SkipReason::BadJson)
+            && self.read_apart(first, extra) != Err(SkipReason::BadJson)
         {
             return Some(next);
         }
+        // Looking past an entry cut short reads up to the rest of the line
+        // for each of its candidates: a line gets that for its first few
+        // such entries only, so that no line costs its length squared.
+        if self.cut_short == CUT_SHORT_PER_LINE {
+            return None;
+        }
+        self.cut_short += 1;
         memchr::memchr_iter(b'{', text)
             .skip(1)
             .take(GLUE_TRIES)
@@ -44,14 +52,22 @@ impl JsonParser {
                 let Some(object) = leading_object(&text[at..]) else {
                     return false;
                 };
-                let whole_entry = match read(object) {
+                let whole_entry = match self.read_apart(object, extra) {
                     Ok(()) => true,
                     Err(SkipReason::BadJson) => return false,
                     Err(SkipReason::NotAccessEntry) => false,
                     Err(_) => text[at + object.len()..].trim_ascii_start().is_empty(),
                 };
-                whole_entry || read(before_entry(text, at)) != Err(SkipReason::BadJson)
+                whole_entry
+                    || self.read_apart(before_entry(text, at), extra) != Err(SkipReason::BadJson)
             })
+    }
+
+    /// Reads `text` as an entry of its own, into a record thrown away.
+    fn read_apart(&mut self, text: &[u8], extra: usize) -> Result<(), SkipReason> {
+        let mut scratch = Record::default();
+        scratch.clear(extra);
+        self.parse_object(text, &mut scratch)
     }
 }
 

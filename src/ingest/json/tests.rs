@@ -244,3 +244,18 @@ fn glued_entries_are_found_one_after_another() {
         [0, cut.len(), cut.len() + a.len()]
     );
 }
+
+#[test]
+fn a_line_looks_past_at_most_sixteen_entries_cut_short() {
+    let entry = r#"{"time":"2026-01-05T00:00:01Z","remote_addr":"1.0.0.1","request":"GET / HTTP/1.1","status":200}"#;
+    let cut = r#"{"a":{"#;
+    let pair = format!("{cut}{entry}");
+    let starts = entry_starts(&pair.repeat(20));
+    // Each of the first 16 pairs: the entry cut short, then the whole one;
+    // then the rest of the line is one entry.
+    let expected: Vec<usize> = (0..16)
+        .flat_map(|i| [i * pair.len(), i * pair.len() + cut.len()])
+        .chain([16 * pair.len()])
+        .collect();
+    assert_eq!(starts, expected);
+}
