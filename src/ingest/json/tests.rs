@@ -229,6 +229,11 @@ fn glued_entries_are_found_one_after_another() {
     // An entry nested in an object is no entry glued on.
     let envelope = format!(r#"{{"log":{a},"host":"x"}}"#);
     assert_eq!(entry_starts(&format!("{envelope}{b}")), [0, envelope.len()]);
+    let cut_envelope = &envelope[..envelope.len() - 1];
+    assert_eq!(
+        entry_starts(&format!("{cut_envelope}{b}")),
+        [0, cut_envelope.len()]
+    );
     // An entry cut short between two whole ones is read on its own (and
     // skipped as cut short), not taken into the one before.
     let cut_between = &b[..b.find(r#""request""#).unwrap()];
