@@ -10,7 +10,7 @@ use super::KeptPaths;
 use super::endpoint::RouteRule;
 use super::key::{KeySet, canonical_chunk};
 use super::lines::MAX_LINE_BYTES;
-use super::record::{LineParser, Record, SkipReason};
+use super::record::{LineParser, Record, SkipReason, parse_with};
 use super::requests::{RequestCache, RequestInterners};
 use super::time;
 use crate::events::{Event, Id, Interner, KeyColumn, Logged, NO_KEY};
@@ -186,9 +186,9 @@ fn parse_line<'a>(
         return;
     }
     // Each entry of the line: one, unless the parser finds others glued on.
-    let mut entry = line;
+    let (mut entry, mut glued_on) = (line, false);
     loop {
-        let parsed = parse_entry(entry, parser, ctx, state, out);
+        let parsed = parse_entry(entry, glued_on, parser, ctx, state, out);
         let glued = parser.glued();
         match parsed {
             Err(SkipReason::Malformed(_) | SkipReason::BadStatus | SkipReason::BadJson)
@@ -204,13 +204,15 @@ fn parse_line<'a>(
             break;
         };
         out.glued += 1;
-        entry = &entry[at..];
+        (entry, glued_on) = (&entry[at..], true);
     }
 }
 
-/// Parses one entry (a line, or part of one holding several) into an event.
+/// Parses one entry (a line, or part of one holding several: `glued_on`
+/// after the first) into an event.
 fn parse_entry<'a>(
     line: &'a [u8],
+    glued_on: bool,
     parser: &mut dyn LineParser,
     ctx: &ChunkContext<'_>,
     state: &mut LineState<'a>,
@@ -225,7 +227,7 @@ fn parse_entry<'a>(
         clients_with_colon,
     } = state;
     record.clear(ctx.keys.fields.len());
-    parser.parse(line, record)?;
+    parse_with(parser, glued_on, line, record)?;
     let stamp = (record.time)
         .filter(|s| time::in_range(s.ms))
         .ok_or(SkipReason::BadTime)?;

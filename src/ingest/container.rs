@@ -18,7 +18,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::record::{LineParser, Record, SkipReason};
+use super::record::{LineParser, Record, SkipReason, parse_with};
 
 /// A container log wrapper.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -143,8 +143,8 @@ fn unwrap_docker(line: &[u8]) -> Unwrapped<'_> {
 ///
 /// An inner line holding two entries (one glued onto the other) is read as
 /// two: [`LineParser::glued`] gives where the second starts in the wrapped
-/// line, and `parse`, given the wrapped line from there, reads that entry's
-/// inner text.
+/// line, and [`LineParser::parse_glued`], given the wrapped line from there,
+/// reads that entry's inner text.
 pub struct ContainerParser {
     wrapper: Wrapper,
     inner: Box<dyn LineParser>,
@@ -157,13 +157,10 @@ pub struct ContainerParser {
 /// An entry of an inner line glued after the entry before it.
 #[derive(Debug, Clone, Copy)]
 struct Glued {
-    /// Where it starts in the wrapped line last given to `parse`.
+    /// Where it starts in the wrapped line last given.
     at: usize,
-    /// The address and length of the wrapped line from there: what `parse`
-    /// is given next when the chunk reads on (only compared, never read).
-    address: usize,
-    len: usize,
-    /// Where its text is in that line.
+    /// Where its text is in the wrapped line from there (what
+    /// `parse_glued` is given).
     text: Text,
 }
 
@@ -189,15 +186,8 @@ impl ContainerParser {
         }
     }
 
-    /// Where the entry in `line` is: after an entry that had it glued on,
-    /// what that entry found; otherwise the line's inner text, unwrapped.
+    /// Where the inner text of `line` is, unwrapped.
     fn text_of(&mut self, line: &[u8]) -> Result<Text, SkipReason> {
-        let glued = self.glued.take();
-        if let Some(glued) =
-            glued.filter(|g| g.address == line.as_ptr() as usize && g.len == line.len())
-        {
-            return Ok(glued.text);
-        }
         match unwrap(self.wrapper, line) {
             Unwrapped::Line(inner) => {
                 // CRI's line is the end of the wrapped line, Docker's follows `{"log":"`.
@@ -243,12 +233,39 @@ impl ContainerParser {
                 },
             ),
         };
-        (at < line.len()).then(|| Glued {
-            at,
-            address: line.as_ptr() as usize + at,
-            len: line.len() - at,
-            text,
-        })
+        (at < line.len()).then_some(Glued { at, text })
+    }
+
+    /// Reads the entry whose inner text is `text` of `line` (`glued_on`:
+    /// one glued after another) with the inner parser.
+    fn read<'a>(
+        &mut self,
+        line: &'a [u8],
+        text: Text,
+        glued_on: bool,
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
+        match text {
+            Text::Line { start, suffix } => {
+                let inner_text = &line[start..line.len() - suffix];
+                let parsed = parse_with(self.inner.as_mut(), glued_on, inner_text, record);
+                self.glued = self.glued_after(line, text, inner_text.len());
+                parsed
+            }
+            Text::Buffer { from, .. } => {
+                let buffer = std::mem::take(&mut self.buffer);
+                let mut scratch = Record::default();
+                scratch.clear(record.extra.len());
+                let parsed =
+                    parse_with(self.inner.as_mut(), glued_on, &buffer[from..], &mut scratch);
+                if parsed.is_ok() {
+                    *record = scratch.into_owned();
+                }
+                self.glued = self.glued_after(line, text, buffer.len() - from);
+                self.buffer = buffer;
+                parsed
+            }
+        }
     }
 }
 
@@ -286,26 +303,19 @@ fn escaped_len(escaped: &[u8], n: usize) -> usize {
 
 impl LineParser for ContainerParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        self.glued = None;
         let text = self.text_of(line)?;
-        match text {
-            Text::Line { start, suffix } => {
-                let inner = &line[start..line.len() - suffix];
-                let parsed = self.inner.parse(inner, record);
-                self.glued = self.glued_after(line, text, inner.len());
-                parsed
-            }
-            Text::Buffer { from, .. } => {
-                let buffer = std::mem::take(&mut self.buffer);
-                let mut scratch = Record::default();
-                scratch.clear(record.extra.len());
-                let parsed = self.inner.parse(&buffer[from..], &mut scratch);
-                if parsed.is_ok() {
-                    *record = scratch.into_owned();
-                }
-                self.glued = self.glued_after(line, text, buffer.len() - from);
-                self.buffer = buffer;
-                parsed
-            }
+        self.read(line, text, false, record)
+    }
+
+    fn parse_glued<'a>(
+        &mut self,
+        line: &'a [u8],
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
+        match self.glued.take() {
+            Some(glued) => self.read(line, glued.text, true, record),
+            None => self.parse(line, record),
         }
     }
 

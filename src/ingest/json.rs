@@ -81,10 +81,6 @@ pub struct JsonParser {
     /// glued onto it (a newline missing): the entry parsed was the text
     /// before.
     glued: Option<usize>,
-    /// Where the line ends (its address) whose entry last parsed had
-    /// another glued after it: the next entry parsed is that one when it
-    /// ends there too.
-    glued_line_end: Option<usize>,
     /// How many entries cut short were looked past in the line being read
     /// (see `glue.rs`).
     cut_short: usize,
@@ -158,7 +154,6 @@ impl JsonParser {
             firsts: Vec::new(),
             timing: None,
             glued: None,
-            glued_line_end: None,
             cut_short: 0,
         };
         parser.paths = texts
@@ -310,13 +305,15 @@ impl JsonParser {
     }
 }
 
-impl LineParser for JsonParser {
-    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+impl JsonParser {
+    /// Fills `record` from the entry `line` starts with (a line's first,
+    /// or one glued after another), finding any entry glued after it.
+    fn parse_entry<'a>(
+        &mut self,
+        line: &'a [u8],
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
         self.glued = None;
-        let end = line.as_ptr() as usize + line.len();
-        if self.glued_line_end.take() != Some(end) {
-            self.cut_short = 0;
-        }
         let start = memchr::memchr(b'{', line).ok_or(SkipReason::BadJson)?;
         let text = &line[start..];
         match self.parse_object(text, record) {
@@ -324,11 +321,25 @@ impl LineParser for JsonParser {
                 let at =
                     (self.second_entry(text, record.extra.len())).ok_or(SkipReason::BadJson)?;
                 self.glued = Some(start + at);
-                self.glued_line_end = Some(end);
                 self.parse_object(before_entry(text, at), record)
             }
             parsed => parsed,
         }
+    }
+}
+
+impl LineParser for JsonParser {
+    fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
+        self.cut_short = 0;
+        self.parse_entry(line, record)
+    }
+
+    fn parse_glued<'a>(
+        &mut self,
+        line: &'a [u8],
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
+        self.parse_entry(line, record)
     }
 
     fn glued(&mut self) -> Option<usize> {

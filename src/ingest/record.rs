@@ -255,6 +255,20 @@ pub fn status_number(n: i64) -> Result<Option<u16>, SkipReason> {
     }
 }
 
+/// Parses `text` with `parser`: a line's first entry, or one glued after
+/// another when `glued_on` ([`LineParser::parse_glued`]).
+pub fn parse_with<'a>(
+    parser: &mut dyn LineParser,
+    glued_on: bool,
+    text: &'a [u8],
+    record: &mut Record<'a>,
+) -> Result<(), SkipReason> {
+    match glued_on {
+        true => parser.parse_glued(text, record),
+        false => parser.parse(text, record),
+    }
+}
+
 /// A parser for one log format family. Parsers may keep small caches, so each
 /// worker thread parses with its own [`LineParser::fork`].
 pub trait LineParser: Send + Sync {
@@ -266,6 +280,17 @@ pub trait LineParser: Send + Sync {
     /// between them); `parse` read the text before it. `None` by default.
     fn glued(&mut self) -> Option<usize> {
         None
+    }
+
+    /// Parses the entry [`Self::glued`] found: `line` is the rest of the line
+    /// last given, from where that entry starts. What `parse` does by
+    /// default; a parser that keeps state per line keeps it here.
+    fn parse_glued<'a>(
+        &mut self,
+        line: &'a [u8],
+        record: &mut Record<'a>,
+    ) -> Result<(), SkipReason> {
+        self.parse(line, record)
     }
 
     /// Has the parser read a header that names other columns (a W3C

@@ -199,7 +199,11 @@ fn entry_starts(line: &str) -> Vec<usize> {
     loop {
         let mut r = Record::default();
         r.clear(0);
-        let _ = p.parse(&line.as_bytes()[at..], &mut r);
+        let rest = &line.as_bytes()[at..];
+        let _ = match at {
+            0 => p.parse(rest, &mut r),
+            _ => p.parse_glued(rest, &mut r),
+        };
         match p.glued() {
             Some(next) => at += next,
             None => return starts,
