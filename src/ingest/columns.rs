@@ -350,11 +350,12 @@ impl LineParser for ColumnsParser {
         Ok(())
     }
 
-    /// A fork dates lines from its own directives on.
     fn follow_headers(&mut self) {
         self.follows_headers = true;
     }
 
+    /// A fork dates lines from its own directives on, in the columns the
+    /// parser was made with.
     fn fork(&self) -> Box<dyn LineParser> {
         match &self.initial {
             Some(initial) => initial.fork(),

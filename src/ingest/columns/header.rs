@@ -42,13 +42,13 @@ impl ColumnsParser {
             .split_ascii_whitespace()
             .map(str::to_string)
             .collect();
-        let next = (self.follows_headers)
-            .then(|| {
-                let (layout, separator, time_of) = (self.layout, self.separator, self.time_of);
-                ColumnsParser::new(layout, &names, separator, &self.extra_names, time_of).ok()
-            })
-            .flatten();
-        let Some(mut next) = next else {
+        if !self.follows_headers {
+            return Err(SkipReason::ColumnsChanged);
+        }
+        let (layout, separator, time_of) = (self.layout, self.separator, self.time_of);
+        let Ok(mut next) =
+            ColumnsParser::new(layout, &names, separator, &self.extra_names, time_of)
+        else {
             return Err(SkipReason::ColumnsChanged);
         };
         if let (Some(dating), Some(next_dating)) = (self.dating, &mut next.dating) {
