@@ -41,7 +41,7 @@ impl CombinedParser {
         split(line, self.wanted(), &mut fast)
             && Ok((fast.fields, fast.request_parts()))
                 != self
-                    .split_any(line, super::time_bracket(line), &mut general)
+                    .split_any(line, super::tokens::time_bracket(line), &mut general)
                     .and_then(|()| self.finish(&mut general))
                     .map(|()| (general.fields, split_request(general.fields[4])))
     }
