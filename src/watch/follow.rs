@@ -52,8 +52,10 @@ const READ_BYTES: usize = 1 << 20;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Followed {
     /// Whole lines, each ending with `\n` (one is added to the last line of a
-    /// file that is finished without one).
-    Lines(Vec<u8>),
+    /// file that is finished without one), of one file: `file` counts the
+    /// files opened at the path, from 1, so that the lines a rotated-away
+    /// file still gets are told from those of the file that took its place.
+    Lines { file: u32, data: Vec<u8> },
     /// One line longer than [`MAX_LINE_BYTES`](crate::ingest::lines::MAX_LINE_BYTES), of `bytes` bytes, not kept.
     TooLong { bytes: u64 },
     /// Something happened to the file.
@@ -190,8 +192,8 @@ pub struct Follower {
     linger: Duration,
     /// False until the first poll looked at the path.
     looked: bool,
-    /// True once any file was opened at the path.
-    had_file: bool,
+    /// How many files were opened at the path (the number of the last).
+    opened: u32,
     current: Option<Handle>,
     /// Rotated-away files, read until quiet.
     retired: Vec<Handle>,
@@ -208,7 +210,7 @@ impl Follower {
             from_start,
             linger,
             looked: false,
-            had_file: false,
+            opened: 0,
             current: None,
             retired: Vec::new(),
             condition: Condition::Readable,
@@ -219,6 +221,15 @@ impl Follower {
     /// The path followed.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// True while the file numbered `file` (see [`Followed::Lines`]) is read:
+    /// the file at the path, or a rotated-away one not yet closed.
+    pub fn reads(&self, file: u32) -> bool {
+        self.current
+            .iter()
+            .chain(&self.retired)
+            .any(|handle| handle.lines.file == file)
     }
 
     /// True when a regular file is open at the path.
@@ -331,10 +342,10 @@ impl Follower {
             0
         };
         let header = header::comment_lines(&file, offset);
-        if self.had_file {
+        if self.opened > 0 {
             out.push(Followed::Event(FileEvent::Replaced));
         }
-        self.had_file = true;
+        self.opened += 1;
         self.retire_current(now, out);
         self.current = Some(Handle {
             file,
@@ -342,7 +353,7 @@ impl Follower {
             offset,
             signature: Vec::new(),
             plain: None,
-            lines: LineAssembler::default(),
+            lines: LineAssembler::new(self.opened),
             last_growth: now,
         });
         out.push(Followed::Event(FileEvent::Opened { offset }));

@@ -9,6 +9,12 @@
 //! W3C file: a `#Fields:` header that names other columns (a rotation, an IIS
 //! restart after its fields were changed) is read as the header of the lines
 //! after it ([`LineParser::follow_headers`]).
+//!
+//! Each file at the path has its own parser: a file that took the path is read
+//! by a fork of the parser (the detected format, read afresh), while the lines
+//! that a rotated-away file still gets are read by the parser that read it
+//! before, so that a new file's header does not change how they are read.
+//! Lines held for detection are read by the parser of the newest file.
 
 use std::collections::BTreeMap;
 
@@ -54,7 +60,12 @@ impl FileCounts {
 /// Parses the lines of one followed file.
 pub struct FileParser {
     name: String,
+    /// The parser of the newest file at the path, once the format is known.
     parser: Option<Box<dyn LineParser>>,
+    /// The number of that file ([`crate::watch::follow::Followed::Lines`]).
+    file: u32,
+    /// The parsers of rotated-away files still read, by their number.
+    rotated: Vec<(u32, Box<dyn LineParser>)>,
     /// The format in words, once known.
     format: String,
     /// Lines held until the format is detected.
@@ -82,6 +93,8 @@ impl FileParser {
         FileParser {
             name: name.to_string(),
             parser: None,
+            file: 0,
+            rotated: Vec::new(),
             format: String::new(),
             undetected: Vec::new(),
             preamble: Vec::new(),
@@ -113,10 +126,12 @@ impl FileParser {
         }
     }
 
-    /// Parses whole lines (`data` ends with a newline). Returns `None` while
-    /// the format is still being detected (the lines are held).
+    /// Parses whole lines (`data` ends with a newline) of the file numbered
+    /// `file`. Returns `None` while the format is still being detected (the
+    /// lines are held).
     pub fn parse(
         &mut self,
+        file: u32,
         data: &[u8],
         settings: &Settings,
     ) -> Result<Option<ChunkResult>, IngestError> {
@@ -127,14 +142,15 @@ impl FileParser {
                 Some(mut parser) => {
                     read_preamble(&mut self.preamble, parser.as_mut(), settings);
                     self.parser = Some(parser);
+                    self.file = file;
                 }
             }
         }
         let held = std::mem::take(&mut self.undetected);
         let data = if held.is_empty() { data } else { &held[..] };
         let ctx = context(settings);
-        let parser = self.parser.as_mut().expect("chosen above");
-        let chunk = parse_chunk(data, self.counts.lines + 1, parser.as_mut(), &ctx);
+        let first_line = self.counts.lines + 1;
+        let chunk = parse_chunk(data, first_line, self.parser_of(file), &ctx);
         self.counts.lines += chunk.lines;
         self.counts.glued += chunk.glued;
         self.counts.parsed += chunk.parsed;
@@ -142,6 +158,31 @@ impl FileParser {
             *self.counts.skipped.entry(reason.to_string()).or_default() += n;
         }
         Ok(Some(chunk))
+    }
+
+    /// The parser of the file numbered `file`, once the format is known: a
+    /// newer file than the last gets a fork, and the last one's parser is
+    /// kept for the lines its file still gets.
+    fn parser_of(&mut self, file: u32) -> &mut dyn LineParser {
+        let newest = self.parser.as_mut().expect("the format is known");
+        if file > self.file {
+            let mut fork = newest.fork();
+            fork.follow_headers();
+            let old = std::mem::replace(newest, fork);
+            self.rotated.push((self.file, old));
+            self.file = file;
+        }
+        if file < self.file
+            && let Some((_, parser)) = self.rotated.iter_mut().find(|(n, _)| *n == file)
+        {
+            return parser.as_mut();
+        }
+        self.parser.as_mut().expect("the format is known").as_mut()
+    }
+
+    /// Drops the parsers of rotated-away files that are no longer read.
+    pub fn forget_closed(&mut self, reads: impl Fn(u32) -> bool) {
+        self.rotated.retain(|(file, _)| reads(*file));
     }
 
     /// The parser for this file, once the held lines decide it (as ingestion
@@ -189,7 +230,7 @@ impl FileParser {
             return Ok(None);
         }
         self.parser = Some(parser_for(&FormatChoice::Combined, settings)?);
-        self.parse(&[], settings)
+        self.parse(self.file, &[], settings)
     }
 }
 

@@ -174,6 +174,10 @@ impl Watcher {
                 self.take(i, item, &mut step)?;
             }
             self.followed = followed;
+            let Watched {
+                follower, parser, ..
+            } = &mut self.files[i];
+            parser.forget_closed(|file| follower.reads(file));
         }
         self.reorder.release(&mut self.released);
         self.decide_released();
@@ -223,8 +227,8 @@ impl Watcher {
     fn take(&mut self, i: usize, item: &Followed, step: &mut Step) -> Result<(), WatchError> {
         let file = &mut self.files[i];
         match item {
-            Followed::Lines(data) => {
-                if let Some(chunk) = file.parser.parse(data, &self.settings.ingest)? {
+            Followed::Lines { file: number, data } => {
+                if let Some(chunk) = file.parser.parse(*number, data, &self.settings.ingest)? {
                     self.hold(&chunk);
                 }
             }

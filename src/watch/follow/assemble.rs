@@ -7,14 +7,24 @@ use super::Followed;
 use crate::ingest::lines::MAX_LINE_BYTES;
 
 /// Bytes on their way to becoming whole lines.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct LineAssembler {
+    /// The number of the file the bytes come from ([`Followed::Lines`]).
+    pub(super) file: u32,
     pub(super) partial: Vec<u8>,
     /// The length so far of a line found too long (its bytes are dropped).
     overlong: Option<u64>,
 }
 
 impl LineAssembler {
+    pub(super) fn new(file: u32) -> Self {
+        LineAssembler {
+            file,
+            partial: Vec::new(),
+            overlong: None,
+        }
+    }
+
     pub(super) fn push(&mut self, mut data: &[u8], out: &mut Vec<Followed>) {
         while let Some(end) = memchr::memchr(b'\n', data) {
             self.end_line(&data[..end], out);
@@ -36,13 +46,13 @@ impl LineAssembler {
 
     fn end_line(&mut self, tail: &[u8], out: &mut Vec<Followed>) {
         if self.partial.is_empty() && self.overlong.is_none() && tail.len() <= MAX_LINE_BYTES {
-            push_line(out, tail);
+            push_line(out, self.file, tail);
             return;
         }
         self.extend(tail);
         match self.overlong.take() {
             Some(bytes) => out.push(Followed::TooLong { bytes }),
-            None => push_line(out, &self.partial),
+            None => push_line(out, self.file, &self.partial),
         }
         self.partial.clear();
     }
@@ -55,14 +65,18 @@ impl LineAssembler {
     }
 }
 
-fn push_line(out: &mut Vec<Followed>, line: &[u8]) {
-    if let Some(Followed::Lines(buf)) = out.last_mut() {
-        buf.extend_from_slice(line);
-        buf.push(b'\n');
-    } else {
-        let mut buf = Vec::with_capacity(line.len() + 1);
-        buf.extend_from_slice(line);
-        buf.push(b'\n');
-        out.push(Followed::Lines(buf));
+/// Appends `line` to the last lines of `out` when they are of the same file.
+fn push_line(out: &mut Vec<Followed>, file: u32, line: &[u8]) {
+    match out.last_mut() {
+        Some(Followed::Lines { file: last, data }) if *last == file => {
+            data.extend_from_slice(line);
+            data.push(b'\n');
+        }
+        _ => {
+            let mut data = Vec::with_capacity(line.len() + 1);
+            data.extend_from_slice(line);
+            data.push(b'\n');
+            out.push(Followed::Lines { file, data });
+        }
     }
 }

@@ -37,8 +37,17 @@ fn poll(f: &mut Follower, secs: u64) -> Vec<Followed> {
     out
 }
 
+/// Lines of the first file opened at the path.
 fn lines(text: &str) -> Followed {
-    Followed::Lines(text.as_bytes().to_vec())
+    lines_of(1, text)
+}
+
+/// Lines of the file numbered `file`.
+fn lines_of(file: u32, text: &str) -> Followed {
+    Followed::Lines {
+        file,
+        data: text.as_bytes().to_vec(),
+    }
 }
 
 fn event(e: FileEvent) -> Followed {
@@ -49,7 +58,7 @@ fn event(e: FileEvent) -> Followed {
 fn text(out: &[Followed]) -> String {
     out.iter()
         .filter_map(|f| match f {
-            Followed::Lines(b) => Some(String::from_utf8_lossy(b).into_owned()),
+            Followed::Lines { data: b, .. } => Some(String::from_utf8_lossy(b).into_owned()),
             _ => None,
         })
         .collect()
@@ -151,19 +160,23 @@ fn rename_and_create_reads_both_files_to_their_end() {
             event(FileEvent::Replaced),
             lines("a4\n"),
             event(FileEvent::Opened { offset: 0 }),
-            lines("b1\n"),
+            lines_of(2, "b1\n"),
         ]
     );
-    // A late write to the old file is still read while it lingers...
-    append(&rotated, b"a5");
-    assert_eq!(poll(&mut f, 6), []);
+    assert!(f.reads(1) && f.reads(2));
+    // A late write to the old file is still read while it lingers, told
+    // from the new file's lines in the same poll...
+    append(&rotated, b"a5\na6");
+    append(&path, b"b2\n");
+    assert_eq!(poll(&mut f, 6), [lines("a5\n"), lines_of(2, "b2\n")]);
     // ...and its partial last line is handed over when it closes.
     assert_eq!(
         poll(&mut f, 6 + 5),
-        [lines("a5\n"), event(FileEvent::Closed)]
+        [lines("a6\n"), event(FileEvent::Closed)]
     );
-    append(&path, b"b2\n");
-    assert_eq!(poll(&mut f, 12), [lines("b2\n")]);
+    assert!(!f.reads(1) && f.reads(2));
+    append(&path, b"b3\n");
+    assert_eq!(poll(&mut f, 12), [lines_of(2, "b3\n")]);
 }
 
 #[test]
@@ -244,7 +257,7 @@ fn a_deleted_and_recreated_file_is_followed_from_its_start() {
         [
             event(FileEvent::Replaced),
             event(FileEvent::Opened { offset: 0 }),
-            lines("again 1\n"),
+            lines_of(2, "again 1\n"),
         ]
     );
     assert!(f.readable());

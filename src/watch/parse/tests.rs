@@ -24,7 +24,7 @@ fn lines_are_parsed_and_counted_by_reason() {
     let s = settings(FormatChoice::Combined);
     let mut p = FileParser::new("x.log");
     let data = format!("{GOOD}\n\u{0}\u{1}binary\u{ff}\n{GOOD}");
-    let chunk = p.parse(data.as_bytes(), &s).unwrap().unwrap();
+    let chunk = p.parse(1, data.as_bytes(), &s).unwrap().unwrap();
     assert_eq!((chunk.lines, chunk.parsed, chunk.events.len()), (4, 2, 2));
     p.too_long();
     let c = p.counts();
@@ -39,9 +39,9 @@ fn detection_waits_for_enough_lines_then_decides_once() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
     // One garbage line says nothing yet: held.
-    assert!(p.parse(b"garbage\n", &s).unwrap().is_none());
+    assert!(p.parse(1, b"garbage\n", &s).unwrap().is_none());
     // With a log line beside it, combined wins; the held line is parsed too.
-    let chunk = p.parse(GOOD.as_bytes(), &s).unwrap().unwrap();
+    let chunk = p.parse(1, GOOD.as_bytes(), &s).unwrap().unwrap();
     assert_eq!((chunk.lines, chunk.parsed), (2, 1));
     assert_eq!(p.format(), "combined (detected)");
     assert_eq!(p.counts().lines, 2);
@@ -54,9 +54,9 @@ fn blank_lines_first_leave_detection_to_the_lines_after_them() {
     // blank lines as blank; a followed file may go on).
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
-    assert!(p.parse(b"\n\n", &s).unwrap().is_none());
+    assert!(p.parse(1, b"\n\n", &s).unwrap().is_none());
     let json = "{\"time\":\"2026-01-05T00:00:00Z\",\"remote_addr\":\"1.2.3.4\",\"request_uri\":\"/a\",\"status\":200}\n";
-    let chunk = p.parse(json.repeat(3).as_bytes(), &s).unwrap().unwrap();
+    let chunk = p.parse(1, json.repeat(3).as_bytes(), &s).unwrap().unwrap();
     assert_eq!((chunk.lines, chunk.parsed), (5, 3));
     assert!(p.format().starts_with("json"), "{}", p.format());
 }
@@ -66,8 +66,8 @@ fn a_first_line_longer_than_the_detection_window_is_skipped_not_cut() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
     let long = GOOD.replace("/a ", &format!("/{} ", "a".repeat(70_000)));
-    assert!(p.parse(long.as_bytes(), &s).unwrap().is_none());
-    let chunk = p.parse(GOOD.repeat(2).as_bytes(), &s).unwrap().unwrap();
+    assert!(p.parse(1, long.as_bytes(), &s).unwrap().is_none());
+    let chunk = p.parse(1, GOOD.repeat(2).as_bytes(), &s).unwrap().unwrap();
     assert_eq!((chunk.lines, chunk.parsed), (3, 3));
     assert_eq!(p.format(), "combined (detected)");
 }
@@ -77,7 +77,7 @@ fn a_file_of_nothing_but_garbage_is_a_detection_error() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
     let garbage = "no format here\n".repeat(DETECT_LINES);
-    let err = p.parse(garbage.as_bytes(), &s).unwrap_err();
+    let err = p.parse(1, garbage.as_bytes(), &s).unwrap_err();
     assert!(
         err.to_string()
             .contains("cannot detect the log format of x.log"),
@@ -89,7 +89,7 @@ fn a_file_of_nothing_but_garbage_is_a_detection_error() {
 fn held_lines_are_counted_when_the_file_ends_undetected() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
-    assert!(p.parse(b"what\n", &s).unwrap().is_none());
+    assert!(p.parse(1, b"what\n", &s).unwrap().is_none());
     let chunk = p.finish(&s).unwrap().unwrap();
     assert_eq!((chunk.lines, chunk.parsed), (1, 0));
     assert_eq!(p.counts().lines, 1);
@@ -107,7 +107,7 @@ fn the_header_before_the_followed_lines_names_and_dates_them() {
             &s,
         );
         let chunk = p
-            .parse(b"00:00:05 192.0.2.1 GET / 200\n", &s)
+            .parse(1, b"00:00:05 192.0.2.1 GET / 200\n", &s)
             .unwrap()
             .unwrap();
         assert_eq!(chunk.events.len(), 1);
@@ -145,11 +145,11 @@ fn a_header_that_names_new_columns_is_read_as_theirs() {
         let changed = "#Date: 2026-01-07 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n00:00:07 /c 192.0.2.2 200 GET\n";
         let mut chunks = vec![];
         chunks.extend(
-            p.parse(format!("{first}{repeated}{changed}").as_bytes(), &s)
+            p.parse(1, format!("{first}{repeated}{changed}").as_bytes(), &s)
                 .unwrap(),
         );
         let later = "00:00:08 /d 192.0.2.3 200 POST\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n00:00:09 192.0.2.4 GET /e 200\n";
-        chunks.extend(p.parse(later.as_bytes(), &s).unwrap());
+        chunks.extend(p.parse(1, later.as_bytes(), &s).unwrap());
         assert_eq!(
             events(&chunks),
             [
@@ -183,13 +183,14 @@ fn the_last_header_before_a_line_names_its_columns() {
     let mut chunks = vec![];
     chunks.extend(
         p.parse(
+            1,
             b"23:59:00 /a 192.0.2.1 200 GET\n00:00:30 /b 192.0.2.1 200 GET\n",
             &s,
         )
         .unwrap(),
     );
     let batch = "#Fields: time c-ip cs-method cs-uri-stem sc-status\n#Fields: time c-ip sc-status cs-method cs-uri-stem\n00:01:00 192.0.2.2 200 POST /c\n";
-    chunks.extend(p.parse(batch.as_bytes(), &s).unwrap());
+    chunks.extend(p.parse(1, batch.as_bytes(), &s).unwrap());
     assert_eq!(
         events(&chunks),
         [
@@ -200,4 +201,36 @@ fn the_last_header_before_a_line_names_its_columns() {
     );
     let c = p.counts();
     assert_eq!((c.lines, c.parsed, c.skipped_total()), (5, 3, 2));
+}
+
+/// A W3C log rotated to a file whose header names other columns: the lines
+/// the rotated-away file still gets (its writer has not reopened yet) are
+/// read in its own columns, not in the new file's; each file's lines are
+/// read in the columns of its last header.
+#[test]
+fn a_rotated_away_file_keeps_its_columns() {
+    let s = settings(FormatChoice::Auto);
+    let mut p = FileParser::new("u_ex.log");
+    let old = "#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n00:00:05 192.0.2.1 GET /a 200\n";
+    let new = "#Date: 2026-01-06 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n00:00:06 /b 192.0.2.2 200 GET\n";
+    let mut chunks = vec![];
+    chunks.extend(p.parse(1, old.as_bytes(), &s).unwrap());
+    chunks.extend(p.parse(2, new.as_bytes(), &s).unwrap());
+    chunks.extend(p.parse(1, b"00:00:07 192.0.2.1 POST /c 200\n", &s).unwrap());
+    chunks.extend(p.parse(2, b"00:00:08 /d 192.0.2.2 200 PUT\n", &s).unwrap());
+    p.forget_closed(|file| file == 2);
+    // Lines of a file whose parser is gone are read by the newest one.
+    chunks.extend(p.parse(1, b"00:00:09 /e 192.0.2.3 200 GET\n", &s).unwrap());
+    assert_eq!(
+        events(&chunks),
+        [
+            "1767657605000 192.0.2.1 GET /a",
+            "1767657606000 192.0.2.2 GET /b",
+            "1767657607000 192.0.2.1 POST /c",
+            "1767657608000 192.0.2.2 PUT /d",
+            "1767657609000 192.0.2.3 GET /e",
+        ]
+    );
+    let c = p.counts();
+    assert_eq!((c.lines, c.parsed, c.skipped_total()), (9, 5, 4));
 }

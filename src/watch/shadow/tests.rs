@@ -69,7 +69,7 @@ fn watched_as(
     while start < log.len() {
         let mut end = (start + batch).min(log.len());
         end = memchr::memchr(b'\n', &log[end - 1..]).map_or(log.len(), |i| end + i);
-        if let Some(chunk) = parser.parse(&log[start..end], &settings).unwrap() {
+        if let Some(chunk) = parser.parse(1, &log[start..end], &settings).unwrap() {
             for (t, request) in shadow.requests(&chunk) {
                 assert!(!reorder.push(t, request), "nothing is later than 5 s");
             }
@@ -222,7 +222,7 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
         .unwrap();
     }
     let mut parser = FileParser::new("a.log");
-    let chunk = parser.parse(&log, &settings).unwrap().unwrap();
+    let chunk = parser.parse(1, &log, &settings).unwrap().unwrap();
     let mut shadow = Shadow::with_policy(&policy.rules, &policy.exemptions, None, &keys).unwrap();
     let requests = shadow.requests(&chunk);
     let exempt: Vec<bool> = requests.iter().map(|(_, r)| r.exempt).collect();

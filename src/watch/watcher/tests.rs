@@ -37,6 +37,37 @@ fn pieces(log: &[u8], n: usize) -> Vec<&[u8]> {
     out
 }
 
+/// A watch of `path` with `rules` in shadow, keyed by `keys`, followed from
+/// the start of its last line (or from byte 0 with `from_start`).
+fn watch_settings(
+    path: &Path,
+    rules: Vec<CheckedRule>,
+    keys: KeySet,
+    from_start: bool,
+) -> WatchSettings {
+    WatchSettings {
+        files: vec![path.to_path_buf()],
+        from_start,
+        max_delay_ms: 5000,
+        linger: Duration::from_secs(2),
+        ingest: Settings {
+            inputs: Vec::new(),
+            format: FormatChoice::Auto,
+            json_fields: Vec::new(),
+            keys,
+            routes: Vec::new(),
+            strict: false,
+            progress: None,
+            paths: KeptPaths::All,
+            time_of: crate::ingest::arrival::TimeOf::Arrival,
+        },
+        rules,
+        exemptions: Vec::new(),
+        gateway: None,
+        verdict: None,
+    }
+}
+
 #[test]
 fn rotations_lose_nothing_and_decisions_equal_simulate() {
     let rules = Policy::parse(POLICY, "p.toml").unwrap();
@@ -47,27 +78,7 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
     append(&path, b"an old line that is not followed\n");
-    let settings = WatchSettings {
-        files: vec![path.clone()],
-        from_start: false,
-        max_delay_ms: 5000,
-        linger: Duration::from_secs(2),
-        ingest: Settings {
-            inputs: Vec::new(),
-            format: FormatChoice::Auto,
-            json_fields: Vec::new(),
-            keys: keys.clone(),
-            routes: Vec::new(),
-            strict: false,
-            progress: None,
-            paths: KeptPaths::All,
-            time_of: crate::ingest::arrival::TimeOf::Arrival,
-        },
-        rules: rules.clone(),
-        exemptions: Vec::new(),
-        gateway: None,
-        verdict: None,
-    };
+    let settings = watch_settings(&path, rules.clone(), keys.clone(), false);
     let mut watcher = Watcher::new(settings).unwrap();
     let mut secs = 0;
     let mut step = |w: &mut Watcher| {
@@ -156,28 +167,7 @@ fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_lat
     ]
     .concat();
     append(&path, text.as_bytes());
-    let mut watcher = Watcher::new(WatchSettings {
-        files: vec![path],
-        from_start: true,
-        max_delay_ms: 5000,
-        linger: Duration::from_secs(2),
-        ingest: Settings {
-            inputs: Vec::new(),
-            format: FormatChoice::Auto,
-            json_fields: Vec::new(),
-            keys,
-            routes: Vec::new(),
-            strict: false,
-            progress: None,
-            paths: KeptPaths::All,
-            time_of: crate::ingest::arrival::TimeOf::Arrival,
-        },
-        rules,
-        exemptions: Vec::new(),
-        gateway: None,
-        verdict: None,
-    })
-    .unwrap();
+    let mut watcher = Watcher::new(watch_settings(&path, rules, keys, true)).unwrap();
     // The wall clock on 2025-10-12.
     watcher.step(Duration::ZERO, 1_760_227_200_000).unwrap();
     watcher.finish().unwrap();
@@ -185,4 +175,50 @@ fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_lat
     assert_eq!((s.future_requests, s.late_lines), (1, 0));
     assert_eq!(s.rules[0].requests, 2);
     assert_eq!(s.files[0].parsed, 3);
+}
+
+/// A W3C log rotated to a file whose `#Fields:` name other columns, while its
+/// writer still writes to the renamed file: each file's lines are read in
+/// its own columns.
+#[test]
+fn a_rotated_away_w3c_file_is_read_in_its_own_columns() {
+    let rules = Policy::parse(
+        "[[rule]]\nname='posts'\nmethod='POST'\nlimit='100/1h'\n",
+        "p.toml",
+    )
+    .unwrap();
+    let keys = keys_for(
+        &rules,
+        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (path, rotated) = (dir.path().join("u_ex.log"), dir.path().join("u_ex.log.1"));
+    let header = |fields: &str| format!("#Date: 2026-01-06 00:00:00\n#Fields: {fields}\n");
+    let old = header("time c-ip cs-method cs-uri-stem sc-status");
+    append(
+        &path,
+        format!("{old}00:00:01 192.0.2.1 POST /a 200\n").as_bytes(),
+    );
+    let settings = watch_settings(&path, rules, keys, true);
+    let mut watcher = Watcher::new(settings).unwrap();
+    watcher.step(Duration::from_secs(1), Millis::MAX).unwrap();
+    fs::rename(&path, &rotated).unwrap();
+    let new = header("time cs-uri-stem c-ip sc-status cs-method");
+    append(
+        &path,
+        format!("{new}00:00:02 /b 192.0.2.2 200 POST\n").as_bytes(),
+    );
+    watcher.step(Duration::from_secs(2), Millis::MAX).unwrap();
+    // The old file's writer has not reopened yet.
+    append(&rotated, b"00:00:03 192.0.2.1 POST /c 200\n");
+    append(&path, b"00:00:04 /d 192.0.2.2 200 POST\n");
+    let events = watcher
+        .step(Duration::from_secs(3), Millis::MAX)
+        .unwrap()
+        .events;
+    assert!(events.is_empty(), "{events:?}");
+    watcher.finish().unwrap();
+    let s = watcher.snapshot(0);
+    assert_eq!((s.files[0].lines, s.files[0].parsed), (8, 4));
+    assert_eq!(s.rules[0].requests, 4);
 }

@@ -160,14 +160,20 @@ fn a_ten_megabyte_line_is_reported_by_length_and_not_kept() {
 
 #[test]
 fn a_line_of_exactly_the_limit_is_kept() {
-    let mut assembler = LineAssembler::default();
+    let mut assembler = LineAssembler::new(1);
     let mut out = Vec::new();
     let mut line = vec![b'y'; MAX_LINE_BYTES];
     assembler.push(&line[..10], &mut out);
     assembler.push(&line[10..], &mut out);
     assembler.push(b"\n", &mut out);
     line.push(b'\n');
-    assert_eq!(out, [Followed::Lines(line.clone())]);
+    assert_eq!(
+        out,
+        [Followed::Lines {
+            file: 1,
+            data: line.clone()
+        }]
+    );
     out.clear();
     line.pop();
     line.push(b'y');
@@ -214,7 +220,7 @@ proptest::proptest! {
         cuts.push(0);
         cuts.push(data.len());
         cuts.sort_unstable();
-        let mut assembler = LineAssembler::default();
+        let mut assembler = LineAssembler::new(1);
         let mut out = Vec::new();
         for w in cuts.windows(2) {
             assembler.push(&data[w[0]..w[1]], &mut out);
@@ -227,7 +233,7 @@ proptest::proptest! {
         let got: Vec<u8> = out
             .into_iter()
             .flat_map(|f| match f {
-                Followed::Lines(b) => b,
+                Followed::Lines { data: b, .. } => b,
                 other => panic!("{other:?}"),
             })
             .collect();
