@@ -175,6 +175,13 @@ pub enum SkipReason {
     /// A `#Fields:` directive that names other columns than the input's first:
     /// an error, as the lines after it would be read in the wrong columns.
     ColumnsChanged,
+    /// Where a parser follows headers (`watch`): a `#Fields:` directive whose
+    /// columns have no time; the lines after it are read in the columns before.
+    ColumnsWithoutTime,
+    /// Where a parser follows headers: a `#Fields:` directive without a
+    /// column that `--key field:NAME` reads; the lines after it are read in
+    /// the columns before.
+    ColumnsWithoutKeyField,
     /// An entry that does not parse, cut short by another glued after it on
     /// the same line (which is read on its own).
     CutShort,
@@ -198,6 +205,12 @@ impl fmt::Display for SkipReason {
             SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
             SkipReason::ColumnsChanged => f.write_str(
                 "a #Fields: directive that names other columns than the first one of the file",
+            ),
+            SkipReason::ColumnsWithoutTime => f.write_str(
+                "a #Fields: directive whose columns have no time (lines after it read in the columns before it)",
+            ),
+            SkipReason::ColumnsWithoutKeyField => f.write_str(
+                "a #Fields: directive without the column a --key field: reads (lines after it read in the columns before it)",
             ),
             SkipReason::CutShort => f.write_str(
                 "an entry cut short, with another glued after it on the same line (a newline missing)",

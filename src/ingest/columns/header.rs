@@ -3,6 +3,7 @@
 //! names other columns.
 
 use super::{ColumnsParser, Separator};
+use crate::ingest::IngestError;
 use crate::ingest::record::SkipReason;
 
 /// The column names of a `#Fields:` header in `head`, if there is one.
@@ -35,8 +36,8 @@ impl ColumnsParser {
     /// A `#Fields:` header that names other columns than the parser reads:
     /// when it follows headers, read as the header of the lines after it
     /// (the date the lines so far gave carries over), else skipped as a
-    /// change of columns; so too when the new columns cannot be read (no
-    /// time, a `field:NAME` asked for missing).
+    /// change of columns. New columns that cannot be read are skipped with
+    /// why (no time, a `field:NAME` asked for missing).
     pub(super) fn take_header(&mut self, fields: &str) -> Result<(), SkipReason> {
         let names: Vec<String> = fields
             .split_ascii_whitespace()
@@ -46,11 +47,14 @@ impl ColumnsParser {
             return Err(SkipReason::ColumnsChanged);
         }
         let (layout, separator, time_of) = (self.layout, self.separator, self.time_of);
-        let Ok(mut next) =
-            ColumnsParser::new(layout, &names, separator, &self.extra_names, time_of)
-        else {
-            return Err(SkipReason::ColumnsChanged);
-        };
+        let mut next =
+            match ColumnsParser::new(layout, &names, separator, &self.extra_names, time_of) {
+                Ok(next) => next,
+                Err(IngestError::UnknownField { .. }) => {
+                    return Err(SkipReason::ColumnsWithoutKeyField);
+                }
+                Err(_) => return Err(SkipReason::ColumnsWithoutTime),
+            };
         if let (Some(dating), Some(next_dating)) = (self.dating, &mut next.dating) {
             *next_dating = dating;
         }
