@@ -196,8 +196,9 @@ impl KeptPaths {
     /// Whether a product might read `path` otherwise than as logged: it
     /// holds an escape, a `#`, `//`, a dot segment, a space, a control byte
     /// or a byte from 0x7f up, or it does not start with `/` (the empty path
-    /// included). Every other path is the same as nginx's `$uri`, and one
-    /// HAProxy takes (see `crate::simulate::gateway::request_names`).
+    /// included). Every other path is the same as nginx's `$uri` and
+    /// Traefik's routing path, and one HAProxy takes (see
+    /// `crate::simulate::gateway::request_names`).
     pub fn may_read_otherwise(path: &[u8]) -> bool {
         path.first() != Some(&b'/')
             || memchr::memchr2(b'%', b'#', path).is_some()

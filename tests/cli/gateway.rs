@@ -440,6 +440,57 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
 }
 
 #[test]
+fn traefik_gateway_routes_on_its_decoded_cleaned_path() {
+    // One request a second on /api/search, spelt six ways. Traefik routes on
+    // the path its entry point decodes and cleans, so the second to fourth
+    // are the route's too and rejected; it answers 400 to a `#` in the path
+    // and to a method that is not a token, which no rule then counts. The
+    // policy reads paths as logged.
+    let requests = [
+        "GET /api/search",
+        "GET /api//search",
+        "GET /api/%73earch",
+        "GET /api/x/../search",
+        "GET /api/search#x",
+        "G@T /api/search",
+    ];
+    let log_text: String = (requests.iter().enumerate())
+        .map(|(i, r)| format!("{}.000 10.0.0.1 \"{r} HTTP/1.1\" 200\n", 1_767_571_200 + i))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    std::fs::write(&log, log_text).unwrap();
+    let rule = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+    std::fs::write(&policy, rule).unwrap();
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--gateway", "traefik"])
+            .args(["--log-format", LOG_FORMAT, "--policy"])
+            .arg(&policy)
+            .arg(&log),
+    );
+    let result = &json["results"][0];
+    assert_eq!(
+        (result["requests"].as_u64(), result["rejected"].as_u64()),
+        (Some(4), Some(3))
+    );
+    let out = success(
+        rlctl()
+            .args(["export", "--target", "traefik", "--policy"])
+            .arg(&policy)
+            .arg("--check")
+            .arg(&log)
+            .args(["--log-format", LOG_FORMAT]),
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("policy rejects 2, traefik rejects 3"),
+        "{text}"
+    );
+    assert!(text.contains("  method or path: 5\n"), "{text}");
+}
+
+#[test]
 fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
     // No rule has a route: the paths must still be read, for nginx answers
     // these itself, before limit_req counts them: first a connection closed

@@ -36,6 +36,7 @@ mod nginx_uri;
 pub mod redis_swc;
 pub mod request_names;
 pub mod traefik;
+mod traefik_path;
 
 #[cfg(test)]
 mod properties;
@@ -187,9 +188,10 @@ impl Gateway {
             Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
             Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::Kong),
             Gateway::Haproxy | Gateway::HaproxyReqRate => {
-                (MethodReading::Haproxy, PathReading::OnHaproxy)
+                (MethodReading::Token, PathReading::OnHaproxy)
             }
-            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit | Gateway::Traefik => {
+            Gateway::Traefik => (MethodReading::Token, PathReading::Traefik),
+            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
                 (MethodReading::AsSent, PathReading::AsLogged)
             }
             Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {

@@ -22,7 +22,10 @@
 //!   src/http.c, src/pattern.c), so `get` is no `GET` there; so do Envoy's
 //!   `:method` header matcher
 //!   (`exact`, which also feeds the rate limit service's descriptors) and
-//!   Traefik's `Method()` (gorilla/mux's method matcher).
+//!   Traefik's `Method()` (pkg/muxer/http/matcher.go).
+//! - Traefik runs on Go's `net/http`, which answers 400 to a method that is
+//!   not of token characters, as HAProxy does, and routes on a path that Go
+//!   and its entry point decode, normalise and clean ([`traefik_path`]).
 //!
 //! The others (AWS WAF, whose method match lowercases) match as the policy
 //! does: the path as logged, methods in any case.
@@ -32,6 +35,7 @@ use std::borrow::Cow;
 use super::haproxy_target;
 use super::kong_path::kong_path;
 pub use super::nginx_uri::nginx_uri;
+use super::traefik_path::traefik_path;
 use crate::ingest::endpoint::split_replayed_path;
 
 /// How a product compares a rule's method with a request's.
@@ -44,9 +48,10 @@ pub enum MethodReading {
     AsSent,
     /// As nginx: only a method of `A`–`Z`, `_` and `-` reaches any rule.
     Nginx,
-    /// As HAProxy: as sent, and only a method of token characters reaches
-    /// any rule.
-    Haproxy,
+    /// As sent, and only a method of token characters (RFC 9110 `tchar`)
+    /// reaches any rule: HAProxy, and Go's `net/http` under Traefik
+    /// (`validMethod`, src/net/http/request.go).
+    Token,
 }
 
 /// How a product reads the path a rule's route is matched against.
@@ -61,6 +66,8 @@ pub enum PathReading {
     Kong,
     /// As logged, where HAProxy's parser takes it at all.
     OnHaproxy,
+    /// As Traefik's router ([`traefik_path`]).
+    Traefik,
 }
 
 /// How a product reads a request's method and path for its rules.
@@ -79,7 +86,7 @@ impl NameReading {
             MethodReading::Nginx => method
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-'),
-            MethodReading::Haproxy => haproxy_target::takes_method(method),
+            MethodReading::Token => haproxy_target::takes_method(method),
             MethodReading::AnyCase | MethodReading::AsSent => true,
         }
     }
@@ -87,7 +94,7 @@ impl NameReading {
     /// Whether a rule's `want`ed method picks a request's `method`.
     pub fn method_picks(self, want: &str, method: &str) -> bool {
         match self.methods {
-            MethodReading::AsSent | MethodReading::Haproxy => want == method,
+            MethodReading::AsSent | MethodReading::Token => want == method,
             MethodReading::AnyCase | MethodReading::Nginx => want.eq_ignore_ascii_case(method),
         }
     }
@@ -110,13 +117,14 @@ impl NameReading {
             PathReading::OnHaproxy => {
                 haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
+            PathReading::Traefik => traefik_path(path, rest),
         }
     }
 
     /// Whether the product answers some requests itself, by their method
     /// or path, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
-        matches!(self.methods, MethodReading::Nginx | MethodReading::Haproxy)
+        matches!(self.methods, MethodReading::Nginx | MethodReading::Token)
             || self.paths != PathReading::AsLogged
     }
 }
@@ -211,7 +219,7 @@ mod tests {
         fn paths_not_kept_are_read_as_logged(target in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
             let path = crate::ingest::endpoint::replayed_path(&target);
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
-                for paths in [PathReading::NginxUri, PathReading::Kong, PathReading::OnHaproxy] {
+                for paths in [PathReading::NginxUri, PathReading::Kong, PathReading::OnHaproxy, PathReading::Traefik] {
                     let read = NameReading { paths, ..NameReading::default() }.path(path);
                     proptest::prop_assert_eq!(read.as_deref(), Some(path));
                 }

@@ -1,0 +1,181 @@
+//! The path Traefik's router matches `Path`, `PathPrefix` and `PathRegexp`
+//! against, with the entry point's defaults (Traefik 2.11 to 3.7: path
+//! sanitisation on, no encoded-character filter), as its HTTP server turns
+//! a request target into it:
+//!
+//! 1. Go's `net/http` answers 400 to a target with a control byte or DEL
+//!    (`url.ParseRequestURI`), a space (the request line then has no
+//!    version), a `%` without two hex digits after it in the path, or a path
+//!    that does not start with `/` (`*` aside); Traefik's `denyFragment`
+//!    answers 400 to a `#` in the path (Go keeps it there).
+//! 2. `normalizePath`: in the path as sent (Go's `RawPath`, when it is not
+//!    Go's own escaping of the decoded path), escapes of unreserved
+//!    characters are decoded and the others written with upper-case digits.
+//! 3. `sanitizePath` (`URL.JoinPath()`): the escaped path (that one, unless
+//!    it holds a byte Go would escape, such as a byte from 0x80 up, `|` or
+//!    `"`; Go then escapes the decoded path anew, so that `%2F` becomes `/`
+//!    and `!` becomes `%21`) cleaned as `path.Clean` does (`.` and `..`
+//!    segments resolved, slashes merged), a trailing slash kept.
+//! 4. The routing path (`withRoutingPath`): escapes decoded, but for those
+//!    of reserved characters (`:/?#[]@!$&'()*+,;=` and `%`), which stay.
+//!
+//! Sources: traefik `pkg/server/server_entrypoint_tcp.go` (`sanitizePath`,
+//! `normalizePath`, `denyFragment`), `pkg/muxer/http/mux.go`
+//! (`withRoutingPath`, `reservedCharacters`); Go `src/net/url/url.go`
+//! (`parse`, `setPath`, `EscapedPath`, `validEncoded`, `shouldEscape`,
+//! `JoinPath`) and `src/path/path.go` (`Clean`).
+
+use std::borrow::Cow;
+
+/// Characters whose escapes the routing path keeps (`reservedCharacters`).
+const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=%";
+
+/// `path` (up to its query or fragment, `rest`: empty or from its `?` or
+/// `#`) as Traefik's router reads it, `None` when Traefik answers 400 before
+/// routing; bytes that are not UTF-8 once decoded read as U+FFFD.
+pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
+    let refused = |b: u8| b <= b' ' || b == 0x7f;
+    if path.bytes().chain(rest.bytes()).any(refused) || rest.starts_with('#') {
+        return None;
+    }
+    if path == "*" {
+        return Some(Cow::Borrowed(path));
+    }
+    let raw = path.as_bytes();
+    if raw.first() != Some(&b'/') || !escapes_are_whole(raw) {
+        return None;
+    }
+    // Nothing to decode, escape anew or clean.
+    let plain = |&b: &u8| b != b'%' && valid_in_escaped_path(b);
+    if raw.iter().all(plain) && !needs_cleaning(raw) {
+        return Some(Cow::Borrowed(path));
+    }
+    let normalised = normalised(raw);
+    let escaped_path = match normalised.iter().all(|&b| valid_in_escaped_path(b)) {
+        true => normalised,
+        false => escaped(&decoded(raw, |_| true)),
+    };
+    let routing = decoded(&cleaned(&escaped_path), |byte| !RESERVED.contains(&byte));
+    match routing[..] == *raw {
+        true => Some(Cow::Borrowed(path)),
+        false => Some(Cow::Owned(String::from_utf8_lossy(&routing).into_owned())),
+    }
+}
+
+fn hex(b: u8) -> Option<u8> {
+    (b as char).to_digit(16).map(|d| d as u8)
+}
+
+/// The byte an escape at the start of `bytes` stands for.
+fn escape_at(bytes: &[u8]) -> Option<u8> {
+    match bytes {
+        [b'%', hi, lo, ..] => Some(hex(*hi)? << 4 | hex(*lo)?),
+        _ => None,
+    }
+}
+
+/// Whether every `%` starts an escape (Go's `unescape`).
+fn escapes_are_whole(raw: &[u8]) -> bool {
+    raw.iter()
+        .enumerate()
+        .all(|(i, &b)| b != b'%' || escape_at(&raw[i..]).is_some())
+}
+
+/// Whether cleaning may change `raw`: it has `//` or a segment starting with `.`.
+fn needs_cleaning(raw: &[u8]) -> bool {
+    raw.windows(2).any(|w| w == b"//" || w == b"/.")
+}
+
+/// RFC 3986's unreserved characters.
+fn unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b"-._~".contains(&b)
+}
+
+/// Whether Go leaves `b` as it is when it escapes a path (`shouldEscape`).
+fn kept_by_go_escape(b: u8) -> bool {
+    unreserved(b) || b"$&+,/:;=@".contains(&b)
+}
+
+/// Whether `b` may stand in an escaped path as Go reads one (`validEncoded`).
+fn valid_in_escaped_path(b: u8) -> bool {
+    kept_by_go_escape(b) || b"!'()*[]%".contains(&b)
+}
+
+/// `normalizePath`: escapes of unreserved characters decoded, the others
+/// with upper-case digits.
+fn normalised(raw: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        match escape_at(&raw[i..]) {
+            Some(byte) if unreserved(byte) => out.push(byte),
+            Some(_) => out.extend(raw[i..i + 3].iter().map(u8::to_ascii_uppercase)),
+            None => {
+                out.push(raw[i]);
+                i += 1;
+                continue;
+            }
+        }
+        i += 3;
+    }
+    out
+}
+
+/// `bytes` with the escapes of the bytes `decode` picks decoded.
+fn decoded(bytes: &[u8], decode: impl Fn(u8) -> bool) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match escape_at(&bytes[i..]) {
+            Some(byte) if decode(byte) => {
+                out.push(byte);
+                i += 3;
+            }
+            _ => {
+                out.push(bytes[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Go's escaping of a decoded path (`escape(path, encodePath)`).
+fn escaped(path: &[u8]) -> Vec<u8> {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = Vec::with_capacity(path.len());
+    for &b in path {
+        match kept_by_go_escape(b) {
+            true => out.push(b),
+            false => out.extend([b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]),
+        }
+    }
+    out
+}
+
+/// `path.Clean` of a rooted path, with a trailing slash kept as `JoinPath`
+/// keeps it.
+fn cleaned(path: &[u8]) -> Vec<u8> {
+    let mut segments: Vec<&[u8]> = Vec::new();
+    for segment in path.split(|&b| b == b'/') {
+        match segment {
+            b"" | b"." => {}
+            b".." => {
+                segments.pop();
+            }
+            _ => segments.push(segment),
+        }
+    }
+    let mut out = Vec::with_capacity(path.len());
+    for segment in &segments {
+        out.push(b'/');
+        out.extend_from_slice(segment);
+    }
+    if out.is_empty() || (path.ends_with(b"/") && !out.ends_with(b"/")) {
+        out.push(b'/');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests;
