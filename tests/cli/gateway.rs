@@ -491,6 +491,46 @@ fn traefik_gateway_routes_on_its_decoded_cleaned_path() {
 }
 
 #[test]
+fn envoy_gateway_counts_no_request_its_codec_refuses() {
+    // One request a second on /api/search. Envoy's HTTP/1 parser refuses a
+    // method it does not know, as sent (`get`, `M-SEARCH`), and its
+    // connection manager a `#` anywhere in the target; it routes on the path
+    // as sent (`//` is not merged). The policy counts every one of them.
+    let requests = [
+        "GET /api/search",
+        "get /api/search",
+        "M-SEARCH /api/search",
+        "GET /api/search?q=#x",
+        "GET /api//search",
+        "PURGE /api/search",
+    ];
+    let log_text: String = (requests.iter().enumerate())
+        .map(|(i, r)| format!("{}.000 10.0.0.1 \"{r} HTTP/1.1\" 200\n", 1_767_571_200 + i))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    std::fs::write(&log, log_text).unwrap();
+    let rule = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+    std::fs::write(&policy, rule).unwrap();
+    let counts = |gateway: &[&str]| {
+        let json = json_of_success(
+            rlctl()
+                .args(["simulate", "-q", "--format", "json"])
+                .args(gateway)
+                .args(["--log-format", LOG_FORMAT, "--policy"])
+                .arg(&policy)
+                .arg(&log),
+        );
+        let result = &json["results"][0];
+        (result["requests"].as_u64(), result["rejected"].as_u64())
+    };
+    for envoy in ["envoy", "envoy-timer", "envoy-ratelimit"] {
+        assert_eq!(counts(&["--gateway", envoy]), (Some(2), Some(1)), "{envoy}");
+    }
+    assert_eq!(counts(&[]), (Some(5), Some(4)), "the policy");
+}
+
+#[test]
 fn nginx_gateway_counts_no_request_nginx_answers_400_even_without_routes() {
     // No rule has a route: the paths must still be read, for nginx answers
     // these itself, before limit_req counts them: first a connection closed

@@ -26,6 +26,7 @@ pub mod check;
 pub mod cloudflare;
 mod engine;
 pub mod envoy;
+mod envoy_codec;
 pub mod envoy_ratelimit;
 pub mod haproxy;
 pub mod haproxy_target;
@@ -192,7 +193,7 @@ impl Gateway {
             }
             Gateway::Traefik => (MethodReading::Token, PathReading::Traefik),
             Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
-                (MethodReading::AsSent, PathReading::AsLogged)
+                (MethodReading::Envoy, PathReading::OnEnvoy)
             }
             Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
                 (MethodReading::AnyCase, PathReading::AsLogged)

@@ -26,16 +26,19 @@
 //! - Traefik runs on Go's `net/http`, which answers 400 to a method that is
 //!   not of token characters, as HAProxy does, and routes on a path that Go
 //!   and its entry point decode, normalise and clean ([`traefik_path`]).
+//! - Envoy answers 400 to a method its HTTP/1 parser does not know, to a
+//!   byte outside 0x21–0x7e in the target and to a `#` ([`envoy_codec`]),
+//!   and routes on the path as sent.
 //!
 //! The others (AWS WAF, whose method match lowercases) match as the policy
 //! does: the path as logged, methods in any case.
 
 use std::borrow::Cow;
 
-use super::haproxy_target;
 use super::kong_path::kong_path;
 pub use super::nginx_uri::nginx_uri;
 use super::traefik_path::traefik_path;
+use super::{envoy_codec, haproxy_target};
 use crate::ingest::endpoint::split_replayed_path;
 
 /// How a product compares a rule's method with a request's.
@@ -44,14 +47,15 @@ pub enum MethodReading {
     /// In any case, as the policy does.
     #[default]
     AnyCase,
-    /// As sent, case and all.
-    AsSent,
     /// As nginx: only a method of `A`–`Z`, `_` and `-` reaches any rule.
     Nginx,
     /// As sent, and only a method of token characters (RFC 9110 `tchar`)
     /// reaches any rule: HAProxy, and Go's `net/http` under Traefik
     /// (`validMethod`, src/net/http/request.go).
     Token,
+    /// As sent, and only a method Envoy's HTTP/1 parser knows reaches any
+    /// rule ([`envoy_codec`]).
+    Envoy,
 }
 
 /// How a product reads the path a rule's route is matched against.
@@ -68,6 +72,8 @@ pub enum PathReading {
     OnHaproxy,
     /// As Traefik's router ([`traefik_path`]).
     Traefik,
+    /// As logged, where Envoy takes it at all ([`envoy_codec`]).
+    OnEnvoy,
 }
 
 /// How a product reads a request's method and path for its rules.
@@ -87,14 +93,15 @@ impl NameReading {
                 .bytes()
                 .all(|b| b.is_ascii_uppercase() || b == b'_' || b == b'-'),
             MethodReading::Token => haproxy_target::takes_method(method),
-            MethodReading::AnyCase | MethodReading::AsSent => true,
+            MethodReading::Envoy => envoy_codec::takes_method(method),
+            MethodReading::AnyCase => true,
         }
     }
 
     /// Whether a rule's `want`ed method picks a request's `method`.
     pub fn method_picks(self, want: &str, method: &str) -> bool {
         match self.methods {
-            MethodReading::AsSent | MethodReading::Token => want == method,
+            MethodReading::Token | MethodReading::Envoy => want == method,
             MethodReading::AnyCase | MethodReading::Nginx => want.eq_ignore_ascii_case(method),
         }
     }
@@ -118,6 +125,7 @@ impl NameReading {
                 haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
             PathReading::Traefik => traefik_path(path, rest),
+            PathReading::OnEnvoy => envoy_codec::takes_target(kept).then_some(Cow::Borrowed(path)),
         }
     }
 
@@ -137,11 +145,13 @@ mod tests {
     fn methods_are_compared_as_each_product_does() {
         let policy = NameReading::default();
         assert!(policy.method_picks("GET", "get") && policy.reads_method("get"));
-        let haproxy = NameReading {
-            methods: MethodReading::AsSent,
-            ..NameReading::default()
-        };
-        assert!(haproxy.method_picks("GET", "GET") && !haproxy.method_picks("GET", "get"));
+        for methods in [MethodReading::Token, MethodReading::Envoy] {
+            let as_sent = NameReading {
+                methods,
+                ..NameReading::default()
+            };
+            assert!(as_sent.method_picks("GET", "GET") && !as_sent.method_picks("GET", "get"));
+        }
         let nginx = NameReading {
             methods: MethodReading::Nginx,
             ..NameReading::default()
@@ -219,7 +229,7 @@ mod tests {
         fn paths_not_kept_are_read_as_logged(target in "(/|a|%|2|f|\\.|#|:|h|p|\\?|\\*| |\t|\u{7f}|é|\u{1}){0,12}") {
             let path = crate::ingest::endpoint::replayed_path(&target);
             if !crate::ingest::KeptPaths::may_read_otherwise(path.as_bytes()) {
-                for paths in [PathReading::NginxUri, PathReading::Kong, PathReading::OnHaproxy, PathReading::Traefik] {
+                for paths in [PathReading::NginxUri, PathReading::Kong, PathReading::OnHaproxy, PathReading::Traefik, PathReading::OnEnvoy] {
                     let read = NameReading { paths, ..NameReading::default() }.path(path);
                     proptest::prop_assert_eq!(read.as_deref(), Some(path));
                 }
