@@ -74,6 +74,21 @@ fn targets_go_or_traefik_refuse_are_not_routed() {
 }
 
 proptest::proptest! {
+    /// Any target is read or refused, never a panic, and a routed path has
+    /// no dot segment or empty one.
+    #[test]
+    fn any_target_is_read_or_refused(target in "\\PC{0,24}|[/%.a-fA-F0-9#?]{0,24}") {
+        let kept = crate::ingest::endpoint::replayed_path(&target);
+        if let Some(routed) = read(kept).filter(|r| r.starts_with('/')) {
+            let segments: Vec<&str> = routed[1..].split('/').collect();
+            let last = segments.len() - 1;
+            for (i, segment) in segments.iter().enumerate() {
+                proptest::prop_assert!(*segment != "." && *segment != "..", "{routed:?}");
+                proptest::prop_assert!(!segment.is_empty() || i == last, "{routed:?}");
+            }
+        }
+    }
+
     /// Reading a routed path again changes nothing but its escapes of
     /// unreserved characters (none are left) and of others than reserved
     /// ones (decoded): a path Traefik logs after routing reads as it did.
