@@ -10,11 +10,12 @@
 //! restart after its fields were changed) is read as the header of the lines
 //! after it ([`LineParser::follow_headers`]).
 //!
-//! Each file at the path has its own parser: a file that took the path is read
-//! by a fork of the parser (the detected format, read afresh), while the lines
-//! that a rotated-away file still gets are read by the parser that read it
-//! before, so that a new file's header does not change how they are read.
-//! Lines held for detection are read by the parser of the newest file.
+//! Each file at the path has its own parser, by the follower's number for it:
+//! the first gets the parser detection chose, every later one a fork of it as
+//! detection made it (the detected format, read afresh), so that a new file's
+//! header does not change how the lines a rotated-away file still gets are
+//! read. Lines held for detection are read by the parser of the file whose
+//! lines decided it.
 
 use std::collections::BTreeMap;
 
@@ -60,12 +61,12 @@ impl FileCounts {
 /// Parses the lines of one followed file.
 pub struct FileParser {
     name: String,
-    /// The parser of the newest file at the path, once the format is known.
-    parser: Option<Box<dyn LineParser>>,
-    /// The number of that file ([`crate::watch::follow::Followed::Lines`]).
-    file: u32,
-    /// The parsers of rotated-away files still read, by their number.
-    rotated: Vec<(u32, Box<dyn LineParser>)>,
+    /// The parser as detection made it, once the format is known: what a
+    /// file without a parser yet forks.
+    detected: Option<Box<dyn LineParser>>,
+    /// The parser of each file still read at the path, by its number
+    /// ([`crate::watch::follow::Followed::Lines`]).
+    parsers: Vec<(u32, Box<dyn LineParser>)>,
     /// The format in words, once known.
     format: String,
     /// Lines held until the format is detected.
@@ -92,9 +93,8 @@ impl FileParser {
     pub fn new(name: &str) -> Self {
         FileParser {
             name: name.to_string(),
-            parser: None,
-            file: 0,
-            rotated: Vec::new(),
+            detected: None,
+            parsers: Vec::new(),
             format: String::new(),
             undetected: Vec::new(),
             preamble: Vec::new(),
@@ -121,7 +121,7 @@ impl FileParser {
     /// [`crate::watch::follow::Followed::Header`]).
     pub fn header(&mut self, lines: &[u8], settings: &Settings) {
         self.preamble = lines.to_vec();
-        if let Some(parser) = &mut self.parser {
+        if let Some((_, parser)) = self.parsers.last_mut() {
             read_preamble(&mut self.preamble, parser.as_mut(), settings);
         }
     }
@@ -135,14 +135,14 @@ impl FileParser {
         data: &[u8],
         settings: &Settings,
     ) -> Result<Option<ChunkResult>, IngestError> {
-        if self.parser.is_none() {
+        if self.detected.is_none() {
             self.undetected.extend_from_slice(data);
             match self.choose(settings)? {
                 None => return Ok(None),
                 Some(mut parser) => {
+                    self.detected = Some(parser.fork());
                     read_preamble(&mut self.preamble, parser.as_mut(), settings);
-                    self.parser = Some(parser);
-                    self.file = file;
+                    self.parsers.push((file, parser));
                 }
             }
         }
@@ -160,29 +160,25 @@ impl FileParser {
         Ok(Some(chunk))
     }
 
-    /// The parser of the file numbered `file`, once the format is known: a
-    /// newer file than the last gets a fork, and the last one's parser is
-    /// kept for the lines its file still gets.
+    /// The parser of the file numbered `file`, once the format is known (a
+    /// fork of the detected one for a file that has none yet).
     fn parser_of(&mut self, file: u32) -> &mut dyn LineParser {
-        let newest = self.parser.as_mut().expect("the format is known");
-        if file > self.file {
-            let mut fork = newest.fork();
-            fork.follow_headers();
-            let old = std::mem::replace(newest, fork);
-            self.rotated.push((self.file, old));
-            self.file = file;
-        }
-        if file < self.file
-            && let Some((_, parser)) = self.rotated.iter_mut().find(|(n, _)| *n == file)
-        {
-            return parser.as_mut();
-        }
-        self.parser.as_mut().expect("the format is known").as_mut()
+        let at = match self.parsers.iter().position(|(n, _)| *n == file) {
+            Some(at) => at,
+            None => {
+                let detected = self.detected.as_ref().expect("the format is known");
+                let mut fork = detected.fork();
+                fork.follow_headers();
+                self.parsers.push((file, fork));
+                self.parsers.len() - 1
+            }
+        };
+        self.parsers[at].1.as_mut()
     }
 
-    /// Drops the parsers of rotated-away files that are no longer read.
+    /// Drops the parsers of files that are no longer read.
     pub fn forget_closed(&mut self, reads: impl Fn(u32) -> bool) {
-        self.rotated.retain(|(file, _)| reads(*file));
+        self.parsers.retain(|(file, _)| reads(*file));
     }
 
     /// The parser for this file, once the held lines decide it (as ingestion
@@ -226,11 +222,12 @@ impl FileParser {
     /// Ends the file: held lines are parsed with the combined parser when the
     /// format was never detected (they are then counted, mostly as malformed).
     pub fn finish(&mut self, settings: &Settings) -> Result<Option<ChunkResult>, IngestError> {
-        if self.parser.is_some() || self.undetected.is_empty() {
+        if self.detected.is_some() || self.undetected.is_empty() {
             return Ok(None);
         }
-        self.parser = Some(parser_for(&FormatChoice::Combined, settings)?);
-        self.parse(self.file, &[], settings)
+        self.detected = Some(parser_for(&FormatChoice::Combined, settings)?);
+        // The held lines' file does not matter: no parser has read any yet.
+        self.parse(0, &[], settings)
     }
 }
 

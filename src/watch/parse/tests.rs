@@ -206,31 +206,41 @@ fn the_last_header_before_a_line_names_its_columns() {
 /// A W3C log rotated to a file whose header names other columns: the lines
 /// the rotated-away file still gets (its writer has not reopened yet) are
 /// read in its own columns, not in the new file's; each file's lines are
-/// read in the columns of its last header.
+/// read in the columns of its last header, whatever order the files' lines
+/// come in (a file that took the path and was replaced before its first
+/// lines were read comes after the one that replaced it).
 #[test]
 fn a_rotated_away_file_keeps_its_columns() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("u_ex.log");
-    let old = "#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n00:00:05 192.0.2.1 GET /a 200\n";
-    let new = "#Date: 2026-01-06 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n00:00:06 /b 192.0.2.2 200 GET\n";
+    let header = |fields: &str| format!("#Date: 2026-01-06 00:00:00\n#Fields: {fields}\n");
+    let old = header("time c-ip cs-method cs-uri-stem sc-status");
+    let new = header("time cs-uri-stem c-ip sc-status cs-method");
+    let newer = header("time sc-status cs-method cs-uri-stem c-ip");
     let mut chunks = vec![];
-    chunks.extend(p.parse(1, old.as_bytes(), &s).unwrap());
-    chunks.extend(p.parse(2, new.as_bytes(), &s).unwrap());
-    chunks.extend(p.parse(1, b"00:00:07 192.0.2.1 POST /c 200\n", &s).unwrap());
-    chunks.extend(p.parse(2, b"00:00:08 /d 192.0.2.2 200 PUT\n", &s).unwrap());
-    p.forget_closed(|file| file == 2);
-    // Lines of a file whose parser is gone are read by the newest one.
-    chunks.extend(p.parse(1, b"00:00:09 /e 192.0.2.3 200 GET\n", &s).unwrap());
+    let mut parse = |file, text: &str| chunks.extend(p.parse(file, text.as_bytes(), &s).unwrap());
+    parse(1, &format!("{old}00:00:05 192.0.2.1 GET /a 200\n"));
+    parse(2, &format!("{new}00:00:06 /b 192.0.2.2 200 GET\n"));
+    parse(1, "00:00:07 192.0.2.1 POST /c 200\n");
+    parse(4, &format!("{newer}00:00:08 200 PUT /d 192.0.2.4\n"));
+    parse(3, &format!("{old}00:00:09 192.0.2.3 GET /e 200\n"));
+    parse(4, "00:00:10 200 GET /f 192.0.2.4\n");
+    parse(2, "00:00:11 /g 192.0.2.2 200 DELETE\n");
     assert_eq!(
         events(&chunks),
         [
             "1767657605000 192.0.2.1 GET /a",
             "1767657606000 192.0.2.2 GET /b",
             "1767657607000 192.0.2.1 POST /c",
-            "1767657608000 192.0.2.2 PUT /d",
+            "1767657608000 192.0.2.4 PUT /d",
             "1767657609000 192.0.2.3 GET /e",
+            "1767657610000 192.0.2.4 GET /f",
+            "1767657611000 192.0.2.2 DELETE /g",
         ]
     );
     let c = p.counts();
-    assert_eq!((c.lines, c.parsed, c.skipped_total()), (9, 5, 4));
+    assert_eq!((c.lines, c.parsed, c.skipped_total()), (15, 7, 8));
+    // A file no longer read is forgotten; a file read later is read afresh.
+    p.forget_closed(|file| file == 4);
+    assert_eq!(p.parsers.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [4]);
 }
