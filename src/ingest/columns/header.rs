@@ -53,7 +53,8 @@ impl ColumnsParser {
                 Err(IngestError::UnknownField { .. }) => {
                     return Err(SkipReason::ColumnsWithoutKeyField);
                 }
-                Err(_) => return Err(SkipReason::ColumnsWithoutTime),
+                Err(IngestError::Format(_)) => return Err(SkipReason::ColumnsWithoutTime),
+                Err(_) => return Err(SkipReason::ColumnsChanged),
             };
         if let (Some(dating), Some(next_dating)) = (self.dating, &mut next.dating) {
             *next_dating = dating;

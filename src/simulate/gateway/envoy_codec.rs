@@ -7,10 +7,14 @@
 //!   refused, and so is `M-SEARCH`, which that list spells `MSEARCH`), unless
 //!   the listener allows custom methods (`allow_custom_methods`, off by
 //!   default).
-//! - A target that is empty, that starts with neither `/` nor `*` (an
-//!   absolute-form one is read as its path, as every product reads it), or
-//!   that holds a byte outside 0x21–0x7e but for a tab or a form feed
-//!   (`isUrlValid`, the same file), query included.
+//! - A target that does not start with `/` (an absolute-form one is read as
+//!   its path, as every product reads it; `*` is routed for no method: the
+//!   codec takes it for `OPTIONS` alone, and the connection manager then
+//!   answers a path not starting with `/` itself), or that holds a byte
+//!   outside 0x21–0x7e, query included (`isUrlValid`, the same file; the
+//!   parser splits the request line at any byte up to a space, so that
+//!   what follows one is read as the version, which is then refused:
+//!   `isVersionValid`).
 //! - A target with a `#` anywhere (`maybeNormalizePath` in
 //!   source/common/http/conn_manager_utility.cc, under the runtime guard
 //!   `envoy.reloadable_features.http_reject_path_with_fragment`, on by
@@ -69,8 +73,8 @@ pub fn takes_method(method: &str) -> bool {
 /// request line, which is no request).
 pub fn takes_target(target: &str) -> bool {
     let bytes = target.as_bytes();
-    let valid = |&b: &u8| b == b'\t' || b == 0x0c || (0x21..=0x7e).contains(&b);
-    matches!(bytes.first(), Some(b'/' | b'*')) && bytes.iter().all(valid) && !bytes.contains(&b'#')
+    let valid = |b: &u8| (0x21..=0x7e).contains(b) && *b != b'#';
+    bytes.first() == Some(&b'/') && bytes.iter().all(valid)
 }
 
 #[cfg(test)]
@@ -91,12 +95,20 @@ mod tests {
     #[test]
     fn targets_envoy_refuses_are_seen() {
         for target in [
-            "/a", "*", "/a%zz", "//x/../y", "/a|b\"{}", "/a?q=1", "/a\tb",
+            "/a",
+            "/a%zz",
+            "//x/../y",
+            "/a|b\"{}",
+            "/a?q=1",
+            "/~!$&'()*+,;=:@",
         ] {
             assert!(takes_target(target), "{target:?}");
         }
         for target in [
             "",
+            "*",
+            "/a\tb",
+            "/a\u{c}",
             "a",
             "a/b",
             "example.com:443",
