@@ -60,11 +60,12 @@ pub enum Followed {
     TooLong { bytes: u64 },
     /// Something happened to the file.
     Event(FileEvent),
-    /// The comment lines (`#…`) before the offset a file is first followed
-    /// from, each with its newline: a W3C header, its `#Date:` lines. They
-    /// come right after the file's [`FileEvent::Opened`], only when there
-    /// are some, and are no lines of the followed part.
-    Header(Vec<u8>),
+    /// The comment lines (`#…`) before the offset the file numbered `file`
+    /// is first followed from, each with its newline: a W3C header, its
+    /// `#Date:` lines. They come right after the file's
+    /// [`FileEvent::Opened`], only when there are some, and are no lines of
+    /// the followed part.
+    Header { file: u32, lines: Vec<u8> },
 }
 
 /// A change in what the path holds.
@@ -358,7 +359,10 @@ impl Follower {
         });
         out.push(Followed::Event(FileEvent::Opened { offset }));
         if !header.is_empty() {
-            out.push(Followed::Header(header));
+            out.push(Followed::Header {
+                file: self.opened,
+                lines: header,
+            });
         }
         self.set_condition(Condition::Readable, out);
     }

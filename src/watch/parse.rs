@@ -11,11 +11,12 @@
 //! after it ([`LineParser::follow_headers`]).
 //!
 //! Each file at the path has its own parser, by the follower's number for it:
-//! the first gets the parser detection chose, every later one a fork of it as
-//! detection made it (the detected format, read afresh), so that a new file's
-//! header does not change how the lines a rotated-away file still gets are
-//! read. Lines held for detection are read by the parser of the file whose
-//! lines decided it.
+//! the file whose lines decided detection gets the parser detection chose,
+//! every other one a fork of it as detection made it (the detected format,
+//! read afresh), so that a new file's header does not change how the lines a
+//! rotated-away file still gets are read. The header read before following
+//! starts goes to its own file's parser. Lines held for detection are read by
+//! the parser of the file whose lines decided it.
 
 use std::collections::BTreeMap;
 
@@ -75,6 +76,8 @@ pub struct FileParser {
     /// detection reads them, and the parser reads them before the first
     /// followed lines, uncounted.
     preamble: Vec<u8>,
+    /// The number of the file the preamble is of.
+    preamble_file: u32,
     counts: FileCounts,
 }
 
@@ -98,6 +101,7 @@ impl FileParser {
             format: String::new(),
             undetected: Vec::new(),
             preamble: Vec::new(),
+            preamble_file: 0,
             counts: FileCounts::default(),
         }
     }
@@ -119,10 +123,20 @@ impl FileParser {
 
     /// Takes the comment lines from before where following started (see
     /// [`crate::watch::follow::Followed::Header`]).
-    pub fn header(&mut self, lines: &[u8], settings: &Settings) {
-        self.preamble = lines.to_vec();
-        if let Some((_, parser)) = self.parsers.last_mut() {
-            read_preamble(&mut self.preamble, parser.as_mut(), settings);
+    pub fn header(&mut self, file: u32, lines: &[u8], settings: &Settings) {
+        (self.preamble, self.preamble_file) = (lines.to_vec(), file);
+        if self.detected.is_some() {
+            self.read_preamble(settings);
+        }
+    }
+
+    /// Has the parser of the preamble's file read it.
+    fn read_preamble(&mut self, settings: &Settings) {
+        let preamble = std::mem::take(&mut self.preamble);
+        if !preamble.is_empty() {
+            let parser = self.parser_of(self.preamble_file);
+            // Not counted: the lines precede the followed ones.
+            parse_chunk(&preamble, 1, parser, &context(settings));
         }
     }
 
@@ -139,10 +153,10 @@ impl FileParser {
             self.undetected.extend_from_slice(data);
             match self.choose(settings)? {
                 None => return Ok(None),
-                Some(mut parser) => {
+                Some(parser) => {
                     self.detected = Some(parser.fork());
-                    read_preamble(&mut self.preamble, parser.as_mut(), settings);
                     self.parsers.push((file, parser));
+                    self.read_preamble(settings);
                 }
             }
         }
@@ -237,15 +251,6 @@ fn context(settings: &Settings) -> ChunkContext<'_> {
         keys: &settings.keys,
         routes: &settings.routes,
         paths: KeptPaths::All,
-    }
-}
-
-/// Has `parser` read the header lines (their results, directives all, are
-/// not counted: they precede the followed lines).
-fn read_preamble(preamble: &mut Vec<u8>, parser: &mut dyn LineParser, settings: &Settings) {
-    if !preamble.is_empty() {
-        parse_chunk(preamble, 1, parser, &context(settings));
-        preamble.clear();
     }
 }
 

@@ -233,7 +233,10 @@ impl Watcher {
                 }
             }
             Followed::TooLong { .. } => file.parser.too_long(),
-            Followed::Header(lines) => file.parser.header(lines, &self.settings.ingest),
+            Followed::Header {
+                file: number,
+                lines,
+            } => file.parser.header(*number, lines, &self.settings.ingest),
             Followed::Event(FileEvent::Compressed(kind)) => {
                 return Err(WatchError::Compressed {
                     file: file.name.clone(),

@@ -104,7 +104,10 @@ fn a_header_before_the_offset_comes_after_opened() {
         poll(&mut f, 0),
         [
             event(FileEvent::Opened { offset }),
-            Followed::Header(b"#Version: 1.0\n#Fields: time c-ip\n#Date: 2026-01-06\n".to_vec()),
+            Followed::Header {
+                file: 1,
+                lines: b"#Version: 1.0\n#Fields: time c-ip\n#Date: 2026-01-06\n".to_vec()
+            },
         ]
     );
     append(&path, b"00:00:03 c\n");
@@ -114,7 +117,7 @@ fn a_header_before_the_offset_comes_after_opened() {
     assert!(
         !poll(&mut f, 0)
             .iter()
-            .any(|x| matches!(x, Followed::Header(_)))
+            .any(|x| matches!(x, Followed::Header { .. }))
     );
 }
 

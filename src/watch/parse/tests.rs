@@ -103,6 +103,7 @@ fn the_header_before_the_followed_lines_names_and_dates_them() {
         let s = settings(format);
         let mut p = FileParser::new("u_ex.log");
         p.header(
+            1,
             b"#Version: 1.0\n#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n",
             &s,
         );
@@ -177,6 +178,7 @@ fn the_last_header_before_a_line_names_its_columns() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("u_ex.log");
     p.header(
+        1,
         b"#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n#Date: 2026-01-06 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n",
         &s,
     );
@@ -243,4 +245,37 @@ fn a_rotated_away_file_keeps_its_columns() {
     // A file no longer read is forgotten; a file read later is read afresh.
     p.forget_closed(|file| file == 4);
     assert_eq!(p.parsers.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [4]);
+}
+
+/// The header read before following starts is the first file's, even when
+/// the first lines after it are a new file's (the log was rotated before its
+/// writer wrote again) and decide detection: the first file's later lines are
+/// read in its header's columns and dated by its `#Date:`, the new file's in
+/// its own.
+#[test]
+fn the_header_before_following_stays_with_its_file() {
+    for format in [FormatChoice::Auto, FormatChoice::named("w3c").unwrap()] {
+        let label = format!("{format:?}");
+        let s = settings(format);
+        let mut p = FileParser::new("u_ex.log");
+        p.header(
+            1,
+            b"#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n#Date: 2026-01-06 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n",
+            &s,
+        );
+        let new = "#Date: 2026-01-07 00:00:00\n#Fields: time c-ip sc-status cs-method cs-uri-stem\n00:00:06 192.0.2.2 200 GET /b\n";
+        let mut chunks = vec![];
+        chunks.extend(p.parse(2, new.as_bytes(), &s).unwrap());
+        chunks.extend(p.parse(1, b"00:00:07 /c 192.0.2.1 200 POST\n", &s).unwrap());
+        chunks.extend(p.parse(2, b"00:00:08 192.0.2.2 200 PUT /d\n", &s).unwrap());
+        assert_eq!(
+            events(&chunks),
+            [
+                "1767744006000 192.0.2.2 GET /b",
+                "1767657607000 192.0.2.1 POST /c",
+                "1767744008000 192.0.2.2 PUT /d",
+            ],
+            "{label}"
+        );
+    }
 }
