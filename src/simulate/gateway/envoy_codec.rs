@@ -1,6 +1,7 @@
-//! Which requests Envoy answers 400 itself, before any filter or route sees
-//! them, as far as a log shows them (Envoy's default HTTP/1 parser, Balsa,
-//! and the connection manager's path check; runtime defaults):
+//! Which requests Envoy answers itself (400, or 404 for `OPTIONS *`), before
+//! any filter or route sees them, as far as a log shows them (Envoy's default
+//! HTTP/1 parser, Balsa, and the connection manager's path check; runtime
+//! defaults):
 //!
 //! - A method not among the ones its parser knows, compared as sent
 //!   (`isMethodValid` in source/common/http/http1/balsa_parser.cc; `get` is
@@ -10,7 +11,7 @@
 //! - A target that does not start with `/` (an absolute-form one is read as
 //!   its path, as every product reads it; `*` is routed for no method: the
 //!   codec takes it for `OPTIONS` alone, and the connection manager then
-//!   answers a path not starting with `/` itself), or that holds a byte
+//!   answers 404 itself to a path not starting with `/`), or that holds a byte
 //!   outside 0x21–0x7e, query included (`isUrlValid`, the same file; the
 //!   parser splits the request line at any byte up to a space, so that
 //!   what follows one is read as the version, which is then refused:
