@@ -33,6 +33,9 @@ pub const HEAD_BYTES: usize = 64 << 10;
 /// The part of an input's first chunk (`data`, whole lines) that detection
 /// reads: its first [`HEAD_BYTES`], from the first line that is shorter than
 /// that (a longer line is skipped, not cut short: a cut line fits no format).
+/// When every line is longer and the first starts with JSON entries glued
+/// onto one line, its first [`HEAD_BYTES`]: the entries are detected by
+/// their first.
 pub fn head(data: &[u8]) -> &[u8] {
     let mut start = 0;
     while data.len() - start > HEAD_BYTES {
@@ -43,6 +46,13 @@ pub fn head(data: &[u8]) -> &[u8] {
                 None => break,
             },
         }
+    }
+    let cut = &data[..data.len().min(HEAD_BYTES)];
+    if start == data.len()
+        && cut.trim_ascii_start().starts_with(b"{")
+        && first_object(cut).is_some()
+    {
+        return cut;
     }
     &data[start..data.len().min(start + HEAD_BYTES)]
 }

@@ -52,6 +52,16 @@ fn a_first_line_longer_than_the_head_is_skipped_not_cut() {
     let alone = "x".repeat(HEAD_BYTES * 2);
     assert_eq!(head(alone.as_bytes()).len(), HEAD_BYTES);
     assert_eq!(head(b"short\n"), b"short\n");
+    // Every line longer than the head: nothing to read, unless the first
+    // holds JSON entries glued onto one line, which are detected by their
+    // first.
+    assert_eq!(head(first.as_bytes()), b"");
+    let entry = r#"{"time":"2026-01-05T00:00:00Z","remote_addr":"10.0.0.1","request":"GET /a HTTP/1.1","status":200}"#;
+    let glued = format!("{}\n", entry.repeat(1000)).repeat(2);
+    assert_eq!(head(glued.as_bytes()), &glued.as_bytes()[..HEAD_BYTES]);
+    assert_eq!(detect(head(glued.as_bytes())), Some(FormatChoice::Json));
+    let one_object = format!("{{\"a\":\"{}\"}}\n", "x".repeat(HEAD_BYTES));
+    assert_eq!(head(one_object.as_bytes()), b"");
 }
 
 #[test]
