@@ -20,5 +20,6 @@ mod scale;
 mod shapes;
 mod simulate;
 mod support;
+mod traefik;
 mod watch;
 mod watch_replay;

@@ -49,6 +49,8 @@ pub enum Engine {
     Tmpfs,
     /// The third-party logs of `../shared/realdata`; returns the directory.
     RealData,
+    /// The Go toolchain (Debian package `golang-go`), for its `net/url`.
+    Go,
 }
 
 impl Engine {
@@ -67,6 +69,7 @@ impl Engine {
             Engine::Sqlglot => "sqlglot",
             Engine::Tmpfs => "tmpfs",
             Engine::RealData => "realdata",
+            Engine::Go => "go",
         }
     }
 
@@ -78,6 +81,7 @@ impl Engine {
             | Engine::Redis
             | Engine::Chromium
             | Engine::Prometheus => "apt-get install it, or run `bash .ci/run` as root",
+            Engine::Go => "apt-get install golang-go, or run `bash .ci/run` as root",
             Engine::DuckDb | Engine::ClickHouse | Engine::Spark | Engine::Sqlglot => {
                 "`bash .ci/run` installs the Python engines in ~/.cache/rlctl-venv; or set RLCTL_PYTHON"
             }
@@ -109,6 +113,9 @@ impl Engine {
             }
             Engine::Prometheus => {
                 binary(&["/usr/bin/prometheus"], &["prometheus"]).ok_or_else(not_installed)
+            }
+            Engine::Go => {
+                binary(&["/usr/bin/go", "/usr/lib/go/bin/go"], &["go"]).ok_or_else(not_installed)
             }
             Engine::Unprivileged if !is_root() => Ok(PathBuf::new()),
             Engine::Unprivileged => binary(&["/usr/bin/setpriv"], &["setpriv"]).ok_or_else(|| {
