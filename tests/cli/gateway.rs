@@ -439,6 +439,42 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
     assert_eq!(policy_reading, (2, 5), "the policy reads paths as logged");
 }
 
+/// A log of `requests` (`METHOD target`) from one client, one a second,
+/// and a policy of one rule, 1 a minute with a burst of 1, on the route
+/// `^/api/search$`: (the directory, the log, the policy).
+fn one_a_second_on_search(
+    requests: &[&str],
+) -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let log_text: String = (requests.iter().enumerate())
+        .map(|(i, r)| format!("{}.000 10.0.0.1 \"{r} HTTP/1.1\" 200\n", 1_767_571_200 + i))
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy) = (dir.path().join("access.log"), dir.path().join("p.toml"));
+    std::fs::write(&log, log_text).unwrap();
+    let rule = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
+    std::fs::write(&policy, rule).unwrap();
+    (dir, log, policy)
+}
+
+/// The requests and rejections of the first rule of `simulate` (with `args`)
+/// of `policy` over `log`.
+fn rule_counts(
+    policy: &std::path::Path,
+    log: &std::path::Path,
+    args: &[&str],
+) -> (Option<u64>, Option<u64>) {
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json"])
+            .args(args)
+            .args(["--log-format", LOG_FORMAT, "--policy"])
+            .arg(policy)
+            .arg(log),
+    );
+    let result = &json["results"][0];
+    (result["requests"].as_u64(), result["rejected"].as_u64())
+}
+
 #[test]
 fn traefik_gateway_routes_on_its_decoded_cleaned_path() {
     // One request a second on /api/search, spelt six ways. Traefik routes on
@@ -454,26 +490,9 @@ fn traefik_gateway_routes_on_its_decoded_cleaned_path() {
         "GET /api/search#x",
         "G@T /api/search",
     ];
-    let log_text: String = (requests.iter().enumerate())
-        .map(|(i, r)| format!("{}.000 10.0.0.1 \"{r} HTTP/1.1\" 200\n", 1_767_571_200 + i))
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let (log, policy) = (dir.path().join("access.log"), dir.path().join("p.toml"));
-    std::fs::write(&log, log_text).unwrap();
-    let rule = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
-    std::fs::write(&policy, rule).unwrap();
-    let json = json_of_success(
-        rlctl()
-            .args(["simulate", "-q", "--format", "json", "--gateway", "traefik"])
-            .args(["--log-format", LOG_FORMAT, "--policy"])
-            .arg(&policy)
-            .arg(&log),
-    );
-    let result = &json["results"][0];
-    assert_eq!(
-        (result["requests"].as_u64(), result["rejected"].as_u64()),
-        (Some(4), Some(3))
-    );
+    let (_dir, log, policy) = one_a_second_on_search(&requests);
+    let traefik = rule_counts(&policy, &log, &["--gateway", "traefik"]);
+    assert_eq!(traefik, (Some(4), Some(3)));
     let out = success(
         rlctl()
             .args(["export", "--target", "traefik", "--policy"])
@@ -504,30 +523,13 @@ fn envoy_gateway_counts_no_request_its_codec_refuses() {
         "GET /api//search",
         "PURGE /api/search",
     ];
-    let log_text: String = (requests.iter().enumerate())
-        .map(|(i, r)| format!("{}.000 10.0.0.1 \"{r} HTTP/1.1\" 200\n", 1_767_571_200 + i))
-        .collect();
-    let dir = tempfile::tempdir().unwrap();
-    let (log, policy) = (dir.path().join("access.log"), dir.path().join("p.toml"));
-    std::fs::write(&log, log_text).unwrap();
-    let rule = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n";
-    std::fs::write(&policy, rule).unwrap();
-    let counts = |gateway: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json"])
-                .args(gateway)
-                .args(["--log-format", LOG_FORMAT, "--policy"])
-                .arg(&policy)
-                .arg(&log),
-        );
-        let result = &json["results"][0];
-        (result["requests"].as_u64(), result["rejected"].as_u64())
-    };
+    let (_dir, log, policy) = one_a_second_on_search(&requests);
     for envoy in ["envoy", "envoy-timer", "envoy-ratelimit"] {
-        assert_eq!(counts(&["--gateway", envoy]), (Some(2), Some(1)), "{envoy}");
+        let counts = rule_counts(&policy, &log, &["--gateway", envoy]);
+        assert_eq!(counts, (Some(2), Some(1)), "{envoy}");
     }
-    assert_eq!(counts(&[]), (Some(5), Some(4)), "the policy");
+    let counts = rule_counts(&policy, &log, &[]);
+    assert_eq!(counts, (Some(5), Some(4)), "the policy");
 }
 
 #[test]

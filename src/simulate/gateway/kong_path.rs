@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use super::path_escapes::recoded;
+
 /// Characters RFC 3986 reserves, which Kong keeps escaped (plus `%`).
 const RESERVED: &[u8] = b"!*'();:@&=+$,/?%#[]";
 
@@ -18,7 +20,7 @@ pub fn kong_path(path: &str) -> Cow<'_, str> {
         return Cow::Borrowed(path);
     }
     let decoded = match memchr::memchr(b'%', raw) {
-        Some(_) => Cow::Owned(decoded(raw)),
+        Some(_) => Cow::Owned(recoded(raw, |byte| !RESERVED.contains(&byte))),
         None => Cow::Borrowed(raw),
     };
     let has_dot = memchr::memchr(b'.', &decoded).is_some();
@@ -30,41 +32,6 @@ pub fn kong_path(path: &str) -> Cow<'_, str> {
         true => Cow::Borrowed(path),
         false => Cow::Owned(String::from_utf8_lossy(&normalised).into_owned()),
     }
-}
-
-/// `raw` with each `%HH` (hex digits in either case) of a character that is
-/// not reserved decoded, and of a reserved one written with upper-case
-/// digits; a `%` without two hex digits after it stays.
-fn decoded(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        let escape = match raw[i..] {
-            [b'%', hi, lo, ..] => hex(hi).zip(hex(lo)).map(|(h, l)| h << 4 | l),
-            _ => None,
-        };
-        match escape {
-            Some(byte) if RESERVED.contains(&byte) => {
-                out.push(b'%');
-                out.extend(raw[i + 1..i + 3].iter().map(u8::to_ascii_uppercase));
-                i += 3;
-            }
-            Some(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            None => {
-                out.push(raw[i]);
-                i += 1;
-            }
-        }
-    }
-    out
-}
-
-/// The value of hex digit `b`.
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
 }
 
 /// `uri` with its dot segments removed and runs of slashes merged, step by

@@ -34,6 +34,7 @@ pub mod kong;
 mod kong_path;
 pub mod nginx;
 mod nginx_uri;
+mod path_escapes;
 pub mod redis_swc;
 pub mod request_names;
 pub mod traefik;

@@ -4,6 +4,7 @@
 
 use std::borrow::Cow;
 
+use super::path_escapes::hex;
 use crate::ingest::KeptPaths;
 
 /// Where `ngx_http_parse_complex_uri` is in a path.
@@ -149,11 +150,6 @@ pub fn nginx_uri(path: &str) -> Option<Cow<'_, str>> {
         _ => {}
     }
     Some(text(u))
-}
-
-/// The value of a hex digit, `None` for any other byte (nginx: 400).
-fn hex(c: u8) -> Option<u8> {
-    (c as char).to_digit(16).map(|d| d as u8)
 }
 
 /// Drops the segment before a `/..` that `u` ends with and the `/..`, back to

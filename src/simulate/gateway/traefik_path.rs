@@ -27,6 +27,8 @@
 
 use std::borrow::Cow;
 
+use super::path_escapes::{escape_at, recoded};
+
 /// Characters whose escapes the routing path keeps (`reservedCharacters`).
 const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=%";
 
@@ -50,27 +52,17 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
     if raw.iter().all(plain) && !needs_cleaning(raw) {
         return Some(Cow::Borrowed(path));
     }
-    let normalised = normalised(raw);
+    // normalizePath
+    let normalised = recoded(raw, unreserved);
     let escaped_path = match normalised.iter().all(|&b| valid_in_escaped_path(b)) {
         true => normalised,
-        false => escaped(&decoded(raw, |_| true)),
+        false => escaped(&recoded(raw, |_| true)),
     };
-    let routing = decoded(&cleaned(&escaped_path), |byte| !RESERVED.contains(&byte));
+    // Its escapes have upper-case digits already.
+    let routing = recoded(&cleaned(&escaped_path), |byte| !RESERVED.contains(&byte));
     match routing[..] == *raw {
         true => Some(Cow::Borrowed(path)),
         false => Some(Cow::Owned(String::from_utf8_lossy(&routing).into_owned())),
-    }
-}
-
-fn hex(b: u8) -> Option<u8> {
-    (b as char).to_digit(16).map(|d| d as u8)
-}
-
-/// The byte an escape at the start of `bytes` stands for.
-fn escape_at(bytes: &[u8]) -> Option<u8> {
-    match bytes {
-        [b'%', hi, lo, ..] => Some(hex(*hi)? << 4 | hex(*lo)?),
-        _ => None,
     }
 }
 
@@ -99,45 +91,6 @@ fn kept_by_go_escape(b: u8) -> bool {
 /// Whether `b` may stand in an escaped path as Go reads one (`validEncoded`).
 fn valid_in_escaped_path(b: u8) -> bool {
     kept_by_go_escape(b) || b"!'()*[]%".contains(&b)
-}
-
-/// `normalizePath`: escapes of unreserved characters decoded, the others
-/// with upper-case digits.
-fn normalised(raw: &[u8]) -> Vec<u8> {
-    let mut out = Vec::with_capacity(raw.len());
-    let mut i = 0;
-    while i < raw.len() {
-        match escape_at(&raw[i..]) {
-            Some(byte) if unreserved(byte) => out.push(byte),
-            Some(_) => out.extend(raw[i..i + 3].iter().map(u8::to_ascii_uppercase)),
-            None => {
-                out.push(raw[i]);
-                i += 1;
-                continue;
-            }
-        }
-        i += 3;
-    }
-    out
-}
-
-/// `bytes` with the escapes of the bytes `decode` picks decoded.
-fn decoded(bytes: &[u8], decode: impl Fn(u8) -> bool) -> Vec<u8> {
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match escape_at(&bytes[i..]) {
-            Some(byte) if decode(byte) => {
-                out.push(byte);
-                i += 3;
-            }
-            _ => {
-                out.push(bytes[i]);
-                i += 1;
-            }
-        }
-    }
-    out
 }
 
 /// Go's escaping of a decoded path (`escape(path, encodePath)`).
