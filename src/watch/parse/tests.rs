@@ -119,8 +119,12 @@ fn the_header_before_the_followed_lines_names_and_dates_them() {
     }
 }
 
-/// Events of chunks as `time client path`.
-fn events(chunks: &[ChunkResult]) -> Vec<String> {
+/// The events of `batches` (a file's number and its lines), parsed one
+/// after another, as `time client endpoint`.
+fn events_of(p: &mut FileParser, s: &Settings, batches: &[(u32, &str)]) -> Vec<String> {
+    let chunks: Vec<ChunkResult> = (batches.iter())
+        .filter_map(|(file, text)| p.parse(*file, text.as_bytes(), s).unwrap())
+        .collect();
     chunks
         .iter()
         .flat_map(|c| {
@@ -144,15 +148,10 @@ fn a_header_that_names_new_columns_is_read_as_theirs() {
         let repeated =
             "#Fields: time c-ip cs-method cs-uri-stem sc-status\n00:00:06 192.0.2.1 GET /b 200\n";
         let changed = "#Date: 2026-01-07 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n00:00:07 /c 192.0.2.2 200 GET\n";
-        let mut chunks = vec![];
-        chunks.extend(
-            p.parse(1, format!("{first}{repeated}{changed}").as_bytes(), &s)
-                .unwrap(),
-        );
         let later = "00:00:08 /d 192.0.2.3 200 POST\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n00:00:09 192.0.2.4 GET /e 200\n";
-        chunks.extend(p.parse(1, later.as_bytes(), &s).unwrap());
+        let batches = [(1, &*format!("{first}{repeated}{changed}")), (1, later)];
         assert_eq!(
-            events(&chunks),
+            events_of(&mut p, &s, &batches),
             [
                 "1767657605000 192.0.2.1 GET /a",
                 "1767657606000 192.0.2.1 GET /b",
@@ -182,19 +181,10 @@ fn the_last_header_before_a_line_names_its_columns() {
         b"#Date: 2026-01-06 00:00:00\n#Fields: time c-ip cs-method cs-uri-stem sc-status\n#Date: 2026-01-06 00:00:00\n#Fields: time cs-uri-stem c-ip sc-status cs-method\n",
         &s,
     );
-    let mut chunks = vec![];
-    chunks.extend(
-        p.parse(
-            1,
-            b"23:59:00 /a 192.0.2.1 200 GET\n00:00:30 /b 192.0.2.1 200 GET\n",
-            &s,
-        )
-        .unwrap(),
-    );
+    let lines = "23:59:00 /a 192.0.2.1 200 GET\n00:00:30 /b 192.0.2.1 200 GET\n";
     let batch = "#Fields: time c-ip cs-method cs-uri-stem sc-status\n#Fields: time c-ip sc-status cs-method cs-uri-stem\n00:01:00 192.0.2.2 200 POST /c\n";
-    chunks.extend(p.parse(1, batch.as_bytes(), &s).unwrap());
     assert_eq!(
-        events(&chunks),
+        events_of(&mut p, &s, &[(1, lines), (1, batch)]),
         [
             "1767743940000 192.0.2.1 GET /a",
             "1767744030000 192.0.2.1 GET /b",
@@ -219,17 +209,17 @@ fn a_rotated_away_file_keeps_its_columns() {
     let old = header("time c-ip cs-method cs-uri-stem sc-status");
     let new = header("time cs-uri-stem c-ip sc-status cs-method");
     let newer = header("time sc-status cs-method cs-uri-stem c-ip");
-    let mut chunks = vec![];
-    let mut parse = |file, text: &str| chunks.extend(p.parse(file, text.as_bytes(), &s).unwrap());
-    parse(1, &format!("{old}00:00:05 192.0.2.1 GET /a 200\n"));
-    parse(2, &format!("{new}00:00:06 /b 192.0.2.2 200 GET\n"));
-    parse(1, "00:00:07 192.0.2.1 POST /c 200\n");
-    parse(4, &format!("{newer}00:00:08 200 PUT /d 192.0.2.4\n"));
-    parse(3, &format!("{old}00:00:09 192.0.2.3 GET /e 200\n"));
-    parse(4, "00:00:10 200 GET /f 192.0.2.4\n");
-    parse(2, "00:00:11 /g 192.0.2.2 200 DELETE\n");
+    let batches = [
+        (1, &*format!("{old}00:00:05 192.0.2.1 GET /a 200\n")),
+        (2, &*format!("{new}00:00:06 /b 192.0.2.2 200 GET\n")),
+        (1, "00:00:07 192.0.2.1 POST /c 200\n"),
+        (4, &*format!("{newer}00:00:08 200 PUT /d 192.0.2.4\n")),
+        (3, &*format!("{old}00:00:09 192.0.2.3 GET /e 200\n")),
+        (4, "00:00:10 200 GET /f 192.0.2.4\n"),
+        (2, "00:00:11 /g 192.0.2.2 200 DELETE\n"),
+    ];
     assert_eq!(
-        events(&chunks),
+        events_of(&mut p, &s, &batches),
         [
             "1767657605000 192.0.2.1 GET /a",
             "1767657606000 192.0.2.2 GET /b",
@@ -264,12 +254,13 @@ fn the_header_before_following_stays_with_its_file() {
             &s,
         );
         let new = "#Date: 2026-01-07 00:00:00\n#Fields: time c-ip sc-status cs-method cs-uri-stem\n00:00:06 192.0.2.2 200 GET /b\n";
-        let mut chunks = vec![];
-        chunks.extend(p.parse(2, new.as_bytes(), &s).unwrap());
-        chunks.extend(p.parse(1, b"00:00:07 /c 192.0.2.1 200 POST\n", &s).unwrap());
-        chunks.extend(p.parse(2, b"00:00:08 192.0.2.2 200 PUT /d\n", &s).unwrap());
+        let batches = [
+            (2, new),
+            (1, "00:00:07 /c 192.0.2.1 200 POST\n"),
+            (2, "00:00:08 192.0.2.2 200 PUT /d\n"),
+        ];
         assert_eq!(
-            events(&chunks),
+            events_of(&mut p, &s, &batches),
             [
                 "1767744006000 192.0.2.2 GET /b",
                 "1767657607000 192.0.2.1 POST /c",
