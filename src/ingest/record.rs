@@ -5,7 +5,8 @@
 //! endpoint is not the parser's job (see `key` and `endpoint`).
 
 use std::borrow::Cow;
-use std::fmt;
+
+pub use skip::SkipReason;
 
 use super::time::Stamp;
 
@@ -150,75 +151,6 @@ pub fn space_or_end(text: &[u8]) -> usize {
     8 + memchr::memchr(b' ', &text[8..]).unwrap_or(text.len() - 8)
 }
 
-/// Why a line was not turned into an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum SkipReason {
-    /// The line is empty or only white space.
-    Blank,
-    /// The line is longer than the limit rlctl keeps in memory.
-    TooLong,
-    /// The line does not have the shape of the log format.
-    Malformed(&'static str),
-    /// No timestamp field, or one that does not parse.
-    BadTime,
-    /// The status field is not a number of at most three digits (nor `-`).
-    BadStatus,
-    /// The fields making up the client key are all missing.
-    NoClient,
-    /// A JSON line that is not an object, or not valid JSON.
-    BadJson,
-    /// A JSON object that is not an access-log entry (no request fields).
-    NotAccessEntry,
-    /// A header or comment line (W3C `#Fields:`, `#Version:`…): not a request,
-    /// and not an error for `--strict`.
-    Directive,
-    /// A `#Fields:` directive that names other columns than the input's first:
-    /// an error, as the lines after it would be read in the wrong columns.
-    ColumnsChanged,
-    /// Where a parser follows headers (`watch`): a `#Fields:` directive whose
-    /// columns have no time; the lines after it are read in the columns before.
-    ColumnsWithoutTime,
-    /// Where a parser follows headers: a `#Fields:` directive without a
-    /// column that `--key field:NAME` reads; the lines after it are read in
-    /// the columns before.
-    ColumnsWithoutKeyField,
-    /// An entry that does not parse, cut short by another glued after it on
-    /// the same line (which is read on its own).
-    CutShort,
-}
-
-impl fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SkipReason::Blank => f.write_str("blank line"),
-            SkipReason::TooLong => {
-                write!(f, "line longer than {} bytes", super::lines::MAX_LINE_BYTES)
-            }
-            SkipReason::Malformed(what) => write!(f, "malformed line: {what}"),
-            SkipReason::BadTime => f.write_str("missing or unparseable timestamp"),
-            SkipReason::BadStatus => f.write_str("status is not a number of at most three digits"),
-            SkipReason::NoClient => f.write_str("no value for the client key"),
-            SkipReason::BadJson => f.write_str("not a JSON object"),
-            SkipReason::NotAccessEntry => {
-                f.write_str("JSON object without request fields (not an access entry)")
-            }
-            SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
-            SkipReason::ColumnsChanged => f.write_str(
-                "a #Fields: directive that names other columns than the first one of the file",
-            ),
-            SkipReason::ColumnsWithoutTime => f.write_str(
-                "a #Fields: directive whose columns have no time (lines after it read in the columns before it)",
-            ),
-            SkipReason::ColumnsWithoutKeyField => f.write_str(
-                "a #Fields: directive without the column a --key field: reads (lines after it read in the columns before it)",
-            ),
-            SkipReason::CutShort => f.write_str(
-                "an entry cut short, with another glued after it on the same line (a newline missing)",
-            ),
-        }
-    }
-}
-
 /// Parses `$status`. Every logged request counts, whatever its status: a
 /// number of one to three digits is kept as logged (`444`, `499`, `999`, `099`
 /// → 99), and `0`/`000` (Caddy, Traefik: no status written), `-`, an empty
@@ -331,6 +263,8 @@ pub trait LineParser: Send + Sync {
         None
     }
 }
+
+mod skip;
 
 #[cfg(test)]
 mod tests {
