@@ -33,16 +33,13 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use assemble::LineAssembler;
-use start::{Start, start_of};
+use handle::Handle;
 
 /// The most bytes one poll reads from one file, so that one busy file does not
 /// starve the others; [`Polled::more`] says when more is waiting.
 pub const READ_BUDGET: u64 = 8 << 20;
 /// How long a rotated-away file is still read after it last grew.
 pub const DEFAULT_LINGER: Duration = Duration::from_secs(5);
-/// Bytes before the read offset compared on each poll to see a copytruncate
-/// that the writer has already filled past the old offset.
-const SIGNATURE_BYTES: usize = 32;
 /// How far back from the end the start of the last line is looked for.
 const TAIL_SEARCH: u64 = 64 << 10;
 /// Size of one read.
@@ -105,84 +102,6 @@ enum Condition {
     Missing,
     NotAFile,
     Unreadable(String),
-}
-
-/// An open file and how far it was read.
-#[derive(Debug)]
-struct Handle {
-    file: File,
-    /// (device, inode).
-    id: (u64, u64),
-    offset: u64,
-    /// The bytes just before `offset`, as read.
-    signature: Vec<u8>,
-    /// What the file's first bytes said, once they were there: a
-    /// compressed file is reported once and never read.
-    plain: Option<bool>,
-    lines: LineAssembler,
-    last_growth: Duration,
-}
-
-impl Handle {
-    /// Reads up to the budget from `offset`.
-    fn read(
-        &mut self,
-        buf: &mut [u8],
-        now: Duration,
-        out: &mut Vec<Followed>,
-    ) -> io::Result<Polled> {
-        let mut polled = Polled::default();
-        // A file is looked at from byte 0 whatever the offset, as it opens or
-        // after a truncation, and whenever it gets its first bytes.
-        if self.plain.is_none() {
-            match start_of(&self.file) {
-                Start::Unknown => return Ok(polled),
-                Start::Plain => self.plain = Some(true),
-                Start::Compressed(kind) => {
-                    self.plain = Some(false);
-                    out.push(Followed::Event(FileEvent::Compressed(kind)));
-                }
-            }
-        }
-        if self.plain == Some(false) {
-            return Ok(polled);
-        }
-        loop {
-            if polled.bytes >= READ_BUDGET {
-                polled.more = true;
-                break;
-            }
-            let n = match self.file.read_at(buf, self.offset) {
-                Ok(0) => break,
-                Ok(n) => n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e),
-            };
-            let data = &buf[..n];
-            self.offset += n as u64;
-            polled.bytes += n as u64;
-            self.signature
-                .extend_from_slice(&data[n.saturating_sub(SIGNATURE_BYTES)..]);
-            let excess = self.signature.len().saturating_sub(SIGNATURE_BYTES);
-            self.signature.drain(..excess);
-            self.lines.push(data, out);
-        }
-        if polled.bytes > 0 {
-            self.last_growth = now;
-        }
-        Ok(polled)
-    }
-
-    /// True when the file no longer holds what was read before `offset`.
-    fn rewritten(&self, len: u64) -> bool {
-        if len < self.offset {
-            return true;
-        }
-        let mut now = vec![0; self.signature.len()];
-        let at = self.offset - self.signature.len() as u64;
-        !self.signature.is_empty()
-            && (self.file.read_exact_at(&mut now, at).is_err() || now != self.signature)
-    }
 }
 
 /// Follows one path.
@@ -399,6 +318,7 @@ fn start_of_last_line(file: &File, len: u64) -> u64 {
 }
 
 mod assemble;
+mod handle;
 mod header;
 mod start;
 #[cfg(test)]
