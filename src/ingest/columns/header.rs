@@ -39,13 +39,13 @@ impl ColumnsParser {
     /// change of columns. New columns that cannot be read are skipped with
     /// why (no time, a `field:NAME` asked for missing).
     pub(super) fn take_header(&mut self, fields: &str) -> Result<(), SkipReason> {
+        if !self.follows_headers {
+            return Err(SkipReason::ColumnsChanged);
+        }
         let names: Vec<String> = fields
             .split_ascii_whitespace()
             .map(str::to_string)
             .collect();
-        if !self.follows_headers {
-            return Err(SkipReason::ColumnsChanged);
-        }
         let (layout, separator, time_of) = (self.layout, self.separator, self.time_of);
         let mut next =
             match ColumnsParser::new(layout, &names, separator, &self.extra_names, time_of) {

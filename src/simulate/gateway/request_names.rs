@@ -132,8 +132,7 @@ impl NameReading {
     /// Whether the product answers some requests itself, by their method
     /// or path, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
-        matches!(self.methods, MethodReading::Nginx | MethodReading::Token)
-            || self.paths != PathReading::AsLogged
+        self.methods != MethodReading::AnyCase || self.paths != PathReading::AsLogged
     }
 }
 
