@@ -393,18 +393,5 @@ fn haproxy_takes_each_target_and_method_as_rlctl_reads_it() {
             ));
         }
     }
-    println!(
-        "{} requests, {refused} answered 400 by HAProxy",
-        requests.len()
-    );
-    assert!(
-        refused > 30 && refused < requests.len() - 30,
-        "both kinds drawn"
-    );
-    assert!(
-        wrong.is_empty(),
-        "{} differ:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    crate::support::assert_same_readings("HAProxy", requests.len(), refused, 30, &wrong);
 }

@@ -358,16 +358,5 @@ fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
         }
     }
     let nginx_400 = statuses.iter().filter(|&&s| s == 400).count();
-    println!("{} paths, {nginx_400} answered 400 by nginx", paths.len());
-    assert!(
-        nginx_400 > 10 && nginx_400 < paths.len() - 10,
-        "both kinds drawn"
-    );
-    assert!(
-        wrong.is_empty(),
-        "{} of {} differ:\n{}",
-        wrong.len(),
-        paths.len(),
-        wrong.join("\n")
-    );
+    crate::support::assert_same_readings("nginx", paths.len(), nginx_400, 10, &wrong);
 }

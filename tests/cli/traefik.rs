@@ -90,16 +90,5 @@ fn traefik_path_is_what_go_makes_of_each_target() {
             wrong.push(format!("{target:?}: go {go:?}, rlctl {read:?}"));
         }
     }
-    println!("{} targets, {refused} answered 400", targets.len());
-    assert!(
-        refused > 1000 && refused < targets.len() - 1000,
-        "both kinds drawn"
-    );
-    assert!(
-        wrong.is_empty(),
-        "{} of {} differ:\n{}",
-        wrong.len(),
-        targets.len(),
-        wrong[..wrong.len().min(40)].join("\n")
-    );
+    crate::support::assert_same_readings("Go", targets.len(), refused, 1000, &wrong);
 }

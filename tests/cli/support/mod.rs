@@ -66,6 +66,30 @@ pub fn free_port() -> u16 {
     }
 }
 
+/// The end of a comparison of rlctl's reading with a real engine's over
+/// `total` drawn inputs: says how many the engine answered 400 (`refused`,
+/// by `engine`), asserts that more than `margin` of each kind were drawn, and
+/// that none differ (`wrong`, the first 40 shown).
+pub fn assert_same_readings(
+    engine: &str,
+    total: usize,
+    refused: usize,
+    margin: usize,
+    wrong: &[String],
+) {
+    println!("{total} drawn, {refused} answered 400 by {engine}");
+    assert!(
+        refused > margin && refused < total - margin,
+        "both kinds drawn"
+    );
+    assert!(
+        wrong.is_empty(),
+        "{} of {total} differ:\n{}",
+        wrong.len(),
+        wrong[..wrong.len().min(40)].join("\n")
+    );
+}
+
 /// Draws from a fixed `seed` (xorshift64, never zero): each call gives a
 /// number below its `n`, the same sequence on every run.
 pub fn draws(seed: u64) -> impl FnMut(usize) -> usize {
