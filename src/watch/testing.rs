@@ -10,6 +10,22 @@ use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Gateway, NameReading};
 use crate::simulate::{NOT_APPLICABLE, Rule, replay};
 
+/// The ingestion settings of a watch test: `format` and `keys`, every path
+/// kept, times of arrival.
+pub fn ingest_settings(format: FormatChoice, keys: KeySet) -> Settings {
+    Settings {
+        inputs: Vec::new(),
+        format,
+        json_fields: Vec::new(),
+        keys,
+        routes: Vec::new(),
+        strict: false,
+        progress: None,
+        paths: KeptPaths::All,
+        time_of: crate::ingest::arrival::TimeOf::Arrival,
+    }
+}
+
 pub const POLICY: &str = r#"
 [[rule]]
 name = "global"
@@ -119,14 +135,7 @@ pub fn simulated_as(
 ) -> (Vec<(u64, u64)>, Vec<bool>, IngestReport) {
     let settings = Settings {
         inputs: vec![path.to_path_buf()],
-        format: FormatChoice::Auto,
-        json_fields: Vec::new(),
-        keys: keys.clone(),
-        routes: Vec::new(),
-        strict: false,
-        progress: None,
-        paths: KeptPaths::All,
-        time_of: crate::ingest::arrival::TimeOf::Arrival,
+        ..ingest_settings(FormatChoice::Auto, keys.clone())
     };
     let ingested = ingest(&settings).unwrap();
     let table = ingested.table;

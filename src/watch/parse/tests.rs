@@ -1,19 +1,9 @@
 use super::*;
-use crate::ingest::KeptPaths;
 use crate::ingest::key::{KeySet, KeySpec};
 
 fn settings(format: FormatChoice) -> Settings {
-    Settings {
-        inputs: Vec::new(),
-        format,
-        json_fields: Vec::new(),
-        keys: KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-        routes: Vec::new(),
-        strict: false,
-        progress: None,
-        paths: KeptPaths::All,
-        time_of: crate::ingest::arrival::TimeOf::Arrival,
-    }
+    let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+    crate::watch::testing::ingest_settings(format, keys)
 }
 
 const GOOD: &str =

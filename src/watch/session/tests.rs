@@ -2,12 +2,12 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use super::*;
+use crate::ingest::FormatChoice;
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::watch::clock::ManualClock;
 use crate::watch::shadow::keys_for;
-use crate::watch::testing::{POLICY, generated_log};
+use crate::watch::testing::{POLICY, generated_log, ingest_settings};
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
@@ -22,17 +22,7 @@ fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
         from_start: true,
         max_delay_ms: 5000,
         linger: Duration::from_secs(5),
-        ingest: Settings {
-            inputs: Vec::new(),
-            format: FormatChoice::Auto,
-            json_fields: Vec::new(),
-            keys,
-            routes: Vec::new(),
-            strict: false,
-            progress: None,
-            paths: KeptPaths::All,
-            time_of: crate::ingest::arrival::TimeOf::Arrival,
-        },
+        ingest: ingest_settings(FormatChoice::Auto, keys),
         rules,
         exemptions: Vec::new(),
         gateway: None,

@@ -3,13 +3,13 @@
 use std::io::Write;
 
 use super::*;
+use crate::ingest::FormatChoice;
 use crate::ingest::key::KeySpec;
-use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
 use crate::watch::reorder::Reorder;
-use crate::watch::testing::{POLICY, generated_log, simulated, simulated_as};
+use crate::watch::testing::{POLICY, generated_log, ingest_settings, simulated, simulated_as};
 
 fn watched(
     log: &[u8],
@@ -39,17 +39,7 @@ fn watched_as(
     usize,
     usize,
 ) {
-    let settings = Settings {
-        inputs: Vec::new(),
-        format: FormatChoice::Auto,
-        json_fields: Vec::new(),
-        keys: keys.clone(),
-        routes: Vec::new(),
-        strict: false,
-        progress: None,
-        paths: KeptPaths::All,
-        time_of: crate::ingest::arrival::TimeOf::Arrival,
-    };
+    let settings = ingest_settings(FormatChoice::Auto, keys.clone());
     let mut shadow = Shadow::with_policy(rules, &[], gateway, keys).unwrap();
     let mut parser = FileParser::new("gen.log");
     let mut reorder = Reorder::new(5000);
@@ -192,17 +182,7 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
         None,
         KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
     );
-    let settings = Settings {
-        inputs: Vec::new(),
-        format: FormatChoice::Auto,
-        json_fields: Vec::new(),
-        keys: keys.clone(),
-        routes: Vec::new(),
-        strict: false,
-        progress: None,
-        paths: KeptPaths::All,
-        time_of: crate::ingest::arrival::TimeOf::Arrival,
-    };
+    let settings = ingest_settings(FormatChoice::Auto, keys.clone());
     let mut log = Vec::new();
     // In one minute: 10.0.0.1 asks /healthz twice (exempt) then /a twice
     // (admitted, rejected); 10.0.0.2 asks /a three times (exempt client).

@@ -6,11 +6,11 @@ use std::io::Write;
 use std::path::Path;
 
 use super::*;
+use crate::ingest::FormatChoice;
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::ingest::{FormatChoice, KeptPaths, Settings};
 use crate::policy::Policy;
 use crate::watch::shadow::keys_for;
-use crate::watch::testing::{POLICY, generated_log, simulated};
+use crate::watch::testing::{POLICY, generated_log, ingest_settings, simulated};
 
 fn append(path: &Path, data: &[u8]) {
     OpenOptions::new()
@@ -50,17 +50,7 @@ fn watch_settings(
         from_start,
         max_delay_ms: 5000,
         linger: Duration::from_secs(2),
-        ingest: Settings {
-            inputs: Vec::new(),
-            format: FormatChoice::Auto,
-            json_fields: Vec::new(),
-            keys,
-            routes: Vec::new(),
-            strict: false,
-            progress: None,
-            paths: KeptPaths::All,
-            time_of: crate::ingest::arrival::TimeOf::Arrival,
-        },
+        ingest: ingest_settings(FormatChoice::Auto, keys),
         rules,
         exemptions: Vec::new(),
         gateway: None,
