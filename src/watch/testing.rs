@@ -26,6 +26,15 @@ pub fn ingest_settings(format: FormatChoice, keys: KeySet) -> Settings {
     }
 }
 
+/// The rules of `policy` and the keys a watch of them reads, with `ip` the
+/// primary key.
+pub fn policy_keyed_by_ip(policy: &str) -> (Vec<CheckedRule>, KeySet) {
+    let rules = crate::policy::Policy::parse(policy, "p.toml").unwrap();
+    let primary = KeySet::new(crate::ingest::key::KeySpec::parse("ip", None, None).unwrap());
+    let keys = crate::watch::shadow::keys_for(&rules, primary);
+    (rules, keys)
+}
+
 pub const POLICY: &str = r#"
 [[rule]]
 name = "global"

@@ -3,20 +3,13 @@ use std::sync::{Arc, Mutex};
 
 use super::*;
 use crate::ingest::FormatChoice;
-use crate::ingest::key::{KeySet, KeySpec};
-use crate::policy::Policy;
 use crate::watch::clock::ManualClock;
-use crate::watch::shadow::keys_for;
-use crate::watch::testing::{POLICY, generated_log, ingest_settings};
+use crate::watch::testing::{POLICY, generated_log, ingest_settings, policy_keyed_by_ip};
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
 fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
-    let rules = Policy::parse(POLICY, "p.toml").unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) = policy_keyed_by_ip(POLICY);
     Watcher::new(WatchSettings {
         files: vec![path.to_path_buf()],
         from_start: true,

@@ -9,7 +9,9 @@ use crate::policy::Policy;
 use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
 use crate::watch::reorder::Reorder;
-use crate::watch::testing::{POLICY, generated_log, ingest_settings, simulated, simulated_as};
+use crate::watch::testing::{
+    POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated, simulated_as,
+};
 
 fn watched(
     log: &[u8],
@@ -88,11 +90,7 @@ fn watched_as(
 
 #[test]
 fn decides_as_simulate_replay_on_a_generated_log() {
-    let rules = Policy::parse(POLICY, "p.toml").unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) = policy_keyed_by_ip(POLICY);
     for (seed, batch) in [(1, 300), (2, 4096), (3, 97)] {
         let log = generated_log(6000, seed);
         let mut file = tempfile::NamedTempFile::new().unwrap();
@@ -137,15 +135,8 @@ fn decides_as_simulate_replay_with_every_gateway_model_and_drops_idle_states() {
 
 #[test]
 fn figures_count_requests_rejections_and_clients() {
-    let rules = Policy::parse(
-        "[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n",
-        "p.toml",
-    )
-    .unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) =
+        policy_keyed_by_ip("[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n");
     let mut shadow = Shadow::new(&rules, &keys).unwrap();
     let request = |k: &str| Request {
         keys: vec![Some(k.into())],
@@ -217,15 +208,8 @@ fn exempt_requests_are_admitted_and_counted_by_no_rule() {
 #[test]
 fn top_clients_carry_their_profile_and_only_tracked_ones_are_kept() {
     const MIN: i64 = 60_000;
-    let rules = Policy::parse(
-        "[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n",
-        "p.toml",
-    )
-    .unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) =
+        policy_keyed_by_ip("[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n");
     let mut shadow = Shadow::new(&rules, &keys).unwrap();
     // 70 quiet clients send 3 requests a minute for 20 minutes (the third is
     // rejected: 70 clients cycle through the 64 counters); x sends 30 a

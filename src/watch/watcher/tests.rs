@@ -7,10 +7,10 @@ use std::path::Path;
 
 use super::*;
 use crate::ingest::FormatChoice;
-use crate::ingest::key::{KeySet, KeySpec};
-use crate::policy::Policy;
-use crate::watch::shadow::keys_for;
-use crate::watch::testing::{POLICY, generated_log, ingest_settings, simulated};
+use crate::ingest::key::KeySet;
+use crate::watch::testing::{
+    POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated,
+};
 
 fn append(path: &Path, data: &[u8]) {
     OpenOptions::new()
@@ -60,11 +60,7 @@ fn watch_settings(
 
 #[test]
 fn rotations_lose_nothing_and_decisions_equal_simulate() {
-    let rules = Policy::parse(POLICY, "p.toml").unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) = policy_keyed_by_ip(POLICY);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
     append(&path, b"an old line that is not followed\n");
@@ -140,11 +136,7 @@ fn rotations_lose_nothing_and_decisions_equal_simulate() {
 
 #[test]
 fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_late() {
-    let rules = Policy::parse("[[rule]]\nname='g'\nlimit='1/1s'\n", "p.toml").unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) = policy_keyed_by_ip("[[rule]]\nname='g'\nlimit='1/1s'\n");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("access.log");
     let line = |day: &str| {
@@ -172,15 +164,8 @@ fn a_timestamp_far_in_the_future_is_set_aside_not_allowed_to_make_everything_lat
 /// its own columns.
 #[test]
 fn a_rotated_away_w3c_file_is_read_in_its_own_columns() {
-    let rules = Policy::parse(
-        "[[rule]]\nname='posts'\nmethod='POST'\nlimit='100/1h'\n",
-        "p.toml",
-    )
-    .unwrap();
-    let keys = keys_for(
-        &rules,
-        KeySet::new(KeySpec::parse("ip", None, None).unwrap()),
-    );
+    let (rules, keys) =
+        policy_keyed_by_ip("[[rule]]\nname='posts'\nmethod='POST'\nlimit='100/1h'\n");
     let dir = tempfile::tempdir().unwrap();
     let (path, rotated) = (dir.path().join("u_ex.log"), dir.path().join("u_ex.log.1"));
     let header = |fields: &str| format!("#Date: 2026-01-06 00:00:00\n#Fields: {fields}\n");
