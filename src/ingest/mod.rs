@@ -194,16 +194,19 @@ impl KeptPaths {
     }
 
     /// Whether a product might read `path` otherwise than as logged: it
-    /// holds an escape, a `#`, `//`, a dot segment, a space, a control byte
-    /// or a byte from 0x7f up, or it does not start with `/` (the empty path
-    /// included). Every other path is the same as nginx's `$uri` and
-    /// Traefik's routing path, and one HAProxy takes (see
-    /// `crate::simulate::gateway::request_names`).
+    /// holds an escape, a `#`, `//`, a dot segment, a space, a control byte,
+    /// a byte from 0x7f up or one of ``"<>\^`{|}`` (Go escapes the path anew
+    /// then, which turns `!()*[]` into escapes Traefik's routing path keeps),
+    /// or it does not start with `/` (the empty path included). Every other
+    /// path is the same as nginx's `$uri` and Traefik's routing path, and one
+    /// HAProxy and Envoy take (see `crate::simulate::gateway::request_names`).
     pub fn may_read_otherwise(path: &[u8]) -> bool {
         path.first() != Some(&b'/')
             || memchr::memchr2(b'%', b'#', path).is_some()
             || path.windows(2).any(|w| w == b"//" || w == b"/.")
-            || path.iter().any(|&b| b <= b' ' || b >= 0x7f)
+            || path
+                .iter()
+                .any(|&b| b <= b' ' || b >= 0x7f || b"\"<>\\^`{|}".contains(&b))
     }
 
     /// The paths a replay reads: every one when a rule or exemption has a
