@@ -212,23 +212,24 @@ pub fn without_query(target: &str) -> &str {
 /// The path a replay keeps of `target` (an absolute-form target's path):
 /// [`without_query`], unless what follows the path holds a byte nginx or
 /// HAProxy refuses anywhere in a target (a space, a control byte, DEL, a
-/// byte from 0x80 up, or a `#`, which HAProxy refuses); the path is then
+/// byte from 0x80 up, or a `#`, which HAProxy refuses), or the path is `*`
+/// (which Go takes alone only); the path is then
 /// kept with all that follows, so that a replay sees what the product would
 /// answer 400 (`crate::simulate::gateway::NameReading::path` reads the two
 /// parts apart). A path itself never holds a `?` or `#`.
 pub fn replayed_path(target: &str) -> &str {
     let target = strip_origin(target);
     match path_end::path_end(target.as_bytes()) {
-        Some(end) if refused_after_path(&target.as_bytes()[end..]) => target,
+        Some(end) if refused_after_path(target.as_bytes().split_at(end)) => target,
         Some(end) => &target[..end],
         None => target,
     }
 }
 
-/// Whether `rest` (a target's query and fragment, from their `?` or `#`)
-/// holds a byte some product refuses: see [`replayed_path`].
-pub fn refused_after_path(rest: &[u8]) -> bool {
-    rest.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'#')
+/// Whether a product may refuse `rest` (a target's query and fragment,
+/// from their `?` or `#`) after `path`: see [`replayed_path`].
+pub fn refused_after_path((path, rest): (&[u8], &[u8])) -> bool {
+    (path == b"*" && !rest.is_empty()) || rest.iter().any(|&b| b <= b' ' || b >= 0x7f || b == b'#')
 }
 
 /// `path` and what follows it (empty, or from its `?` or `#`), of a path as

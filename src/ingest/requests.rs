@@ -190,7 +190,7 @@ impl RequestCache {
         let target = target_key(whole);
         // A target whose path a replay keeps with its query is not cached
         // (an absolute-form target is its own key, with nothing after it).
-        if names.kept.keeps_queries() && refused_after_path(&whole[target.len()..]) {
+        if names.kept.keeps_queries() && refused_after_path(whole.split_at(target.len())) {
             return resolve(method, host, whole, routes, names, &mut self.scratch);
         }
         // Rules match whole paths: with any, every target is its own key.

@@ -50,10 +50,17 @@ fn traefik_path_is_what_go_makes_of_each_target() {
     let targets: Vec<String> = (0..20_000)
         .map(|i| {
             let pieces: String = (0..draw(15)).map(|_| PIECES[draw(PIECES.len())]).collect();
-            let origin = if i % 20 == 0 { "http://h" } else { "" };
-            format!("{origin}/{pieces}")
+            // An absolute-form target; a scheme without `//`, before a
+            // path or a rootless one; what Go takes for no scheme. (An
+            // authority other than `h` is not drawn: ingestion keeps the
+            // path of an absolute-form target, not its authority.)
+            match ["http://h/", "a:/", "Ab1+.-:", "a:", "1a:", "a_b:", ":"].get(i % 40) {
+                None => format!("/{pieces}"),
+                Some(&"http://h/") => format!("http://h/{pieces}"),
+                Some(start) => format!("{start}{}", pieces.trim_start_matches('/')),
+            }
         })
-        .chain(["*", "/", "/..", "/a?q=#x", "/a#x"].map(String::from))
+        .chain(["*", "*?x", "/", "/..", "/a?q=#x", "/a#x", "a:b#x", "a:?#"].map(String::from))
         .collect();
     let mut child = Command::new(&binary)
         .stdin(Stdio::piped())

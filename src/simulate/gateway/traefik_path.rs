@@ -6,8 +6,10 @@
 //! 1. Go's `net/http` answers 400 to a target with a control byte or DEL
 //!    (`url.ParseRequestURI`), a space (the request line then has no
 //!    version), a `%` without two hex digits after it in the path, or a path
-//!    that does not start with `/` (`*` aside); Traefik's `denyFragment`
-//!    answers 400 to a `#` in the path (Go keeps it there).
+//!    that does not start with `/` (`*` aside, and a path after a scheme:
+//!    `a:/b` is the path `/b`, and the rootless `a:b` is opaque to Go and
+//!    routed as `/`); Traefik's `denyFragment` answers 400 to a `#` in the
+//!    path (Go keeps it there).
 //! 2. `normalizePath`: in the path as sent (Go's `RawPath`, when it is not
 //!    Go's own escaping of the decoded path), escapes of unreserved
 //!    characters are decoded and the others written with upper-case digits.
@@ -37,10 +39,20 @@ const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=%";
 /// routing; bytes that are not UTF-8 once decoded read as U+FFFD.
 pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
     let refused = |b: u8| b <= b' ' || b == 0x7f;
-    if path.bytes().chain(rest.bytes()).any(refused) || rest.starts_with('#') {
+    if path.bytes().chain(rest.bytes()).any(refused) {
         return None;
     }
-    if path == "*" {
+    let path = match after_scheme(path) {
+        // A rootless path after a scheme is opaque to Go, and its URL's path
+        // empty, which `JoinPath` makes `/`; nothing in it is read, a `#` not either.
+        Some(after) if !after.starts_with('/') => return Some(Cow::Borrowed("/")),
+        Some(after) => after,
+        None => path,
+    };
+    if rest.starts_with('#') {
+        return None;
+    }
+    if path == "*" && rest.is_empty() {
         return Some(Cow::Borrowed(path));
     }
     let raw = path.as_bytes();
@@ -64,6 +76,17 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
         true => Some(Cow::Borrowed(path)),
         false => Some(Cow::Owned(String::from_utf8_lossy(&routing).into_owned())),
     }
+}
+
+/// What follows the scheme of `target` (`a:b` and `a:/b` have one; `a://h/b`
+/// was read as its path before), as Go's `getScheme` reads one: a letter,
+/// then letters, digits, `+`, `-` or `.`, up to a `:`.
+fn after_scheme(target: &str) -> Option<&str> {
+    let colon = target
+        .bytes()
+        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
+    let first_is_letter = target.as_bytes()[0].is_ascii_alphabetic();
+    (colon > 0 && first_is_letter && target.as_bytes()[colon] == b':').then(|| &target[colon + 1..])
 }
 
 /// Whether every `%` starts an escape (Go's `unescape`).

@@ -47,6 +47,14 @@ fn paths_are_read_as_traefiks_router_reads_them() {
         ("/a?q=#x", "/a"),
         ("/a?q=\u{e9}", "/a"),
         ("*", "*"),
+        // A scheme without `//`: a path after it, or a rootless one that Go
+        // keeps opaque (its escapes, `#` and all, unread).
+        ("a:/x/../y", "/y"),
+        ("Ab1+.-:/a%2fb", "/a%2Fb"),
+        ("a:b", "/"),
+        ("a:", "/"),
+        ("mailto:x%zz?q", "/"),
+        ("a:b#c", "/"),
     ] {
         assert_eq!(read(sent).as_deref(), Some(routed), "{sent:?}");
     }
@@ -68,6 +76,15 @@ fn targets_go_or_traefik_refuse_are_not_routed() {
         "/a#x?y",
         "/a?q=x y",
         "/a?q=\u{1}",
+        "*?x",
+        "*#x",
+        // No scheme, as Go reads one, so a path not starting with `/`.
+        "1a:b",
+        "a_b:c",
+        ":b",
+        // A path after a scheme is read as any other.
+        "a:/x#y",
+        "a:/%zz",
     ] {
         assert_eq!(read(refused), None, "{refused:?}");
     }
