@@ -279,13 +279,13 @@ ratio() { # NAME_A NAME_B TEXT: "A is X times B" from median times
 speedup() { # NAME_FAST NAME_SLOW TEXT: "X times faster than"
     [[ -s "$TMP/$1" && -s "$TMP/$2" ]] || return 0
     awk -v a="$(cut -d' ' -f1 "$TMP/$1")" -v b="$(cut -d' ' -f1 "$TMP/$2")" -v t="$3" \
-        'BEGIN { if (a > 0) printf "%.1f x faster than %s", b / a, t }'
+        'BEGIN { if (a > 0) printf "%.2f x faster than %s", b / a, t }'
 }
 throughput() { # NAME_FAST FILE_FAST NAME_SLOW FILE_SLOW TEXT: "X times the throughput of"
     [[ -s "$TMP/$1" && -s "$TMP/$3" ]] || return 0
     awk -v a="$(cut -d' ' -f1 "$TMP/$1")" -v fa="$(stat -c %s "$2")" \
         -v b="$(cut -d' ' -f1 "$TMP/$3")" -v fb="$(stat -c %s "$4")" -v t="$5" \
-        'BEGIN { if (a > 0 && fb > 0) printf "%.1f x the MB/s of %s", (fa / a) / (fb / b), t }'
+        'BEGIN { if (a > 0 && fb > 0) printf "%.2f x the MB/s of %s", (fa / a) / (fb / b), t }'
 }
 memory() { # NAME_A NAME_B TEXT: "A's peak is X times B's"
     [[ -s "$TMP/$1" && -s "$TMP/$2" ]] || return 0
