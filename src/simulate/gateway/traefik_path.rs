@@ -30,6 +30,7 @@
 use std::borrow::Cow;
 
 use super::path_escapes::{escape_at, recoded};
+use crate::ingest::endpoint::strip_origin;
 
 /// Characters whose escapes the routing path keeps (`reservedCharacters`).
 const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=%";
@@ -42,6 +43,9 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
     if path.bytes().chain(rest.bytes()).any(refused) {
         return None;
     }
+    // Ingestion keeps an absolute-form target's path alone; a path read
+    // back from an events file may be one all the same.
+    let path = strip_origin(path);
     let path = match after_scheme(path) {
         // A rootless path after a scheme is opaque to Go, and its URL's path
         // empty, which `JoinPath` makes `/`; nothing in it is read, a `#` not either.
@@ -79,7 +83,7 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
 }
 
 /// What follows the scheme of `target` (`a:b` and `a:/b` have one; `a://h/b`
-/// was read as its path before), as Go's `getScheme` reads one: a letter,
+/// is read as its path, `/b`, before), as Go's `getScheme` reads one: a letter,
 /// then letters, digits, `+`, `-` or `.`, up to a `:`.
 fn after_scheme(target: &str) -> Option<&str> {
     let colon = target

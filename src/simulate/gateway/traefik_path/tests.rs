@@ -55,6 +55,9 @@ fn paths_are_read_as_traefiks_router_reads_them() {
         ("a:", "/"),
         ("mailto:x%zz?q", "/"),
         ("a:b#c", "/"),
+        // An absolute-form target, as an events file may hold one.
+        ("http://h/a/../b", "/b"),
+        ("HTTP://h", "/"),
     ] {
         assert_eq!(read(sent).as_deref(), Some(routed), "{sent:?}");
     }
