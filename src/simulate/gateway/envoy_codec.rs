@@ -12,10 +12,13 @@
 //!   its path, as every product reads it; `*` is routed for no method: the
 //!   codec takes it for `OPTIONS` alone, and the connection manager then
 //!   answers 404 itself to a path not starting with `/`), or that holds a byte
-//!   outside 0x21–0x7e, query included (`isUrlValid`, the same file; the
-//!   parser splits the request line at any byte up to a space, so that
-//!   what follows one is read as the version, which is then refused:
-//!   `isVersionValid`).
+//!   outside 0x21–0x7e, query included: a byte from 0x7f up by `isUrlValid`
+//!   (the same file); the parser splits the request line at any byte up to a
+//!   space, so that what follows one is read as the version, which is then
+//!   refused (`isVersionValid`), and refuses a control byte other than tab
+//!   and CR anywhere in the line (Balsa's `CheckHeaderLinesForInvalidChars`).
+//!   Not modelled: a tab or CR that ends the target, which the parser takes
+//!   for the separator before the version (see docs/gateways.md).
 //! - A target with a `#` anywhere (`maybeNormalizePath` in
 //!   source/common/http/conn_manager_utility.cc, under the runtime guard
 //!   `envoy.reloadable_features.http_reject_path_with_fragment`, on by
