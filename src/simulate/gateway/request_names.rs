@@ -118,9 +118,11 @@ impl NameReading {
         match self.paths {
             PathReading::AsLogged => Some(Cow::Borrowed(path)),
             PathReading::NginxUri => nginx_uri(path).filter(|_| on_nginx()),
+            // Kong cuts the request URI at its first `?` only
+            // (`strip_uri_args`): a fragment stays in the path it routes on.
             PathReading::Kong => nginx_uri(path)
                 .filter(|_| on_nginx())
-                .map(|_| kong_path(path)),
+                .map(|_| kong_path(up_to_query(kept))),
             PathReading::OnHaproxy => {
                 haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
@@ -134,6 +136,15 @@ impl NameReading {
     pub fn answers_some_itself(self) -> bool {
         self.methods != MethodReading::AnyCase || self.paths != PathReading::AsLogged
     }
+}
+
+/// `kept` up to its first `?` after its first byte, as Kong's
+/// `strip_uri_args` cuts a request URI (kong/router/utils.lua).
+fn up_to_query(kept: &str) -> &str {
+    kept.char_indices()
+        .skip(1)
+        .find(|&(_, c)| c == '?')
+        .map_or(kept, |(at, _)| &kept[..at])
 }
 
 #[cfg(test)]
@@ -205,7 +216,6 @@ mod tests {
             ("/a#x y", false, false),
             ("/a?q=\u{e9}", true, false),
             ("/a?q=#x", true, false),
-            ("/a#x", true, false),
         ] {
             assert_eq!(read(PathReading::AsLogged, kept).as_deref(), Some("/a"));
             let path = nginx.then_some("/a");
@@ -219,6 +229,14 @@ mod tests {
             );
         }
         assert_eq!(read(PathReading::OnHaproxy, "/a").as_deref(), Some("/a"));
+        // A fragment: nginx's `$uri` ends before it, HAProxy refuses it, and
+        // Kong routes on the request URI up to its first `?`, fragment and all.
+        assert_eq!(read(PathReading::AsLogged, "/a#x").as_deref(), Some("/a"));
+        assert_eq!(read(PathReading::NginxUri, "/a#x").as_deref(), Some("/a"));
+        assert_eq!(read(PathReading::OnHaproxy, "/a#x"), None);
+        assert_eq!(read(PathReading::Kong, "/a#x").as_deref(), Some("/a#x"));
+        assert_eq!(read(PathReading::Kong, "/a#/../b").as_deref(), Some("/b"));
+        assert_eq!(read(PathReading::Kong, "/a#x?q=1").as_deref(), Some("/a#x"));
     }
 
     proptest::proptest! {
