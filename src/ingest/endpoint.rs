@@ -144,17 +144,24 @@ fn is_absolute(target: &[u8]) -> bool {
     origin_length(target).is_some()
 }
 
-/// The length of an absolute-form target's `scheme://` (a letter, then
-/// letters, digits, `+`, `-` or `.`, in any case, as nginx's request-line
-/// parser reads a scheme), `None` for any other target.
+/// The length of an absolute-form target's `scheme://`, `None` for any
+/// other target.
 fn origin_length(target: &[u8]) -> Option<usize> {
+    let colon = scheme_end(target)?;
+    target[colon..].starts_with(b"://").then_some(colon + 3)
+}
+
+/// Where the `:` after the scheme `target` starts with is (a letter, then
+/// letters, digits, `+`, `-` or `.`, in any case, as nginx's request-line
+/// parser and Go's `getScheme` read a scheme), `None` without one.
+pub fn scheme_end(target: &[u8]) -> Option<usize> {
     // An origin-form target (`/path`, nearly every one) is told at once.
     if !target.first().is_some_and(u8::is_ascii_alphabetic) {
         return None;
     }
     let scheme_chars = |b: &u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.');
     let colon = target.iter().position(|b| !scheme_chars(b))?;
-    target[colon..].starts_with(b"://").then_some(colon + 3)
+    (target[colon] == b':').then_some(colon)
 }
 
 /// Appends the path of `target` (up to its query or fragment; `/` when

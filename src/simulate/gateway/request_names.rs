@@ -141,10 +141,8 @@ impl NameReading {
 /// `kept` up to its first `?` after its first byte, as Kong's
 /// `strip_uri_args` cuts a request URI (kong/router/utils.lua).
 fn up_to_query(kept: &str) -> &str {
-    kept.char_indices()
-        .skip(1)
-        .find(|&(_, c)| c == '?')
-        .map_or(kept, |(at, _)| &kept[..at])
+    let question = kept.bytes().skip(1).position(|b| b == b'?');
+    question.map_or(kept, |at| &kept[..at + 1])
 }
 
 #[cfg(test)]

@@ -30,7 +30,7 @@
 use std::borrow::Cow;
 
 use super::path_escapes::{escape_at, recoded};
-use crate::ingest::endpoint::strip_origin;
+use crate::ingest::endpoint::{scheme_end, strip_origin};
 
 /// Characters whose escapes the routing path keeps (`reservedCharacters`).
 const RESERVED: &[u8] = b":/?#[]@!$&'()*+,;=%";
@@ -44,9 +44,10 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
         return None;
     }
     // Ingestion keeps an absolute-form target's path alone; a path read
-    // back from an events file may be one all the same.
+    // back from an events file may be one all the same. What is left may
+    // start with a scheme and no `//` (`a:b`, `a:/b`).
     let path = strip_origin(path);
-    let path = match after_scheme(path) {
+    let path = match scheme_end(path.as_bytes()).map(|colon| &path[colon + 1..]) {
         // A rootless path after a scheme is opaque to Go, and its URL's path
         // empty, which `JoinPath` makes `/`; nothing in it is read, a `#` not either.
         Some(after) if !after.starts_with('/') => return Some(Cow::Borrowed("/")),
@@ -80,17 +81,6 @@ pub fn traefik_path<'p>(path: &'p str, rest: &str) -> Option<Cow<'p, str>> {
         true => Some(Cow::Borrowed(path)),
         false => Some(Cow::Owned(String::from_utf8_lossy(&routing).into_owned())),
     }
-}
-
-/// What follows the scheme of `target` (`a:b` and `a:/b` have one; `a://h/b`
-/// is read as its path, `/b`, before), as Go's `getScheme` reads one: a letter,
-/// then letters, digits, `+`, `-` or `.`, up to a `:`.
-fn after_scheme(target: &str) -> Option<&str> {
-    let colon = target
-        .bytes()
-        .position(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'+' | b'-' | b'.')))?;
-    let first_is_letter = target.as_bytes()[0].is_ascii_alphabetic();
-    (colon > 0 && first_is_letter && target.as_bytes()[colon] == b':').then(|| &target[colon + 1..])
 }
 
 /// Whether every `%` starts an escape (Go's `unescape`).
