@@ -510,6 +510,33 @@ fn traefik_gateway_routes_on_its_decoded_cleaned_path() {
 }
 
 #[test]
+fn kong_gateway_routes_on_its_normalised_path() {
+    // One request a second on paths under /api/search. Kong's router reads
+    // the request URI decoded (but for reserved characters), without dot
+    // segments and with slashes merged, so the second, third, fifth and
+    // sixth are the route's too; a path that is not UTF-8 once decoded no
+    // route matches (Kong answers 404), which no rule then counts. The
+    // policy reads paths as logged.
+    let requests = [
+        "GET /api/search",
+        "GET /api//search",
+        "GET /api/%73earch",
+        "GET /api/search%FF",
+        "GET /api/search/%C3%A9",
+        "GET /api/%2e%2e/api/search",
+    ];
+    let (dir, log, _) = one_a_second_on_search(&requests);
+    let policy = dir.path().join("prefix.toml");
+    let rule = "[[rule]]\nname='search'\nroute='^/api/search'\nlimit='1/1m'\nburst=1\n";
+    std::fs::write(&policy, rule).unwrap();
+    assert_eq!(
+        rule_counts(&policy, &log, &["--gateway", "kong"]).0,
+        Some(5)
+    );
+    assert_eq!(rule_counts(&policy, &log, &[]).0, Some(3), "the policy");
+}
+
+#[test]
 fn envoy_gateway_counts_no_request_its_codec_refuses() {
     // One request a second on /api/search. Envoy's HTTP/1 parser refuses a
     // method it does not know, as sent (`get`, `M-SEARCH`), and its

@@ -12,7 +12,8 @@
 //!   configuration `rlctl export` writes (`map $uri`) against `$uri`, Kong
 //!   its routes against the request URI normalised its own way
 //!   ([`kong_path`]: escapes decoded, dot segments removed, slashes merged,
-//!   as `$uri` mostly is, but `%2F` kept as it is).
+//!   as `$uri` mostly is, but `%2F` kept as it is), answering 404 to a path
+//!   that is not UTF-8 once decoded.
 //! - HAProxy answers 400 to a method or target its HTTP/1 parser refuses
 //!   ([`haproxy_target`]: a method not of token characters; a byte from 0x80
 //!   up, a control byte, a space or a `#` in the target, its query too, which
@@ -122,7 +123,7 @@ impl NameReading {
             // (`strip_uri_args`): a fragment stays in the path it routes on.
             PathReading::Kong => nginx_uri(path)
                 .filter(|_| on_nginx())
-                .map(|_| kong_path(up_to_query(kept))),
+                .and_then(|_| kong_path(up_to_query(kept))),
             PathReading::OnHaproxy => {
                 haproxy_target::takes_target(kept).then_some(Cow::Borrowed(path))
             }
@@ -235,6 +236,10 @@ mod tests {
         assert_eq!(read(PathReading::Kong, "/a#x").as_deref(), Some("/a#x"));
         assert_eq!(read(PathReading::Kong, "/a#/../b").as_deref(), Some("/b"));
         assert_eq!(read(PathReading::Kong, "/a#x?q=1").as_deref(), Some("/a#x"));
+        // Kong's router refuses a path that is not UTF-8 once decoded
+        // (404); nginx's `$uri` holds the byte.
+        assert_eq!(read(PathReading::Kong, "/a%FF"), None);
+        assert!(read(PathReading::NginxUri, "/a%FF").is_some());
     }
 
     proptest::proptest! {
