@@ -5,7 +5,8 @@
 //! replay (`KeptPaths::may_read_otherwise`) is its own `$uri`, its own
 //! Traefik routing path, and one HAProxy's parser and Envoy take. Traefik's
 //! routing path, when it starts with `/`, holds no `//` and no `.` or `..`
-//! segment either.
+//! segment either, and Kong's router's path (where Kong routes the request
+//! at all) starts with `/` and holds neither.
 
 #![no_main]
 
@@ -33,6 +34,9 @@ fuzz_target!(|data: &[u8]| {
         && routed.starts_with('/')
     {
         assert!(clean(&routed), "{replayed:?} -> {routed:?}");
+    }
+    if let Some(routed) = reading(PathReading::Kong).path(replayed) {
+        assert!(routed.starts_with('/') && clean(&routed), "{replayed:?} -> {routed:?}");
     }
     if !kept {
         // Routes read the path up to its query.

@@ -537,6 +537,72 @@ fn kong_gateway_routes_on_its_normalised_path() {
 }
 
 #[test]
+fn kong_gateway_on_a_real_log_counts_no_path_that_is_not_utf8_decoded() {
+    // A third-party Apache log holds a spam request whose path escapes
+    // Windows-1251 bytes: Kong's router answers it 404, the policy counts it.
+    let Some(log) = crate::support::realdata("elastic_examples_apache_logs") else {
+        return;
+    };
+    let text = std::fs::read(&log).unwrap();
+    let (mut routed, mut not_utf8) = (0, 0);
+    for line in text.split(|&b| b == b'\n') {
+        let prefix = b" /presentations/";
+        let Some(at) = line.windows(prefix.len()).position(|w| w == prefix) else {
+            continue;
+        };
+        let path = line[at + 1..]
+            .split(|&b| b == b' ' || b == b'?')
+            .next()
+            .unwrap();
+        routed += 1;
+        not_utf8 += u64::from(std::str::from_utf8(&percent_decoded(path)).is_err());
+    }
+    assert!(
+        not_utf8 > 0,
+        "the log changed: {routed} requests, none not UTF-8"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    let rule = "[[rule]]\nname='slides'\nroute='^/presentations/'\nlimit='100000/1m'\n";
+    std::fs::write(&policy, rule).unwrap();
+    let counted = |args: &[&str]| {
+        let json = json_of_success(
+            rlctl()
+                .args(["simulate", "-q", "--format", "json", "--policy"])
+                .arg(&policy)
+                .args(args)
+                .arg(&log),
+        );
+        json["results"][0]["requests"].as_u64().unwrap()
+    };
+    assert_eq!(counted(&[]), routed, "the policy");
+    assert_eq!(counted(&["--gateway", "kong"]), routed - not_utf8);
+}
+
+/// `path` with every `%` and two hex digits decoded.
+fn percent_decoded(path: &[u8]) -> Vec<u8> {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < path.len() {
+        let escape = (path[i] == b'%')
+            .then(|| Some(hex(*path.get(i + 1)?)? * 16 + hex(*path.get(i + 2)?)?))
+            .flatten();
+        match escape {
+            Some(byte) => {
+                out.push(byte as u8);
+                i += 3;
+            }
+            None => {
+                out.push(path[i]);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+#[test]
 fn envoy_gateway_counts_no_request_its_codec_refuses() {
     // One request a second on /api/search. Envoy's HTTP/1 parser refuses a
     // method it does not know, as sent (`get`, `M-SEARCH`), and its
