@@ -13,6 +13,8 @@ pub struct NameFilter {
     method_ok: Vec<bool>,
     /// `None` when there is no route: every path.
     route_ok: Option<Vec<bool>>,
+    /// A method and path id picked apart but answered together by the product.
+    together: Option<(Id, Id)>,
 }
 
 impl NameFilter {
@@ -44,19 +46,33 @@ impl NameFilter {
                 })
                 .collect(),
             route_ok,
+            together: answered_together(methods, paths, reading),
         }
     }
 
     /// Whether a request with this method and path id is picked.
     pub fn picks(&self, method: Id, path: Id) -> bool {
-        self.method_ok[method as usize] && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
+        self.method_ok[method as usize]
+            && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
+            && self.together != Some((method, path))
     }
 
     /// Whether every method and path of the names is picked.
     pub fn picks_all(&self) -> bool {
         let all = |ok: &[bool]| ok.iter().all(|&ok| ok);
-        all(&self.method_ok) && self.route_ok.as_deref().is_none_or(all)
+        all(&self.method_ok) && self.route_ok.as_deref().is_none_or(all) && self.together.is_none()
     }
+}
+
+/// The method and path ids that `reading` answers together
+/// ([`NameReading::answered_together`]), when both are among the names.
+pub fn answered_together(
+    methods: &Interner,
+    paths: &Interner,
+    reading: NameReading,
+) -> Option<(Id, Id)> {
+    let (method, path) = reading.answered_together()?;
+    Some((methods.get(method)?, paths.get(path)?))
 }
 
 /// Whether reading names `names`' way picks the same of these `methods`
@@ -72,6 +88,7 @@ pub fn picked_alike(
     let route = |f: &NameFilter, p: usize| f.route_ok.as_ref().is_none_or(|ok| ok[p]);
     read.method_ok == policy.method_ok
         && (0..paths.len()).all(|p| route(&read, p) == route(&policy, p))
+        && (read.together).is_none_or(|(m, p)| read.picks(m, p) == policy.picks(m, p))
 }
 
 /// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
@@ -86,6 +103,8 @@ pub struct NameBits {
     pub path: Vec<u64>,
     /// The bits of a path id outside the names: the rules without a route.
     pub unnamed_path: u64,
+    /// A method and path id the product answers together: no rule's.
+    together: Option<(Id, Id)>,
 }
 
 impl NameBits {
@@ -143,12 +162,65 @@ impl NameBits {
             method,
             path,
             unnamed_path: unrouted,
+            together: answered_together(methods, paths, reading),
         }
     }
 
     /// The rules that pick a request with this method and path id.
     pub fn picks(&self, method: Id, path: Id) -> u64 {
-        let path = self.path.get(path as usize).copied();
-        self.method[method as usize] & path.unwrap_or(self.unnamed_path)
+        if self.together == Some((method, path)) {
+            return 0;
+        }
+        let path_bits = self.path.get(path as usize).copied();
+        self.method[method as usize] & path_bits.unwrap_or(self.unnamed_path)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::gateway::PathReading;
+
+    fn interned(names: &[&str]) -> Interner {
+        let mut interner = Interner::default();
+        for name in names {
+            interner.intern(name);
+        }
+        interner
+    }
+
+    #[test]
+    fn a_method_and_path_answered_together_meet_no_rule() {
+        // Go answers `OPTIONS *` itself; Traefik routes `GET *` and
+        // `OPTIONS /a` as any other.
+        let methods = interned(&["GET", "OPTIONS"]);
+        let paths = interned(&["*", "/a"]);
+        let traefik = NameReading {
+            paths: PathReading::Traefik,
+            ..NameReading::default()
+        };
+        let (get, options, star, a) = (0, 1, 0, 1);
+        let every = (None, None);
+        let filter = NameFilter::new(&methods, &paths, every, traefik);
+        assert!(filter.picks(get, star) && filter.picks(options, a) && filter.picks(get, a));
+        assert!(!filter.picks(options, star) && !filter.picks_all());
+        let bits = NameBits::new(&methods, &paths, &[every, (Some("GET"), None)], traefik);
+        assert_eq!(
+            [(get, star), (options, star), (options, a)].map(|(m, p)| bits.picks(m, p)),
+            [0b11, 0, 0b01]
+        );
+        assert!(!picked_alike(&methods, &paths, every, traefik));
+        // A rule for GET alone picks the same requests either way.
+        assert!(picked_alike(&methods, &paths, (Some("GET"), None), traefik));
+        // The policy, and a product that routes `OPTIONS *`, pick it.
+        for reading in [
+            NameReading::default(),
+            NameReading {
+                paths: PathReading::OnHaproxy,
+                ..NameReading::default()
+            },
+        ] {
+            assert!(NameFilter::new(&methods, &paths, every, reading).picks(options, star));
+        }
     }
 }

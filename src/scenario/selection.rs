@@ -110,6 +110,7 @@ impl Selection {
 /// table's methods or paths itself (before any rule sees the request).
 fn answers_any(table: &EventTable, names: NameReading) -> bool {
     table.methods.names().any(|m| !names.reads_method(m))
+        || super::names::answered_together(&table.methods, &table.paths, names).is_some()
         || table
             .paths
             .names()

@@ -603,6 +603,27 @@ fn percent_decoded(path: &[u8]) -> Vec<u8> {
 }
 
 #[test]
+fn traefik_gateway_counts_no_options_star() {
+    // Go's net/http answers `OPTIONS *` itself, before Traefik's router;
+    // `GET *` and `OPTIONS` on a path reach it, and a rule for every request
+    // counts them. The policy counts all four.
+    let requests = [
+        "GET /api/search",
+        "OPTIONS *",
+        "GET *",
+        "OPTIONS /api/search",
+    ];
+    let (dir, log, _) = one_a_second_on_search(&requests);
+    let policy = dir.path().join("every.toml");
+    std::fs::write(&policy, "[[rule]]\nname='every'\nlimit='1/1m'\nburst=1\n").unwrap();
+    assert_eq!(
+        rule_counts(&policy, &log, &["--gateway", "traefik"]).0,
+        Some(3)
+    );
+    assert_eq!(rule_counts(&policy, &log, &[]).0, Some(4), "the policy");
+}
+
+#[test]
 fn envoy_gateway_counts_no_request_its_codec_refuses() {
     // One request a second on /api/search. Envoy's HTTP/1 parser refuses a
     // method it does not know, as sent (`get`, `M-SEARCH`), and its

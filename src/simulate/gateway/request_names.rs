@@ -25,8 +25,9 @@
 //!   (`exact`, which also feeds the rate limit service's descriptors) and
 //!   Traefik's `Method()` (pkg/muxer/http/matcher.go).
 //! - Traefik runs on Go's `net/http`, which answers 400 to a method that is
-//!   not of token characters, as HAProxy does, and routes on a path that Go
-//!   and its entry point decode, normalise and clean ([`traefik_path`]).
+//!   not of token characters, as HAProxy does, answers `OPTIONS *` itself,
+//!   and routes on a path that Go and its entry point decode, normalise and
+//!   clean ([`traefik_path`]).
 //! - Envoy answers 400 to a method its HTTP/1 parser does not know, to a
 //!   byte outside 0x21–0x7e in the target and to a `#` ([`envoy_codec`]),
 //!   and routes on the path as sent.
@@ -130,6 +131,14 @@ impl NameReading {
             PathReading::Traefik => traefik_path(path, rest),
             PathReading::OnEnvoy => envoy_codec::takes_target(kept).then_some(Cow::Borrowed(path)),
         }
+    }
+
+    /// A method and a kept path that the product answers itself when they
+    /// come together, though it routes each with others: Go's `net/http`
+    /// answers `OPTIONS *` (`serverHandler.ServeHTTP`, src/net/http/server.go)
+    /// before Traefik's router sees it, and routes `GET *` on `*`.
+    pub fn answered_together(self) -> Option<(&'static str, &'static str)> {
+        (self.paths == PathReading::Traefik).then_some(("OPTIONS", "*"))
     }
 
     /// Whether the product answers some requests itself, by their method
