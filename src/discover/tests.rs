@@ -189,6 +189,40 @@ fn a_few_dozen_builds_of_one_asset_share_their_skeleton() {
 }
 
 #[test]
+fn a_parameter_position_keeps_only_skeletons_of_eight_values() {
+    // A blog's posts (a parameter position): a few post names hold a
+    // hash-like token (`xinerama2`, `20091231`); fewer than eight of one
+    // skeleton are posts like the others, eight or more a template of
+    // their own.
+    let mut rows = Vec::new();
+    for i in 0..120u8 {
+        let letters = [b'a' + i % 26, b'a' + i / 26].map(char::from);
+        rows.push((
+            format!("GET /blog/notes-on-{}{}", letters[0], letters[1]),
+            1,
+        ));
+    }
+    rows.push(("GET /blog/keynav-on-xinerama2.html".into(), 1));
+    rows.push(("GET /blog/keynav-on-xinerama3.html".into(), 1));
+    for i in 0..8 {
+        rows.push((format!("GET /blog/xdotool-{}.html", 20_090_101 + i * 7), 1));
+    }
+    let set = discover(&table(&rows), &[]);
+    let mut texts = template_texts(&set);
+    texts.sort();
+    assert_eq!(texts, ["/blog/:slug", "/blog/xdotool-:hash.html"]);
+    let mut table = table(&rows);
+    let (_, uses) = discover_and_apply(&mut table, &[]);
+    let distinct: Vec<(&str, u64)> = (uses.iter())
+        .map(|u| (u.template.as_str(), u.distinct_paths))
+        .collect();
+    assert_eq!(
+        distinct,
+        [("/blog/:slug", 122), ("/blog/xdotool-:hash.html", 8)]
+    );
+}
+
+#[test]
 fn few_or_frequent_children_are_not_parameters() {
     let mut rows = Vec::new();
     // 14 rare children and a frequent one: one short of a parameter position.

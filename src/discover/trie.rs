@@ -19,6 +19,8 @@
 //! hash-like tokens, see [`super::shape`]) merge into that parameter whatever
 //! their share: cache-busted assets of a few dozen builds, each visited alike,
 //! are still one endpoint. Names without a hash-like token have no skeleton.
+//! A parameter's skeleton that fewer than [`SKELETON_SIBLINGS`] values share
+//! folds into the position's whole-segment parameter.
 
 use std::collections::BTreeMap;
 
@@ -34,7 +36,8 @@ pub const MIN_CHILDREN: usize = 16;
 pub const RARE_SHARE: f64 = 0.8;
 /// A child with at least this share of its parent's requests keeps its name.
 pub const FREQUENT_SHARE: f64 = 0.01;
-/// Literal siblings with one skeleton that merge into it after the pass.
+/// Literal siblings with one skeleton that merge into it after the pass, and
+/// the fewest values of a parameter position that keep their skeleton.
 pub const SKELETON_SIBLINGS: usize = 8;
 /// Distinct values a parameter counts exactly; more are reported as "at least".
 pub const DISTINCT_CAP: usize = 1 << 16;
@@ -218,6 +221,27 @@ impl Node {
         }
     }
 
+    /// Folds each skeleton parameter with fewer than [`SKELETON_SIBLINGS`]
+    /// distinct values into the whole-segment parameter: at a parameter
+    /// position (`/blog/:slug`), a few values that happen to hold a hash-like
+    /// token (`keynav-on-xinerama2.html`) are values of the position like
+    /// the others, not a template of their own.
+    fn fold_thin_skeletons(&mut self) {
+        let thin: Vec<ParamKey> = (self.params.iter())
+            .filter(|(key, param)| {
+                matches!(key, ParamKey::Skeleton(_)) && param.distinct() < SKELETON_SIBLINGS as u64
+            })
+            .map(|(key, _)| key.clone())
+            .collect();
+        for key in thin {
+            let param = self.params.remove(&key).expect("listed above");
+            self.params
+                .entry(ParamKey::Whole)
+                .or_default()
+                .absorb(param);
+        }
+    }
+
     /// Applies the end-of-pass rule to this node and, after, to every node below.
     pub fn finish(&mut self) {
         let floor = FREQUENT_SHARE * self.count as f64;
@@ -231,6 +255,7 @@ impl Node {
             self.collapse();
         }
         self.merge_skeletons();
+        self.fold_thin_skeletons();
         for child in self.children.values_mut() {
             child.finish();
         }

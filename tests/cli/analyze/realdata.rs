@@ -1,8 +1,9 @@
 //! `rlctl analyze` on the third-party logs of the shared realdata folder
 //! (skipped when it is absent): every sample parses and reconciles, each
 //! source is detected, a bad line is named by its line number, figures
-//! match counts made independently of rlctl, and the lines glued two by two
-//! (each second newline dropped) give the same figures.
+//! match counts made independently of rlctl, the lines glued two by two
+//! (each second newline dropped) give the same figures, and a blog's posts
+//! are one endpoint.
 
 use predicates::str::contains;
 
@@ -64,6 +65,26 @@ fn realdata_sources_are_detected() {
             .unwrap_or_default();
         assert!(got.starts_with(format), "{name}: {got}");
     }
+}
+
+#[test]
+fn realdata_blog_posts_are_one_template() {
+    // The Apache log's /blog/geekery/ holds about 200 posts, a few with a
+    // date or a digit in their names (`keynav-on-xinerama2.html`,
+    // `grok-20070915.html`): one parameter position, whose only template of
+    // a skeleton is the one that eight or more posts share.
+    let Some(path) = realdata("elastic_examples_apache_logs") else {
+        return;
+    };
+    let json = analyze_json(&[path.to_str().unwrap()]);
+    let blog: Vec<&str> = (json["templates"].as_array().unwrap().iter())
+        .filter_map(|t| t["template"].as_str())
+        .filter(|t| t.starts_with("/blog/geekery/"))
+        .collect();
+    assert_eq!(
+        blog,
+        ["/blog/geekery/:slug", "/blog/geekery/xdotool-:hash.html"]
+    );
 }
 
 #[test]
