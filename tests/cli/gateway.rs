@@ -525,15 +525,9 @@ fn kong_gateway_routes_on_its_normalised_path() {
         "GET /api/search/%C3%A9",
         "GET /api/%2e%2e/api/search",
     ];
-    let (dir, log, _) = one_a_second_on_search(&requests);
-    let policy = dir.path().join("prefix.toml");
     let rule = "[[rule]]\nname='search'\nroute='^/api/search'\nlimit='1/1m'\nburst=1\n";
-    std::fs::write(&policy, rule).unwrap();
-    assert_eq!(
-        rule_counts(&policy, &log, &["--gateway", "kong"]).0,
-        Some(5)
-    );
-    assert_eq!(rule_counts(&policy, &log, &[]).0, Some(3), "the policy");
+    let counted = counted_by_gateway_and_policy(rule, &requests, "kong");
+    assert_eq!(counted, (Some(5), Some(3)));
 }
 
 #[test]
@@ -613,14 +607,23 @@ fn traefik_gateway_counts_no_options_star() {
         "GET *",
         "OPTIONS /api/search",
     ];
-    let (dir, log, _) = one_a_second_on_search(&requests);
-    let policy = dir.path().join("every.toml");
-    std::fs::write(&policy, "[[rule]]\nname='every'\nlimit='1/1m'\nburst=1\n").unwrap();
-    assert_eq!(
-        rule_counts(&policy, &log, &["--gateway", "traefik"]).0,
-        Some(3)
-    );
-    assert_eq!(rule_counts(&policy, &log, &[]).0, Some(4), "the policy");
+    let rule = "[[rule]]\nname='every'\nlimit='1/1m'\nburst=1\n";
+    let counted = counted_by_gateway_and_policy(rule, &requests, "traefik");
+    assert_eq!(counted, (Some(3), Some(4)));
+}
+
+/// The requests the first rule of `policy_text` counts, of one request a
+/// second of each of `requests`, replayed as `gateway` and as the policy.
+fn counted_by_gateway_and_policy(
+    policy_text: &str,
+    requests: &[&str],
+    gateway: &str,
+) -> (Option<u64>, Option<u64>) {
+    let (dir, log, _) = one_a_second_on_search(requests);
+    let policy = dir.path().join("rule.toml");
+    std::fs::write(&policy, policy_text).unwrap();
+    let on_gateway = rule_counts(&policy, &log, &["--gateway", gateway]).0;
+    (on_gateway, rule_counts(&policy, &log, &[]).0)
 }
 
 #[test]
