@@ -6,10 +6,12 @@
 //! layout and the ordering guarantee; it knows nothing about log formats.
 
 mod interner;
+mod protocol;
 mod stretches;
 mod time_order;
 
 pub use interner::{Interner, hash32, spread_hash};
+pub use protocol::{Protocol, ProtocolSet};
 use stretches::Stretches;
 use time_order::TimeOrder;
 
@@ -91,6 +93,7 @@ pub struct Event {
     pub method: Id,
     pub status: u16,
     pub logged: Logged,
+    pub protocol: Protocol,
 }
 
 /// The values of one more client key (a policy rule keyed differently from `--key`).
@@ -114,6 +117,8 @@ pub struct EventTable {
     pub status: Vec<u16>,
     /// Limiter decisions read from the log ([`Logged::Unknown`] where a line had none).
     pub logged: Vec<Logged>,
+    /// HTTP versions ([`Protocol::Unknown`] where a line had none).
+    pub protocol: Vec<Protocol>,
     /// Columns of the extra keys asked for at ingestion, in the order asked.
     pub extra_keys: Vec<KeyColumn>,
     pub clients: Interner,
@@ -142,11 +147,17 @@ impl EventTable {
         self.path.push(e.path);
         self.method.push(e.method);
         self.status.push(e.status);
+        self.protocol.push(e.protocol);
     }
 
     /// True when at least one line recorded a limiter decision.
     pub fn has_logged_decisions(&self) -> bool {
         self.logged.iter().any(|&l| l != Logged::Unknown)
+    }
+
+    /// The HTTP versions the events were sent with.
+    pub fn protocols(&self) -> ProtocolSet {
+        ProtocolSet::of(self.protocol.iter().copied())
     }
 
     /// The path id of row `i` (0, the empty path, when no paths were kept).
@@ -164,6 +175,7 @@ impl EventTable {
             method: self.method[i],
             status: self.status[i],
             logged: self.logged[i],
+            protocol: self.protocol[i],
         }
     }
 
@@ -188,6 +200,7 @@ impl EventTable {
         }
         self.status = order.permute(&self.status);
         self.logged = order.permute(&self.logged);
+        self.protocol = order.permute(&self.protocol);
     }
 
     /// Puts every column in the order of `stretches`, in place.
@@ -198,6 +211,7 @@ impl EventTable {
         }
         stretches.permute(&mut self.status);
         stretches.permute(&mut self.logged);
+        stretches.permute(&mut self.protocol);
     }
 
     /// Every column of ids one per row: both ways of putting rows in time
@@ -324,6 +338,7 @@ mod tests {
                     method: i32 + 3,
                     status: i as u16,
                     logged: logged[i % 4],
+                    protocol: Protocol::ALL[i % 7],
                 });
                 table.extra_keys[0].ids.push(i32 + 4);
                 table.extra_keys[1].ids.push(i32 + 5);
@@ -346,6 +361,9 @@ mod tests {
             proptest::prop_assert_eq!(&table.status, &status);
             let want_logged: Vec<Logged> = order.iter().map(|&i| logged[i as usize % 4]).collect();
             proptest::prop_assert_eq!(&table.logged, &want_logged);
+            let want_protocol: Vec<Protocol> =
+                order.iter().map(|&i| Protocol::ALL[i as usize % 7]).collect();
+            proptest::prop_assert_eq!(&table.protocol, &want_protocol);
             let want_times: Vec<Millis> = order.iter().map(|&i| times[i as usize]).collect();
             proptest::prop_assert_eq!(&table.ts, &want_times);
         }

@@ -229,6 +229,7 @@ fn requests_in(table: &mut EventTable, rows: &[usize]) -> EventTable {
         method: pick(&table.method, rows),
         status: pick(&table.status, rows),
         logged: pick(&table.logged, rows),
+        protocol: pick(&table.protocol, rows),
         extra_keys: Vec::new(),
         clients: std::mem::take(&mut table.clients),
         endpoints: names,

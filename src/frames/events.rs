@@ -5,8 +5,9 @@
 //! Columns: `ts_ms` (Int64, ms since the epoch; engines turn it into a timestamp
 //! with e.g. `timestamp_millis(ts_ms)`: polars' Datetime needs a feature rlctl
 //! does not build), `client` (the client key of `--key`), `endpoint` (method + normalised path, or the `--route` name),
-//! `method`, `path` (without its query string: what policy routes match) and
-//! `status` (Int32; 0 where the log had none). This module owns that layout; it
+//! `method`, `path` (without its query string: what policy routes match),
+//! `status` (Int32; 0 where the log had none) and `protocol` (`HTTP/1.1`,
+//! `HTTP/1.0`...; empty where the log had none). This module owns that layout; it
 //! neither parses logs nor decides anything.
 
 use std::path::Path;
@@ -14,12 +15,14 @@ use std::path::Path;
 use polars::prelude::*;
 
 use super::{FrameError, TableFormat, read_frame, text_column, u64_column};
-use crate::events::{Event, EventTable, Logged};
+use crate::events::{Event, EventTable, Logged, Protocol};
 use crate::ingest::endpoint::split_replayed_path;
 use crate::text::escape;
 
 /// The columns of an event table, in the order written.
-pub const EVENT_COLUMNS: [&str; 6] = ["ts_ms", "client", "endpoint", "method", "path", "status"];
+pub const EVENT_COLUMNS: [&str; 7] = [
+    "ts_ms", "client", "endpoint", "method", "path", "status", "protocol",
+];
 
 /// The events of `table` as a DataFrame (for CSV, names a spreadsheet would run
 /// as formulas are neutralised, as in every CSV rlctl writes).
@@ -55,6 +58,12 @@ pub fn events_frame(table: &EventTable, format: TableFormat) -> PolarsResult<Dat
             ),
             Column::new("path".into(), column(paths_only.collect(), &paths)),
             Column::new("status".into(), status),
+            Column::new(
+                "protocol".into(),
+                (table.protocol.iter())
+                    .map(|p| p.version())
+                    .collect::<Vec<&str>>(),
+            ),
         ],
     )
 }
@@ -70,8 +79,8 @@ pub struct EventsFile {
 
 /// Reads an event table written by `rlctl convert` (or selected by `rlctl sql
 /// --sample-keys`) into a time-ordered [`EventTable`]. `ts_ms`, `client` and
-/// `endpoint` are required; `method`, `path`, `status` and `certain` may be
-/// absent (empty, empty, 0, 0). Rows without a time or client are refused,
+/// `endpoint` are required; `method`, `path`, `status`, `protocol` and
+/// `certain` may be absent (empty, empty, 0, unknown, 0). Rows without a time or client are refused,
 /// naming the row.
 pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
     let frame = read_frame(path)?;
@@ -103,6 +112,7 @@ pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
     };
     let methods = optional_text("method")?;
     let paths = optional_text("path")?;
+    let protocols = optional_text("protocol")?;
     let status = if frame.column("status").is_ok() {
         u64_column(&frame, "status", path)?
     } else {
@@ -151,6 +161,9 @@ pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
                 .methods
                 .intern(methods[row].as_deref().unwrap_or_default()),
             status: status[row].map_or(0, |s| u16::try_from(s).unwrap_or(0)),
+            protocol: Protocol::from_version(
+                protocols[row].as_deref().unwrap_or_default().as_bytes(),
+            ),
             ..Event::default()
         };
         let event = Event {
@@ -187,8 +200,9 @@ mod tests {
             (2_000, "=evil", "POST /b", "POST", "/b", 429),
             (2_000, "10.0.0.1", "GET /a/:id", "GET", "/a/2", 503),
         ];
-        for (ts, client, endpoint, method, path, status) in rows {
+        for (i, (ts, client, endpoint, method, path, status)) in rows.into_iter().enumerate() {
             let event = Event {
+                protocol: Protocol::ALL[i % Protocol::ALL.len()],
                 ts,
                 client: t.clients.intern(client),
                 endpoint: t.endpoints.intern(endpoint),
@@ -230,6 +244,7 @@ mod tests {
             assert_eq!(t.paths.name(a.path), back.paths.name(b.path));
             assert_eq!(t.methods.name(a.method), back.methods.name(b.method));
             assert_eq!(a.status, b.status);
+            assert_eq!(a.protocol, b.protocol);
         }
     }
 
@@ -257,11 +272,15 @@ mod tests {
         let mut frame = events_frame(&t, TableFormat::Csv).unwrap();
         write_frame(&mut frame, &file).unwrap();
         let text = std::fs::read_to_string(&file).unwrap();
-        assert!(text.starts_with("ts_ms,client,endpoint,method,path,status\n"));
-        assert!(text.contains("'=evil"), "{text}");
+        assert!(text.starts_with("ts_ms,client,endpoint,method,path,status,protocol\n"));
+        assert!(
+            text.contains("'=evil") && text.contains(",HTTP/0.9\n"),
+            "{text}"
+        );
         let back = read_events(&file).unwrap().table;
         assert_eq!(back.len(), 3);
         assert_eq!(back.status, vec![200, 429, 503]);
+        assert_eq!(back.protocol, &Protocol::ALL[..3]);
     }
 
     #[test]

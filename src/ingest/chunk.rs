@@ -282,6 +282,7 @@ fn parse_entry<'a>(
         method: request.method,
         status: record.status.unwrap_or(0),
         logged: logged_decision(record),
+        protocol: record.protocol,
     });
     Ok(())
 }

@@ -28,6 +28,7 @@ use super::IngestError;
 use super::arrival::{self, TimeOf};
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, Stamp};
+use crate::events::Protocol;
 
 /// What a column means to rlctl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -57,6 +58,8 @@ pub enum Role {
     User,
     /// The request's duration (`time-taken`), in the layout's unit.
     Duration,
+    /// The HTTP version (`cs-version`, CloudFront's `cs-protocol-version`).
+    Protocol,
 }
 
 /// How columns are separated.
@@ -306,7 +309,8 @@ impl LineParser for ColumnsParser {
                 Role::Stem => stem = v,
                 Role::Query => query = v,
                 Role::Request => {
-                    let (method, target) = split_request(v);
+                    let (method, target, protocol) = split_request(v);
+                    record.protocol = protocol;
                     record.method = Cow::Borrowed(method);
                     record.path = Cow::Borrowed(target);
                 }
@@ -314,6 +318,7 @@ impl LineParser for ColumnsParser {
                 Role::Xff => record.xff = forwarded(v, self.layout.plus_for_space),
                 Role::User => record.user = Cow::Borrowed(v),
                 Role::Duration => duration = Some(v),
+                Role::Protocol => record.protocol = Protocol::from_version(v),
             }
         }
         match (date, clock, &mut self.dating) {

@@ -16,6 +16,7 @@ use super::arrival;
 use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, split_request};
 use super::time::ClfCache;
+use crate::events::Protocol;
 use inner_quotes::{request_with_inner_quotes, status_follows};
 use tokens::{host_of_vhost, last_token, quoted, time_bracket};
 
@@ -73,13 +74,15 @@ struct Split<'a> {
     fields: [&'a [u8]; 17],
     /// What follows STATUS (BYTES and the quoted fields).
     after_status: &'a [u8],
-    /// The request's method and target when already found (by the shortcut).
-    request: Option<(&'a [u8], &'a [u8])>,
+    /// The request's method, target and version when already found (by the
+    /// shortcut).
+    request: Option<(&'a [u8], &'a [u8], Protocol)>,
 }
 
 impl<'a> Split<'a> {
-    /// The request's method and target ([`split_request`] of the request).
-    fn request_parts(&self) -> (&'a [u8], &'a [u8]) {
+    /// The request's method, target and version ([`split_request`] of the
+    /// request).
+    fn request_parts(&self) -> (&'a [u8], &'a [u8], Protocol) {
         self.request
             .unwrap_or_else(|| split_request(self.fields[4]))
     }
@@ -304,7 +307,8 @@ impl LineParser for CombinedParser {
         } else {
             time
         });
-        let (method, path) = s.request_parts();
+        let (method, path, protocol) = s.request_parts();
+        record.protocol = protocol;
         record.addr = Cow::Borrowed(f[0]);
         record.user = Cow::Borrowed(f[2]);
         record.method = Cow::Borrowed(method);

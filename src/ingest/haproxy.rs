@@ -149,7 +149,8 @@ impl LineParser for HaproxyParser {
             Some(end) => &request[..end],
             None => request, // truncated by the syslog line length
         };
-        let (method, target) = split_request(request);
+        let (method, target, protocol) = split_request(request);
+        record.protocol = protocol;
         record.addr = Cow::Borrowed(without_client_port(client));
         record.method = Cow::Borrowed(method);
         record.path = Cow::Borrowed(target);

@@ -17,6 +17,7 @@ use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
+use crate::events::Protocol;
 pub(super) use glue::leading_object;
 use glue::{before_entry, only_object};
 use roles::{ROLES, Role};
@@ -33,7 +34,7 @@ pub enum DurationUnit {
 #[derive(Debug, PartialEq, Eq)]
 pub struct JsonMap {
     /// For each role name (`time`, `client`, `method`, `path`, `request`,
-    /// `status`, `user`, `xff`), the dotted paths to try in order; roles not
+    /// `status`, `user`, `xff`, `protocol`), the dotted paths to try in order; roles not
     /// listed are not read.
     pub roles: &'static [(&'static str, &'static [&'static str])],
     /// True when the `time` role is when the request arrived (else when the
@@ -231,7 +232,8 @@ impl JsonParser {
             None => None,
         };
         if let Some(request) = request.and_then(|r| doc.as_str(r)) {
-            let (m, p) = split_request(request);
+            let (m, p, protocol) = split_request(request);
+            record.protocol = protocol;
             record.method = Cow::Owned(m.to_vec());
             record.path = Cow::Owned(p.to_vec());
         }
@@ -241,6 +243,9 @@ impl JsonParser {
         record.no_method = method.is_none() && request.is_none();
         if let Some(p) = path {
             record.path = doc.text(p);
+        }
+        if let Some(version) = get(Role::Protocol) {
+            record.protocol = Protocol::from_version(&doc.text(version));
         }
         let text = |role| get(role).map(|v| doc.text(v)).unwrap_or_default();
         record.addr = text(Role::Client);

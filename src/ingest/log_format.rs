@@ -18,6 +18,7 @@ use super::key::first_address;
 use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
+use crate::events::Protocol;
 
 /// What rlctl does with a variable's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +36,8 @@ enum Role {
     Xff,
     UserAgent,
     LimitReqStatus,
+    /// nginx `$server_protocol`, Envoy `%PROTOCOL%` (written `$protocol`).
+    Protocol,
     /// An ISO 8601 start time (Envoy `%START_TIME%`, written `$start_time`).
     StartIso,
     /// nginx `$request_time`: seconds from the first byte read to the log write.
@@ -59,12 +62,14 @@ fn role_of(name: &str) -> Role {
         "http_x_forwarded_for" => Role::Xff,
         "http_user_agent" => Role::UserAgent,
         "limit_req_status" => Role::LimitReqStatus,
+        "server_protocol" => Role::Protocol,
         "request_time" => Role::RequestTime,
         // Not nginx variables: the names the Envoy and Istio sources give
         // their command operators (see `formats`).
         "start_time" => Role::StartIso,
         "duration" => Role::DurationMs,
         "downstream_remote_address" => Role::Addr,
+        "protocol" => Role::Protocol,
         _ => Role::Other,
     }
 }
@@ -301,7 +306,11 @@ impl LineParser for LogFormatParser {
                 Role::Msec => {
                     record.time = Some(time::parse_epoch(value).ok_or(SkipReason::BadTime)?)
                 }
-                Role::Request => (method_from_request, path_from_request) = split_request(value),
+                Role::Request => {
+                    let protocol;
+                    (method_from_request, path_from_request, protocol) = split_request(value);
+                    record.protocol = protocol;
+                }
                 Role::Method => record.method = Cow::Borrowed(value),
                 Role::RequestUri => record.path = Cow::Borrowed(value),
                 Role::Uri => uri = Some(value),
@@ -311,6 +320,7 @@ impl LineParser for LogFormatParser {
                 Role::Xff => record.xff = Cow::Borrowed(value),
                 Role::UserAgent => record.user_agent = Cow::Borrowed(value),
                 Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
+                Role::Protocol => record.protocol = Protocol::from_version(value),
                 Role::StartIso => {
                     start = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?)
                 }

@@ -210,6 +210,7 @@ impl<'s> Merger<'s> {
             .extend(events.iter().map(|e| methods[e.method as usize]));
         table.status.extend(events.iter().map(|e| e.status));
         table.logged.extend(events.iter().map(|e| e.logged));
+        table.protocol.extend(events.iter().map(|e| e.protocol));
         for (local, global) in chunk.extra_keys.into_iter().zip(&mut self.table.extra_keys) {
             let ids = remap(&local.names, &mut global.names);
             global.ids.extend(local.ids.iter().map(|&id| {

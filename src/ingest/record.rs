@@ -9,6 +9,7 @@ use std::borrow::Cow;
 pub use skip::SkipReason;
 
 use super::time::Stamp;
+use crate::events::Protocol;
 
 /// A field's raw bytes (log lines are not guaranteed to be UTF-8).
 pub type Bytes<'a> = Cow<'a, [u8]>;
@@ -32,6 +33,8 @@ pub struct Record<'a> {
     pub no_method: bool,
     /// Request target with any query string (`$request_uri`).
     pub path: Bytes<'a>,
+    /// The HTTP version, from the request line or a field of its own.
+    pub protocol: Protocol,
     pub status: Option<u16>,
     /// nginx `$limit_req_status`.
     pub limit_req_status: Bytes<'a>,
@@ -53,6 +56,7 @@ impl Record<'_> {
             method: owned(self.method),
             no_method: self.no_method,
             path: owned(self.path),
+            protocol: self.protocol,
             status: self.status,
             limit_req_status: owned(self.limit_req_status),
             extra: self.extra.into_iter().map(owned).collect(),
@@ -72,11 +76,12 @@ impl Record<'_> {
             method,
             no_method,
             path,
+            protocol,
             status,
             limit_req_status,
             extra,
         } = self;
-        (*time, *status, *no_method) = (None, None, false);
+        (*time, *status, *no_method, *protocol) = (None, None, false, Protocol::Unknown);
         for field in [addr, user, xff, user_agent, method, path, limit_req_status] {
             *field = EMPTY;
         }
@@ -90,41 +95,45 @@ impl Record<'_> {
     }
 }
 
-/// Splits an nginx `$request` (`GET /path HTTP/1.1`) into method and target.
-/// A request line that is empty or `-` yields empty fields. Spaces between
+/// Splits an nginx `$request` (`GET /path HTTP/1.1`) into method, target and
+/// HTTP version. A request line that is empty or `-` yields empty fields. Spaces between
 /// the method and the target are one separator, as nginx reads them (its
 /// request-line parser skips them before the URI) and logs them as sent.
-/// The target is what lies before the protocol ([`target_before_protocol`]),
+/// The target is what lies before the protocol ([`target_and_protocol`]),
 /// spaces and all.
-pub fn split_request(request: &[u8]) -> (&[u8], &[u8]) {
+pub fn split_request(request: &[u8]) -> (&[u8], &[u8], Protocol) {
     let request = request.trim_ascii();
     if request == b"-" {
-        return (b"", b"");
+        return (b"", b"", Protocol::Unknown);
     }
     match Some(space_or_end(request)).filter(|&i| i < request.len()) {
-        None => (request, b""),
+        None => (request, b"", Protocol::Unknown),
         Some(space) => {
-            let rest = skip_spaces(&request[space + 1..]);
-            (&request[..space], target_before_protocol(rest))
+            let (target, protocol) = target_and_protocol(skip_spaces(&request[space + 1..]));
+            (&request[..space], target, protocol)
         }
     }
 }
 
-/// The target of a request line from what follows its method (and the
-/// spaces after it), `rest`: up to the spaces before a last word that is a
-/// protocol (`HTTP/1.1`), else all of `rest`. A client may send a space in
+/// The target and HTTP version of a request line from what follows its
+/// method (and the spaces after it), `rest`: the target up to the spaces
+/// before a last word that is a protocol (`HTTP/1.1`), else all of `rest`,
+/// which is then an HTTP/0.9 request (nginx and Apache log one so), or one
+/// of a method alone when `rest` is empty. A client may send a space in
 /// the target (`GET /a b HTTP/1.1`); servers log the line as sent, and
 /// nginx (since 1.21.1) and HAProxy answer such a request 400 themselves,
 /// which the gateways' readings of the path see only when the target is
 /// kept whole. `rest` starts with no space.
-pub fn target_before_protocol(rest: &[u8]) -> &[u8] {
+pub fn target_and_protocol(rest: &[u8]) -> (&[u8], Protocol) {
     match memchr::memrchr(b' ', rest) {
         Some(space) if rest[space + 1..].starts_with(b"HTTP/") => {
             let target = &rest[..space];
             let spaces = target.iter().rev().take_while(|&&b| b == b' ').count();
-            &target[..target.len() - spaces]
+            let version = Protocol::from_version(&rest[space + 1..]);
+            (&target[..target.len() - spaces], version)
         }
-        _ => rest,
+        _ if rest.is_empty() => (rest, Protocol::Unknown),
+        _ => (rest, Protocol::Http09),
     }
 }
 
@@ -285,6 +294,7 @@ mod tests {
             method: owned(),
             no_method: true,
             path: owned(),
+            protocol: Protocol::Http10,
             status: Some(200),
             limit_req_status: owned(),
             extra: vec![owned(), owned()],
@@ -293,8 +303,8 @@ mod tests {
             r.extra.iter_mut().for_each(|f| *f = owned());
             r.clear(n);
             assert_eq!((r.time, r.status, r.extra.len()), (None, None, n));
-            assert!(!r.no_method);
-            r.no_method = true;
+            assert!(!r.no_method && r.protocol == Protocol::Unknown);
+            (r.no_method, r.protocol) = (true, Protocol::Http10);
             let fields = [
                 &r.addr,
                 &r.user,
@@ -310,35 +320,30 @@ mod tests {
 
     #[test]
     fn request_lines_split() {
-        assert_eq!(
-            split_request(b"GET /a?b HTTP/1.1"),
-            (&b"GET"[..], &b"/a?b"[..])
-        );
-        assert_eq!(split_request(b"GET /"), (&b"GET"[..], &b"/"[..]));
-        assert_eq!(split_request(b"-"), (&b""[..], &b""[..]));
-        // Found by review: the extra space made the target empty (`GET /`);
-        // nginx skips spaces before the URI and logs them as sent.
-        assert_eq!(split_request(b"GET  /x"), (&b"GET"[..], &b"/x"[..]));
-        assert_eq!(
-            split_request(b"GET   /x  HTTP/1.1"),
-            (&b"GET"[..], &b"/x"[..])
-        );
-        assert_eq!(split_request(b"GET"), (&b"GET"[..], &b""[..]));
-        assert_eq!(split_request(b""), (&b""[..], &b""[..]));
-        // A space in the target is the target's, as the line was sent.
-        assert_eq!(
-            split_request(b"GET /a b  HTTP/1.1"),
-            (&b"GET"[..], &b"/a b"[..])
-        );
-        assert_eq!(split_request(b"GET /a b"), (&b"GET"[..], &b"/a b"[..]));
-        assert_eq!(
-            split_request(b"GET /a HTTP/1.1 x"),
-            (&b"GET"[..], &b"/a HTTP/1.1 x"[..])
-        );
-        assert_eq!(
-            split_request(b"GET HTTP/1.1"),
-            (&b"GET"[..], &b"HTTP/1.1"[..])
-        );
+        use Protocol::*;
+        for (line, method, target, protocol) in [
+            (&b"GET /a?b HTTP/1.1"[..], &b"GET"[..], &b"/a?b"[..], Http11),
+            (b"GET /a HTTP/1.0", b"GET", b"/a", Http10),
+            (b"GET / HTTP/2.0", b"GET", b"/", Http2),
+            // No version: an HTTP/0.9 request, as nginx and Apache log one.
+            (b"GET /", b"GET", b"/", Http09),
+            (b"-", b"", b"", Unknown),
+            // Found by review: the extra space made the target empty (`GET /`);
+            // nginx skips spaces before the URI and logs them as sent.
+            (b"GET  /x", b"GET", b"/x", Http09),
+            (b"GET   /x  HTTP/1.1", b"GET", b"/x", Http11),
+            (b"GET", b"GET", b"", Unknown),
+            (b"", b"", b"", Unknown),
+            // A space in the target is the target's, as the line was sent.
+            (b"GET /a b  HTTP/1.1", b"GET", b"/a b", Http11),
+            (b"GET /a b", b"GET", b"/a b", Http09),
+            (b"GET /a HTTP/1.1 x", b"GET", b"/a HTTP/1.1 x", Http09),
+            (b"GET HTTP/1.1", b"GET", b"HTTP/1.1", Http09),
+            (b"GET /a HTTP/1.2", b"GET", b"/a", Other),
+            (b"GET /a http/1.1", b"GET", b"/a http/1.1", Http09),
+        ] {
+            assert_eq!(split_request(line), (method, target, protocol), "{line:?}");
+        }
     }
 
     proptest::proptest! {

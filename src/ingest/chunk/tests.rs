@@ -98,6 +98,7 @@ fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> Ch
             method: out.methods.intern(&String::from_utf8_lossy(&record.method)),
             status: record.status.unwrap_or(0),
             logged: logged_decision(&record),
+            protocol: record.protocol,
         });
     }
     out

@@ -15,7 +15,8 @@
 
 use super::marks::Marks;
 use super::{BYTES_FIELD, CombinedParser, Split};
-use crate::ingest::record::{skip_spaces, split_request, target_before_protocol};
+use crate::events::Protocol;
+use crate::ingest::record::{skip_spaces, split_request, target_and_protocol};
 
 /// What the shortcut reads besides the fields up to STATUS.
 #[derive(Debug, Clone, Copy)]
@@ -139,7 +140,7 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
     Some(())
 }
 
-/// The method and target of the request `line[start..end]` as
+/// The method, target and version of the request `line[start..end]` as
 /// [`split_request`] reads them, found from the spaces' marks; `None` (left
 /// to `split_request`) when the request starts or ends with white space.
 ///
@@ -150,24 +151,25 @@ fn request_parts<'a>(
     m: &Marks,
     start: usize,
     end: usize,
-) -> Option<(&'a [u8], &'a [u8])> {
+) -> Option<(&'a [u8], &'a [u8], Protocol)> {
     let request = &line[start..end];
     let (Some(first), Some(last)) = (request.first(), request.last()) else {
-        return Some((b"", b""));
+        return Some((b"", b"", Protocol::Unknown));
     };
     if first.is_ascii_whitespace() || last.is_ascii_whitespace() {
         return None;
     }
     if request == b"-" {
-        return Some((b"", b""));
+        return Some((b"", b"", Protocol::Unknown));
     }
     let Some(space) = m.space.next(start).filter(|&at| at < end) else {
-        return Some((request, b""));
+        return Some((request, b"", Protocol::Unknown));
     };
     // More spaces before the target are one separator (the request does not
     // end with one, so the target is not empty).
     let target = skip_spaces(&line[space + 1..end]);
-    Some((&line[start..space], target_before_protocol(target)))
+    let (target, protocol) = target_and_protocol(target);
+    Some((&line[start..space], target, protocol))
 }
 
 #[cfg(test)]

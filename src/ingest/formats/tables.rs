@@ -81,6 +81,8 @@ pub(super) const W3C_ROLES: &[(&str, ColumnRole)] = &[
     ("cs(x-forwarded-for)", ColumnRole::Xff),
     ("cs-username", ColumnRole::User),
     ("time-taken", ColumnRole::Duration),
+    ("cs-version", ColumnRole::Protocol),
+    ("cs-protocol-version", ColumnRole::Protocol),
 ];
 
 pub(super) static CLOUDFRONT: Layout = Layout {
@@ -110,6 +112,7 @@ pub(super) static GCP: JsonMap = JsonMap {
         ("method", &["httpRequest.requestMethod"]),
         ("path", &["httpRequest.requestUrl"]),
         ("status", &["httpRequest.status"]),
+        ("protocol", &["httpRequest.protocol"]),
     ],
     time_is_start: false,
     duration: None,
@@ -155,6 +158,7 @@ pub(super) static CLOUDFLARE: JsonMap = JsonMap {
         ("method", &["ClientRequestMethod"]),
         ("path", &["ClientRequestURI", "ClientRequestPath"]),
         ("status", &["EdgeResponseStatus"]),
+        ("protocol", &["ClientRequestProtocol"]),
     ],
     time_is_start: true,
     duration: None,
@@ -172,6 +176,7 @@ pub(super) static ENVOY_JSON: JsonMap = JsonMap {
         ("method", &["method"]),
         ("path", &["path"]),
         ("status", &["response_code"]),
+        ("protocol", &["protocol"]),
     ],
     time_is_start: true,
     duration: Some(("duration", JsonDuration::Millis)),
@@ -196,6 +201,7 @@ pub(super) static CADDY: JsonMap = JsonMap {
         ("path", &["request.uri"]),
         ("status", &["status"]),
         ("user", &["user_id"]),
+        ("protocol", &["request.proto"]),
     ],
     time_is_start: false,
     duration: Some(("duration", JsonDuration::Seconds)),
@@ -213,6 +219,7 @@ pub(super) static TRAEFIK_JSON: JsonMap = JsonMap {
         ("path", &["RequestPath"]),
         ("status", &["DownstreamStatus"]),
         ("user", &["ClientUsername"]),
+        ("protocol", &["RequestProtocol"]),
     ],
     time_is_start: true,
     duration: Some(("Duration", JsonDuration::Nanos)),

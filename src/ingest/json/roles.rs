@@ -15,9 +15,10 @@ pub(super) enum Role {
     Request,
     Status,
     LimitReqStatus,
+    Protocol,
 }
 
-pub(super) const ROLES: [(Role, &str, &[&str]); 10] = [
+pub(super) const ROLES: [(Role, &str, &[&str]); 11] = [
     (
         Role::Time,
         "time",
@@ -102,5 +103,15 @@ pub(super) const ROLES: [(Role, &str, &[&str]); 10] = [
         Role::LimitReqStatus,
         "limit_req_status",
         &["limit_req_status"],
+    ),
+    (
+        Role::Protocol,
+        "protocol",
+        &[
+            "server_protocol",
+            "protocol",
+            "request.proto",
+            "RequestProtocol",
+        ],
     ),
 ];
