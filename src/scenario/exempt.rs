@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use super::names::{NameFilter, picked_alike};
+use super::names::{NameFilter, names_of, picked_alike};
 use super::plan::{KeyRef, key_ref};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -63,7 +63,7 @@ fn exempt_mask(
             None => None,
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
-            let matched = filter.picks(table.method[i], table.path_at(i))
+            let matched = filter.picks(table.method[i], table.path_at(i), table.protocol[i])
                 && client
                     .as_ref()
                     .is_none_or(|(ids, c)| ids[i] == *c && ids[i] != NO_KEY);
@@ -203,7 +203,7 @@ impl ExemptMasks {
             let way = (compared(exemptions, keys, Some(reading)), names);
             let names_alike = (exemptions.iter()).all(|e| {
                 let wanted = (e.method.as_deref(), e.route.as_ref());
-                picked_alike(&table.methods, &table.paths, wanted, names)
+                picked_alike(names_of(table), wanted, names)
             });
             let alike = (way.0 == ways[0].0.0, names_alike);
             let place = match ways.iter().find(|(w, _)| *w == way) {

@@ -6,7 +6,7 @@
 
 use super::execute::ScenarioRunner;
 use super::exempt::ExemptMasks;
-use super::names::picked_alike;
+use super::names::{names_of, picked_alike};
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
@@ -245,7 +245,7 @@ pub fn check(
 fn names_read_alike(table: &EventTable, base: &Scenario, names: NameReading) -> bool {
     (base.rules.iter()).all(|r| {
         let wanted = (r.method.as_deref(), r.route.as_ref());
-        picked_alike(&table.methods, &table.paths, wanted, names)
+        picked_alike(names_of(table), wanted, names)
     })
 }
 

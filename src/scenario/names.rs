@@ -1,10 +1,11 @@
 //! Which methods and paths a rule or an exemption picks, decided once per
-//! distinct name (of a table or a chunk) rather than once per request.
+//! distinct name (of a table or a chunk) rather than once per request, and
+//! which requests the product answers itself by their HTTP version.
 
 use rayon::prelude::*;
 use regex::{Regex, RegexSet};
 
-use crate::events::{Id, Interner};
+use crate::events::{EventTable, Id, Interner, Protocol, ProtocolSet};
 use crate::simulate::gateway::NameReading;
 
 /// Per method id and per path id, whether a `method` and `route` pick it.
@@ -15,6 +16,8 @@ pub struct NameFilter {
     route_ok: Option<Vec<bool>>,
     /// A method and path id picked apart but answered together by the product.
     together: Option<(Id, Id)>,
+    /// The HTTP versions the product answers itself.
+    refused: ProtocolSet,
 }
 
 impl NameFilter {
@@ -47,21 +50,34 @@ impl NameFilter {
                 .collect(),
             route_ok,
             together: answered_together(methods, paths, reading),
+            refused: reading.refused_protocols(),
         }
     }
 
-    /// Whether a request with this method and path id is picked.
-    pub fn picks(&self, method: Id, path: Id) -> bool {
+    /// Whether a request with this method and path id, sent with this HTTP
+    /// version, is picked.
+    pub fn picks(&self, method: Id, path: Id, protocol: Protocol) -> bool {
         self.method_ok[method as usize]
             && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
             && self.together != Some((method, path))
+            && !self.refused.contains(protocol)
     }
 
-    /// Whether every method and path of the names is picked.
-    pub fn picks_all(&self) -> bool {
+    /// Whether every method and path of the names, sent with any of
+    /// `protocols`, is picked.
+    pub fn picks_all(&self, protocols: ProtocolSet) -> bool {
         let all = |ok: &[bool]| ok.iter().all(|&ok| ok);
-        all(&self.method_ok) && self.route_ok.as_deref().is_none_or(all) && self.together.is_none()
+        all(&self.method_ok)
+            && self.route_ok.as_deref().is_none_or(all)
+            && self.together.is_none()
+            && !self.refused.meets(protocols)
     }
+}
+
+/// The names [`picked_alike`] compares: a table's methods, paths and HTTP
+/// versions.
+pub fn names_of(table: &EventTable) -> (&Interner, &Interner, ProtocolSet) {
+    (&table.methods, &table.paths, table.protocols())
 }
 
 /// The method and path ids that `reading` answers together
@@ -76,10 +92,10 @@ pub fn answered_together(
 }
 
 /// Whether reading names `names`' way picks the same of these `methods`
-/// and `paths` for `wanted` (a method and a route) as the policy's reading.
+/// and `paths`, sent with these `protocols`, for `wanted` (a method and a
+/// route) as the policy's reading.
 pub fn picked_alike(
-    methods: &Interner,
-    paths: &Interner,
+    (methods, paths, protocols): (&Interner, &Interner, ProtocolSet),
     wanted: (Option<&str>, Option<&Regex>),
     names: NameReading,
 ) -> bool {
@@ -88,7 +104,12 @@ pub fn picked_alike(
     let route = |f: &NameFilter, p: usize| f.route_ok.as_ref().is_none_or(|ok| ok[p]);
     read.method_ok == policy.method_ok
         && (0..paths.len()).all(|p| route(&read, p) == route(&policy, p))
-        && (read.together).is_none_or(|(m, p)| read.picks(m, p) == policy.picks(m, p))
+        && (read.together).is_none_or(|(m, p)| {
+            // On a version that no product answers itself.
+            let picks = |f: &NameFilter| f.picks(m, p, Protocol::Unknown);
+            picks(&read) == picks(&policy)
+        })
+        && !names.refused_protocols().meets(protocols)
 }
 
 /// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
@@ -105,6 +126,8 @@ pub struct NameBits {
     pub unnamed_path: u64,
     /// A method and path id the product answers together: no rule's.
     together: Option<(Id, Id)>,
+    /// The HTTP versions the product answers itself: no rule's.
+    refused: ProtocolSet,
 }
 
 impl NameBits {
@@ -163,12 +186,14 @@ impl NameBits {
             path,
             unnamed_path: unrouted,
             together: answered_together(methods, paths, reading),
+            refused: reading.refused_protocols(),
         }
     }
 
-    /// The rules that pick a request with this method and path id.
-    pub fn picks(&self, method: Id, path: Id) -> u64 {
-        if self.together == Some((method, path)) {
+    /// The rules that pick a request with this method and path id, sent
+    /// with this HTTP version.
+    pub fn picks(&self, method: Id, path: Id, protocol: Protocol) -> u64 {
+        if self.together == Some((method, path)) || self.refused.contains(protocol) {
             return 0;
         }
         let path_bits = self.path.get(path as usize).copied();
@@ -200,18 +225,27 @@ mod tests {
             ..NameReading::default()
         };
         let (get, options, star, a) = (0, 1, 0, 1);
-        let every = (None, None);
+        let (every, all) = ((None, None), ProtocolSet::of(Protocol::ALL));
         let filter = NameFilter::new(&methods, &paths, every, traefik);
-        assert!(filter.picks(get, star) && filter.picks(options, a) && filter.picks(get, a));
-        assert!(!filter.picks(options, star) && !filter.picks_all());
+        let picks = |m, p| filter.picks(m, p, Protocol::Http11);
+        assert!(picks(get, star) && picks(options, a) && picks(get, a));
+        assert!(!picks(options, star) && !filter.picks_all(ProtocolSet::of(Protocol::ALL)));
         let bits = NameBits::new(&methods, &paths, &[every, (Some("GET"), None)], traefik);
         assert_eq!(
-            [(get, star), (options, star), (options, a)].map(|(m, p)| bits.picks(m, p)),
+            [(get, star), (options, star), (options, a)].map(|(m, p)| bits.picks(
+                m,
+                p,
+                Protocol::Http11
+            )),
             [0b11, 0, 0b01]
         );
-        assert!(!picked_alike(&methods, &paths, every, traefik));
+        assert!(!picked_alike((&methods, &paths, all), every, traefik));
         // A rule for GET alone picks the same requests either way.
-        assert!(picked_alike(&methods, &paths, (Some("GET"), None), traefik));
+        assert!(picked_alike(
+            (&methods, &paths, all),
+            (Some("GET"), None),
+            traefik
+        ));
         // The policy, and a product that routes `OPTIONS *`, pick it.
         for reading in [
             NameReading::default(),
@@ -220,7 +254,40 @@ mod tests {
                 ..NameReading::default()
             },
         ] {
-            assert!(NameFilter::new(&methods, &paths, every, reading).picks(options, star));
+            let filter = NameFilter::new(&methods, &paths, every, reading);
+            assert!(filter.picks(options, star, Protocol::Http11));
         }
+    }
+
+    #[test]
+    fn a_version_the_product_answers_itself_meets_no_rule() {
+        // Envoy answers HTTP/1.0, 0.9 and unknown versions 426 itself, and
+        // takes a request whose version was not logged.
+        let (methods, paths) = (interned(&["GET"]), interned(&["/a"]));
+        let envoy = crate::simulate::gateway::Gateway::Envoy.name_reading();
+        let every = (None, None);
+        let filter = NameFilter::new(&methods, &paths, every, envoy);
+        let bits = NameBits::new(&methods, &paths, &[every], envoy);
+        for protocol in Protocol::ALL {
+            let counted = !matches!(
+                protocol,
+                Protocol::Http09 | Protocol::Http10 | Protocol::Other
+            );
+            assert_eq!(filter.picks(0, 0, protocol), counted, "{protocol:?}");
+            assert_eq!(
+                bits.picks(0, 0, protocol),
+                u64::from(counted),
+                "{protocol:?}"
+            );
+            let policy = NameFilter::new(&methods, &paths, every, NameReading::default());
+            assert!(policy.picks(0, 0, protocol));
+        }
+        let seen = |versions: &[Protocol]| ProtocolSet::of(versions.iter().copied());
+        assert!(filter.picks_all(seen(&[Protocol::Http11, Protocol::Unknown])));
+        assert!(!filter.picks_all(seen(&[Protocol::Http11, Protocol::Http10])));
+        // Alike where no request has such a version.
+        let alike = |versions| picked_alike((&methods, &paths, seen(versions)), every, envoy);
+        assert!(alike(&[Protocol::Http11, Protocol::Http2]));
+        assert!(!alike(&[Protocol::Http11, Protocol::Http09]));
     }
 }

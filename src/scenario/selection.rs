@@ -107,9 +107,10 @@ impl Selection {
 }
 
 /// Whether a product reading names `names`' way answers any of the
-/// table's methods or paths itself (before any rule sees the request).
+/// table's methods, paths or HTTP versions itself (before any rule sees the request).
 fn answers_any(table: &EventTable, names: NameReading) -> bool {
-    table.methods.names().any(|m| !names.reads_method(m))
+    names.refused_protocols().meets(table.protocols())
+        || table.methods.names().any(|m| !names.reads_method(m))
         || super::names::answered_together(&table.methods, &table.paths, names).is_some()
         || table
             .paths
@@ -152,7 +153,7 @@ fn key_column(
         (rule.method.as_deref(), rule.route.as_ref()),
         names,
     );
-    if filter.picks_all() && exempt.is_none() {
+    if filter.picks_all(table.protocols()) && exempt.is_none() {
         return None;
     }
     let ids = key_ids(table, rule.key);
@@ -160,7 +161,7 @@ fn key_column(
         .into_par_iter()
         .map(|i| {
             let exempted = exempt.is_some_and(|mask| mask[i]);
-            if filter.picks(table.method[i], table.path_at(i)) && !exempted {
+            if filter.picks(table.method[i], table.path_at(i), table.protocol[i]) && !exempted {
                 ids[i] // NO_KEY is NOT_APPLICABLE
             } else {
                 NOT_APPLICABLE
@@ -265,7 +266,7 @@ fn rows_applying(
         if exempt.is_some_and(|mask| mask[i]) {
             return 0;
         }
-        let picked = names.picks(table.method[i], table.path_at(i));
+        let picked = names.picks(table.method[i], table.path_at(i), table.protocol[i]);
         (keys.iter())
             .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
             .fold(picked, |bits, (_, of_key)| bits & !of_key)

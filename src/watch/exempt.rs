@@ -87,7 +87,7 @@ impl Exemptions {
                 self.names,
             );
             for (row, event) in chunk.events.iter().enumerate() {
-                mask[row] |= filter.picks(event.method, event.path)
+                mask[row] |= filter.picks(event.method, event.path, event.protocol)
                     && client
                         .as_deref()
                         .is_none_or(|want| key_value(chunk, *column, row) == Some(want));

@@ -244,7 +244,7 @@ impl Shadow {
                     .iter()
                     .enumerate()
                     .map(|(r, rule)| {
-                        if !filters[r].picks(event.method, event.path) {
+                        if !filters[r].picks(event.method, event.path, event.protocol) {
                             return None;
                         }
                         key_value(chunk, rule.key_column, row).map(Into::into)

@@ -166,12 +166,12 @@ pub fn simulated_as(
             let wanted = (rule.method.as_deref(), rule.route.as_ref());
             let filter = NameFilter::new(&table.methods, &table.paths, wanted, names);
             let column = (0..table.len())
-                .map(
-                    |row| match filter.picks(table.method[row], table.path_at(row)) {
+                .map(|row| {
+                    match filter.picks(table.method[row], table.path_at(row), table.protocol[row]) {
                         true => ids[row],
                         false => NOT_APPLICABLE,
-                    },
-                )
+                    }
+                })
                 .collect();
             (column, count)
         })

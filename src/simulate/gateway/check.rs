@@ -28,8 +28,9 @@ pub enum Reason {
     /// The gateway reads the client's key otherwise: HAProxy and AWS WAF
     /// read only an address first in X-Forwarded-For.
     ClientKey,
-    /// The gateway reads the method or path otherwise: nginx's decoded
-    /// `$uri`, HAProxy's methods case and all.
+    /// The gateway reads the method, path or HTTP version otherwise:
+    /// nginx's decoded `$uri`, HAProxy's methods case and all, Envoy's 426
+    /// to HTTP/1.0.
     MethodOrPath,
     /// The gateway reads both otherwise (not told apart).
     KeyMethodOrPath,
@@ -42,8 +43,8 @@ impl fmt::Display for Reason {
             Reason::WindowAlignment => "window alignment",
             Reason::Rounding => "rounding",
             Reason::ClientKey => "client key",
-            Reason::MethodOrPath => "method or path",
-            Reason::KeyMethodOrPath => "client key, method or path",
+            Reason::MethodOrPath => "method, path or version",
+            Reason::KeyMethodOrPath => "client key, method, path or version",
         })
     }
 }

@@ -50,7 +50,7 @@ use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
 use crate::ingest::key::{ForwardedReading, KeyReading};
 use engine::Engine;
 pub use engine::State;
-pub use request_names::{MethodReading, NameReading, PathReading};
+pub use request_names::{MethodReading, NameReading, PathReading, ProtocolReading};
 
 /// The gateways `rlctl simulate --gateway` replays, named as on the command line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -186,6 +186,12 @@ impl Gateway {
     /// How the configuration `rlctl export` writes for it reads a request's
     /// method and path for a rule's method and route ([`request_names`]).
     pub fn name_reading(self) -> NameReading {
+        let protocols = match self {
+            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
+                ProtocolReading::Envoy
+            }
+            _ => ProtocolReading::Any,
+        };
         let (methods, paths) = match self {
             Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
             Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::Kong),
@@ -200,7 +206,11 @@ impl Gateway {
                 (MethodReading::AnyCase, PathReading::AsLogged)
             }
         };
-        NameReading { methods, paths }
+        NameReading {
+            methods,
+            paths,
+            protocols,
+        }
     }
 
     /// The `rlctl export --target` whose configuration this replays, if any.

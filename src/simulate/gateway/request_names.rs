@@ -41,6 +41,7 @@ use super::kong_path::kong_path;
 pub use super::nginx_uri::nginx_uri;
 use super::traefik_path::traefik_path;
 use super::{envoy_codec, haproxy_target};
+use crate::events::{Protocol, ProtocolSet};
 use crate::ingest::endpoint::split_replayed_path;
 
 /// How a product compares a rule's method with a request's.
@@ -78,11 +79,26 @@ pub enum PathReading {
     OnEnvoy,
 }
 
-/// How a product reads a request's method and path for its rules.
+/// Which HTTP versions reach a product's rules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ProtocolReading {
+    /// Every version, as the policy takes them.
+    #[default]
+    Any,
+    /// As Envoy with its defaults: an HTTP/1 request of any version but 1.1
+    /// (1.0, 0.9, `HTTP/1.2`...) is answered 426, or 400 by its parser,
+    /// before any filter (`accept_http_10` off: `onHeadersCompleteImpl` and
+    /// `checkProtocolVersion` in source/common/http/http1/codec_impl.cc);
+    /// HTTP/2 and 3 go through their own codecs.
+    Envoy,
+}
+
+/// How a product reads a request's method, path and HTTP version for its rules.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct NameReading {
     pub methods: MethodReading,
     pub paths: PathReading,
+    pub protocols: ProtocolReading,
 }
 
 impl NameReading {
@@ -141,10 +157,21 @@ impl NameReading {
         (self.paths == PathReading::Traefik).then_some(("OPTIONS", "*"))
     }
 
-    /// Whether the product answers some requests itself, by their method
-    /// or path, before any rule sees them.
+    /// The HTTP versions the product answers itself, before any rule sees
+    /// the request (a version not logged reaches the rules).
+    pub fn refused_protocols(self) -> ProtocolSet {
+        match self.protocols {
+            ProtocolReading::Any => ProtocolSet::default(),
+            ProtocolReading::Envoy => {
+                ProtocolSet::of([Protocol::Http09, Protocol::Http10, Protocol::Other])
+            }
+        }
+    }
+
+    /// Whether the product answers some requests itself, by their method,
+    /// path or HTTP version, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
-        self.methods != MethodReading::AnyCase || self.paths != PathReading::AsLogged
+        self != NameReading::default()
     }
 }
 
