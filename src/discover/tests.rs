@@ -223,6 +223,38 @@ fn a_parameter_position_keeps_only_skeletons_of_eight_values() {
 }
 
 #[test]
+fn frequent_literals_count_among_the_values_of_their_skeleton() {
+    // Found by review: six frequent posts of one skeleton stay literal
+    // children of the collapsed /blog, five rare ones are held by the
+    // skeleton's parameter; eleven values share the skeleton, which makes it
+    // a template, the frequent ones in it.
+    let mut rows = Vec::new();
+    for i in 0..120u8 {
+        let letters = [b'a' + i % 26, b'a' + i / 26].map(char::from);
+        rows.push((
+            format!("GET /blog/notes-on-{}{}", letters[0], letters[1]),
+            1,
+        ));
+    }
+    for i in 0..11 {
+        let requests = if i < 6 { 40 } else { 1 };
+        rows.push((
+            format!("GET /blog/xdotool-{}.html", 20_090_101 + i * 7),
+            requests,
+        ));
+    }
+    let mut table = table(&rows);
+    let (_, uses) = discover_and_apply(&mut table, &[]);
+    let distinct: Vec<(&str, u64)> = (uses.iter())
+        .map(|u| (u.template.as_str(), u.distinct_paths))
+        .collect();
+    assert_eq!(
+        distinct,
+        [("/blog/xdotool-:hash.html", 11), ("/blog/:slug", 120)]
+    );
+}
+
+#[test]
 fn few_or_frequent_children_are_not_parameters() {
     let mut rows = Vec::new();
     // 14 rare children and a frequent one: one short of a parameter position.

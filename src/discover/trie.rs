@@ -196,8 +196,10 @@ impl Node {
         }
     }
 
-    /// Merges groups of at least [`SKELETON_SIBLINGS`] literal children that
-    /// share a skeleton into that skeleton's parameter.
+    /// Merges literal children that share a skeleton into that skeleton's
+    /// parameter where at least [`SKELETON_SIBLINGS`] distinct values share
+    /// it: the children, and the values the parameter already holds (rare
+    /// children merged into it when the node collapsed).
     fn merge_skeletons(&mut self) {
         let mut groups: BTreeMap<String, Vec<String>> = BTreeMap::new();
         for name in self.children.keys() {
@@ -206,7 +208,9 @@ impl Node {
             }
         }
         for (skeleton, names) in groups {
-            if names.len() < SKELETON_SIBLINGS {
+            let held = (self.params.get(&ParamKey::Skeleton(skeleton.clone())))
+                .map_or(0, |param| param.distinct());
+            if (names.len() as u64) + held < SKELETON_SIBLINGS as u64 {
                 continue;
             }
             for name in names {
