@@ -12,7 +12,9 @@ pub enum Protocol {
     /// The line does not say (no request line and no version field).
     #[default]
     Unknown,
-    /// A request line of a method and a target only.
+    /// A request line of a method and a target only, or a version field
+    /// saying `HTTP/0.9` (a request line that writes `HTTP/0.9` out is
+    /// [`Protocol::Other`]: HTTP/0.9 had no version word).
     Http09,
     Http10,
     Http11,

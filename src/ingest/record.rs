@@ -129,7 +129,13 @@ pub fn target_and_protocol(rest: &[u8]) -> (&[u8], Protocol) {
         Some(space) if rest[space + 1..].starts_with(b"HTTP/") => {
             let target = &rest[..space];
             let spaces = target.iter().rev().take_while(|&&b| b == b' ').count();
-            let version = Protocol::from_version(&rest[space + 1..]);
+            let version = match Protocol::from_version(&rest[space + 1..]) {
+                // An HTTP/0.9 request has no version word: one that writes
+                // `HTTP/0.9` out is some other version to the servers
+                // (HAProxy takes it, Go answers 505, nginx 400).
+                Protocol::Http09 => Protocol::Other,
+                version => version,
+            };
             (&target[..target.len() - spaces], version)
         }
         _ if rest.is_empty() => (rest, Protocol::Unknown),
@@ -340,6 +346,7 @@ mod tests {
             (b"GET /a HTTP/1.1 x", b"GET", b"/a HTTP/1.1 x", Http09),
             (b"GET HTTP/1.1", b"GET", b"HTTP/1.1", Http09),
             (b"GET /a HTTP/1.2", b"GET", b"/a", Other),
+            (b"GET /a HTTP/0.9", b"GET", b"/a", Other),
             (b"GET /a http/1.1", b"GET", b"/a http/1.1", Http09),
         ] {
             assert_eq!(split_request(line), (method, target, protocol), "{line:?}");

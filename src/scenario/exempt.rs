@@ -199,11 +199,12 @@ impl ExemptMasks {
         // Each way of matching worked out, with its mask's place.
         let mut ways = vec![(policy, 0)];
         let mut entries = Vec::new();
+        let table_names = names_of(table);
         for &(reading, names) in readings {
             let way = (compared(exemptions, keys, Some(reading)), names);
             let names_alike = (exemptions.iter()).all(|e| {
                 let wanted = (e.method.as_deref(), e.route.as_ref());
-                picked_alike(names_of(table), wanted, names)
+                picked_alike(table_names, wanted, names)
             });
             let alike = (way.0 == ways[0].0.0, names_alike);
             let place = match ways.iter().find(|(w, _)| *w == way) {

@@ -243,9 +243,10 @@ pub fn check(
 /// Whether the rules of `base` pick the same methods and paths of `table`
 /// read `names`' way as the policy reads them.
 fn names_read_alike(table: &EventTable, base: &Scenario, names: NameReading) -> bool {
+    let table_names = names_of(table);
     (base.rules.iter()).all(|r| {
         let wanted = (r.method.as_deref(), r.route.as_ref());
-        picked_alike(names_of(table), wanted, names)
+        picked_alike(table_names, wanted, names)
     })
 }
 

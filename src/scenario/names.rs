@@ -204,7 +204,7 @@ impl NameBits {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::simulate::gateway::PathReading;
+    use crate::simulate::gateway::{Gateway, PathReading};
 
     fn interned(names: &[&str]) -> Interner {
         let mut interner = Interner::default();
@@ -229,14 +229,11 @@ mod tests {
         let filter = NameFilter::new(&methods, &paths, every, traefik);
         let picks = |m, p| filter.picks(m, p, Protocol::Http11);
         assert!(picks(get, star) && picks(options, a) && picks(get, a));
-        assert!(!picks(options, star) && !filter.picks_all(ProtocolSet::of(Protocol::ALL)));
+        assert!(!picks(options, star) && !filter.picks_all(all));
         let bits = NameBits::new(&methods, &paths, &[every, (Some("GET"), None)], traefik);
+        let rules = |(m, p)| bits.picks(m, p, Protocol::Http11);
         assert_eq!(
-            [(get, star), (options, star), (options, a)].map(|(m, p)| bits.picks(
-                m,
-                p,
-                Protocol::Http11
-            )),
+            [(get, star), (options, star), (options, a)].map(rules),
             [0b11, 0, 0b01]
         );
         assert!(!picked_alike((&methods, &paths, all), every, traefik));
@@ -261,10 +258,10 @@ mod tests {
 
     #[test]
     fn a_version_the_product_answers_itself_meets_no_rule() {
-        // Envoy answers HTTP/1.0, 0.9 and unknown versions 426 itself, and
-        // takes a request whose version was not logged.
+        // Envoy answers HTTP/1.0, 0.9 and versions it does not know (426)
+        // itself, and takes a request whose version was not logged.
         let (methods, paths) = (interned(&["GET"]), interned(&["/a"]));
-        let envoy = crate::simulate::gateway::Gateway::Envoy.name_reading();
+        let envoy = Gateway::Envoy.name_reading();
         let every = (None, None);
         let filter = NameFilter::new(&methods, &paths, every, envoy);
         let bits = NameBits::new(&methods, &paths, &[every], envoy);
@@ -289,5 +286,17 @@ mod tests {
         let alike = |versions| picked_alike((&methods, &paths, seen(versions)), every, envoy);
         assert!(alike(&[Protocol::Http11, Protocol::Http2]));
         assert!(!alike(&[Protocol::Http11, Protocol::Http09]));
+        // HAProxy and Go under Traefik answer only a line with no version.
+        for gateway in [Gateway::Haproxy, Gateway::HaproxyReqRate, Gateway::Traefik] {
+            let filter = NameFilter::new(&methods, &paths, every, gateway.name_reading());
+            for protocol in Protocol::ALL {
+                let counted = protocol != Protocol::Http09;
+                assert_eq!(
+                    filter.picks(0, 0, protocol),
+                    counted,
+                    "{gateway:?} {protocol:?}"
+                );
+            }
+        }
     }
 }

@@ -963,12 +963,16 @@ pub(crate) fn status_with(
     (method, path): (&str, &str),
     headers: &str,
 ) -> u16 {
+    status_of_line(server, &format!("{method} {path} HTTP/1.1"), headers)
+}
+
+/// The status `server` answers the request line `line` with.
+fn status_of_line(server: std::net::SocketAddr, line: &str, headers: &str) -> u16 {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(server).unwrap();
     // One write: a server that answers 400 closes as soon as it has read
     // the request line.
-    let request =
-        format!("{method} {path} HTTP/1.1\r\nHost: x\r\n{headers}Connection: close\r\n\r\n");
+    let request = format!("{line}\r\nHost: x\r\n{headers}Connection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).unwrap();
     let mut response = Vec::new();
     // A reset after the answer (the server closed with the request unread) ends it too.
@@ -1043,6 +1047,34 @@ fn haproxy_gateway_counts_no_request_haproxy_answers_400() {
     let compared = |extra: &[&str]| compared_logged(policy, &lines.concat(), LOG_FORMAT, extra);
     assert_eq!(compared(&["--gateway", "haproxy"]), (13, 13));
     assert_eq!(compared(&[]), (2, 13), "the policy counts every request");
+}
+
+#[test]
+fn haproxy_gateway_counts_no_request_line_without_a_version() {
+    // One request a minute (HAProxy admits two): HAProxy answers a request
+    // line with no version (an HTTP/0.9 request) 400 itself, and takes any
+    // `HTTP/x.y`, `HTTP/0.9` written out among them. The policy counts every
+    // one.
+    let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
+    let Some((_running, addr, _dir)) = crate::export::start_haproxy(policy) else {
+        return;
+    };
+    let lines = [
+        "GET /a HTTP/1.1",
+        "GET /a",
+        "GET /a HTTP/1.0",
+        "GET /b",
+        "GET /a HTTP/0.9",
+        "GET /a HTTP/1.2",
+    ];
+    let statuses: Vec<u16> = lines.iter().map(|l| status_of_line(addr, l, "")).collect();
+    assert_eq!(statuses, [200, 400, 200, 400, 429, 429]);
+    let log: String = (lines.iter().zip(&statuses).enumerate())
+        .map(|(i, (l, s))| format!("1767571200.{i:03} 127.0.0.1 \"{l}\" {s}\n"))
+        .collect();
+    let compared = |extra: &[&str]| compared_logged(policy, &log, LOG_FORMAT, extra);
+    assert_eq!(compared(&["--gateway", "haproxy"]), (6, 6));
+    assert_eq!(compared(&[]), (3, 6), "the policy counts every request");
 }
 
 #[test]

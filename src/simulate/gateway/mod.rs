@@ -190,6 +190,9 @@ impl Gateway {
             Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
                 ProtocolReading::Envoy
             }
+            Gateway::Haproxy | Gateway::HaproxyReqRate | Gateway::Traefik => {
+                ProtocolReading::VersionRequired
+            }
             _ => ProtocolReading::Any,
         };
         let (methods, paths) = match self {

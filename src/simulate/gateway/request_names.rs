@@ -91,6 +91,10 @@ pub enum ProtocolReading {
     /// `checkProtocolVersion` in source/common/http/http1/codec_impl.cc);
     /// HTTP/2 and 3 go through their own codecs.
     Envoy,
+    /// As HAProxy and Go's `net/http` (under Traefik): a request line with
+    /// no version (HTTP/0.9) is answered 400 (checked against HAProxy 2.6;
+    /// Go's `parseRequestLine`, src/net/http/request.go, wants three words).
+    VersionRequired,
 }
 
 /// How a product reads a request's method, path and HTTP version for its rules.
@@ -165,6 +169,7 @@ impl NameReading {
             ProtocolReading::Envoy => {
                 ProtocolSet::of([Protocol::Http09, Protocol::Http10, Protocol::Other])
             }
+            ProtocolReading::VersionRequired => ProtocolSet::of([Protocol::Http09]),
         }
     }
 
