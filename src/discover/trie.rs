@@ -14,13 +14,15 @@
 //! parameter. After all paths are in, kept children that turned rare merge
 //! too. Merging a subtree applies the same rules below it.
 //!
-//! Besides, once every path is in, at least [`SKELETON_SIBLINGS`] literal
-//! children of one node with the same skeleton (`app.:hash.js`: text around
-//! hash-like tokens, see [`super::shape`]) merge into that parameter whatever
-//! their share: cache-busted assets of a few dozen builds, each visited alike,
-//! are still one endpoint. Names without a hash-like token have no skeleton.
-//! A parameter's skeleton that fewer than [`SKELETON_SIBLINGS`] values share
-//! folds into the position's whole-segment parameter.
+//! Besides, once every path is in, literal children of one node with the
+//! same skeleton (`app.:hash.js`: text around hash-like tokens, see
+//! [`super::shape`]) merge into that parameter whatever their share when at
+//! least [`SKELETON_SIBLINGS`] distinct values share the skeleton, counting
+//! those the parameter already holds: cache-busted assets of a few dozen
+//! builds, each visited alike, are still one endpoint. Names without a
+//! hash-like token have no skeleton. A parameter's skeleton that fewer than
+//! [`SKELETON_SIBLINGS`] values share then folds into the position's
+//! whole-segment parameter.
 
 use std::collections::BTreeMap;
 
@@ -88,6 +90,12 @@ impl Param {
     /// The distinct values collapsed (saturating at [`DISTINCT_CAP`]).
     pub fn distinct(&self) -> u64 {
         self.values.len() as u64
+    }
+
+    /// [`Self::distinct`] with `names` added, each counted once.
+    fn distinct_with(&self, names: &[String]) -> u64 {
+        let new = (names.iter()).filter(|name| !self.values.contains(&hash(name)));
+        self.distinct() + new.count() as u64
     }
 
     /// The distinct values counted, and how many of each shape.
@@ -208,9 +216,9 @@ impl Node {
             }
         }
         for (skeleton, names) in groups {
-            let held = (self.params.get(&ParamKey::Skeleton(skeleton.clone())))
-                .map_or(0, |param| param.distinct());
-            if (names.len() as u64) + held < SKELETON_SIBLINGS as u64 {
+            let sharing = (self.params.get(&ParamKey::Skeleton(skeleton.clone())))
+                .map_or(names.len() as u64, |param| param.distinct_with(&names));
+            if sharing < SKELETON_SIBLINGS as u64 {
                 continue;
             }
             for name in names {

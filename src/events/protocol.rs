@@ -38,17 +38,34 @@ impl Protocol {
     ];
 
     /// A version field as logged (also an ALPN name, `h2`, as some servers
-    /// log one: Caddy's `proto` has been `h3`); empty and `-` are
-    /// [`Protocol::Unknown`].
+    /// log one: Caddy's `proto` has been `h3`): another word starting with
+    /// `HTTP/` (in any case) is [`Protocol::Other`]; anything else (empty,
+    /// `-`, a scheme such as `https`) says no version: [`Protocol::Unknown`].
     pub fn from_version(version: &[u8]) -> Protocol {
         match version {
             b"HTTP/1.1" | b"http/1.1" => Protocol::Http11,
             b"HTTP/1.0" | b"http/1.0" => Protocol::Http10,
-            b"HTTP/2.0" | b"HTTP/2" | b"h2" => Protocol::Http2,
+            b"HTTP/2.0" | b"HTTP/2" | b"h2" | b"h2c" => Protocol::Http2,
             b"HTTP/3.0" | b"HTTP/3" | b"h3" => Protocol::Http3,
             b"HTTP/0.9" => Protocol::Http09,
-            b"" | b"-" => Protocol::Unknown,
-            _ => Protocol::Other,
+            _ if version
+                .get(..5)
+                .is_some_and(|v| v.eq_ignore_ascii_case(b"HTTP/")) =>
+            {
+                Protocol::Other
+            }
+            _ => Protocol::Unknown,
+        }
+    }
+
+    /// Takes the version a field of its own gives, where it gives one: a
+    /// field that says none (`-`, as nginx logs `$server_protocol` for an
+    /// HTTP/0.9 request) leaves what the request line said, whichever of
+    /// the two comes first in the line.
+    pub fn read_field(&mut self, field: &[u8]) {
+        match Protocol::from_version(field) {
+            Protocol::Unknown => {}
+            version => *self = version,
         }
     }
 
@@ -62,7 +79,7 @@ impl Protocol {
             Protocol::Http11 => "HTTP/1.1",
             Protocol::Http2 => "HTTP/2.0",
             Protocol::Http3 => "HTTP/3.0",
-            Protocol::Other => "other",
+            Protocol::Other => "HTTP/other",
         }
     }
 
@@ -111,13 +128,26 @@ mod tests {
             (b"HTTP/0.9", Protocol::Http09),
             (b"-", Protocol::Unknown),
             (b"", Protocol::Unknown),
+            (b"https", Protocol::Unknown),
+            (b"TCP", Protocol::Unknown),
             (b"http/1.1", Protocol::Http11),
             (b"h3", Protocol::Http3),
+            (b"h2c", Protocol::Http2),
             (b"HTTP/1", Protocol::Other),
+            (b"http/2.0", Protocol::Other),
             (b"HTTP/1.10", Protocol::Other),
         ] {
             assert_eq!(Protocol::from_version(version), read, "{version:?}");
         }
+    }
+
+    #[test]
+    fn a_field_that_says_no_version_leaves_the_request_lines() {
+        let mut version = Protocol::Http09;
+        version.read_field(b"-");
+        assert_eq!(version, Protocol::Http09);
+        version.read_field(b"HTTP/1.1");
+        assert_eq!(version, Protocol::Http11);
     }
 
     #[test]

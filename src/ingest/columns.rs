@@ -28,7 +28,6 @@ use super::IngestError;
 use super::arrival::{self, TimeOf};
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, Stamp};
-use crate::events::Protocol;
 
 /// What a column means to rlctl.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -318,7 +317,7 @@ impl LineParser for ColumnsParser {
                 Role::Xff => record.xff = forwarded(v, self.layout.plus_for_space),
                 Role::User => record.user = Cow::Borrowed(v),
                 Role::Duration => duration = Some(v),
-                Role::Protocol => record.protocol = Protocol::from_version(v),
+                Role::Protocol => record.protocol.read_field(v),
             }
         }
         match (date, clock, &mut self.dating) {

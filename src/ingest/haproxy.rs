@@ -21,6 +21,7 @@ use super::IngestError;
 use super::arrival::{self, TimeOf};
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time;
+use crate::events::Protocol;
 
 /// Fields `--key field:NAME` can name.
 pub const FIELD_NAMES: &[&str] = &[
@@ -145,12 +146,13 @@ impl LineParser for HaproxyParser {
             headers = &rest[1..end];
         }
         let request = &rest[quote + 1..];
-        let request = match memchr::memrchr(b'"', request) {
-            Some(end) => &request[..end],
-            None => request, // truncated by the syslog line length
+        let (request, whole) = match memchr::memrchr(b'"', request) {
+            Some(end) => (&request[..end], true),
+            None => (request, false), // truncated by the syslog line length
         };
         let (method, target, protocol) = split_request(request);
-        record.protocol = protocol;
+        // A line cut short says nothing of the version.
+        record.protocol = if whole { protocol } else { Protocol::Unknown };
         record.addr = Cow::Borrowed(without_client_port(client));
         record.method = Cow::Borrowed(method);
         record.path = Cow::Borrowed(target);

@@ -17,7 +17,6 @@ use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
 use super::time::Stamp;
-use crate::events::Protocol;
 pub(super) use glue::leading_object;
 use glue::{before_entry, only_object};
 use roles::{ROLES, Role};
@@ -245,7 +244,7 @@ impl JsonParser {
             record.path = doc.text(p);
         }
         if let Some(version) = get(Role::Protocol) {
-            record.protocol = Protocol::from_version(&doc.text(version));
+            record.protocol.read_field(&doc.text(version));
         }
         let text = |role| get(role).map(|v| doc.text(v)).unwrap_or_default();
         record.addr = text(Role::Client);

@@ -18,7 +18,6 @@ use super::key::first_address;
 use super::log_escapes::LogEscape;
 use super::record::{LineParser, Record, SkipReason, parse_status, split_request};
 use super::time::{self, ClfCache};
-use crate::events::Protocol;
 
 /// What rlctl does with a variable's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,7 +319,7 @@ impl LineParser for LogFormatParser {
                 Role::Xff => record.xff = Cow::Borrowed(value),
                 Role::UserAgent => record.user_agent = Cow::Borrowed(value),
                 Role::LimitReqStatus => record.limit_req_status = Cow::Borrowed(value),
-                Role::Protocol => record.protocol = Protocol::from_version(value),
+                Role::Protocol => record.protocol.read_field(value),
                 Role::StartIso => {
                     start = Some(time::parse_iso8601(value).ok_or(SkipReason::BadTime)?)
                 }

@@ -69,8 +69,16 @@ fn odd_lines() {
         (&b"[2001:db8::1]"[..], None, &b"<BADREQ>"[..])
     );
     // A request line cut by the syslog length limit has no closing quote.
+    // It says nothing of the version (no HTTP/0.9 request, no `HTTP/1.`).
     let r = parse(r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/0/1/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET /very/long"#, TimeOf::Arrival).unwrap();
-    assert_eq!(&*r.path, b"/very/long");
+    assert_eq!(
+        (&*r.path, r.protocol),
+        (&b"/very/long"[..], Protocol::Unknown)
+    );
+    let r = parse(r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/0/1/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET /a HTTP/1."#, TimeOf::Arrival).unwrap();
+    assert_eq!((&*r.path, r.protocol), (&b"/a"[..], Protocol::Unknown));
+    let whole = parse(DOC_EXAMPLE, TimeOf::Arrival).unwrap();
+    assert_eq!(whole.protocol, Protocol::Http11);
     for bad in [
         "hello",
         r#"haproxy[7]: 192.0.2.1:1 [05/Jan/2026:00:00:00.001] fe be/s1 0/0/1 200 5 - - ---- 1/1/0/0/0 0/0 "GET / HTTP/1.1""#,

@@ -186,3 +186,45 @@ fn a_target_is_read_back_from_each_escaping_envoys_as_written() {
         "/a\\x41?q=\\u0001\\t\"\x7f\u{e9}".as_bytes()
     );
 }
+
+#[test]
+fn the_version_comes_from_the_request_line_or_its_own_field_whichever_says_one() {
+    use crate::events::Protocol;
+    // nginx logs `$server_protocol` as `-` for an HTTP/0.9 request; the
+    // request line still says it, in either order of the two fields.
+    for (format, line, read) in [
+        (
+            r#"$msec $remote_addr "$request" $server_protocol $status"#,
+            r#"1767571200.000 10.0.0.1 "GET /a" - 200"#,
+            Protocol::Http09,
+        ),
+        (
+            r#"$msec $remote_addr $server_protocol "$request" $status"#,
+            r#"1767571200.000 10.0.0.1 - "GET /a" 200"#,
+            Protocol::Http09,
+        ),
+        (
+            r#"$msec $remote_addr "$request" $server_protocol $status"#,
+            r#"1767571200.000 10.0.0.1 "GET /a HTTP/1.0" HTTP/1.0 200"#,
+            Protocol::Http10,
+        ),
+        (
+            r#"$msec $remote_addr "$request_method $request_uri" $server_protocol $status"#,
+            r#"1767571200.000 10.0.0.1 "GET /a" HTTP/2.0 200"#,
+            Protocol::Http2,
+        ),
+        (
+            r#"$msec $remote_addr "$request_method $request_uri" $server_protocol $status"#,
+            r#"1767571200.000 10.0.0.1 "GET /a" - 200"#,
+            Protocol::Unknown,
+        ),
+        // Envoy's %PROTOCOL%, as the named format writes it.
+        (
+            r#"$msec $remote_addr "$request_method $request_uri $protocol" $status"#,
+            r#"1767571200.000 10.0.0.1 "GET /a HTTP/2" 200"#,
+            Protocol::Http2,
+        ),
+    ] {
+        assert_eq!(parse(format, line).unwrap().protocol, read, "{line}");
+    }
+}
