@@ -122,6 +122,8 @@ fn head(rules: &[CheckedRule], uses_xff: bool) -> Vec<String> {
             "remote_address is Envoy's trusted client address: with use_remote_address: true",
             "on the connection manager it is the connection's address (ip keys); with",
             "xff_num_trusted_hops N as well, it comes from X-Forwarded-For (xff keys).",
+            "Envoy answers HTTP/1.0 requests (health checkers, ab) 426 before any filter",
+            "unless the connection manager has http_protocol_options: {accept_http_10: true}.",
         ]
         .map(String::from),
     );
