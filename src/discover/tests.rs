@@ -188,20 +188,34 @@ fn a_few_dozen_builds_of_one_asset_share_their_skeleton() {
     assert!(texts.contains(&"/assets/logo.png".to_string()));
 }
 
+/// A blog's 120 posts of one request each, `notes-on-aa` to `notes-on-pe`.
+fn blog_posts() -> Vec<(String, u64)> {
+    (0..120u8)
+        .map(|i| {
+            let letters = [b'a' + i % 26, b'a' + i / 26].map(char::from);
+            (
+                format!("GET /blog/notes-on-{}{}", letters[0], letters[1]),
+                1,
+            )
+        })
+        .collect()
+}
+
+/// The templates discovered in `table`, with their distinct paths.
+fn distinct_paths_by_template(table: &mut EventTable) -> Vec<(String, u64)> {
+    let (_, uses) = discover_and_apply(table, &[]);
+    (uses.iter())
+        .map(|u| (u.template.clone(), u.distinct_paths))
+        .collect()
+}
+
 #[test]
 fn a_parameter_position_keeps_only_skeletons_of_eight_values() {
     // A blog's posts (a parameter position): a few post names hold a
     // hash-like token (`xinerama2`, `20091231`); fewer than eight of one
     // skeleton are posts like the others, eight or more a template of
     // their own.
-    let mut rows = Vec::new();
-    for i in 0..120u8 {
-        let letters = [b'a' + i % 26, b'a' + i / 26].map(char::from);
-        rows.push((
-            format!("GET /blog/notes-on-{}{}", letters[0], letters[1]),
-            1,
-        ));
-    }
+    let mut rows = blog_posts();
     rows.push(("GET /blog/keynav-on-xinerama2.html".into(), 1));
     rows.push(("GET /blog/keynav-on-xinerama3.html".into(), 1));
     for i in 0..8 {
@@ -211,14 +225,13 @@ fn a_parameter_position_keeps_only_skeletons_of_eight_values() {
     let mut texts = template_texts(&set);
     texts.sort();
     assert_eq!(texts, ["/blog/:slug", "/blog/xdotool-:hash.html"]);
-    let mut table = table(&rows);
-    let (_, uses) = discover_and_apply(&mut table, &[]);
-    let distinct: Vec<(&str, u64)> = (uses.iter())
-        .map(|u| (u.template.as_str(), u.distinct_paths))
-        .collect();
+    let distinct = distinct_paths_by_template(&mut table(&rows));
     assert_eq!(
         distinct,
-        [("/blog/:slug", 122), ("/blog/xdotool-:hash.html", 8)]
+        [
+            ("/blog/:slug".into(), 122),
+            ("/blog/xdotool-:hash.html".into(), 8)
+        ]
     );
 }
 
@@ -228,14 +241,7 @@ fn frequent_literals_count_among_the_values_of_their_skeleton() {
     // children of the collapsed /blog, five rare ones are held by the
     // skeleton's parameter; eleven values share the skeleton, which makes it
     // a template, the frequent ones in it.
-    let mut rows = Vec::new();
-    for i in 0..120u8 {
-        let letters = [b'a' + i % 26, b'a' + i / 26].map(char::from);
-        rows.push((
-            format!("GET /blog/notes-on-{}{}", letters[0], letters[1]),
-            1,
-        ));
-    }
+    let mut rows = blog_posts();
     for i in 0..11 {
         let requests = if i < 6 { 40 } else { 1 };
         rows.push((
@@ -243,14 +249,13 @@ fn frequent_literals_count_among_the_values_of_their_skeleton() {
             requests,
         ));
     }
-    let mut table = table(&rows);
-    let (_, uses) = discover_and_apply(&mut table, &[]);
-    let distinct: Vec<(&str, u64)> = (uses.iter())
-        .map(|u| (u.template.as_str(), u.distinct_paths))
-        .collect();
+    let distinct = distinct_paths_by_template(&mut table(&rows));
     assert_eq!(
         distinct,
-        [("/blog/xdotool-:hash.html", 11), ("/blog/:slug", 120)]
+        [
+            ("/blog/xdotool-:hash.html".into(), 11),
+            ("/blog/:slug".into(), 120)
+        ]
     );
 }
 

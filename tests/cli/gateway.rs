@@ -555,20 +555,8 @@ fn kong_gateway_on_a_real_log_counts_no_path_that_is_not_utf8_decoded() {
         not_utf8 > 0,
         "the log changed: {routed} requests, none not UTF-8"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("p.toml");
     let rule = "[[rule]]\nname='slides'\nroute='^/presentations/'\nlimit='100000/1m'\n";
-    std::fs::write(&policy, rule).unwrap();
-    let counted = |args: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json", "--policy"])
-                .arg(&policy)
-                .args(args)
-                .arg(&log),
-        );
-        json["results"][0]["requests"].as_u64().unwrap()
-    };
+    let counted = |args: &[&str]| requests_counted(rule, &log, args);
     assert_eq!(counted(&[]), routed, "the policy");
     assert_eq!(counted(&["--gateway", "kong"]), routed - not_utf8);
 }
@@ -610,6 +598,22 @@ fn traefik_gateway_counts_no_options_star() {
     let rule = "[[rule]]\nname='every'\nlimit='1/1m'\nburst=1\n";
     let counted = counted_by_gateway_and_policy(rule, &requests, "traefik");
     assert_eq!(counted, (Some(3), Some(4)));
+}
+
+/// The requests the first rule of `policy_text` counts in `log`, as
+/// `simulate` with `args` replays it.
+fn requests_counted(policy_text: &str, log: &std::path::Path, args: &[&str]) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(&policy, policy_text).unwrap();
+    let json = json_of_success(
+        rlctl()
+            .args(["simulate", "-q", "--format", "json", "--policy"])
+            .arg(&policy)
+            .args(args)
+            .arg(log),
+    );
+    json["results"][0]["requests"].as_u64().unwrap()
 }
 
 /// The requests the first rule of `policy_text` counts, of one request a
@@ -796,22 +800,11 @@ fn envoy_gateway_reads_the_version_from_every_source() {
         ),
     ];
     let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("p.toml");
-    std::fs::write(&policy, "[[rule]]\nname='all'\nlimit='100/1m'\n").unwrap();
+    let rule = "[[rule]]\nname='all'\nlimit='100/1m'\n";
     for (name, lines, args, want) in logs {
         let log = dir.path().join(format!("{name}.log"));
         std::fs::write(&log, lines.join("\n") + "\n").unwrap();
-        let counted = |gateway: &[&str]| {
-            let json = json_of_success(
-                rlctl()
-                    .args(["simulate", "-q", "--format", "json", "--policy"])
-                    .arg(&policy)
-                    .args(args)
-                    .args(gateway)
-                    .arg(&log),
-            );
-            json["results"][0]["requests"].as_u64().unwrap()
-        };
+        let counted = |gateway: &[&str]| requests_counted(rule, &log, &[args, gateway].concat());
         assert_eq!(
             (counted(&["--gateway", "envoy"]), counted(&[])),
             want,
@@ -849,20 +842,8 @@ fn envoy_gateway_on_a_real_log_counts_no_http_10_request() {
         as_http_11 > 0 && as_http_11 + 50 < routed,
         "the log changed: {routed} requests, {as_http_11} of HTTP/1.1"
     );
-    let dir = tempfile::tempdir().unwrap();
-    let policy = dir.path().join("p.toml");
     let rule = "[[rule]]\nname='slides'\nroute='^/presentations/'\nlimit='100000/1m'\n";
-    std::fs::write(&policy, rule).unwrap();
-    let counted = |args: &[&str]| {
-        let json = json_of_success(
-            rlctl()
-                .args(["simulate", "-q", "--format", "json", "--policy"])
-                .arg(&policy)
-                .args(args)
-                .arg(&log),
-        );
-        json["results"][0]["requests"].as_u64().unwrap()
-    };
+    let counted = |args: &[&str]| requests_counted(rule, &log, args);
     assert_eq!(counted(&[]), routed);
     assert_eq!(counted(&["--gateway", "envoy"]), as_http_11);
 }
