@@ -58,6 +58,17 @@ impl Protocol {
         }
     }
 
+    /// The version of a request line that may not be the line as sent (a
+    /// JSON `request` an application wrote, `GET /x`; ALB's): one without
+    /// a version says none, rather than HTTP/0.9, so that no replay drops
+    /// every request of such a log.
+    pub fn unless_versionless(self) -> Protocol {
+        match self {
+            Protocol::Http09 => Protocol::Unknown,
+            version => version,
+        }
+    }
+
     /// Takes the version a field of its own gives, where it gives one: a
     /// field that says none (`-`, as nginx logs `$server_protocol` for an
     /// HTTP/0.9 request) leaves what the request line said, whichever of
@@ -138,6 +149,14 @@ mod tests {
             (b"HTTP/1.10", Protocol::Other),
         ] {
             assert_eq!(Protocol::from_version(version), read, "{version:?}");
+        }
+    }
+
+    #[test]
+    fn only_a_request_line_as_sent_tells_http_09() {
+        assert_eq!(Protocol::Http09.unless_versionless(), Protocol::Unknown);
+        for version in [Protocol::Http10, Protocol::Other, Protocol::Unknown] {
+            assert_eq!(version.unless_versionless(), version);
         }
     }
 

@@ -309,7 +309,7 @@ impl LineParser for ColumnsParser {
                 Role::Query => query = v,
                 Role::Request => {
                     let (method, target, protocol) = split_request(v);
-                    record.protocol = protocol;
+                    record.protocol = protocol.unless_versionless();
                     record.method = Cow::Borrowed(method);
                     record.path = Cow::Borrowed(target);
                 }

@@ -232,7 +232,7 @@ impl JsonParser {
         };
         if let Some(request) = request.and_then(|r| doc.as_str(r)) {
             let (m, p, protocol) = split_request(request);
-            record.protocol = protocol;
+            record.protocol = protocol.unless_versionless();
             record.method = Cow::Owned(m.to_vec());
             record.path = Cow::Owned(p.to_vec());
         }

@@ -761,10 +761,11 @@ fn envoy_gateway_reads_the_version_from_every_source() {
             vec![
                 json(1, r#""request":"GET /a HTTP/1.0""#),
                 json(2, r#""request":"GET /a HTTP/1.1""#),
+                // Maybe an application's own field: no version, no HTTP/0.9.
                 json(3, r#""request":"GET /a""#),
             ],
             &[],
-            (1, 3),
+            (2, 3),
         ),
         (
             "json-protocol",
