@@ -14,10 +14,7 @@ pub struct NameFilter {
     method_ok: Vec<bool>,
     /// `None` when there is no route: every path.
     route_ok: Option<Vec<bool>>,
-    /// A method and path id picked apart but answered together by the product.
-    together: Option<(Id, Id)>,
-    /// The HTTP versions the product answers itself.
-    refused: ProtocolSet,
+    itself: AnsweredItself,
 }
 
 impl NameFilter {
@@ -49,18 +46,19 @@ impl NameFilter {
                 })
                 .collect(),
             route_ok,
-            together: answered_together(methods, paths, reading),
-            refused: reading.refused_protocols(),
+            itself: AnsweredItself::new(methods, paths, reading),
         }
     }
 
     /// Whether a request with this method and path id, sent with this HTTP
     /// version, is picked.
     pub fn picks(&self, method: Id, path: Id, protocol: Protocol) -> bool {
-        self.method_ok[method as usize]
-            && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
-            && self.together != Some((method, path))
-            && !self.refused.contains(protocol)
+        self.picks_names(method, path) && !self.itself.answers(method, path, protocol)
+    }
+
+    /// Whether the method and the route each pick these ids.
+    fn picks_names(&self, method: Id, path: Id) -> bool {
+        self.method_ok[method as usize] && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
     }
 
     /// Whether every method and path of the names, sent with any of
@@ -69,8 +67,41 @@ impl NameFilter {
         let all = |ok: &[bool]| ok.iter().all(|&ok| ok);
         all(&self.method_ok)
             && self.route_ok.as_deref().is_none_or(all)
-            && self.together.is_none()
-            && !self.refused.meets(protocols)
+            && self.itself.answers_none(protocols)
+    }
+}
+
+/// What a product answers itself beyond what each name alone tells: a
+/// method and path id it answers together though it routes each with
+/// others ([`NameReading::answered_together`]), and HTTP versions.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct AnsweredItself {
+    together: Option<(Id, Id)>,
+    refused: ProtocolSet,
+}
+
+impl AnsweredItself {
+    /// What `reading` answers itself among these names.
+    pub(super) fn new(methods: &Interner, paths: &Interner, reading: NameReading) -> Self {
+        let together = reading
+            .answered_together()
+            .and_then(|(method, path)| Some((methods.get(method)?, paths.get(path)?)));
+        AnsweredItself {
+            together,
+            refused: reading.refused_protocols(),
+        }
+    }
+
+    /// Whether it answers a request with this method and path id, sent
+    /// with this HTTP version.
+    fn answers(self, method: Id, path: Id, protocol: Protocol) -> bool {
+        self.together == Some((method, path)) || self.refused.contains(protocol)
+    }
+
+    /// Whether it answers none of the requests of the names, sent with any
+    /// of `protocols`.
+    pub(super) fn answers_none(self, protocols: ProtocolSet) -> bool {
+        self.together.is_none() && !self.refused.meets(protocols)
     }
 }
 
@@ -78,17 +109,6 @@ impl NameFilter {
 /// versions.
 pub fn names_of(table: &EventTable) -> (&Interner, &Interner, ProtocolSet) {
     (&table.methods, &table.paths, table.protocols())
-}
-
-/// The method and path ids that `reading` answers together
-/// ([`NameReading::answered_together`]), when both are among the names.
-pub fn answered_together(
-    methods: &Interner,
-    paths: &Interner,
-    reading: NameReading,
-) -> Option<(Id, Id)> {
-    let (method, path) = reading.answered_together()?;
-    Some((methods.get(method)?, paths.get(path)?))
 }
 
 /// Whether reading names `names`' way picks the same of these `methods`
@@ -104,12 +124,10 @@ pub fn picked_alike(
     let route = |f: &NameFilter, p: usize| f.route_ok.as_ref().is_none_or(|ok| ok[p]);
     read.method_ok == policy.method_ok
         && (0..paths.len()).all(|p| route(&read, p) == route(&policy, p))
-        && (read.together).is_none_or(|(m, p)| {
-            // On a version that no product answers itself.
-            let picks = |f: &NameFilter| f.picks(m, p, Protocol::Unknown);
-            picks(&read) == picks(&policy)
-        })
-        && !names.refused_protocols().meets(protocols)
+        // The reading picks no pair it answers together, nor a version it
+        // refuses; the policy picks every version.
+        && (read.itself.together).is_none_or(|(m, p)| !policy.picks_names(m, p))
+        && !read.itself.refused.meets(protocols)
 }
 
 /// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
@@ -124,10 +142,8 @@ pub struct NameBits {
     pub path: Vec<u64>,
     /// The bits of a path id outside the names: the rules without a route.
     pub unnamed_path: u64,
-    /// A method and path id the product answers together: no rule's.
-    together: Option<(Id, Id)>,
-    /// The HTTP versions the product answers itself: no rule's.
-    refused: ProtocolSet,
+    /// What the product answers itself: no rule's.
+    itself: AnsweredItself,
 }
 
 impl NameBits {
@@ -185,15 +201,14 @@ impl NameBits {
             method,
             path,
             unnamed_path: unrouted,
-            together: answered_together(methods, paths, reading),
-            refused: reading.refused_protocols(),
+            itself: AnsweredItself::new(methods, paths, reading),
         }
     }
 
     /// The rules that pick a request with this method and path id, sent
     /// with this HTTP version.
     pub fn picks(&self, method: Id, path: Id, protocol: Protocol) -> u64 {
-        if self.together == Some((method, path)) || self.refused.contains(protocol) {
+        if self.itself.answers(method, path, protocol) {
             return 0;
         }
         let path_bits = self.path.get(path as usize).copied();

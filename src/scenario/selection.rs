@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::names::NameBits;
+use super::names::{AnsweredItself, NameBits};
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, Interner, group_rows};
 use crate::simulate::gateway::NameReading;
@@ -109,9 +109,9 @@ impl Selection {
 /// Whether a product reading names `names`' way answers any of the
 /// table's methods, paths or HTTP versions itself (before any rule sees the request).
 fn answers_any(table: &EventTable, names: NameReading) -> bool {
-    names.refused_protocols().meets(table.protocols())
+    let itself = AnsweredItself::new(&table.methods, &table.paths, names);
+    !itself.answers_none(table.protocols())
         || table.methods.names().any(|m| !names.reads_method(m))
-        || super::names::answered_together(&table.methods, &table.paths, names).is_some()
         || table
             .paths
             .names()
