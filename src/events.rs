@@ -338,7 +338,7 @@ mod tests {
                     method: i32 + 3,
                     status: i as u16,
                     logged: logged[i % 4],
-                    protocol: Protocol::ALL[i % 7],
+                    protocol: Protocol::ALL[i % Protocol::ALL.len()],
                 });
                 table.extra_keys[0].ids.push(i32 + 4);
                 table.extra_keys[1].ids.push(i32 + 5);
@@ -362,7 +362,7 @@ mod tests {
             let want_logged: Vec<Logged> = order.iter().map(|&i| logged[i as usize % 4]).collect();
             proptest::prop_assert_eq!(&table.logged, &want_logged);
             let want_protocol: Vec<Protocol> =
-                order.iter().map(|&i| Protocol::ALL[i as usize % 7]).collect();
+                order.iter().map(|&i| Protocol::ALL[i as usize % Protocol::ALL.len()]).collect();
             proptest::prop_assert_eq!(&table.protocol, &want_protocol);
             let want_times: Vec<Millis> = order.iter().map(|&i| times[i as usize]).collect();
             proptest::prop_assert_eq!(&table.ts, &want_times);

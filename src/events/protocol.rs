@@ -3,7 +3,8 @@
 //! as nginx and Apache log such a request), or a field of its own (nginx's
 //! `$server_protocol`, a JSON `protocol`). A replay reads it where a product
 //! answers some versions itself: Envoy answers HTTP/1.0 and 0.9 with 426 by
-//! default.
+//! default, nginx `HTTP/4.0` with 505. Versions the four HTTP ones are not
+//! are told apart as far as the products tell them apart.
 
 /// The HTTP version of a request.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
@@ -14,33 +15,50 @@ pub enum Protocol {
     Unknown,
     /// A request line of a method and a target only, or a version field
     /// saying `HTTP/0.9` (a request line that writes `HTTP/0.9` out is
-    /// [`Protocol::Other`]: HTTP/0.9 had no version word).
+    /// [`Protocol::OtherMajor`]: HTTP/0.9 had no version word).
     Http09,
     Http10,
     Http11,
     /// `HTTP/2.0` (nginx, Apache, Caddy) or `HTTP/2` (Envoy).
     Http2,
     Http3,
-    /// A version that is none of these (`HTTP/1.2`, `HTTP/x`).
-    Other,
+    /// `HTTP/1.2` to `HTTP/1.9`: HTTP/1 to nginx, HAProxy and Go; not 1.1 to Envoy.
+    Http1Minor,
+    /// `HTTP/1.10` to `HTTP/1.999`: HTTP/1 to nginx (which reads up to three
+    /// digits of minor version); malformed to HAProxy, Go and Envoy (which
+    /// want one digit either side of the dot).
+    Http1LongMinor,
+    /// `HTTP/x.y`, one digit either side, of a major version other than 1
+    /// (`HTTP/4.0`, `HTTP/2.1`, `HTTP/0.9` written out), but `HTTP/2.0` and
+    /// `HTTP/3.0`: HAProxy takes it; nginx and Go answer it 505 (nginx 400
+    /// for a major version 0).
+    OtherMajor,
+    /// Another word starting with `HTTP/` (in any case): `HTTP/1`,
+    /// `HTTP/12.0`, `HTTP/1.1x`, `http/2.0`; every product answers it 400
+    /// (nginx 505 for a major version past 1).
+    Malformed,
 }
 
 impl Protocol {
     /// Every version, for tables indexed by it.
-    pub const ALL: [Protocol; 7] = [
+    pub const ALL: [Protocol; 10] = [
         Protocol::Unknown,
         Protocol::Http09,
         Protocol::Http10,
         Protocol::Http11,
         Protocol::Http2,
         Protocol::Http3,
-        Protocol::Other,
+        Protocol::Http1Minor,
+        Protocol::Http1LongMinor,
+        Protocol::OtherMajor,
+        Protocol::Malformed,
     ];
 
     /// A version field as logged (also an ALPN name, `h2`, as some servers
-    /// log one: Caddy's `proto` has been `h3`): another word starting with
-    /// `HTTP/` (in any case) is [`Protocol::Other`]; anything else (empty,
-    /// `-`, a scheme such as `https`) says no version: [`Protocol::Unknown`].
+    /// log one: Caddy's `proto` has been `h3`): a word starting with `HTTP/`
+    /// is read by its digits (see the variants); another starting with it in
+    /// another case is [`Protocol::Malformed`]; anything else (empty, `-`, a
+    /// scheme such as `https`) says no version: [`Protocol::Unknown`].
     pub fn from_version(version: &[u8]) -> Protocol {
         match version {
             b"HTTP/1.1" | b"http/1.1" => Protocol::Http11,
@@ -48,13 +66,33 @@ impl Protocol {
             b"HTTP/2.0" | b"HTTP/2" | b"h2" | b"h2c" => Protocol::Http2,
             b"HTTP/3.0" | b"HTTP/3" | b"h3" => Protocol::Http3,
             b"HTTP/0.9" => Protocol::Http09,
+            // How an events file writes the classes (see `Self::version`).
+            b"HTTP/1.x" => Protocol::Http1Minor,
+            b"HTTP/1.xx" => Protocol::Http1LongMinor,
+            b"HTTP/x.x" => Protocol::OtherMajor,
+            [b'H', b'T', b'T', b'P', b'/', digits @ ..] => Protocol::of_digits(digits),
             _ if version
                 .get(..5)
                 .is_some_and(|v| v.eq_ignore_ascii_case(b"HTTP/")) =>
             {
-                Protocol::Other
+                Protocol::Malformed
             }
             _ => Protocol::Unknown,
+        }
+    }
+
+    /// The class of what follows `HTTP/` other than the four versions.
+    fn of_digits(digits: &[u8]) -> Protocol {
+        let digit = |b: &u8| b.is_ascii_digit();
+        match digits {
+            [b'1', b'.', minor] if digit(minor) => Protocol::Http1Minor,
+            [b'1', b'.', minor @ ..]
+                if (2..=3).contains(&minor.len()) && minor.iter().all(digit) =>
+            {
+                Protocol::Http1LongMinor
+            }
+            [major, b'.', minor] if digit(major) && digit(minor) => Protocol::OtherMajor,
+            _ => Protocol::Malformed,
         }
     }
 
@@ -90,19 +128,22 @@ impl Protocol {
             Protocol::Http11 => "HTTP/1.1",
             Protocol::Http2 => "HTTP/2.0",
             Protocol::Http3 => "HTTP/3.0",
-            Protocol::Other => "HTTP/other",
+            Protocol::Http1Minor => "HTTP/1.x",
+            Protocol::Http1LongMinor => "HTTP/1.xx",
+            Protocol::OtherMajor => "HTTP/x.x",
+            Protocol::Malformed => "HTTP/other",
         }
     }
 
     /// The bit of this version in a set of versions (see [`ProtocolSet`]).
-    fn bit(self) -> u8 {
-        1 << self as u8
+    fn bit(self) -> u16 {
+        1 << self as u16
     }
 }
 
 /// A set of HTTP versions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct ProtocolSet(u8);
+pub struct ProtocolSet(u16);
 
 impl ProtocolSet {
     /// The set of these versions.
@@ -144,9 +185,22 @@ mod tests {
             (b"http/1.1", Protocol::Http11),
             (b"h3", Protocol::Http3),
             (b"h2c", Protocol::Http2),
-            (b"HTTP/1", Protocol::Other),
-            (b"http/2.0", Protocol::Other),
-            (b"HTTP/1.10", Protocol::Other),
+            (b"HTTP/1.2", Protocol::Http1Minor),
+            (b"HTTP/1.9", Protocol::Http1Minor),
+            (b"HTTP/1.10", Protocol::Http1LongMinor),
+            (b"HTTP/1.100", Protocol::Http1LongMinor),
+            (b"HTTP/4.0", Protocol::OtherMajor),
+            (b"HTTP/2.1", Protocol::OtherMajor),
+            (b"HTTP/0.8", Protocol::OtherMajor),
+            (b"HTTP/1", Protocol::Malformed),
+            (b"HTTP/1.1000", Protocol::Malformed),
+            (b"HTTP/12.0", Protocol::Malformed),
+            (b"HTTP/01.1", Protocol::Malformed),
+            (b"HTTP/1.1x", Protocol::Malformed),
+            (b"HTTP/1.a", Protocol::Malformed),
+            (b"HTTP/", Protocol::Malformed),
+            (b"http/2.0", Protocol::Malformed),
+            (b"Http/1.1", Protocol::Malformed),
         ] {
             assert_eq!(Protocol::from_version(version), read, "{version:?}");
         }
@@ -155,7 +209,7 @@ mod tests {
     #[test]
     fn only_a_request_line_as_sent_tells_http_09() {
         assert_eq!(Protocol::Http09.unless_versionless(), Protocol::Unknown);
-        for version in [Protocol::Http10, Protocol::Other, Protocol::Unknown] {
+        for version in [Protocol::Http10, Protocol::OtherMajor, Protocol::Unknown] {
             assert_eq!(version.unless_versionless(), version);
         }
     }

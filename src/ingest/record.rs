@@ -133,7 +133,7 @@ pub fn target_and_protocol(rest: &[u8]) -> (&[u8], Protocol) {
                 // An HTTP/0.9 request has no version word: one that writes
                 // `HTTP/0.9` out is some other version to the servers
                 // (HAProxy takes it, Go answers 505, nginx 400).
-                Protocol::Http09 => Protocol::Other,
+                Protocol::Http09 => Protocol::OtherMajor,
                 version => version,
             };
             (&target[..target.len() - spaces], version)
@@ -345,8 +345,10 @@ mod tests {
             (b"GET /a b", b"GET", b"/a b", Http09),
             (b"GET /a HTTP/1.1 x", b"GET", b"/a HTTP/1.1 x", Http09),
             (b"GET HTTP/1.1", b"GET", b"HTTP/1.1", Http09),
-            (b"GET /a HTTP/1.2", b"GET", b"/a", Other),
-            (b"GET /a HTTP/0.9", b"GET", b"/a", Other),
+            (b"GET /a HTTP/1.2", b"GET", b"/a", Http1Minor),
+            (b"GET /a HTTP/1.10", b"GET", b"/a", Http1LongMinor),
+            (b"GET /a HTTP/0.9", b"GET", b"/a", OtherMajor),
+            (b"GET /a HTTP/1", b"GET", b"/a", Malformed),
             (b"GET /a http/1.1", b"GET", b"/a http/1.1", Http09),
         ] {
             assert_eq!(split_request(line), (method, target, protocol), "{line:?}");

@@ -73,11 +73,15 @@ impl NameFilter {
 
 /// What a product answers itself beyond what each name alone tells: a
 /// method and path id it answers together though it routes each with
-/// others ([`NameReading::answered_together`]), and HTTP versions.
+/// others ([`NameReading::answered_together`]), and HTTP versions (some
+/// unless the method is `GET`).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct AnsweredItself {
     together: Option<(Id, Id)>,
     refused: ProtocolSet,
+    refused_unless_get: ProtocolSet,
+    /// The id of `GET` among the methods.
+    get: Option<Id>,
 }
 
 impl AnsweredItself {
@@ -86,22 +90,34 @@ impl AnsweredItself {
         let together = reading
             .answered_together()
             .and_then(|(method, path)| Some((methods.get(method)?, paths.get(path)?)));
+        let (refused, refused_unless_get) = reading.refused_protocols();
         AnsweredItself {
             together,
-            refused: reading.refused_protocols(),
+            refused,
+            refused_unless_get,
+            get: methods.get("GET"),
         }
     }
 
     /// Whether it answers a request with this method and path id, sent
     /// with this HTTP version.
     fn answers(self, method: Id, path: Id, protocol: Protocol) -> bool {
-        self.together == Some((method, path)) || self.refused.contains(protocol)
+        self.together == Some((method, path))
+            || self.refused.contains(protocol)
+            || (self.refused_unless_get.contains(protocol) && self.get != Some(method))
+    }
+
+    /// Whether it may answer some of the requests of the names sent with
+    /// any of `protocols` (a version refused unless the method is `GET`
+    /// counts, whatever the methods).
+    fn may_answer(self, protocols: ProtocolSet) -> bool {
+        self.refused.meets(protocols) || self.refused_unless_get.meets(protocols)
     }
 
     /// Whether it answers none of the requests of the names, sent with any
     /// of `protocols`.
     pub(super) fn answers_none(self, protocols: ProtocolSet) -> bool {
-        self.together.is_none() && !self.refused.meets(protocols)
+        self.together.is_none() && !self.may_answer(protocols)
     }
 }
 
@@ -125,9 +141,9 @@ pub fn picked_alike(
     read.method_ok == policy.method_ok
         && (0..paths.len()).all(|p| route(&read, p) == route(&policy, p))
         // The reading picks no pair it answers together, nor a version it
-        // refuses; the policy picks every version.
+        // may refuse; the policy picks every version.
         && (read.itself.together).is_none_or(|(m, p)| !policy.picks_names(m, p))
-        && !read.itself.refused.meets(protocols)
+        && !read.itself.may_answer(protocols)
 }
 
 /// For up to 64 rules at once, bit `r` set where rule `r`'s method and route
@@ -281,9 +297,9 @@ mod tests {
         let filter = NameFilter::new(&methods, &paths, every, envoy);
         let bits = NameBits::new(&methods, &paths, &[every], envoy);
         for protocol in Protocol::ALL {
-            let counted = !matches!(
+            let counted = matches!(
                 protocol,
-                Protocol::Http09 | Protocol::Http10 | Protocol::Other
+                Protocol::Unknown | Protocol::Http11 | Protocol::Http2 | Protocol::Http3
             );
             assert_eq!(filter.picks(0, 0, protocol), counted, "{protocol:?}");
             assert_eq!(
@@ -301,15 +317,63 @@ mod tests {
         let alike = |versions| picked_alike((&methods, &paths, seen(versions)), every, envoy);
         assert!(alike(&[Protocol::Http11, Protocol::Http2]));
         assert!(!alike(&[Protocol::Http11, Protocol::Http09]));
-        // HAProxy and Go under Traefik answer only a line with no version.
-        for gateway in [Gateway::Haproxy, Gateway::HaproxyReqRate, Gateway::Traefik] {
-            let filter = NameFilter::new(&methods, &paths, every, gateway.name_reading());
-            for protocol in Protocol::ALL {
-                let counted = protocol != Protocol::Http09;
+    }
+
+    #[test]
+    fn each_product_refuses_the_versions_its_parser_refuses() {
+        use Protocol::*;
+        // Per product, what it counts of a versionless line, `HTTP/1.2`,
+        // `HTTP/1.10`, `HTTP/4.0` and `HTTP/1`, checked against the real
+        // nginx and HAProxy, and Go's source for Traefik.
+        let versions = [Http09, Http1Minor, Http1LongMinor, OtherMajor, Malformed];
+        let (methods, paths) = (interned(&["GET", "POST"]), interned(&["/a"]));
+        let (get, post) = (0, 1);
+        let every = (None, None);
+        for (gateway, counted_get, counted_post) in [
+            (
+                Gateway::Nginx,
+                [true, true, true, false, false],
+                [false, true, true, false, false],
+            ),
+            (
+                Gateway::Kong,
+                [true, true, true, false, false],
+                [false, true, true, false, false],
+            ),
+            (
+                Gateway::Haproxy,
+                [false, true, false, true, false],
+                [false, true, false, true, false],
+            ),
+            (
+                Gateway::Traefik,
+                [false, true, false, false, false],
+                [false, true, false, false, false],
+            ),
+            (Gateway::Envoy, [false; 5], [false; 5]),
+        ] {
+            let reading = gateway.name_reading();
+            let filter = NameFilter::new(&methods, &paths, every, reading);
+            let bits = NameBits::new(&methods, &paths, &[every], reading);
+            // HTTP/1.0, 1.1, 2 and 3, and a version not logged, reach every
+            // product's rules but Envoy's.
+            let common = ProtocolSet::of([Unknown, Http10, Http11, Http2, Http3]);
+            assert_eq!(
+                filter.picks_all(common),
+                gateway != Gateway::Envoy,
+                "{gateway:?}"
+            );
+            for (i, &version) in versions.iter().enumerate() {
+                for (method, counted) in [(get, counted_get[i]), (post, counted_post[i])] {
+                    let what = format!("{gateway:?} {method} {version:?}");
+                    assert_eq!(filter.picks(method, 0, version), counted, "{what}");
+                    assert_eq!(bits.picks(method, 0, version), u64::from(counted), "{what}");
+                }
+                let both = counted_get[i] && counted_post[i];
                 assert_eq!(
-                    filter.picks(0, 0, protocol),
-                    counted,
-                    "{gateway:?} {protocol:?}"
+                    filter.picks_all(ProtocolSet::of([version])),
+                    both,
+                    "{gateway:?}"
                 );
             }
         }

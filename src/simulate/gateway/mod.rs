@@ -190,9 +190,10 @@ impl Gateway {
             Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
                 ProtocolReading::Envoy
             }
-            Gateway::Haproxy | Gateway::HaproxyReqRate | Gateway::Traefik => {
-                ProtocolReading::VersionRequired
-            }
+            Gateway::Haproxy | Gateway::HaproxyReqRate => ProtocolReading::Haproxy,
+            Gateway::Traefik => ProtocolReading::Go,
+            // Kong runs on nginx.
+            Gateway::Nginx | Gateway::Kong | Gateway::KongRedis => ProtocolReading::Nginx,
             _ => ProtocolReading::Any,
         };
         let (methods, paths) = match self {

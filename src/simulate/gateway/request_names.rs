@@ -79,7 +79,10 @@ pub enum PathReading {
     OnEnvoy,
 }
 
-/// Which HTTP versions reach a product's rules.
+/// Which HTTP versions reach a product's rules: the versions each answers
+/// itself, before any rule sees the request, are those its HTTP/1 parser
+/// refuses. `HTTP/2.0` and `HTTP/3.0` in a request line are taken for HTTP/2
+/// and 3 (nginx, Apache and Traefik log those so), which every product takes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum ProtocolReading {
     /// Every version, as the policy takes them.
@@ -88,13 +91,54 @@ pub enum ProtocolReading {
     /// As Envoy with its defaults: an HTTP/1 request of any version but 1.1
     /// (1.0, 0.9, `HTTP/1.2`...) is answered 426, or 400 by its parser,
     /// before any filter (`accept_http_10` off: `onHeadersCompleteImpl` and
-    /// `checkProtocolVersion` in source/common/http/http1/codec_impl.cc);
-    /// HTTP/2 and 3 go through their own codecs.
+    /// `checkProtocolVersion` in source/common/http/http1/codec_impl.cc).
     Envoy,
-    /// As HAProxy and Go's `net/http` (under Traefik): a request line with
-    /// no version (HTTP/0.9) is answered 400 (checked against HAProxy 2.6;
-    /// Go's `parseRequestLine`, src/net/http/request.go, wants three words).
-    VersionRequired,
+    /// As HAProxy: a request line with no version (HTTP/0.9), or whose
+    /// version is not `HTTP/` and one digit either side of a dot, is
+    /// answered 400; any other is taken (checked against HAProxy 2.6).
+    Haproxy,
+    /// As Go's `net/http` under Traefik: a request line with no version
+    /// (`parseRequestLine` wants three words) or of a version not `HTTP/x.y`
+    /// (`ParseHTTPVersion`, src/net/http/request.go) is answered 400, one of
+    /// a major version other than 1 505 (`http1ServerSupportsRequest`,
+    /// src/net/http/server.go).
+    Go,
+    /// As nginx (`ngx_http_parse_request_line`, src/http/ngx_http_parse.c,
+    /// checked against nginx 1.22): a request line with no version is
+    /// answered 400 unless its method is `GET`; a version whose major is not
+    /// 1, or not `HTTP/1.` and one to three digits, 505 or 400.
+    Nginx,
+}
+
+impl ProtocolReading {
+    /// The HTTP versions answered before any rule sees the request (a
+    /// version not logged reaches the rules).
+    fn refused(self) -> ProtocolSet {
+        use Protocol::*;
+        match self {
+            ProtocolReading::Any => ProtocolSet::default(),
+            ProtocolReading::Envoy => ProtocolSet::of([
+                Http09,
+                Http10,
+                Http1Minor,
+                Http1LongMinor,
+                OtherMajor,
+                Malformed,
+            ]),
+            ProtocolReading::Haproxy => ProtocolSet::of([Http09, Http1LongMinor, Malformed]),
+            ProtocolReading::Go => ProtocolSet::of([Http09, Http1LongMinor, OtherMajor, Malformed]),
+            ProtocolReading::Nginx => ProtocolSet::of([OtherMajor, Malformed]),
+        }
+    }
+
+    /// The versions answered before any rule sees the request unless its
+    /// method is `GET` (nginx serves an HTTP/0.9 `GET` alone).
+    fn refused_unless_get(self) -> ProtocolSet {
+        match self {
+            ProtocolReading::Nginx => ProtocolSet::of([Protocol::Http09]),
+            _ => ProtocolSet::default(),
+        }
+    }
 }
 
 /// How a product reads a request's method, path and HTTP version for its rules.
@@ -162,15 +206,12 @@ impl NameReading {
     }
 
     /// The HTTP versions the product answers itself, before any rule sees
-    /// the request (a version not logged reaches the rules).
-    pub fn refused_protocols(self) -> ProtocolSet {
-        match self.protocols {
-            ProtocolReading::Any => ProtocolSet::default(),
-            ProtocolReading::Envoy => {
-                ProtocolSet::of([Protocol::Http09, Protocol::Http10, Protocol::Other])
-            }
-            ProtocolReading::VersionRequired => ProtocolSet::of([Protocol::Http09]),
-        }
+    /// the request: always, and unless the method is `GET`.
+    pub fn refused_protocols(self) -> (ProtocolSet, ProtocolSet) {
+        (
+            self.protocols.refused(),
+            self.protocols.refused_unless_get(),
+        )
     }
 
     /// Whether the product answers some requests itself, by their method,
