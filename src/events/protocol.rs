@@ -24,9 +24,9 @@ pub enum Protocol {
     Http3,
     /// `HTTP/1.2` to `HTTP/1.9`: HTTP/1 to nginx, HAProxy and Go; not 1.1 to Envoy.
     Http1Minor,
-    /// `HTTP/1.10` to `HTTP/1.999`: HTTP/1 to nginx (which reads up to three
-    /// digits of minor version); malformed to HAProxy, Go and Envoy (which
-    /// want one digit either side of the dot).
+    /// `HTTP/1.` and two digits or more that nginx reads as a minor version
+    /// (`HTTP/1.10`, `HTTP/1.999`, `HTTP/1.001`): HTTP/1 to nginx; malformed
+    /// to HAProxy, Go and Envoy (which want one digit either side of the dot).
     Http1LongMinor,
     /// `HTTP/x.y`, one digit either side, of a major version other than 1
     /// (`HTTP/4.0`, `HTTP/2.1`, `HTTP/0.9` written out), but `HTTP/2.0` and
@@ -66,10 +66,6 @@ impl Protocol {
             b"HTTP/2.0" | b"HTTP/2" | b"h2" | b"h2c" => Protocol::Http2,
             b"HTTP/3.0" | b"HTTP/3" | b"h3" => Protocol::Http3,
             b"HTTP/0.9" => Protocol::Http09,
-            // How an events file writes the classes (see `Self::version`).
-            b"HTTP/1.x" => Protocol::Http1Minor,
-            b"HTTP/1.xx" => Protocol::Http1LongMinor,
-            b"HTTP/x.x" => Protocol::OtherMajor,
             [b'H', b'T', b'T', b'P', b'/', digits @ ..] => Protocol::of_digits(digits),
             _ if version
                 .get(..5)
@@ -86,13 +82,21 @@ impl Protocol {
         let digit = |b: &u8| b.is_ascii_digit();
         match digits {
             [b'1', b'.', minor] if digit(minor) => Protocol::Http1Minor,
-            [b'1', b'.', minor @ ..]
-                if (2..=3).contains(&minor.len()) && minor.iter().all(digit) =>
-            {
-                Protocol::Http1LongMinor
-            }
+            [b'1', b'.', minor @ ..] if nginx_reads_minor(minor) => Protocol::Http1LongMinor,
             [major, b'.', minor] if digit(major) && digit(minor) => Protocol::OtherMajor,
             _ => Protocol::Malformed,
+        }
+    }
+
+    /// A version as an events file writes it ([`Self::version`]): the
+    /// classes' own spellings, which no log is read with (`HTTP/1.x` in a
+    /// log is malformed, as the servers take it), else as a version field.
+    pub fn from_events_file(version: &[u8]) -> Protocol {
+        match version {
+            b"HTTP/1.x" => Protocol::Http1Minor,
+            b"HTTP/1.xx" => Protocol::Http1LongMinor,
+            b"HTTP/x.x" => Protocol::OtherMajor,
+            _ => Protocol::from_version(version),
         }
     }
 
@@ -119,7 +123,7 @@ impl Protocol {
     }
 
     /// The version as written in an events file (and as most logs write
-    /// it), which [`Protocol::from_version`] reads back; empty when unknown.
+    /// it), which [`Protocol::from_events_file`] reads back; empty when unknown.
     pub fn version(self) -> &'static str {
         match self {
             Protocol::Unknown => "",
@@ -139,6 +143,20 @@ impl Protocol {
     fn bit(self) -> u16 {
         1 << self as u16
     }
+}
+
+/// Whether nginx reads these digits (after `HTTP/1.`) as a minor version:
+/// it takes another digit while the number so far is at most 99
+/// (`ngx_http_parse_request_line`), so `001` and `999` but not `1000`.
+fn nginx_reads_minor(digits: &[u8]) -> bool {
+    let mut minor = 0u32;
+    for (i, &b) in digits.iter().enumerate() {
+        if !b.is_ascii_digit() || (i > 0 && minor > 99) {
+            return false;
+        }
+        minor = minor * 10 + u32::from(b - b'0');
+    }
+    !digits.is_empty()
 }
 
 /// A set of HTTP versions.
@@ -189,6 +207,11 @@ mod tests {
             (b"HTTP/1.9", Protocol::Http1Minor),
             (b"HTTP/1.10", Protocol::Http1LongMinor),
             (b"HTTP/1.100", Protocol::Http1LongMinor),
+            (b"HTTP/1.0001", Protocol::Http1LongMinor),
+            (b"HTTP/1.999", Protocol::Http1LongMinor),
+            (b"HTTP/1.x", Protocol::Malformed),
+            (b"HTTP/x.x", Protocol::Malformed),
+            (b"HTTP/1.", Protocol::Malformed),
             (b"HTTP/4.0", Protocol::OtherMajor),
             (b"HTTP/2.1", Protocol::OtherMajor),
             (b"HTTP/0.8", Protocol::OtherMajor),
@@ -236,7 +259,7 @@ mod tests {
                 .all(|&p| ProtocolSet::of(Protocol::ALL).contains(p))
         );
         for p in Protocol::ALL {
-            assert_eq!(Protocol::from_version(p.version().as_bytes()), p);
+            assert_eq!(Protocol::from_events_file(p.version().as_bytes()), p);
         }
     }
 }

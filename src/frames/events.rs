@@ -161,7 +161,7 @@ pub fn read_events(path: &Path) -> Result<EventsFile, FrameError> {
                 .methods
                 .intern(methods[row].as_deref().unwrap_or_default()),
             status: status[row].map_or(0, |s| u16::try_from(s).unwrap_or(0)),
-            protocol: Protocol::from_version(
+            protocol: Protocol::from_events_file(
                 protocols[row].as_deref().unwrap_or_default().as_bytes(),
             ),
             ..Event::default()

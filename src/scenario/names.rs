@@ -329,28 +329,29 @@ mod tests {
         let (methods, paths) = (interned(&["GET", "POST"]), interned(&["/a"]));
         let (get, post) = (0, 1);
         let every = (None, None);
-        for (gateway, counted_get, counted_post) in [
-            (
-                Gateway::Nginx,
-                [true, true, true, false, false],
-                [false, true, true, false, false],
-            ),
-            (
-                Gateway::Kong,
-                [true, true, true, false, false],
-                [false, true, true, false, false],
-            ),
-            (
-                Gateway::Haproxy,
-                [false, true, false, true, false],
-                [false, true, false, true, false],
-            ),
-            (
-                Gateway::Traefik,
-                [false, true, false, false, false],
-                [false, true, false, false, false],
-            ),
-            (Gateway::Envoy, [false; 5], [false; 5]),
+        let nginx = (
+            [true, true, true, false, false],
+            [false, true, true, false, false],
+        );
+        let haproxy = (
+            [false, true, false, true, false],
+            [false, true, false, true, false],
+        );
+        let go = (
+            [false, true, false, false, false],
+            [false, true, false, false, false],
+        );
+        let envoy = ([false; 5], [false; 5]);
+        for (gateway, (counted_get, counted_post)) in [
+            (Gateway::Nginx, nginx),
+            (Gateway::Kong, nginx),
+            (Gateway::KongRedis, nginx),
+            (Gateway::Haproxy, haproxy),
+            (Gateway::HaproxyReqRate, haproxy),
+            (Gateway::Traefik, go),
+            (Gateway::Envoy, envoy),
+            (Gateway::EnvoyTimer, envoy),
+            (Gateway::EnvoyRatelimit, envoy),
         ] {
             let reading = gateway.name_reading();
             let filter = NameFilter::new(&methods, &paths, every, reading);
@@ -358,23 +359,24 @@ mod tests {
             // HTTP/1.0, 1.1, 2 and 3, and a version not logged, reach every
             // product's rules but Envoy's.
             let common = ProtocolSet::of([Unknown, Http10, Http11, Http2, Http3]);
-            assert_eq!(
-                filter.picks_all(common),
-                gateway != Gateway::Envoy,
-                "{gateway:?}"
+            let is_envoy = matches!(
+                gateway,
+                Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit
             );
+            assert_eq!(filter.picks_all(common), !is_envoy, "{gateway:?}");
             for (i, &version) in versions.iter().enumerate() {
                 for (method, counted) in [(get, counted_get[i]), (post, counted_post[i])] {
                     let what = format!("{gateway:?} {method} {version:?}");
                     assert_eq!(filter.picks(method, 0, version), counted, "{what}");
                     assert_eq!(bits.picks(method, 0, version), u64::from(counted), "{what}");
                 }
+                // Where a version is refused, for one method or both, a product's
+                // rule does not pick what the policy's does.
                 let both = counted_get[i] && counted_post[i];
-                assert_eq!(
-                    filter.picks_all(ProtocolSet::of([version])),
-                    both,
-                    "{gateway:?}"
-                );
+                let seen = ProtocolSet::of([Http11, version]);
+                assert_eq!(filter.picks_all(seen), both, "{gateway:?}");
+                let alike = picked_alike((&methods, &paths, seen), every, reading);
+                assert_eq!(alike, both, "{gateway:?} {version:?}");
             }
         }
     }

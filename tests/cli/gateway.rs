@@ -761,7 +761,7 @@ fn status_of_line(server: std::net::SocketAddr, line: &str, headers: &str) -> u1
 }
 
 /// What `server` answers the request line `line` (and `headers`) with.
-fn response_to_line(server: std::net::SocketAddr, line: &str, headers: &str) -> Vec<u8> {
+pub(crate) fn response_to_line(server: std::net::SocketAddr, line: &str, headers: &str) -> Vec<u8> {
     use std::io::{Read, Write};
     let mut stream = std::net::TcpStream::connect(server).unwrap();
     // One write: a server that answers 400 closes as soon as it has read

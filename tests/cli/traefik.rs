@@ -8,6 +8,8 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 use rlctl::ingest::endpoint::replayed_path;
+use rlctl::ingest::record::split_request;
+use rlctl::simulate::gateway::Gateway;
 use rlctl::simulate::gateway::request_names::{NameReading, PathReading};
 
 use crate::support::engines::{Engine, require};
@@ -22,16 +24,15 @@ const PIECES: [&str; 58] = [
     "&", ",", "^", "`", "{", "}", "<", ">", "\\", "\u{1f}", " ",
 ];
 
-#[test]
-fn traefik_path_is_what_go_makes_of_each_target() {
-    let Some(go) = require(Engine::Go) else {
-        return;
-    };
+/// `tests/engines/{name}.go` built with `go` into a new directory (the
+/// binary is in it, named `name`).
+fn built_go(go: &std::path::Path, name: &str) -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    let source =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/engines/traefik_route.go");
-    let binary = dir.path().join("route");
-    let built = Command::new(&go)
+    let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/engines")
+        .join(format!("{name}.go"));
+    let binary = dir.path().join(name);
+    let built = Command::new(go)
         .args(["build", "-o"])
         .arg(&binary)
         .arg(&source)
@@ -45,6 +46,15 @@ fn traefik_path_is_what_go_makes_of_each_target() {
         "{}",
         String::from_utf8_lossy(&built.stderr)
     );
+    (dir, binary)
+}
+
+#[test]
+fn traefik_path_is_what_go_makes_of_each_target() {
+    let Some(go) = require(Engine::Go) else {
+        return;
+    };
+    let (_dir, binary) = built_go(&go, "traefik_route");
 
     let mut draw = crate::support::draws(0x9e37_79b9_7f4a_7c15);
     let targets: Vec<String> = (0..20_000)
@@ -98,4 +108,67 @@ fn traefik_path_is_what_go_makes_of_each_target() {
         }
     }
     crate::support::assert_same_readings("Go", targets.len(), refused, 1000, &wrong);
+}
+
+#[test]
+fn traefik_gateway_refuses_the_versions_go_refuses() {
+    // Request lines sent as they are to Go's own HTTP server: those whose
+    // version Go refuses are answered 400 or 505 before any handler (so
+    // before Traefik's router and its middlewares); the others reach the
+    // handler (299). rlctl reads each line as a log writes it and must
+    // count it for Traefik exactly when Go's handler saw it. `HTTP/2.0` and
+    // `HTTP/3.0` are left out: logs write real HTTP/2 and 3 requests so, and
+    // rlctl counts those, while Go answers the words sent over HTTP/1 505.
+    let Some(go) = require(Engine::Go) else {
+        return;
+    };
+    let (_dir, binary) = built_go(&go, "go_http_server");
+    let mut server = Command::new(&binary)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut address = String::new();
+    std::io::BufRead::read_line(
+        &mut std::io::BufReader::new(server.stdout.take().unwrap()),
+        &mut address,
+    )
+    .unwrap();
+    let address: std::net::SocketAddr = address.trim().parse().unwrap();
+    let lines = [
+        "GET /a HTTP/1.1",
+        "GET /a HTTP/1.0",
+        "GET /a",
+        "POST /a",
+        "GET /a HTTP/1.2",
+        "GET /a HTTP/1.10",
+        "GET /a HTTP/1.01",
+        "GET /a HTTP/0.9",
+        "GET /a HTTP/4.0",
+        "GET /a HTTP/2.1",
+        "GET /a HTTP/1",
+        "GET /a HTTP/12.0",
+        "GET /a HTTP/1.1x",
+        "GET /a HTTP/2",
+        "GET /a HTTP/1.x",
+        "GET /a http/1.1",
+    ];
+    let traefik = Gateway::Traefik.name_reading();
+    let (refused, refused_unless_get) = traefik.refused_protocols();
+    let mut wrong = Vec::new();
+    for line in lines {
+        let response = crate::gateway::response_to_line(address, line, "");
+        let status = String::from_utf8_lossy(&response[9..12]).into_owned();
+        let (method, target, version) = split_request(line.as_bytes());
+        let method = String::from_utf8_lossy(method);
+        let counted = traefik.reads_method(&method)
+            && traefik.path(&String::from_utf8_lossy(target)).is_some()
+            && !refused.contains(version)
+            && !(refused_unless_get.contains(version) && method != "GET");
+        if counted != (status == "299") {
+            wrong.push(format!("{line:?}: Go {status}, rlctl counts it: {counted}"));
+        }
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert!(wrong.is_empty(), "{wrong:#?}");
 }

@@ -224,15 +224,16 @@ fn haproxy_gateway_counts_no_request_line_without_a_version() {
         "GET /a HTTP/1.10",
         "GET /a HTTP/1",
         "GET /a HTTP/4.0",
+        "GET /a HTTP/2",
     ];
     let statuses: Vec<u16> = lines.iter().map(|l| status_of_line(addr, l, "")).collect();
-    assert_eq!(statuses, [200, 400, 200, 400, 429, 429, 400, 400, 429]);
+    assert_eq!(statuses, [200, 400, 200, 400, 429, 429, 400, 400, 429, 400]);
     let log: String = (lines.iter().zip(&statuses).enumerate())
         .map(|(i, (l, s))| format!("1767571200.{i:03} 127.0.0.1 \"{l}\" {s}\n"))
         .collect();
     let compared = |extra: &[&str]| compared_logged(policy, &log, LOG_FORMAT, extra);
-    assert_eq!(compared(&["--gateway", "haproxy"]), (9, 9));
-    assert_eq!(compared(&[]), (4, 9), "the policy counts every request");
+    assert_eq!(compared(&["--gateway", "haproxy"]), (10, 10));
+    assert_eq!(compared(&[]), (4, 10), "the policy counts every request");
 }
 
 #[test]
@@ -240,7 +241,8 @@ fn nginx_gateway_counts_no_request_line_nginx_refuses_by_its_version() {
     // One request a minute (nginx admits one). nginx answers itself, before
     // limit_req: a request line with no version unless its method is GET
     // (400), `HTTP/0.9` written out and `HTTP/1` (400), a major version past
-    // 1 (505); it takes `HTTP/1.10` and `HTTP/1.2`, and serves a GET with no
+    // 1 (505, `HTTP/2` with no minor version too); it takes `HTTP/1.10`,
+    // `HTTP/1.001` and `HTTP/1.2`, and serves a GET with no
     // version as HTTP/0.9 (a 429 here, with no status line: the statuses are
     // read from nginx's log). The policy counts every one.
     let policy = "[[rule]]\nname='all'\nlimit='1/1m'\nburst=1\n";
@@ -258,6 +260,8 @@ fn nginx_gateway_counts_no_request_line_nginx_refuses_by_its_version() {
         "HEAD /a",
         "GET /a HTTP/1.2",
         "GET /a HTTP/12.0",
+        "GET /a HTTP/1.001",
+        "GET /a HTTP/2",
     ];
     for line in lines {
         response_to_line(nginx.addr(), line, "");
@@ -269,13 +273,13 @@ fn nginx_gateway_counts_no_request_line_nginx_refuses_by_its_version() {
     assert_eq!(
         statuses,
         [
-            "200", "400", "400", "505", "400", "429", "429", "400", "429", "505"
+            "200", "400", "400", "505", "400", "429", "429", "400", "429", "505", "429", "505"
         ],
         "{log_text}"
     );
     let (gateway, check) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
-    assert_eq!(gateway, (10, 10), "{log_text}");
+    assert_eq!(gateway, (12, 12), "{log_text}");
     assert!(check.contains("method, path or version"), "{check}");
     let (policy_reading, _) = replayed_nginx_log(policy, &log_text, &[]);
-    assert_eq!(policy_reading, (4, 10), "the policy counts every request");
+    assert_eq!(policy_reading, (5, 12), "the policy counts every request");
 }
