@@ -183,40 +183,6 @@ impl Gateway {
         }
     }
 
-    /// How the configuration `rlctl export` writes for it reads a request's
-    /// method and path for a rule's method and route ([`request_names`]).
-    pub fn name_reading(self) -> NameReading {
-        let protocols = match self {
-            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
-                ProtocolReading::Envoy
-            }
-            Gateway::Haproxy | Gateway::HaproxyReqRate => ProtocolReading::Haproxy,
-            Gateway::Traefik => ProtocolReading::Go,
-            // Kong runs on nginx.
-            Gateway::Nginx | Gateway::Kong | Gateway::KongRedis => ProtocolReading::Nginx,
-            _ => ProtocolReading::Any,
-        };
-        let (methods, paths) = match self {
-            Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
-            Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::Kong),
-            Gateway::Haproxy | Gateway::HaproxyReqRate => {
-                (MethodReading::Token, PathReading::OnHaproxy)
-            }
-            Gateway::Traefik => (MethodReading::Token, PathReading::Traefik),
-            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
-                (MethodReading::Envoy, PathReading::OnEnvoy)
-            }
-            Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
-                (MethodReading::AnyCase, PathReading::AsLogged)
-            }
-        };
-        NameReading {
-            methods,
-            paths,
-            protocols,
-        }
-    }
-
     /// The `rlctl export --target` whose configuration this replays, if any.
     pub fn export_target(self) -> Option<&'static str> {
         match self {

@@ -40,7 +40,7 @@ use std::borrow::Cow;
 use super::kong_path::kong_path;
 pub use super::nginx_uri::nginx_uri;
 use super::traefik_path::traefik_path;
-use super::{envoy_codec, haproxy_target};
+use super::{Gateway, envoy_codec, haproxy_target};
 use crate::events::{Protocol, ProtocolSet};
 use crate::ingest::endpoint::split_replayed_path;
 
@@ -218,6 +218,42 @@ impl NameReading {
     /// path or HTTP version, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
         self != NameReading::default()
+    }
+}
+
+impl Gateway {
+    /// How the configuration `rlctl export` writes for it reads a request's
+    /// method, path and HTTP version for a rule's method and route.
+    pub fn name_reading(self) -> NameReading {
+        let protocols = match self {
+            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
+                ProtocolReading::Envoy
+            }
+            Gateway::Haproxy | Gateway::HaproxyReqRate => ProtocolReading::Haproxy,
+            Gateway::Traefik => ProtocolReading::Go,
+            // Kong runs on nginx.
+            Gateway::Nginx | Gateway::Kong | Gateway::KongRedis => ProtocolReading::Nginx,
+            _ => ProtocolReading::Any,
+        };
+        let (methods, paths) = match self {
+            Gateway::Nginx => (MethodReading::Nginx, PathReading::NginxUri),
+            Gateway::Kong | Gateway::KongRedis => (MethodReading::Nginx, PathReading::Kong),
+            Gateway::Haproxy | Gateway::HaproxyReqRate => {
+                (MethodReading::Token, PathReading::OnHaproxy)
+            }
+            Gateway::Traefik => (MethodReading::Token, PathReading::Traefik),
+            Gateway::Envoy | Gateway::EnvoyTimer | Gateway::EnvoyRatelimit => {
+                (MethodReading::Envoy, PathReading::OnEnvoy)
+            }
+            Gateway::AwsWaf | Gateway::Cloudflare | Gateway::RedisSwc => {
+                (MethodReading::AnyCase, PathReading::AsLogged)
+            }
+        };
+        NameReading {
+            methods,
+            paths,
+            protocols,
+        }
     }
 }
 
