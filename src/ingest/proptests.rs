@@ -396,3 +396,42 @@ proptest! {
         }
     }
 }
+
+/// Whether a product might read `path` otherwise than as logged, as
+/// [`super::KeptPaths::may_read_otherwise`] was first written: the definition.
+fn unusual_by_definition(path: &[u8]) -> bool {
+    path.first() != Some(&b'/')
+        || memchr::memchr2(b'%', b'#', path).is_some()
+        || path.windows(2).any(|w| w == b"//" || w == b"/.")
+        || path
+            .iter()
+            .any(|&b| b <= b' ' || b >= 0x7f || b"\"<>\\^`{|}".contains(&b))
+}
+
+#[test]
+fn every_byte_alone_is_unusual_as_the_definition_says() {
+    for b in 0..=255u8 {
+        for path in [vec![b'/', b'a', b, b'b'], vec![b'/', b], vec![b]] {
+            let unusual = super::KeptPaths::may_read_otherwise(&path);
+            assert_eq!(unusual, unusual_by_definition(&path), "{path:?}");
+        }
+    }
+}
+
+proptest! {
+    /// One pass with a table finds the unusual paths the definition names,
+    /// among paths of usual bytes with one byte of any value put in.
+    #[test]
+    fn unusual_paths_are_those_the_definition_names(
+        usual in "/?[a/.!()*?\\[\\]]{0,12}",
+        byte in any::<u8>(),
+        at in any::<prop::sample::Index>(),
+    ) {
+        let mut path = usual.into_bytes();
+        path.insert(at.index(path.len() + 1), byte);
+        prop_assert_eq!(
+            super::KeptPaths::may_read_otherwise(&path),
+            unusual_by_definition(&path)
+        );
+    }
+}
