@@ -254,6 +254,8 @@ measure gzip "$RUNS" "'$RLCTL' analyze -q --format json '$GZ'"
 if [[ "${SKIP_SIMULATE:-}" != 1 ]]; then
     measure simulate "$RUNS" "'$RLCTL' simulate -q --algo all --limit 600/1m --format json '$COMBINED'"
     measure simulate_recommended "$RUNS" "'$RLCTL' simulate -q --algo all --format json '$COMBINED'"
+    # Every gateway's replay reads each request's path as the product does.
+    measure simulate_gateways "$RUNS" "'$RLCTL' simulate -q --gateway all --limit 600/1m --format json '$COMBINED'"
 fi
 
 echo
@@ -302,6 +304,7 @@ row custom "rlctl analyze log_format" "$CUSTOM_LOG"
 row gzip "rlctl analyze combined.gz" "$COMBINED" "$(ratio gzip gzip_dc 'gzip -dc')"
 row simulate "rlctl simulate --algo all --limit" "$COMBINED"
 row simulate_recommended "rlctl simulate --algo all" "$COMBINED" "$(ratio simulate_recommended simulate 'one --limit')"
+row simulate_gateways "rlctl simulate --gateway all --limit" "$COMBINED" "$(ratio simulate_gateways simulate '--algo all --limit')"
 for d in off on; do
     row "paths30_$d" "analyze 30 paths (discover $d)" "$PATHS30"
     row "paths_$d" "analyze $DISTINCT paths (discover $d)" "$PATHS" "$(ratio "paths_$d" "paths30_$d" '30 paths'); $(memory "paths_$d" "paths30_$d" '30 paths'); $(speedup "paths_$d" duckdb_paths DuckDB)"
