@@ -7,8 +7,10 @@
 use std::io::Write;
 use std::process::{Command, Stdio};
 
+use rlctl::events::Interner;
 use rlctl::ingest::endpoint::replayed_path;
 use rlctl::ingest::record::split_request;
+use rlctl::scenario::names::NameFilter;
 use rlctl::simulate::gateway::Gateway;
 use rlctl::simulate::gateway::request_names::{NameReading, PathReading};
 
@@ -152,18 +154,23 @@ fn traefik_gateway_refuses_the_versions_go_refuses() {
         "GET /a HTTP/1.x",
         "GET /a http/1.1",
     ];
-    let traefik = Gateway::Traefik.name_reading();
-    let (refused, refused_unless_get) = traefik.refused_protocols();
     let mut wrong = Vec::new();
     for line in lines {
         let response = crate::gateway::response_to_line(address, line, "");
         let status = String::from_utf8_lossy(&response[9..12]).into_owned();
+        // The line's request as the replay's rules see it: a rule over
+        // every request, read as Traefik reads names.
         let (method, target, version) = split_request(line.as_bytes());
-        let method = String::from_utf8_lossy(method);
-        let counted = traefik.reads_method(&method)
-            && traefik.path(&String::from_utf8_lossy(target)).is_some()
-            && !refused.contains(version)
-            && !(refused_unless_get.contains(version) && method != "GET");
+        let (mut methods, mut paths) = (Interner::default(), Interner::default());
+        let method = methods.intern(&String::from_utf8_lossy(method));
+        let path = paths.intern(&String::from_utf8_lossy(target));
+        let every = NameFilter::new(
+            &methods,
+            &paths,
+            (None, None),
+            Gateway::Traefik.name_reading(),
+        );
+        let counted = every.picks(method, path, version);
         if counted != (status == "299") {
             wrong.push(format!("{line:?}: Go {status}, rlctl counts it: {counted}"));
         }
