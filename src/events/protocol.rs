@@ -88,6 +88,22 @@ impl Protocol {
         }
     }
 
+    /// The last word of a request line, as the servers read it: as a
+    /// version field, but for two words. An HTTP/0.9 request has no version
+    /// word: one that writes `HTTP/0.9` out is some other major version
+    /// (HAProxy takes it, Go answers 505, nginx 400). Envoy's version field
+    /// says `HTTP/2` for HTTP/2, a request line `HTTP/2.0`: the servers
+    /// answer `HTTP/2` sent over HTTP/1 400 (nginx 505).
+    pub fn from_request_line(word: &[u8]) -> Protocol {
+        match Protocol::from_version(word) {
+            Protocol::Http09 => Protocol::OtherMajor,
+            Protocol::Http2 | Protocol::Http3 if word.len() == b"HTTP/2".len() => {
+                Protocol::Malformed
+            }
+            version => version,
+        }
+    }
+
     /// A version as an events file writes it ([`Self::version`]): the
     /// classes' own spellings, which no log is read with (`HTTP/1.x` in a
     /// log is malformed, as the servers take it), else as a version field.

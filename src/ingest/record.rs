@@ -129,20 +129,7 @@ pub fn target_and_protocol(rest: &[u8]) -> (&[u8], Protocol) {
         Some(space) if rest[space + 1..].starts_with(b"HTTP/") => {
             let target = &rest[..space];
             let spaces = target.iter().rev().take_while(|&&b| b == b' ').count();
-            let word = &rest[space + 1..];
-            let version = match Protocol::from_version(word) {
-                // An HTTP/0.9 request has no version word: one that writes
-                // `HTTP/0.9` out is some other version to the servers
-                // (HAProxy takes it, Go answers 505, nginx 400).
-                Protocol::Http09 => Protocol::OtherMajor,
-                // Envoy's version field says `HTTP/2`; a request line says
-                // `HTTP/2.0` for HTTP/2, and the servers answer `HTTP/2`
-                // sent over HTTP/1 400 (nginx 505).
-                Protocol::Http2 | Protocol::Http3 if word.len() == b"HTTP/2".len() => {
-                    Protocol::Malformed
-                }
-                version => version,
-            };
+            let version = Protocol::from_request_line(&rest[space + 1..]);
             (&target[..target.len() - spaces], version)
         }
         _ if rest.is_empty() => (rest, Protocol::Unknown),
