@@ -245,6 +245,18 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Any word starting with `HTTP/` is a version of some class, in a
+        /// field and in a request line; a request line's is never HTTP/0.9.
+        #[test]
+        fn every_http_word_has_a_class(rest in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..8)) {
+            let word = [&b"HTTP/"[..], &rest].concat();
+            proptest::prop_assert_ne!(Protocol::from_version(&word), Protocol::Unknown);
+            let in_line = Protocol::from_request_line(&word);
+            proptest::prop_assert!(!matches!(in_line, Protocol::Unknown | Protocol::Http09));
+        }
+    }
+
     #[test]
     fn only_a_request_line_as_sent_tells_http_09() {
         assert_eq!(Protocol::Http09.unless_versionless(), Protocol::Unknown);
