@@ -48,10 +48,12 @@ pub struct Windows {
     policy: Policy,
 }
 
-/// Per period (in the order of [`Windows`]): the period's start and its count.
+/// Per period (in the order of [`Windows`], at most one per Kong period):
+/// the period's start and its count. A fixed array, so that a decision
+/// allocates nothing.
 #[derive(Debug, Clone, Default)]
 pub struct State {
-    counts: Vec<(i64, u64)>,
+    counts: [(i64, u64); PERIODS.len()],
 }
 
 impl Windows {
@@ -75,30 +77,24 @@ impl Windows {
             .collect()
     }
 
-    /// Each period's start and usage at `t` (before this request).
-    fn usage(&self, state: &State, t: Millis) -> Vec<(i64, u64)> {
+    /// Each period's start and usage at `t` (before this request), in the
+    /// first `self.limits.len()` places.
+    fn usage(&self, state: &State, t: Millis) -> [(i64, u64); PERIODS.len()] {
         let now = t.div_euclid(1000);
-        self.limits
-            .iter()
-            .enumerate()
-            .map(|(j, &(i, _))| {
-                let p = PERIODS[i].1;
-                let start = now.div_euclid(p) * p;
-                let count = match state.counts.get(j) {
-                    Some(&(s, c)) if s == start => c,
-                    _ => 0,
-                };
-                (start, count)
-            })
-            .collect()
+        let mut usage = [(0, 0); PERIODS.len()];
+        for ((slot, &(i, _)), &(s, c)) in usage.iter_mut().zip(&self.limits).zip(&state.counts) {
+            let p = PERIODS[i].1;
+            let start = now.div_euclid(p) * p;
+            *slot = (start, if s == start { c } else { 0 });
+        }
+        usage
     }
 
     fn increment(&self, state: &mut State, t: Millis) {
-        state.counts = self
-            .usage(state, t)
-            .into_iter()
-            .map(|(start, c)| (start, c.saturating_add(1)))
-            .collect();
+        state.counts = self.usage(state, t);
+        for (_, c) in &mut state.counts[..self.limits.len()] {
+            *c = c.saturating_add(1);
+        }
     }
 
     /// One line for reports.
