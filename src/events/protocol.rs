@@ -7,8 +7,7 @@
 //! are told apart as far as the products tell them apart.
 
 /// The HTTP version of a request.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Protocol {
     /// The line does not say (no request line and no version field).
     #[default]
