@@ -33,6 +33,15 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         crate::frames::TableFormat::of(path)
             .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
+    super::check_outputs(
+        &args.ingest.files,
+        &[
+            ("--output", args.output.output.as_deref()),
+            ("--write-policy", args.write_policy.as_deref()),
+            ("--write-routes", args.write_routes.as_deref()),
+            ("--export-counts", args.export_counts.as_deref()),
+        ],
+    )?;
     let mut ingest = ingest_settings(&args.ingest)?;
     // Only a rule's wider scope reads paths: those of the endpoints a
     // --route rule named (see `analysis::rule_scope`).

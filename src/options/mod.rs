@@ -12,6 +12,7 @@ mod sql;
 mod watch;
 
 use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
@@ -45,6 +46,51 @@ pub enum OptionsError {
     Deploy(#[from] DeployError),
     #[error("{0}")]
     Usage(String),
+}
+
+/// Refuses an output file that is one of the `inputs` (one mistyped `-o`
+/// would replace the log), or that two outputs share (the last one written
+/// would replace the others). `outputs` pairs each flag with its file, if
+/// any; `-` is stdout and not a file.
+pub fn check_outputs(
+    inputs: &[PathBuf],
+    outputs: &[(&str, Option<&Path>)],
+) -> Result<(), OptionsError> {
+    let files: Vec<(&str, PathBuf)> = (outputs.iter())
+        .filter_map(|&(flag, path)| path.filter(|p| p.as_os_str() != "-").map(|p| (flag, p)))
+        .map(|(flag, path)| (flag, resolved(path)))
+        .collect();
+    for (i, (flag, file)) in files.iter().enumerate() {
+        if let Some(input) = inputs.iter().find(|input| resolved(input) == *file) {
+            return Err(OptionsError::Usage(format!(
+                "{flag} {} is an input of this run; writing there would replace the log. Give another file name",
+                input.display()
+            )));
+        }
+        if let Some((other, _)) = files[..i].iter().find(|(_, f)| f == file) {
+            return Err(OptionsError::Usage(format!(
+                "{other} and {flag} name the same file ({}); give each output its own file",
+                file.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `path` as the file system resolves it (its folder resolved when the file
+/// does not exist yet), so that two spellings of one file compare equal.
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(full) = path.canonicalize() {
+        return full;
+    }
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (folder.canonicalize(), path.file_name()) {
+        (Ok(folder), Some(name)) => folder.join(name),
+        _ => path.to_path_buf(),
+    }
 }
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].

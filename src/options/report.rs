@@ -116,6 +116,16 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
         // `--export-X -` replaces the default stdout report rather than mixing two formats.
         outputs.remove(0);
     }
+    super::check_outputs(
+        &args.ingest.files,
+        &[
+            ("--output", args.output.as_deref()),
+            ("--export-markdown", args.export_markdown.as_deref()),
+            ("--export-html", args.export_html.as_deref()),
+            ("--export-json", args.export_json.as_deref()),
+            ("--export-junit", args.export_junit.as_deref()),
+        ],
+    )?;
     if outputs.iter().filter(|(_, p)| p.is_none()).count() > 1 {
         return Err(usage(
             "only one output can go to stdout; give the others a file name".into(),
