@@ -334,7 +334,7 @@ fn route_regex(
     text.as_deref()
         .map(Regex::new)
         .transpose()
-        .map_err(|e| fail(format!("bad route regex: {e}")))
+        .map_err(|e| fail(format!("bad route regex: {}", crate::text::regex_error(&e))))
 }
 
 /// The method (none for a path alone, from a log without methods) and route

@@ -80,8 +80,12 @@ impl RouteRule {
                     "--route `{text}`: expected REGEX=NAME, e.g. '^/api/search=search'"
                 ))
             })?;
-        let pattern = Regex::new(pattern)
-            .map_err(|e| IngestError::Usage(format!("--route `{text}`: bad regex: {e}")))?;
+        let pattern = Regex::new(pattern).map_err(|e| {
+            IngestError::Usage(format!(
+                "--route `{text}`: bad regex: {}",
+                crate::text::regex_error(&e)
+            ))
+        })?;
         Ok(RouteRule {
             pattern,
             name: name.trim().to_string(),

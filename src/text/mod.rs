@@ -19,8 +19,50 @@ pub fn counted(n: impl TryInto<u64>, noun: &str) -> String {
     }
 }
 
+/// A regex error on one line: the regex crate writes a syntax error over
+/// several (the pattern, a line of carets under the fault, the message),
+/// which an error line shows as `\n` escapes. This gives the message and
+/// where the fault starts: `unclosed group (at character 7 of the pattern)`.
+pub fn regex_error(error: &regex::Error) -> String {
+    let text = error.to_string();
+    let lines: Vec<&str> = text.lines().collect();
+    let message = lines
+        .iter()
+        .rev()
+        .find_map(|l| l.trim().strip_prefix("error: "));
+    let caret = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with('^') && l.trim().chars().all(|c| c == '^'));
+    match (message, caret) {
+        // The pattern and the carets are both indented four spaces.
+        (Some(message), Some(caret)) => {
+            let at = caret.find('^').unwrap_or(4).saturating_sub(4) + 1;
+            format!("{message} (at character {at} of the pattern)")
+        }
+        _ => lines
+            .iter()
+            .map(|l| l.trim())
+            .filter(|l| !l.is_empty())
+            .collect::<Vec<_>>()
+            .join(": "),
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_regex_syntax_error_reads_on_one_line() {
+        let pattern = String::from("^/api/(x");
+        let error = regex::Regex::new(&pattern).unwrap_err();
+        assert_eq!(
+            super::regex_error(&error),
+            "unclosed group (at character 7 of the pattern)"
+        );
+        let pattern = String::from("a{99999999}");
+        let error = regex::Regex::new(&pattern).unwrap_err();
+        assert!(!super::regex_error(&error).contains('\n'));
+    }
+
     #[test]
     fn counted_is_singular_for_one_only() {
         assert_eq!(super::counted(0u64, "client"), "0 clients");
