@@ -34,7 +34,7 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
             .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
     super::check_outputs(
-        &args.ingest.files,
+        args.ingest.files.iter().chain(&args.from_sql_result),
         &[
             ("--output", args.output.output.as_deref()),
             ("--write-policy", args.write_policy.as_deref()),

@@ -24,6 +24,7 @@ pub struct ConvertSettings {
 pub fn convert_settings(args: &ConvertArgs) -> Result<ConvertSettings, OptionsError> {
     let format =
         TableFormat::of(&args.output).map_err(|e| OptionsError::Usage(format!("--output {e}")))?;
+    super::check_outputs(&args.ingest.files, &[("--output", Some(&args.output))])?;
     Ok(ConvertSettings {
         ingest: ingest_settings(&args.ingest)?,
         routes: routes_settings(&args.routes)?,

@@ -48,22 +48,26 @@ pub enum OptionsError {
     Usage(String),
 }
 
-/// Refuses an output file that is one of the `inputs` (one mistyped `-o`
-/// would replace the log), or that two outputs share (the last one written
-/// would replace the others). `outputs` pairs each flag with its file, if
-/// any; `-` is stdout and not a file.
-pub fn check_outputs(
-    inputs: &[PathBuf],
+/// Refuses an output file that is one of the `inputs` (the logs, or the
+/// table read in their place: one mistyped `-o` would replace it), or that
+/// two outputs share (the last one written would replace the others).
+/// `outputs` pairs each flag with its file, if any; `-` is stdout and not a
+/// file.
+pub fn check_outputs<'p>(
+    inputs: impl IntoIterator<Item = &'p PathBuf>,
     outputs: &[(&str, Option<&Path>)],
 ) -> Result<(), OptionsError> {
+    let inputs: Vec<(&PathBuf, PathBuf)> = (inputs.into_iter())
+        .map(|input| (input, resolved(input)))
+        .collect();
     let files: Vec<(&str, PathBuf)> = (outputs.iter())
         .filter_map(|&(flag, path)| path.filter(|p| p.as_os_str() != "-").map(|p| (flag, p)))
         .map(|(flag, path)| (flag, resolved(path)))
         .collect();
     for (i, (flag, file)) in files.iter().enumerate() {
-        if let Some(input) = inputs.iter().find(|input| resolved(input) == *file) {
+        if let Some((input, _)) = inputs.iter().find(|(_, resolved)| resolved == file) {
             return Err(OptionsError::Usage(format!(
-                "{flag} {} is an input of this run; writing there would replace the log. Give another file name",
+                "{flag} {} is an input of this run; writing there would replace it. Give another file name",
                 input.display()
             )));
         }

@@ -171,7 +171,7 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     };
     check_events(args, &source, key_sample_rate, &ingest.keys)?;
     super::check_outputs(
-        &args.ingest.files,
+        args.ingest.files.iter().chain(&args.events),
         &[
             ("--output", args.output.output.as_deref()),
             ("--decisions", args.decisions.as_deref()),
