@@ -7,15 +7,15 @@
 //! exactly. Periods within a factor 60 of W are set: the short ones bound
 //! bursts, the long ones bound the average.
 //!
-//! Kong runs one rate-limiting plugin per request (the most specific), and
-//! counts per route: a rule with a route or method gets a route whose plugin
-//! takes, per period, the smallest limit of every rule that applies there with
-//! the same key; rules for every request become a global plugin. Each
-//! exemption is a route whose own plugin never limits ([`super::kong_exempt`]).
+//! Kong runs one rate-limiting plugin per request (the most specific) and
+//! counts per plugin: which rules become which plugin, and which route a
+//! request takes, is [`super::kong_plan`]'s. Each exemption is a route whose
+//! own plugin never limits ([`super::kong_exempt`]).
 
 use std::collections::BTreeMap;
 
 use super::kong_exempt;
+use super::kong_plan::{Plan, Plugin, RuleSide};
 use super::yaml::{Map, Seq, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
@@ -108,7 +108,7 @@ enum LimitBy {
 }
 
 /// The plugin entry: one limit per period, then how it counts.
-fn plugin(name: &str, by: &LimitBy, limits: &Limits) -> Map {
+fn plugin_entry(name: &str, by: &LimitBy, limits: &Limits) -> Map {
     let mut config = Map::new();
     for (&i, &n) in limits {
         config.set(PERIODS[i].0, plain(n));
@@ -180,49 +180,116 @@ fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
     })
 }
 
-/// The route of rule `i` (which has a method or route): its plugin takes the
-/// smallest limits of every rule with the same key that applies there.
-fn kong_route(i: usize, each: &[KongRule], rules: &[CheckedRule], ids: &[String]) -> Map {
+/// The route of `plugin` (a rule's, which has a method or route): its
+/// plugin takes the smallest limits of the rules the plan merges into it.
+fn kong_route(
+    plugin: &Plugin,
+    plan: &Plan,
+    each: &[KongRule],
+    rules: &[CheckedRule],
+    ids: &[String],
+) -> Map {
+    let i = plugin.route_of.expect("a route's plugin");
     let rule = &each[i];
-    let applies: Vec<usize> = (0..each.len())
-        .filter(|&j| {
-            j == i
-                || (each[j].by == rule.by
-                    && each[j].route.is_none()
-                    && (each[j].method.is_none() || each[j].method == rule.method))
-        })
-        .collect();
-    let merged = merge(
-        &applies
-            .iter()
-            .map(|&j| each[j].limits.clone())
-            .collect::<Vec<_>>(),
-    );
+    let merged = merged_limits(plugin, each);
     let mut route = Map::new();
     route.comments(&rule.notes);
-    if applies.len() > 1 {
-        let names: Vec<&str> = applies.iter().map(|&j| rules[j].name.as_str()).collect();
+    if plugin.merged.len() > 1 {
         route.comment(format!(
-            "This route's plugin takes the smallest limits of rules {} (Kong runs one per route).",
-            names.join(", ")
+            "This route's plugin takes the smallest limits of rules {} (Kong runs one per request).",
+            names(rules, &plugin.merged)
         ));
     }
-    let path = rule.route.map(regex_path).unwrap_or_else(|| "/".into());
+    let left_out = plan.left_out(plugin, &sides(each));
+    if !left_out.is_empty() {
+        route.comment(format!(
+            "Kong runs this plugin alone on the requests this route takes: {} (keyed otherwise) {} not limit them.",
+            names(rules, &left_out),
+            if left_out.len() == 1 { "does" } else { "do" }
+        ));
+    }
+    let path = rule.route.map(regex_path).unwrap_or_else(|| "~/".into());
     route
         .set("name", string(format!("rl-{}", ids[i])))
         .set("paths", Value::FlowSeq(vec![string(path)]));
     if let Some(m) = &rule.method {
         route.set("methods", Value::FlowSeq(vec![string(m)]));
     }
+    if plan.routes.len() > 1 {
+        route.set("regex_priority", plain(plan.regex_priority(i)));
+    }
     // `rl-ID-route`, unless a rule `ID-route` without a route has that
-    // instance name (the global plugins are `rl-ID`).
+    // instance name (the global plugin is `rl-ID`).
     let instance = free_name(&format!("rl-{}-route", ids[i]), '-', |name| {
         ids.iter().any(|id| format!("rl-{id}") == name)
     });
     let mut plugins = Seq::new();
-    plugins.push(plugin(&instance, &rule.by, &merged));
+    plugins.push(plugin_entry(&instance, &rule.by, &merged));
     route.set("plugins", plugins);
     route
+}
+
+/// The limits of `plugin`: the smallest of its rules' per period.
+fn merged_limits(plugin: &Plugin, each: &[KongRule]) -> Limits {
+    merge(
+        &(plugin.merged.iter())
+            .map(|&j| each[j].limits.clone())
+            .collect::<Vec<_>>(),
+    )
+}
+
+/// What the plan needs of each rule.
+fn sides(each: &[KongRule]) -> Vec<RuleSide<LimitBy>> {
+    (each.iter())
+        .map(|r| RuleSide {
+            key: r.by.clone(),
+            method: r.method.clone(),
+            routed: r.route.is_some(),
+        })
+        .collect()
+}
+
+/// The names of `rules` at `indices`, in backquotes, joined.
+fn names(rules: &[CheckedRule], indices: &[usize]) -> String {
+    let quoted: Vec<String> = indices
+        .iter()
+        .map(|&i| format!("`{}`", rules[i].name))
+        .collect();
+    quoted.join(", ")
+}
+
+/// The global plugin, with its rules' notes and what it leaves out.
+fn global_plugin(
+    plugin: &Plugin,
+    plan: &Plan,
+    each: &[KongRule],
+    rules: &[CheckedRule],
+    ids: &[String],
+) -> Seq {
+    let mut global = Seq::new();
+    for &j in &plugin.merged {
+        global.comments(&each[j].notes);
+    }
+    if plugin.merged.len() > 1 {
+        global.comment(format!(
+            "Kong holds one global rate-limiting plugin: it takes the smallest limits of rules {}.",
+            names(rules, &plugin.merged)
+        ));
+    }
+    for &j in &plan.not_global {
+        global.comments(&each[j].notes).comment(format!(
+            "NOT ENFORCED on requests no route takes: Kong holds one global rate-limiting plugin, keyed as rule `{}`; rule `{}` limits only the routes of rules keyed alike.",
+            rules[plugin.merged[0]].name, rules[j].name
+        ));
+    }
+    let merged = merged_limits(plugin, each);
+    let first = plugin.merged[0];
+    global.push(plugin_entry(
+        &format!("rl-{}", ids[first]),
+        &each[first].by,
+        &merged,
+    ));
+    global
 }
 
 impl Exporter for Kong {
@@ -247,21 +314,31 @@ impl Exporter for Kong {
         }
         let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
         let each = rules.iter().map(kong_rule).collect::<Result<Vec<_>, _>>()?;
-        let mut global = Seq::new();
+        let plan = Plan::of(&sides(&each));
+        if plan.routes.len() as u64 >= kong_exempt::REGEX_PRIORITY {
+            return Err(ExportError::Target {
+                target: "kong",
+                message: format!(
+                    "{} rules with a route or method: their routes' regex_priority would reach the exemptions' ({}); export at most {} of them",
+                    plan.routes.len(),
+                    kong_exempt::REGEX_PRIORITY,
+                    kong_exempt::REGEX_PRIORITY - 1
+                ),
+            });
+        }
+        let global = match &plan.global {
+            Some(plugin) => global_plugin(plugin, &plan, &each, rules, &ids),
+            None => Seq::new(),
+        };
         let mut routes = Seq::new();
         for route in kong_exempt::routes(exemptions, rules)? {
             routes.push(route);
         }
-        for (i, rule) in each.iter().enumerate() {
-            if rule.method.is_none() && rule.route.is_none() {
-                global.comments(&rule.notes).push(plugin(
-                    &format!("rl-{}", ids[i]),
-                    &rule.by,
-                    &rule.limits,
-                ));
-            } else {
-                routes.push(kong_route(i, &each, rules, &ids));
-            }
+        // In the policy's order (Kong's own follows from regex_priority).
+        let mut routed: Vec<&Plugin> = plan.routes.iter().collect();
+        routed.sort_by_key(|p| p.route_of);
+        for plugin in routed {
+            routes.push(kong_route(plugin, &plan, &each, rules, &ids));
         }
         let mut doc = Map::new();
         doc.set("_format_version", string("3.0"));
@@ -290,7 +367,8 @@ impl Exporter for Kong {
                 "such window, so Kong never rejects a request the policy admits, but it can let a",
                 "client send a window's worth at once. policy: local counts per Kong node.",
                 "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
-                "and counts per route; where routes overlap, Kong picks one.",
+                "and counts per plugin; where rules' routes overlap, it takes the one with a",
+                "method, then the higher regex_priority (the rule listed first).",
             ],
             &[
                 "Response headers describing each rule (Kong also sends RateLimit-* and",
@@ -338,6 +416,54 @@ mod tests {
             merge(&[Limits::from([(0, 50), (1, 10)])]),
             Limits::from([(0, 50), (1, 50)])
         );
+    }
+
+    fn render(policy: &str) -> String {
+        let rules = Policy::parse(policy, "p").unwrap();
+        Kong.render(&rules, &ExportOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn rules_for_every_request_share_the_one_global_plugin() {
+        // Kong holds one global rate-limiting plugin: the rules keyed alike
+        // merge into it, the one keyed otherwise is said not to be enforced.
+        let out = render(
+            "[[rule]]\nname='a'\nlimit='100/1m'\nalgorithm='fixed-window'\n\
+             [[rule]]\nname='k'\nkey='field:http_x_api_key'\nlimit='5/1s'\n\
+             [[rule]]\nname='b'\nlimit='2000/1h'\nalgorithm='fixed-window'\n",
+        );
+        assert_eq!(out.matches("- name: rate-limiting").count(), 1, "{out}");
+        assert!(out.contains("instance_name: \"rl-a\""), "{out}");
+        // a: second 100, minute 100, hour 6000; b: minute 2000, hour 2000,
+        // day 48000. Smallest per period: 100, 100, 2000, 48000.
+        assert!(
+            out.contains("    second: 100\n    minute: 100\n    hour: 2000\n    day: 48000\n"),
+            "{out}"
+        );
+        assert!(out.contains("smallest limits of rules `a`, `b`"), "{out}");
+        assert!(out.contains("NOT ENFORCED"), "{out}");
+        assert!(out.contains("rule `k` limits only the routes"), "{out}");
+    }
+
+    #[test]
+    fn routes_carry_their_order_and_what_they_leave_out() {
+        let out = render(
+            "[[rule]]\nname='g'\nlimit='100/1m'\n\
+             [[rule]]\nname='s'\nroute='^/s'\nkey='field:http_x_api_key'\nlimit='5/1s'\n\
+             [[rule]]\nname='m'\nmethod='POST'\nlimit='10/1m'\n",
+        );
+        // POST (a method and a path) comes before the route alone.
+        let s = out.find("name: \"rl-s\"").unwrap();
+        let m = out.find("name: \"rl-m\"").unwrap();
+        assert!(out[s..].contains("regex_priority: 1\n"), "{out}");
+        assert!(out[m..].contains("regex_priority: 2\n"), "{out}");
+        assert!(out[m..].contains("paths: [\"~/\"]"), "{out}");
+        // `s` is keyed otherwise than `g`; `m` merges `g`.
+        assert!(
+            out.contains("`g` (keyed otherwise) does not limit them"),
+            "{out}"
+        );
+        assert!(out.contains("smallest limits of rules `m`, `g`"), "{out}");
     }
 
     #[test]

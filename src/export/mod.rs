@@ -46,6 +46,7 @@ mod haproxy_exempt;
 pub mod key;
 pub mod kong;
 mod kong_exempt;
+pub mod kong_plan;
 pub mod nginx;
 mod nginx_exempt;
 mod shape;

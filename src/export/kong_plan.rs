@@ -1,0 +1,203 @@
+//! Which rate-limiting plugin Kong runs on which request, for the rules
+//! `rlctl export --target kong` writes: one plan, followed by the exporter
+//! and by the replay of Kong (`rlctl simulate --gateway kong`, `export
+//! --check`), so that the replay decides as the exported configuration does.
+//!
+//! Kong runs one instance of a plugin per request, the most specific one: the
+//! plugin of the route the request took, else the global one (plugin
+//! precedence). And it holds one global instance of a plugin: a plugin's cache
+//! key is its name, route, service and consumer
+//! (`kong/db/schema/entities/plugins.lua`), so a second global
+//! `rate-limiting` is a uniqueness violation. Hence:
+//! - the rules for every request keyed like the first of them become the one
+//!   global plugin, with the smallest limits of them all; a rule for every
+//!   request keyed otherwise cannot be global, and counts only where it
+//!   merges into a route's plugin;
+//! - a rule with a route or a method becomes a route whose plugin takes the
+//!   smallest limits of the rule and of every rule keyed alike that applies
+//!   to all of the route's requests (for every request, or for its method);
+//!   no other rule limits the requests that take that route;
+//! - where several rules' routes match a request, Kong takes the one of
+//!   highest priority (`get_priority` in `kong/router/transform.lua`): more
+//!   match fields first (a method and a path before a path alone), then, for
+//!   regex paths, `regex_priority`. The exporter writes every rule's path as
+//!   a regex and sets `regex_priority` ([`Plan::regex_priority`]) so that a
+//!   rule with a route and a method comes before one with a method alone, and
+//!   otherwise the rule listed first comes first: [`Plan::routes`] is in
+//!   that order.
+
+/// What the plan needs of a rule: how its plugin counts (`K`, the key), and
+/// which requests it is for.
+#[derive(Debug, Clone)]
+pub struct RuleSide<K> {
+    pub key: K,
+    pub method: Option<String>,
+    pub routed: bool,
+}
+
+impl<K> RuleSide<K> {
+    fn is_global(&self) -> bool {
+        self.method.is_none() && !self.routed
+    }
+}
+
+/// One rate-limiting plugin of the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plugin {
+    /// The rule whose route carries it (`None`: the global plugin).
+    pub route_of: Option<usize>,
+    /// The rules whose smallest limits it takes, its own (or for the global
+    /// plugin the first) first.
+    pub merged: Vec<usize>,
+}
+
+/// The plugins of a policy's rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The plugin for requests no rule's route takes.
+    pub global: Option<Plugin>,
+    /// The rules' routes and their plugins, in Kong's order of precedence:
+    /// a request takes the first whose method and path match it.
+    pub routes: Vec<Plugin>,
+    /// The rules for every request keyed otherwise than the global plugin.
+    pub not_global: Vec<usize>,
+}
+
+impl Plan {
+    /// The plan of `rules` (a policy's, in its order).
+    pub fn of<K: PartialEq>(rules: &[RuleSide<K>]) -> Plan {
+        let globals: Vec<usize> = (0..rules.len()).filter(|&i| rules[i].is_global()).collect();
+        let (global, not_global): (Vec<usize>, Vec<usize>) = match globals.first() {
+            Some(&first) => (globals.iter()).partition(|&&i| rules[i].key == rules[first].key),
+            None => (Vec::new(), Vec::new()),
+        };
+        let global = (!global.is_empty()).then_some(Plugin {
+            route_of: None,
+            merged: global,
+        });
+        // Route and method, then method alone, then route alone; each in the
+        // policy's order (a stable sort).
+        let mut routed: Vec<usize> = (0..rules.len())
+            .filter(|&i| !rules[i].is_global())
+            .collect();
+        routed.sort_by_key(|&i| match (&rules[i].method, rules[i].routed) {
+            (Some(_), true) => 0,
+            (Some(_), false) => 1,
+            (None, _) => 2,
+        });
+        let routes = (routed.into_iter())
+            .map(|i| {
+                let rule = &rules[i];
+                let merged = std::iter::once(i)
+                    .chain((0..rules.len()).filter(|&j| {
+                        let other = &rules[j];
+                        j != i
+                            && other.key == rule.key
+                            && !other.routed
+                            && (other.method.is_none() || other.method == rule.method)
+                    }))
+                    .collect();
+                Plugin {
+                    route_of: Some(i),
+                    merged,
+                }
+            })
+            .collect();
+        Plan {
+            global,
+            routes,
+            not_global,
+        }
+    }
+
+    /// The `regex_priority` of the route of rule `rule`: from the number of
+    /// routes for the first down to 1 for the last, so that Kong takes them
+    /// in [`Plan::routes`]' order where their number of match fields ties.
+    pub fn regex_priority(&self, rule: usize) -> u64 {
+        let rank = (self.routes.iter())
+            .position(|p| p.route_of == Some(rule))
+            .expect("a routed rule has a route");
+        (self.routes.len() - rank) as u64
+    }
+
+    /// The rules that apply to every request of `plugin`'s route, or for the
+    /// global plugin to every request no route takes, that it does not
+    /// enforce: keyed otherwise than it.
+    pub fn left_out<K: PartialEq>(&self, plugin: &Plugin, rules: &[RuleSide<K>]) -> Vec<usize> {
+        let owner = plugin.merged[0];
+        (0..rules.len())
+            .filter(|&j| {
+                let other = &rules[j];
+                let applies = match plugin.route_of {
+                    None => other.is_global(),
+                    Some(i) => {
+                        !other.routed && (other.method.is_none() || other.method == rules[i].method)
+                    }
+                };
+                applies && !plugin.merged.contains(&j) && other.key != rules[owner].key
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn side(key: &'static str, method: Option<&str>, routed: bool) -> RuleSide<&'static str> {
+        RuleSide {
+            key,
+            method: method.map(str::to_string),
+            routed,
+        }
+    }
+
+    #[test]
+    fn one_global_plugin_takes_the_rules_keyed_like_the_first() {
+        let rules = [
+            side("ip", None, false),
+            side("key", None, false),
+            side("ip", None, false),
+        ];
+        let plan = Plan::of(&rules);
+        assert_eq!(
+            plan.global,
+            Some(Plugin {
+                route_of: None,
+                merged: vec![0, 2]
+            })
+        );
+        assert_eq!(plan.not_global, vec![1]);
+        assert!(plan.routes.is_empty());
+        assert_eq!(
+            plan.left_out(plan.global.as_ref().unwrap(), &rules),
+            vec![1]
+        );
+    }
+
+    #[test]
+    fn routes_come_in_kongs_order_and_merge_the_rules_keyed_alike() {
+        let rules = [
+            side("ip", Some("POST"), false), // 0: method alone
+            side("key", None, true),         // 1: route alone
+            side("ip", None, false),         // 2: every request
+            side("ip", Some("GET"), true),   // 3: route and method
+            side("ip", Some("GET"), false),  // 4: method alone
+            side("key", None, false),        // 5: every request, keyed otherwise
+        ];
+        let plan = Plan::of(&rules);
+        let order: Vec<usize> = plan.routes.iter().map(|p| p.route_of.unwrap()).collect();
+        assert_eq!(order, vec![3, 0, 4, 1]);
+        assert_eq!((plan.regex_priority(3), plan.regex_priority(1)), (4, 1));
+        let merged: Vec<&[usize]> = plan.routes.iter().map(|p| &p.merged[..]).collect();
+        // GET route: itself, every-request ip, GET ip; the route keyed by
+        // `key` takes the every-request rule keyed alike (5).
+        assert_eq!(merged, vec![&[3, 2, 4][..], &[0, 2], &[4, 2], &[1, 5]]);
+        assert_eq!(plan.global.as_ref().unwrap().merged, vec![2]);
+        assert_eq!(plan.not_global, vec![5]);
+        // Rule 1's route leaves out the every-request ip rule; rule 3's the
+        // every-request rule keyed otherwise.
+        assert_eq!(plan.left_out(&plan.routes[3], &rules), vec![2]);
+        assert_eq!(plan.left_out(&plan.routes[0], &rules), vec![5]);
+    }
+}
