@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::cli::WatchArgs;
 use crate::options::{self, WatchOutput};
-use crate::scenario::gateway::prefix_note;
+use crate::scenario::gateway::{plugin_note, prefix_note};
 use crate::text::escape;
 use crate::watch::clock::SystemClock;
 use crate::watch::follow::FileEvent;
@@ -78,6 +78,11 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
         && !settings.quiet
     {
         eprintln!("rlctl: note: {note}");
+    }
+    if let Some(note) = plugin_note(&settings.watch.rules, &gateways)
+        && !settings.quiet
+    {
+        eprintln!("rlctl: note: {}", escape::terminal(&note));
     }
     let published: Published = Arc::new(Mutex::new(String::new()));
     let _server = match settings.listen {

@@ -74,8 +74,16 @@ pub struct ScenarioRunner<'a> {
 }
 
 /// What picks a rule's requests and keys: its key, method and route regex,
-/// the place of its exemption mask, and how methods and paths are read.
-type RuleSelection = (KeyRef, Option<String>, Option<String>, usize, NameReading);
+/// the (method, route regex) pairs it does not apply under, the place of its
+/// exemption mask, and how methods and paths are read.
+type RuleSelection = (
+    KeyRef,
+    Option<String>,
+    Option<String>,
+    Vec<(Option<String>, Option<String>)>,
+    usize,
+    NameReading,
+);
 
 impl<'a> ScenarioRunner<'a> {
     /// A runner over `table` with times `ts` (the table's, or compressed), listing
@@ -185,6 +193,9 @@ fn selection_id(rule: &PlannedRule, exempt_slot: usize, names: NameReading) -> R
         rule.key,
         rule.method.clone(),
         rule.route.as_ref().map(|r| r.as_str().to_owned()),
+        (rule.unless.iter())
+            .map(|(m, r)| (m.clone(), r.as_ref().map(|r| r.as_str().to_owned())))
+            .collect(),
         exempt_slot,
         names,
     )

@@ -11,6 +11,7 @@ use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
 use crate::ingest::key::{KeySet, KeySpec};
+use crate::policy::CheckedRule;
 use crate::simulate::gateway::check::{Difference, GatewayReplays, Reason, differences};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::{Deployment, Limiter, ReplayError};
@@ -102,7 +103,8 @@ pub fn label(gateway: Gateway) -> String {
 
 /// The rules of `base` as each of `gateways` enforces them, one scenario each,
 /// each rule counting by its key as the gateway reads it from `keys` (which
-/// [`KeySet::add_policy_keys`] gave the gateways' readings).
+/// [`KeySet::add_policy_keys`] gave the gateways' readings): each rule on its
+/// own, or for Kong the plugins its configuration runs ([`super::kong`]).
 pub fn scenarios(
     base: &Scenario,
     gateways: &[Gateway],
@@ -111,31 +113,46 @@ pub fn scenarios(
     gateways
         .iter()
         .map(|&gateway| {
-            let rules = base
-                .rules
-                .iter()
-                .map(|rule| {
-                    let mut planned = rule.clone();
-                    planned.limiter = gateway.limiter(&rule.spec)?;
-                    planned.key = key_ref_read_as(keys, rule.key, gateway.key_reading());
-                    planned.key_read = match planned.key {
-                        KeyRef::Extra(i) if planned.key != rule.key => {
-                            Some(keys.extra[i].text.clone())
-                        }
-                        _ => None,
-                    };
-                    Ok(planned)
-                })
-                .collect::<Result<Vec<_>, GatewayError>>()?;
-            Ok(Scenario {
-                name: label(gateway),
-                rules,
-                reading: Some(gateway.key_reading()),
-                names: gateway.name_reading(),
-                per_instance: gateway.counts_per_instance(),
-            })
+            let mut scenario = each_rule(base, gateway, keys)?;
+            if gateway.runs_one_plugin() {
+                scenario.rules = super::kong::plugins(&scenario.rules);
+            }
+            Ok(scenario)
         })
         .collect()
+}
+
+/// The rules of `base` as `gateway` converts each of them, each on its own.
+fn each_rule(base: &Scenario, gateway: Gateway, keys: &KeySet) -> Result<Scenario, GatewayError> {
+    let rules = base
+        .rules
+        .iter()
+        .map(|rule| {
+            let mut planned = rule.clone();
+            planned.limiter = gateway.limiter(&rule.spec)?;
+            planned.key = key_ref_read_as(keys, rule.key, gateway.key_reading());
+            planned.key_read = match planned.key {
+                KeyRef::Extra(i) if planned.key != rule.key => Some(keys.extra[i].text.clone()),
+                _ => None,
+            };
+            Ok(planned)
+        })
+        .collect::<Result<Vec<_>, GatewayError>>()?;
+    Ok(Scenario {
+        name: label(gateway),
+        rules,
+        reading: Some(gateway.key_reading()),
+        names: gateway.name_reading(),
+        per_instance: gateway.counts_per_instance(),
+    })
+}
+
+/// The note on how Kong's one plugin per request changes the policy's
+/// `rules`, when one of `gateways` is Kong's and it does.
+pub fn plugin_note(rules: &[CheckedRule], gateways: &[Gateway]) -> Option<String> {
+    (gateways.iter().any(|g| g.runs_one_plugin()))
+        .then(|| super::kong::note(rules))
+        .flatten()
 }
 
 /// The note that the replays of `gateways` count each address where `key`
@@ -189,16 +206,23 @@ pub fn check(
     let policy = runner.run(base)?;
     let as_gateway = scenarios(base, &[gateway], keys)?.remove(0);
     let counted = runner.run(&as_gateway)?;
-    // The gateway's arithmetic on the policy's keys (and exemptions), then
-    // with rejected requests ignored as well: what tells the reasons apart.
-    let mut on_policy_keys = as_gateway.clone();
+    // For Kong, its rules each on their own: where they agree with the
+    // policy, the plugin Kong runs is what differs. Then the gateway's
+    // arithmetic on the policy's keys (and exemptions), then with rejected
+    // requests ignored as well: what tells the other reasons apart.
+    let each = each_rule(base, gateway, keys)?;
+    let each_allowed = match gateway.runs_one_plugin() {
+        true => Some(runner.run(&each)?.allowed),
+        false => None,
+    };
+    let mut on_policy_keys = each.clone();
     for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {
         (rule.key, rule.key_read) = (own.key, None);
     }
     (on_policy_keys.reading, on_policy_keys.names) = (None, NameReading::default());
     let keyed_alike = exempt_keyed_alike
         && (on_policy_keys.rules.iter())
-            .zip(&as_gateway.rules)
+            .zip(&each.rules)
             .all(|(a, b)| a.key == b.key);
     let named_alike = exempt_named_alike && names_read_alike(table, base, names);
     let read_otherwise = match (keyed_alike, named_alike) {
@@ -220,6 +244,7 @@ pub fn check(
     let rejected = |allowed: &[bool]| allowed.iter().filter(|&&a| !a).count();
     let replays = GatewayReplays {
         enforced: &counted.allowed,
+        each_rule: each_allowed.as_deref(),
         on_policy_keys: same_keys.as_deref(),
         read_otherwise,
         uncounted: &uncounted.allowed,
@@ -229,7 +254,7 @@ pub fn check(
         _ => None,
     };
     let own = shared(&base.rules).unwrap_or(KeyRef::Primary);
-    let read = shared(&as_gateway.rules).filter(|&k| !keyed_alike && k != own);
+    let read = shared(&each.rules).filter(|&k| !keyed_alike && k != own);
     Ok(ExportCheck {
         keys: (own, read),
         gateway,

@@ -16,6 +16,7 @@ pub mod compare;
 pub mod execute;
 pub mod exempt;
 pub mod gateway;
+pub mod kong;
 pub mod names;
 pub mod plan;
 pub mod sampling;

@@ -57,7 +57,7 @@ impl NameFilter {
     }
 
     /// Whether the method and the route each pick these ids.
-    fn picks_names(&self, method: Id, path: Id) -> bool {
+    pub fn picks_names(&self, method: Id, path: Id) -> bool {
         self.method_ok[method as usize] && self.route_ok.as_ref().is_none_or(|ok| ok[path as usize])
     }
 

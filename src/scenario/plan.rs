@@ -33,6 +33,11 @@ pub struct PlannedRule {
     pub key_read: Option<String>,
     pub method: Option<String>,
     pub route: Option<Regex>,
+    /// Where another (method, route) picks a request, the rule does not
+    /// apply to it, though its own method and route pick it: the routes a
+    /// product takes before the rule's (Kong's, see
+    /// [`crate::export::kong_plan`]). Empty for a policy's rules.
+    pub unless: Vec<(Option<String>, Option<Regex>)>,
 }
 
 /// Rules replayed together.
@@ -136,6 +141,7 @@ pub fn single(
                 key_read: None,
                 method: None,
                 route: None,
+                unless: Vec::new(),
             };
             Ok(Scenario {
                 name: kind.name().into(),
@@ -177,6 +183,7 @@ pub fn policy(
                         key_read: None,
                         method: rule.method.clone(),
                         route: rule.route.clone(),
+                        unless: Vec::new(),
                     })
                 })
                 .collect::<Result<Vec<_>, SpecError>>()?;

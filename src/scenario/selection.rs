@@ -11,7 +11,7 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::names::{AnsweredItself, NameBits};
+use super::names::{AnsweredItself, NameBits, NameFilter};
 use super::plan::{KeyRef, PlannedRule};
 use crate::events::{ClientGroups, EventTable, Id, Interner, group_rows};
 use crate::simulate::gateway::NameReading;
@@ -69,7 +69,11 @@ impl Selection {
         // (unless the product answers some of the requests itself).
         let answers_some = names.answers_some_itself() && answers_any(table, names);
         let everywhere = |r: &PlannedRule| {
-            exempt.is_none() && r.method.is_none() && r.route.is_none() && !answers_some
+            exempt.is_none()
+                && r.method.is_none()
+                && r.route.is_none()
+                && r.unless.is_empty()
+                && !answers_some
         };
         let narrow: Vec<&PlannedRule> = rules.iter().copied().filter(|r| !everywhere(r)).collect();
         let mut narrowed = narrow
@@ -147,21 +151,24 @@ fn key_column(
     (rule, names): (&PlannedRule, NameReading),
     exempt: Option<&[bool]>,
 ) -> Option<Vec<u32>> {
-    let filter = super::names::NameFilter::new(
+    let filter = NameFilter::new(
         &table.methods,
         &table.paths,
         (rule.method.as_deref(), rule.route.as_ref()),
         names,
     );
-    if filter.picks_all(table.protocols()) && exempt.is_none() {
+    if filter.picks_all(table.protocols()) && exempt.is_none() && rule.unless.is_empty() {
         return None;
     }
+    let unless = unless_filters(table, rule, names);
     let ids = key_ids(table, rule.key);
     let column: Vec<u32> = (0..table.len())
         .into_par_iter()
         .map(|i| {
             let exempted = exempt.is_some_and(|mask| mask[i]);
-            if filter.picks(table.method[i], table.path_at(i), table.protocol[i]) && !exempted {
+            let (method, path) = (table.method[i], table.path_at(i));
+            let taken = unless.iter().any(|f| f.picks_names(method, path));
+            if filter.picks(method, path, table.protocol[i]) && !exempted && !taken {
                 ids[i] // NO_KEY is NOT_APPLICABLE
             } else {
                 NOT_APPLICABLE
@@ -262,11 +269,20 @@ fn rows_applying(
     let keys: Vec<(&[Id], u64)> = (keys.into_iter())
         .map(|(key, bits)| (key_ids(table, key), bits))
         .collect();
+    // Per rule with routes taken before its own, their filters and its bit.
+    let unless: Vec<(Vec<NameFilter>, u64)> = (rules.iter().enumerate())
+        .filter(|(_, rule)| !rule.unless.is_empty())
+        .map(|(r, rule)| (unless_filters(table, rule, reading), 1u64 << r))
+        .collect();
     let applying = |i: usize| {
         if exempt.is_some_and(|mask| mask[i]) {
             return 0;
         }
-        let picked = names.picks(table.method[i], table.path_at(i), table.protocol[i]);
+        let (method, path) = (table.method[i], table.path_at(i));
+        let picked = names.picks(method, path, table.protocol[i]);
+        let picked = (unless.iter())
+            .filter(|(filters, _)| filters.iter().any(|f| f.picks_names(method, path)))
+            .fold(picked, |bits, (_, bit)| bits & !bit);
         (keys.iter())
             .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
             .fold(picked, |bits, (_, of_key)| bits & !of_key)
@@ -293,6 +309,21 @@ fn rows_applying(
                 rows.extend_from_slice(&piece[r]);
             }
             rows
+        })
+        .collect()
+}
+
+/// The filters of the (method, route) pairs `rule` does not apply under
+/// ([`PlannedRule::unless`]), names read as `reading` says.
+fn unless_filters(table: &EventTable, rule: &PlannedRule, reading: NameReading) -> Vec<NameFilter> {
+    (rule.unless.iter())
+        .map(|(method, route)| {
+            NameFilter::new(
+                &table.methods,
+                &table.paths,
+                (method.as_deref(), route.as_ref()),
+                reading,
+            )
         })
         .collect()
 }

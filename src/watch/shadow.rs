@@ -8,7 +8,9 @@
 //! [`Algorithm::rejected`](crate::simulate::Algorithm::rejected), which only gateway models use); each rule's own
 //! verdict is what it counts as would-reject (a request two rules reject
 //! counts for both). With `--gateway`, each rule decides as that gateway's
-//! model (`simulate::gateway`), as `rlctl simulate --gateway` does. A request
+//! model (`simulate::gateway`), as `rlctl simulate --gateway` does; for Kong,
+//! the plugins its configuration runs stand for the rules
+//! ([`crate::scenario::kong`]). A request
 //! an exemption matches ([`super::exempt`]) is admitted, counted by no rule and
 //! changes no state, as in `rlctl simulate`.
 //!
@@ -18,6 +20,8 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+
+use regex::Regex;
 
 mod keyed;
 
@@ -32,6 +36,7 @@ use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Exemption};
+use crate::scenario::kong::{self, MethodRoute, PluginRun};
 use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::spec::with_algorithm;
@@ -68,6 +73,9 @@ pub enum ShadowError {
 #[derive(Debug)]
 struct ShadowRule {
     rule: CheckedRule,
+    /// The (method, route) pairs under which it does not apply: the routes
+    /// Kong takes before its own ([`crate::scenario::kong`]).
+    unless: Vec<MethodRoute>,
     /// 0: the primary key; i + 1: extra key i.
     key_column: usize,
     states: Box<dyn KeyedStates>,
@@ -169,17 +177,47 @@ impl Shadow {
         gateway: Option<Gateway>,
         keys: &KeySet,
     ) -> Result<Self, ShadowError> {
-        let rules = rules
-            .iter()
-            .map(|rule| {
-                let limiter: Limiter = match gateway {
-                    Some(g) => g
-                        .limiter(&rule.spec)
-                        .map_err(|source| ShadowError::Gateway {
-                            rule: rule.name.clone(),
-                            source,
-                        })?,
-                    None => rule.spec.limiter()?,
+        // Kong runs one plugin per request: its plugins stand for the rules.
+        let runs = match gateway {
+            Some(g) if g.runs_one_plugin() => {
+                let picks: Vec<MethodRoute> = (rules.iter())
+                    .map(|r| (r.method.clone(), r.route.clone()))
+                    .collect();
+                kong::plugins_of(&kong::checked_sides(rules), &picks)
+            }
+            _ => (0..rules.len())
+                .map(|i| PluginRun {
+                    merged: vec![i],
+                    unless: Vec::new(),
+                })
+                .collect(),
+        };
+        let rules = runs
+            .into_iter()
+            .map(|run| {
+                let limiters = (run.merged.iter())
+                    .map(|&j| {
+                        let rule = &rules[j];
+                        match gateway {
+                            Some(g) => {
+                                g.limiter(&rule.spec)
+                                    .map_err(|source| ShadowError::Gateway {
+                                        rule: rule.name.clone(),
+                                        source,
+                                    })
+                            }
+                            None => Ok(rule.spec.limiter()?),
+                        }
+                    })
+                    .collect::<Result<Vec<Limiter>, ShadowError>>()?;
+                let limiter = match &limiters[..] {
+                    [one] => one.clone(),
+                    several => kong::merged_limiter(&several.iter().collect::<Vec<_>>())
+                        .expect("only Kong's plugins merge rules"),
+                };
+                let rule = CheckedRule {
+                    name: kong::plugin_name(|j| &rules[j].name, &run.merged),
+                    ..rules[run.merged[0]].clone()
                 };
                 let states = with_algorithm!(&limiter, alg => Box::new(Keyed {
                     alg: alg.clone(),
@@ -191,7 +229,7 @@ impl Shadow {
                 let read = gateway.and_then(|g| ingested.read_as(g.key_reading()));
                 let key_column = key_column(keys, &read.as_ref().unwrap_or(ingested).text);
                 Ok(ShadowRule {
-                    rule: rule.clone(),
+                    unless: run.unless,
                     key_column,
                     states,
                     rolling: Rolling::new(rule.spec.limit.window.millis()),
@@ -199,6 +237,7 @@ impl Shadow {
                     tracked: Tracked::new(rule.spec.limit.window),
                     requests: 0,
                     would_reject: 0,
+                    rule,
                 })
             })
             .collect::<Result<Vec<_>, ShadowError>>()?;
@@ -225,10 +264,17 @@ impl Shadow {
         let names = self
             .gateway
             .map_or_else(NameReading::default, |g| g.name_reading());
+        let filter = |(method, route): (Option<&str>, Option<&Regex>)| {
+            NameFilter::new(&chunk.methods, &chunk.paths, (method, route), names)
+        };
         let filters: Vec<NameFilter> = (self.rules.iter())
+            .map(|r| filter((r.rule.method.as_deref(), r.rule.route.as_ref())))
+            .collect();
+        let unless: Vec<Vec<NameFilter>> = (self.rules.iter())
             .map(|r| {
-                let wanted = (r.rule.method.as_deref(), r.rule.route.as_ref());
-                NameFilter::new(&chunk.methods, &chunk.paths, wanted, names)
+                (r.unless.iter())
+                    .map(|(m, route)| filter((m.as_deref(), route.as_ref())))
+                    .collect()
             })
             .collect();
         let exempt = self.exemptions.mask(chunk);
@@ -244,7 +290,10 @@ impl Shadow {
                     .iter()
                     .enumerate()
                     .map(|(r, rule)| {
-                        if !filters[r].picks(event.method, event.path, event.protocol) {
+                        let (method, path) = (event.method, event.path);
+                        if !filters[r].picks(method, path, event.protocol)
+                            || unless[r].iter().any(|f| f.picks_names(method, path))
+                        {
                             return None;
                         }
                         key_value(chunk, rule.key_column, row).map(Into::into)

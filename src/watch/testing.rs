@@ -6,9 +6,10 @@ use std::io::Write;
 use crate::ingest::key::KeySet;
 use crate::ingest::{FormatChoice, IngestReport, KeptPaths, Settings, ingest};
 use crate::policy::CheckedRule;
+use crate::scenario::kong;
 use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Gateway, NameReading};
-use crate::simulate::{NOT_APPLICABLE, Rule, replay};
+use crate::simulate::{Limiter, NOT_APPLICABLE, Rule, replay};
 
 /// The ingestion settings of a watch test: `format` and `keys`, every path
 /// kept, times of arrival.
@@ -148,9 +149,29 @@ pub fn simulated_as(
     };
     let ingested = ingest(&settings).unwrap();
     let table = ingested.table;
-    let columns: Vec<(Vec<u32>, usize)> = rules
+    // Kong runs one plugin per request: its plugins stand for the rules.
+    let runs = match gateway {
+        Some(g) if g.runs_one_plugin() => {
+            let picks: Vec<kong::MethodRoute> = (rules.iter())
+                .map(|r| (r.method.clone(), r.route.clone()))
+                .collect();
+            kong::plugins_of(&kong::checked_sides(rules), &picks)
+        }
+        _ => (0..rules.len())
+            .map(|i| kong::PluginRun {
+                merged: vec![i],
+                unless: Vec::new(),
+            })
+            .collect(),
+    };
+    let names = gateway.map_or_else(NameReading::default, |g| g.name_reading());
+    let filter = |(method, route): (Option<&str>, Option<&regex::Regex>)| {
+        NameFilter::new(&table.methods, &table.paths, (method, route), names)
+    };
+    let columns: Vec<(Vec<u32>, usize)> = runs
         .iter()
-        .map(|rule| {
+        .map(|run| {
+            let rule = &rules[run.merged[0]];
             let read = gateway.and_then(|g| {
                 let ingested = keys.by_text(&rule.key.text).unwrap_or(&rule.key);
                 ingested.read_as(g.key_reading())
@@ -162,12 +183,15 @@ pub fn simulated_as(
                 let i = keys.extra.iter().position(|k| k.text == text).unwrap();
                 (&table.extra_keys[i].ids, table.extra_keys[i].names.len())
             };
-            let names = gateway.map_or_else(NameReading::default, |g| g.name_reading());
-            let wanted = (rule.method.as_deref(), rule.route.as_ref());
-            let filter = NameFilter::new(&table.methods, &table.paths, wanted, names);
+            let own = filter((rule.method.as_deref(), rule.route.as_ref()));
+            let unless: Vec<NameFilter> = (run.unless.iter())
+                .map(|(m, r)| filter((m.as_deref(), r.as_ref())))
+                .collect();
             let column = (0..table.len())
                 .map(|row| {
-                    match filter.picks(table.method[row], table.path_at(row), table.protocol[row]) {
+                    let (method, path) = (table.method[row], table.path_at(row));
+                    let taken = unless.iter().any(|f| f.picks_names(method, path));
+                    match own.picks(method, path, table.protocol[row]) && !taken {
                         true => ids[row],
                         false => NOT_APPLICABLE,
                     }
@@ -176,16 +200,24 @@ pub fn simulated_as(
             (column, count)
         })
         .collect();
-    let replay_rules: Vec<Rule> = rules
+    let replay_rules: Vec<Rule> = runs
         .iter()
         .zip(&columns)
-        .map(|(rule, (keys, key_count))| Rule {
-            limiter: match gateway {
-                Some(g) => g.limiter(&rule.spec).unwrap(),
-                None => rule.spec.limiter().unwrap(),
-            },
-            keys,
-            key_count: *key_count,
+        .map(|(run, (keys, key_count))| {
+            let limiters: Vec<Limiter> = (run.merged.iter())
+                .map(|&j| match gateway {
+                    Some(g) => g.limiter(&rules[j].spec).unwrap(),
+                    None => rules[j].spec.limiter().unwrap(),
+                })
+                .collect();
+            Rule {
+                limiter: match &limiters[..] {
+                    [one] => one.clone(),
+                    several => kong::merged_limiter(&several.iter().collect::<Vec<_>>()).unwrap(),
+                },
+                keys,
+                key_count: *key_count,
+            }
         })
         .collect();
     let replayed = replay(&table.ts, &replay_rules).unwrap();

@@ -69,11 +69,15 @@ fn watched(log: &Path, policy: &Path, extra: &[&str], lines: f64) -> BTreeMap<St
     let _watch = start(log, policy, &flags, port);
     let file_key = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
     wait_for(port, "every line decided", |m| {
-        // "global" applies to every request an exemption does not take.
-        let decided = m
-            .get("rlctl_requests_total{rule=\"global\"}")
-            .copied()
-            .unwrap_or(0.0)
+        // "global" applies to every request an exemption does not take; with
+        // Kong, which runs one plugin per request, every plugin merges it
+        // ("pages + global"), and each request takes one of them.
+        let decided = (m.iter())
+            .filter(|(name, _)| {
+                name.starts_with("rlctl_requests_total{rule=") && name.contains("global")
+            })
+            .map(|(_, n)| n)
+            .sum::<f64>()
             + m.get("rlctl_requests_exempt_total").copied().unwrap_or(0.0);
         m.get(&file_key) == Some(&lines)
             && m.get("rlctl_reorder_pending") == Some(&0.0)

@@ -12,7 +12,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::options::{self, ReportSettings};
 use crate::output;
 use crate::report::{self, ReportRun};
-use crate::scenario::gateway::prefix_note;
+use crate::scenario::gateway::{plugin_note, prefix_note};
 use crate::scenario::unmatched;
 use crate::text::escape;
 
@@ -34,6 +34,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
         if let Some(note) = prefix_note(&keys.primary, rule_keys, &settings.plan.gateways) {
             eprintln!("rlctl: note: {note}");
+        }
+        if let Some(note) = plugin_note(&run.rules, &settings.plan.gateways) {
+            eprintln!("rlctl: note: {}", crate::text::escape::terminal(&note));
         }
         let table = &run.analysis.ingested.table;
         let missed = unmatched(

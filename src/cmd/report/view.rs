@@ -9,7 +9,7 @@ use crate::output::junit;
 use crate::render::analysis::{self as analyze_view, AnalyzeJson};
 use crate::render::scenarios as simulate_view;
 use crate::report::{GateResult, ReportRun, charts};
-use crate::scenario::gateway::prefix_note;
+use crate::scenario::gateway::{plugin_note, prefix_note};
 use crate::scenario::{RuleResult, ScenarioResult};
 use crate::text::counted;
 use crate::text::time::format_rfc3339;
@@ -221,8 +221,11 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     if !run.gateways.is_empty() {
         let primary = &settings.plan.analysis.ingest.keys.primary;
         let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
-        let note = prefix_note(primary, rule_keys, &settings.plan.gateways);
-        gateway_section(&mut doc, run, note);
+        let notes = [
+            prefix_note(primary, rule_keys, &settings.plan.gateways),
+            plugin_note(&run.rules, &settings.plan.gateways),
+        ];
+        gateway_section(&mut doc, run, notes.into_iter().flatten());
     }
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.
@@ -243,12 +246,12 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
 
 /// "The policy as your gateway enforces it": each `--gateway` next to the
 /// policy, the models labelled.
-fn gateway_section(doc: &mut Document, run: &ReportRun, prefix_note: Option<String>) {
+fn gateway_section(doc: &mut Document, run: &ReportRun, notes: impl Iterator<Item = String>) {
     doc.heading("The policy as your gateway enforces it");
     doc.paragraph(
         "The policy replayed as each gateway enforces the configuration `rlctl export` writes for it: its window alignment, time resolution, arithmetic, and whether it counts rejected requests (docs/gateways.md). Scenarios marked (model) follow the vendor's approximate documentation and are not exact.".to_string(),
     );
-    if let Some(note) = prefix_note {
+    for note in notes {
         doc.paragraph(format!("Note: {note}."));
     }
     let mut t = Table::new(&[

@@ -19,8 +19,8 @@ use crate::output;
 use crate::policy::Exemption;
 use crate::render;
 use crate::scenario::{
-    Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, plan, sampling,
-    unmatched,
+    Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, gateway, plan,
+    sampling, unmatched,
 };
 use crate::simulate::deploy;
 use crate::units::Millis;
@@ -36,6 +36,9 @@ pub struct SimulateRun {
     pub replayed: Replayed,
     /// Estimates for all clients when the events are a key sample.
     pub sampling: Option<sampling::Sampling>,
+    /// How Kong's one plugin per request changes the policy, when a
+    /// `--gateway` is Kong's and it does.
+    pub plugin_note: Option<String>,
 }
 
 /// The events to replay: the `--events` table, or the logs; with the clients
@@ -81,12 +84,14 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         }
         Ok(ingested)
     };
+    let mut plugin_note = None;
     let (ingested, scenarios, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
             let run = analysis::analyze_for_policy(load()?, analyze_settings)?;
             let policy = analysis::recommended_policy(&run, analyze_settings)
                 .context("no traffic to recommend limits for")?;
             let rules = policy.check("the recommendation")?;
+            plugin_note = gateway::plugin_note(&rules, &settings.gateways);
             let names: Vec<String> = rules
                 .iter()
                 .map(|r| format!("{} {}", r.name, r.spec.limit))
@@ -107,6 +112,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
             )
         }
         LimitSource::Policy { origin, rules, .. } => {
+            plugin_note = gateway::plugin_note(rules, &settings.gateways);
             let scenarios = plan::policy(&settings.algos, keys, rules)?;
             (load()?, scenarios, format!("policy {origin}"))
         }
@@ -126,6 +132,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         scenarios,
         replayed,
         sampling,
+        plugin_note,
     })
 }
 
@@ -142,7 +149,7 @@ fn with_gateways(
     }
     let mut out = Vec::new();
     for base in scenarios {
-        let replayed_as = crate::scenario::gateway::scenarios(&base, gateways, keys)?;
+        let replayed_as = gateway::scenarios(&base, gateways, keys)?;
         if gateways.len() > 1 {
             out.push(base);
         }
@@ -265,6 +272,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
                 "rlctl: note: {} replayed as one instance whatever --instances {instances} says: the product's counters are shared (a Redis, or the vendor's service), so every instance sees the same counts",
                 shared.join(", ")
             );
+        }
+        if let Some(note) = &run.plugin_note {
+            eprintln!("rlctl: note: {}", crate::text::escape::terminal(note));
         }
         for rule in idle_rules(&run.replayed.results) {
             eprintln!(

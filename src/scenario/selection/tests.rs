@@ -131,6 +131,7 @@ fn planned(key: KeyRef, method: Option<&str>, route: Option<&str>) -> PlannedRul
         key_read: None,
         method: method.map(str::to_owned),
         route: route.map(|r| regex::Regex::new(r).unwrap()),
+        unless: Vec::new(),
     }
 }
 

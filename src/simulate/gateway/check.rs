@@ -34,6 +34,9 @@ pub enum Reason {
     MethodOrPath,
     /// The gateway reads both otherwise (not told apart).
     KeyMethodOrPath,
+    /// The gateway runs one rule's limit on the request where the policy
+    /// applies several (Kong's one plugin per request).
+    OnePlugin,
 }
 
 impl fmt::Display for Reason {
@@ -45,6 +48,7 @@ impl fmt::Display for Reason {
             Reason::ClientKey => "client key",
             Reason::MethodOrPath => "method, path or version",
             Reason::KeyMethodOrPath => "client key, method, path or version",
+            Reason::OnePlugin => "one plugin per request",
         })
     }
 }
@@ -85,6 +89,9 @@ pub fn own_reason(gateway: Gateway) -> Reason {
 pub struct GatewayReplays<'a> {
     /// As the gateway enforces the configuration, keys read its way.
     pub enforced: &'a [bool],
+    /// The same with its rules each limiting on its own, when the gateway
+    /// runs one plugin per request (`None`: it runs them so).
+    pub each_rule: Option<&'a [bool]>,
     /// The same with the policy's keys, methods and paths, when the gateway
     /// reads some otherwise (`None`: it reads them as the policy does).
     pub on_policy_keys: Option<&'a [bool]>,
@@ -96,8 +103,9 @@ pub struct GatewayReplays<'a> {
 }
 
 /// The requests where `gateway` differs from `policy`, with their reasons:
-/// the client key where the gateway with the policy's keys agrees with the
-/// policy, else counted rejections where it also agrees once rejected
+/// one plugin per request where the gateway's rules each on their own agree
+/// with the policy, else the client key where the gateway with the policy's
+/// keys agrees with the policy, else counted rejections where it also agrees once rejected
 /// requests are ignored, else the gateway's own arithmetic.
 pub fn differences(
     gateway_name: Gateway,
@@ -105,7 +113,9 @@ pub fn differences(
     replays: GatewayReplays<'_>,
 ) -> Vec<Difference> {
     let reason = |row: usize, p: bool| {
-        if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
+        if replays.each_rule.is_some_and(|own| own[row] == p) {
+            Reason::OnePlugin
+        } else if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
             replays.read_otherwise
         } else if replays.uncounted[row] == p {
             Reason::CountedRejections
@@ -138,6 +148,7 @@ mod tests {
     fn replays<'a>(enforced: &'a [bool], uncounted: &'a [bool]) -> GatewayReplays<'a> {
         GatewayReplays {
             enforced,
+            each_rule: None,
             on_policy_keys: None,
             read_otherwise: Reason::ClientKey,
             uncounted,

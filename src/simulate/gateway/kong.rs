@@ -15,9 +15,11 @@
 //!   `INCR` (the count before it is the usage), for every period, so rejected
 //!   requests count too.
 //!
-//! Not reproduced: the increment of `local`/`cluster` runs in a timer right
-//! after the request, so simultaneous requests may all see the old count; the
-//! exporter's merge of several rules into one plugin per route.
+//! Several rules merged into one plugin ([`Windows::merged`]), and which
+//! plugin runs on which request, are [`crate::export::kong_plan`]'s (replayed
+//! by `crate::scenario::kong`). Not reproduced: the increment of
+//! `local`/`cluster` runs in a timer right after the request, so simultaneous
+//! requests may all see the old count.
 
 use super::bounds::most_in_aligned_window;
 use crate::simulate::Algorithm;
@@ -67,6 +69,19 @@ impl Windows {
             .map(|(i, (_, p))| (i, most_in_aligned_window(spec, *p as u64)))
             .collect();
         Windows { limits, policy }
+    }
+
+    /// One plugin with the smallest limits of `all` (one policy), as the
+    /// exporter merges several rules into one plugin
+    /// ([`crate::export::kong::merge`]).
+    pub fn merged(all: &[&Windows]) -> Windows {
+        let each: Vec<crate::export::kong::Limits> = (all.iter())
+            .map(|w| w.limits.iter().copied().collect())
+            .collect();
+        Windows {
+            limits: crate::export::kong::merge(&each).into_iter().collect(),
+            policy: all.first().map_or(Policy::Local, |w| w.policy),
+        }
     }
 
     /// The configured `period: limit` pairs, shortest period first.

@@ -216,6 +216,13 @@ impl Gateway {
         )
     }
 
+    /// Whether the product runs one rate-limiting plugin per request (Kong),
+    /// so that a policy's rules become its plugins rather than each limiting
+    /// on its own ([`crate::export::kong_plan`]).
+    pub fn runs_one_plugin(self) -> bool {
+        matches!(self, Gateway::Kong | Gateway::KongRedis)
+    }
+
     /// Whether the product still counts a request it rejects.
     pub fn counts_rejected(self) -> bool {
         matches!(
@@ -360,6 +367,24 @@ impl Model {
             sees_rejections: false,
             ..self.clone()
         }
+    }
+
+    /// The one Kong plugin that takes the smallest limits of `models` (Kong's
+    /// models of one policy's rules, the first the plugin's own), as the
+    /// exporter merges rules; `None` unless every model is Kong's.
+    pub fn kong_merged(models: &[&Model]) -> Option<Model> {
+        let windows: Vec<&kong::Windows> = (models.iter())
+            .map(|m| match &m.engine {
+                Engine::Kong(w) => Some(w),
+                _ => None,
+            })
+            .collect::<Option<_>>()?;
+        let merged = kong::Windows::merged(&windows);
+        Some(Model {
+            engine: Engine::Kong(merged.clone()),
+            parameters: merged.describe(),
+            ..(*models.first()?).clone()
+        })
     }
 
     /// Whether admitted requests may be held (nginx, Traefik).
