@@ -11,9 +11,11 @@ use std::borrow::Cow;
 
 use rayon::prelude::*;
 
-use super::names::{AnsweredItself, NameBits, NameFilter};
+use super::names::{AnsweredItself, NameBits};
 use super::plan::{KeyRef, PlannedRule};
-use crate::events::{ClientGroups, EventTable, Id, Interner, group_rows};
+use regex::Regex;
+
+use crate::events::{ClientGroups, EventTable, Id, Interner, Protocol, group_rows};
 use crate::simulate::gateway::NameReading;
 use crate::simulate::{ByClient, Census, NOT_APPLICABLE, Traffic, rules_in};
 use crate::units::Millis;
@@ -151,7 +153,7 @@ fn key_column(
     (rule, names): (&PlannedRule, NameReading),
     exempt: Option<&[bool]>,
 ) -> Option<Vec<u32>> {
-    let filter = NameFilter::new(
+    let filter = super::names::NameFilter::new(
         &table.methods,
         &table.paths,
         (rule.method.as_deref(), rule.route.as_ref()),
@@ -269,20 +271,14 @@ fn rows_applying(
     let keys: Vec<(&[Id], u64)> = (keys.into_iter())
         .map(|(key, bits)| (key_ids(table, key), bits))
         .collect();
-    // Per rule with routes taken before its own, their filters and its bit.
-    let unless: Vec<(Vec<NameFilter>, u64)> = (rules.iter().enumerate())
-        .filter(|(_, rule)| !rule.unless.is_empty())
-        .map(|(r, rule)| (unless_filters(table, rule, reading), 1u64 << r))
-        .collect();
+    let unless = Unless::new(table, rules, reading);
     let applying = |i: usize| {
         if exempt.is_some_and(|mask| mask[i]) {
             return 0;
         }
         let (method, path) = (table.method[i], table.path_at(i));
         let picked = names.picks(method, path, table.protocol[i]);
-        let picked = (unless.iter())
-            .filter(|(filters, _)| filters.iter().any(|f| f.picks_names(method, path)))
-            .fold(picked, |bits, (_, bit)| bits & !bit);
+        let picked = picked & !unless.rules_not_applying(method, path, table.protocol[i]);
         (keys.iter())
             .filter(|(ids, _)| ids[i] == NOT_APPLICABLE) // NO_KEY
             .fold(picked, |bits, (_, of_key)| bits & !of_key)
@@ -315,10 +311,15 @@ fn rows_applying(
 
 /// The filters of the (method, route) pairs `rule` does not apply under
 /// ([`PlannedRule::unless`]), names read as `reading` says.
-fn unless_filters(table: &EventTable, rule: &PlannedRule, reading: NameReading) -> Vec<NameFilter> {
+#[cfg(test)]
+fn unless_filters(
+    table: &EventTable,
+    rule: &PlannedRule,
+    reading: NameReading,
+) -> Vec<super::names::NameFilter> {
     (rule.unless.iter())
         .map(|(method, route)| {
-            NameFilter::new(
+            super::names::NameFilter::new(
                 &table.methods,
                 &table.paths,
                 (method.as_deref(), route.as_ref()),
@@ -326,6 +327,58 @@ fn unless_filters(table: &EventTable, rule: &PlannedRule, reading: NameReading) 
             )
         })
         .collect()
+}
+
+/// The (method, route) pairs rules do not apply under
+/// ([`PlannedRule::unless`]), each worked out once per distinct name: the
+/// distinct pairs in groups of 64 with a bit each, and per rule with pairs its
+/// bit and the bits of its pairs in each group.
+struct Unless {
+    groups: Vec<NameBits>,
+    rules: Vec<(u64, Vec<u64>)>,
+}
+
+impl Unless {
+    fn new(table: &EventTable, rules: &[&PlannedRule], reading: NameReading) -> Self {
+        let mut pairs: Vec<(Option<&str>, Option<&Regex>)> = Vec::new();
+        let mut of_rules = Vec::new();
+        for (r, rule) in rules.iter().enumerate() {
+            let mut bits: Vec<u64> = Vec::new();
+            for (method, route) in &rule.unless {
+                let pair = (method.as_deref(), route.as_ref());
+                let same = |p: &(Option<&str>, Option<&Regex>)| {
+                    p.0 == pair.0 && p.1.map(Regex::as_str) == pair.1.map(Regex::as_str)
+                };
+                let i = pairs.iter().position(same).unwrap_or_else(|| {
+                    pairs.push(pair);
+                    pairs.len() - 1
+                });
+                bits.resize(bits.len().max(i / 64 + 1), 0);
+                bits[i / 64] |= 1u64 << (i % 64);
+            }
+            if !bits.is_empty() {
+                of_rules.push((1u64 << r, bits));
+            }
+        }
+        let groups = (pairs.chunks(64))
+            .map(|group| NameBits::new(&table.methods, &table.paths, group, reading))
+            .collect();
+        Unless {
+            groups,
+            rules: of_rules,
+        }
+    }
+
+    /// The bits of the rules that do not apply to a request with this
+    /// method, path and HTTP version, because one of their pairs picks it.
+    fn rules_not_applying(&self, method: Id, path: Id, protocol: Protocol) -> u64 {
+        let picks = |(g, bits): (usize, &u64)| {
+            *bits != 0 && self.groups[g].picks(method, path, protocol) & bits != 0
+        };
+        (self.rules.iter())
+            .filter(|(_, bits)| bits.iter().enumerate().any(picks))
+            .fold(0, |out, (bit, _)| out | bit)
+    }
 }
 
 /// Some of the events: their rows (in time order), times, clients (by the

@@ -138,12 +138,16 @@ fn planned(key: KeyRef, method: Option<&str>, route: Option<&str>) -> PlannedRul
 proptest! {
     /// Selections worked out together (a bit per rule and event) are each
     /// rule's own: the same rows, hence the same key column, with exemptions,
-    /// keys without a value, methods and routes, read as the policy, HAProxy
-    /// or nginx reads them.
+    /// keys without a value, methods and routes (and the method and route
+    /// pairs a rule does not apply under), read as the policy, HAProxy or
+    /// nginx reads them.
     #[test]
     fn selections_made_together_are_each_rules_own(
         events in prop::collection::vec((0u32..5, 0usize..9, 0usize..3, 0u32..4, any::<bool>()), 0..200),
-        shapes in prop::collection::vec((0usize..4, 0usize..7, any::<bool>()), 1..70),
+        shapes in prop::collection::vec(
+            (0usize..4, 0usize..7, any::<bool>(), prop::collection::vec((0usize..4, 0usize..7), 0..3)),
+            1..70,
+        ),
         exempting in any::<bool>(),
         block in 1usize..40,
         reading in prop::sample::select(vec![
@@ -176,10 +180,19 @@ proptest! {
         table.extra_keys.push(user);
         table.endpoints.intern("/");
         let rules: Vec<PlannedRule> = (shapes.iter())
-            .map(|&(method, route, by_user)| {
-                let key = if by_user { KeyRef::Extra(0) } else { KeyRef::Primary };
-                let method = ["GET", "POST", "DELETE"].get(method).copied();
-                planned(key, method, ROUTES.get(route).copied())
+            .map(|(method, route, by_user, unless)| {
+                let key = if *by_user { KeyRef::Extra(0) } else { KeyRef::Primary };
+                let method_of = |m: usize| ["GET", "POST", "DELETE"].get(m).copied();
+                let unless = (unless.iter())
+                    .map(|&(m, r)| {
+                        let route = ROUTES.get(r).map(|r| regex::Regex::new(r).unwrap());
+                        (method_of(m).map(str::to_owned), route)
+                    })
+                    .collect();
+                PlannedRule {
+                    unless,
+                    ..planned(key, method_of(*method), ROUTES.get(*route).copied())
+                }
             })
             .collect();
         let exempt: Vec<bool> = events.iter().map(|e| e.4).collect();
