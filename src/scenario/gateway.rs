@@ -88,7 +88,8 @@ impl std::str::FromStr for GatewayChoice {
     fn from_str(text: &str) -> Result<Self, GatewayError> {
         match text {
             "all" => Ok(GatewayChoice::All),
-            name => name.parse().map(GatewayChoice::One),
+            name => (name.parse().map(GatewayChoice::One))
+                .map_err(|_| GatewayError::UnknownChoice(name.to_string())),
         }
     }
 }
@@ -308,5 +309,18 @@ mod tests {
             assert!(matches!(s.rules[0].limiter, Limiter::Gateway(_)));
             assert_eq!(s.rules[1].route.as_ref().unwrap().as_str(), "^/s");
         }
+    }
+
+    #[test]
+    fn an_unknown_choice_lists_all_beside_the_names() {
+        let gateway = "nope".parse::<GatewayChoice>().unwrap_err().to_string();
+        assert!(gateway.contains("expected all, nginx, "), "{gateway}");
+        let algo = "nope".parse::<AlgoChoice>().unwrap_err().to_string();
+        assert!(algo.contains("expected all, fixed-window, "), "{algo}");
+        assert_eq!("all".parse::<GatewayChoice>().unwrap(), GatewayChoice::All);
+        assert_eq!(
+            "kong".parse::<GatewayChoice>().unwrap(),
+            GatewayChoice::One(Gateway::Kong)
+        );
     }
 }

@@ -94,7 +94,8 @@ impl std::str::FromStr for AlgoChoice {
     fn from_str(text: &str) -> Result<Self, SpecError> {
         match text {
             "all" => Ok(AlgoChoice::All),
-            name => name.parse().map(AlgoChoice::One),
+            name => (name.parse().map(AlgoChoice::One))
+                .map_err(|_| SpecError::UnknownAlgoChoice(name.to_string())),
         }
     }
 }

@@ -113,6 +113,11 @@ pub enum SpecError {
     /// A name that is none of the six.
     UnknownAlgorithm(String),
     #[error(
+        "unknown algorithm `{0}`: expected all, fixed-window, sliding-log, sliding-counter, token-bucket, leaky-bucket or gcra"
+    )]
+    /// A name that is neither `all` nor one of the six (`--algo`).
+    UnknownAlgoChoice(String),
+    #[error(
         "{kind} has no burst (it admits at most {limit} per window), so a burst does not apply; token-bucket, gcra and leaky-bucket take one"
     )]
     /// A burst for fixed-window, sliding-log or sliding-counter.

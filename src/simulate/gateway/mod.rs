@@ -109,6 +109,11 @@ pub enum GatewayError {
     )]
     /// A name that is none of the gateways.
     Unknown(String),
+    #[error(
+        "unknown gateway `{0}`: expected all, nginx, haproxy, haproxy-req-rate, envoy, envoy-timer, envoy-ratelimit, traefik, kong, kong-redis, aws-waf, cloudflare or redis-swc"
+    )]
+    /// A name that is neither `all` nor one of the gateways (`--gateway`).
+    UnknownChoice(String),
     #[error("{gateway}: limit {limit}{burst} is too large for the gateway's counters")]
     /// Converted parameters that do not fit the product's integer types.
     TooLarge {
