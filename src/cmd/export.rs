@@ -69,6 +69,7 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
                 &ingest_settings.keys,
                 rules,
             )?
+            .scenarios
             .remove(0);
             // Exempt requests are admitted and never counted, by the policy and
             // by the gateway alike (the export exempts the same requests).

@@ -118,7 +118,8 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
             },
             keys,
             &rules,
-        )?;
+        )?
+        .scenarios;
         scenarios
             .iter()
             .map(|s| runner.run(s).map_err(Into::into))
@@ -152,6 +153,7 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
             keys,
             &rules,
         )?
+        .scenarios
         .pop()
         .ok_or(ReportError::NoScenario)?;
         crate::scenario::gateway::scenarios(&base, &plan.gateways, keys)?

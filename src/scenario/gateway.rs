@@ -297,7 +297,7 @@ mod tests {
             burst: None,
             delay: None,
         };
-        let base = &plan::policy(&options, &keys, &rules).unwrap()[0];
+        let base = &plan::policy(&options, &keys, &rules).unwrap().scenarios[0];
         let all = scenarios(base, &Gateway::ALL, &keys).unwrap();
         assert_eq!(all.len(), Gateway::ALL.len());
         assert_eq!(all[1].name, "haproxy");

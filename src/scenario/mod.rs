@@ -26,5 +26,5 @@ pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};
 pub use exempt::{ExemptMasks, Unmatched, unmatched};
 pub use gateway::GatewayChoice;
-pub use plan::{AlgoChoice, AlgoOptions, KeyRef, PlannedRule, Scenario};
+pub use plan::{AlgoChoice, AlgoOptions, KeyRef, Planned, PlannedRule, Scenario};
 pub use sampling::{Estimate, Sampling};

@@ -118,86 +118,112 @@ pub struct AlgoOptions {
     pub delay: Option<Delay>,
 }
 
+/// The scenarios of a run, and the algorithms a side-by-side run left out.
+#[derive(Debug, Clone)]
+pub struct Planned {
+    pub scenarios: Vec<Scenario>,
+    /// Each algorithm left out, as `name: why`: with several algorithms side
+    /// by side, one that cannot take a limit (nginx's leaky bucket below
+    /// 1r/m) leaves the comparison rather than failing the whole run.
+    pub left_out: Vec<String>,
+}
+
+/// Builds a scenario for each of `kinds` with `build`, `name` naming them.
+/// With several, one whose rate nginx cannot express is left out, saying
+/// why; with one, that is the error.
+fn plan_each<K: Copy>(
+    kinds: Vec<K>,
+    name: impl Fn(K) -> &'static str,
+    mut build: impl FnMut(K) -> Result<Scenario, SpecError>,
+) -> Result<Planned, SpecError> {
+    let side_by_side = kinds.len() > 1;
+    let mut planned = Planned {
+        scenarios: Vec::new(),
+        left_out: Vec::new(),
+    };
+    for kind in kinds {
+        match build(kind) {
+            Ok(scenario) => planned.scenarios.push(scenario),
+            Err(e @ SpecError::RateTooLow { .. }) if side_by_side => {
+                planned.left_out.push(format!("{}: {e}", name(kind)));
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(planned)
+}
+
 /// Scenarios for a single `--limit` keyed by `key_text` (the primary key): one per
 /// algorithm asked for (all six by default). With one algorithm named, a burst or
 /// delay it cannot take is an error; with several, they apply to the algorithms
-/// that take them.
-pub fn single(
-    settings: &AlgoOptions,
-    key_text: &str,
-    limit: Limit,
-) -> Result<Vec<Scenario>, SpecError> {
+/// that take them, and one that cannot take the limit is left out.
+pub fn single(settings: &AlgoOptions, key_text: &str, limit: Limit) -> Result<Planned, SpecError> {
     let chosen = kinds(settings.algo, &AlgorithmKind::ALL);
     let strict = chosen.len() == 1;
-    chosen
-        .into_iter()
-        .map(|kind| {
-            let spec = spec_for(kind, limit, settings.burst, settings.delay, strict);
-            let rule = PlannedRule {
-                name: "limit".into(),
-                limiter: spec.limiter()?,
-                spec,
-                key_text: key_text.to_string(),
-                key: KeyRef::Primary,
-                key_read: None,
-                method: None,
-                route: None,
-                unless: Vec::new(),
-            };
-            Ok(Scenario {
-                name: kind.name().into(),
-                rules: vec![rule],
-                reading: None,
-                names: NameReading::default(),
-                per_instance: true,
-            })
+    plan_each(chosen, AlgorithmKind::name, |kind| {
+        let spec = spec_for(kind, limit, settings.burst, settings.delay, strict);
+        let rule = PlannedRule {
+            name: "limit".into(),
+            limiter: spec.limiter()?,
+            spec,
+            key_text: key_text.to_string(),
+            key: KeyRef::Primary,
+            key_read: None,
+            method: None,
+            route: None,
+            unless: Vec::new(),
+        };
+        Ok(Scenario {
+            name: kind.name().into(),
+            rules: vec![rule],
+            reading: None,
+            names: NameReading::default(),
+            per_instance: true,
         })
-        .collect()
+    })
 }
 
 /// Scenarios for policy rules: the rules' own algorithms by default, or every rule
-/// with each algorithm asked for.
+/// with each algorithm asked for (one that cannot take a rule's limit left out
+/// when there are several).
 pub fn policy(
     settings: &AlgoOptions,
     keys: &KeySet,
     rules: &[CheckedRule],
-) -> Result<Vec<Scenario>, SpecError> {
+) -> Result<Planned, SpecError> {
     let overrides: Vec<Option<AlgorithmKind>> = match settings.algo {
         AlgoChoice::Default => vec![None],
         other => kinds(other, &[]).into_iter().map(Some).collect(),
     };
-    overrides
-        .into_iter()
-        .map(|kind| {
-            let planned = rules
-                .iter()
-                .map(|rule| {
-                    let kind = kind.unwrap_or(rule.spec.kind);
-                    let burst = settings.burst.or(rule.spec.burst);
-                    let spec = spec_for(kind, rule.spec.limit, burst, settings.delay, false);
-                    Ok(PlannedRule {
-                        name: rule.name.clone(),
-                        limiter: spec.limiter()?,
-                        spec,
-                        key_text: rule.key.text.clone(),
-                        key: key_ref(keys, &rule.key.text),
-                        key_read: None,
-                        method: rule.method.clone(),
-                        route: rule.route.clone(),
-                        unless: Vec::new(),
-                    })
+    let name = |kind: Option<AlgorithmKind>| kind.map_or("policy", AlgorithmKind::name);
+    plan_each(overrides, name, |kind| {
+        let planned = rules
+            .iter()
+            .map(|rule| {
+                let kind = kind.unwrap_or(rule.spec.kind);
+                let burst = settings.burst.or(rule.spec.burst);
+                let spec = spec_for(kind, rule.spec.limit, burst, settings.delay, false);
+                Ok(PlannedRule {
+                    name: rule.name.clone(),
+                    limiter: spec.limiter()?,
+                    spec,
+                    key_text: rule.key.text.clone(),
+                    key: key_ref(keys, &rule.key.text),
+                    key_read: None,
+                    method: rule.method.clone(),
+                    route: rule.route.clone(),
+                    unless: Vec::new(),
                 })
-                .collect::<Result<Vec<_>, SpecError>>()?;
-            let name = kind.map_or("policy".to_string(), |k| k.name().to_string());
-            Ok(Scenario {
-                name,
-                rules: planned,
-                reading: None,
-                names: NameReading::default(),
-                per_instance: true,
             })
+            .collect::<Result<Vec<_>, SpecError>>()?;
+        Ok(Scenario {
+            name: name(kind).into(),
+            rules: planned,
+            reading: None,
+            names: NameReading::default(),
+            per_instance: true,
         })
-        .collect()
+    })
 }
 
 /// The key column of the key `key` as a product reading requests
@@ -224,4 +250,74 @@ pub(crate) fn key_ref(keys: &KeySet, text: &str) -> KeyRef {
         .iter()
         .position(|k| k.text == text)
         .map_or(KeyRef::Primary, KeyRef::Extra)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ingest::key::KeySpec;
+    use crate::policy::Policy;
+
+    fn options(algo: AlgoChoice) -> AlgoOptions {
+        AlgoOptions {
+            algo,
+            burst: None,
+            delay: None,
+        }
+    }
+
+    fn names(planned: &Planned) -> Vec<&str> {
+        planned.scenarios.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn a_rate_nginx_cannot_take_leaves_only_the_leaky_bucket_out_of_several() {
+        // 50/1d is shown as 50/24h.
+        for (algo, limit, shown) in [
+            (AlgoChoice::Default, "3/1h", "3/1h"),
+            (AlgoChoice::All, "50/1d", "50/24h"),
+        ] {
+            let planned = single(&options(algo), "ip", limit.parse().unwrap()).unwrap();
+            assert_eq!(
+                names(&planned),
+                [
+                    "fixed-window",
+                    "sliding-log",
+                    "sliding-counter",
+                    "token-bucket",
+                    "gcra"
+                ]
+            );
+            assert_eq!(planned.left_out.len(), 1);
+            assert!(
+                planned.left_out[0].starts_with(&format!(
+                    "leaky-bucket: rate {shown} is below nginx's resolution"
+                )),
+                "{:?}",
+                planned.left_out
+            );
+        }
+        let alone = options(AlgoChoice::One(AlgorithmKind::LeakyBucket));
+        let refused = single(&alone, "ip", "3/1h".parse().unwrap()).unwrap_err();
+        assert!(matches!(refused, SpecError::RateTooLow { .. }), "{refused}");
+        let fast = single(&options(AlgoChoice::All), "ip", "1/1m".parse().unwrap()).unwrap();
+        assert_eq!((fast.scenarios.len(), fast.left_out.len()), (6, 0));
+    }
+
+    #[test]
+    fn a_policy_under_all_algorithms_leaves_the_leaky_bucket_out() {
+        let rules = Policy::parse(
+            "[[rule]]\nname='reset'\nlimit='3/1h'\nalgorithm='fixed-window'",
+            "p",
+        )
+        .unwrap();
+        let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+        let all = policy(&options(AlgoChoice::All), &keys, &rules).unwrap();
+        assert_eq!(all.scenarios.len(), 5);
+        assert!(all.left_out[0].starts_with("leaky-bucket: rate 3/1h"));
+        let own = policy(&options(AlgoChoice::Default), &keys, &rules).unwrap();
+        assert_eq!((names(&own), own.left_out.len()), (vec!["policy"], 0));
+        let alone = options(AlgoChoice::One(AlgorithmKind::LeakyBucket));
+        assert!(policy(&alone, &keys, &rules).is_err());
+    }
 }

@@ -33,6 +33,9 @@ pub struct SimulateRun {
     /// Where the limits came from, in words.
     pub source: String,
     pub scenarios: Vec<Scenario>,
+    /// The algorithms a side-by-side run left out, each as `name: why` (nginx's
+    /// leaky bucket cannot take a rate below 1r/m).
+    pub left_out: Vec<String>,
     pub replayed: Replayed,
     /// Estimates for all clients when the events are a key sample.
     pub sampling: Option<sampling::Sampling>,
@@ -85,7 +88,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         Ok(ingested)
     };
     let mut plugin_note = None;
-    let (ingested, scenarios, source) = match &settings.source {
+    let (ingested, planned, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
             let run = analysis::analyze_for_policy(load()?, analyze_settings)?;
             let policy = analysis::recommended_policy(&run, analyze_settings)
@@ -96,28 +99,28 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
                 .iter()
                 .map(|r| format!("{} {}", r.name, r.spec.limit))
                 .collect();
-            let scenarios = plan::policy(&settings.algos, keys, &rules)?;
+            let planned = plan::policy(&settings.algos, keys, &rules)?;
             (
                 run.ingested,
-                scenarios,
+                planned,
                 format!("recommended by rlctl analyze: {}", names.join(", ")),
             )
         }
         LimitSource::Single { limit } => {
-            let scenarios = plan::single(&settings.algos, &keys.primary.text, *limit)?;
+            let planned = plan::single(&settings.algos, &keys.primary.text, *limit)?;
             (
                 load()?,
-                scenarios,
+                planned,
                 format!("--limit {limit} per {}", keys.primary.text),
             )
         }
         LimitSource::Policy { origin, rules, .. } => {
             plugin_note = gateway::plugin_note(rules, &settings.gateways);
-            let scenarios = plan::policy(&settings.algos, keys, rules)?;
-            (load()?, scenarios, format!("policy {origin}"))
+            let planned = plan::policy(&settings.algos, keys, rules)?;
+            (load()?, planned, format!("policy {origin}"))
         }
     };
-    let scenarios = with_gateways(scenarios, &settings.gateways, keys)?;
+    let scenarios = with_gateways(planned.scenarios, &settings.gateways, keys)?;
     if ingested.table.is_empty() {
         anyhow::bail!(ingested.report.nothing_parsed());
     }
@@ -130,6 +133,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         report: ingested.report,
         source,
         scenarios,
+        left_out: planned.left_out,
         replayed,
         sampling,
         plugin_note,
@@ -247,6 +251,9 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
             "rlctl: limits: {}",
             crate::text::escape::terminal(&run.source)
         );
+        for left_out in &run.left_out {
+            eprintln!("rlctl: note: not replayed: {left_out}; the others are replayed");
+        }
         let rule_keys = (run.scenarios.iter())
             .flat_map(|s| &s.rules)
             .map(|r| r.key_text.as_str());

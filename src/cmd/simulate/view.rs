@@ -26,6 +26,10 @@ pub struct SimulateJson<'a> {
     pub results: Vec<&'a RuleResult>,
     /// Per scenario: what all its rules together did.
     pub scenarios: &'a [ScenarioResult],
+    /// The algorithms a side-by-side run left out, each with why (absent when
+    /// none is).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub scenarios_left_out: &'a [String],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub comparison: &'a [Comparison],
     /// With `--key-sample-rate`: estimates for all clients with 95% intervals.
@@ -59,6 +63,7 @@ pub fn json<'a>(run: &'a SimulateRun, settings: &'a SimulateSettings) -> Simulat
         },
         results: run.replayed.results.iter().flat_map(|s| &s.rules).collect(),
         scenarios: &run.replayed.results,
+        scenarios_left_out: &run.left_out,
         comparison: &run.replayed.comparisons,
         sampling: run.sampling.as_ref(),
     }
@@ -141,6 +146,9 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
     let rule_keys = (run.scenarios.iter().flat_map(|s| &s.rules)).map(|r| r.key_text.as_str());
     if let Some(note) = prefix_note(&settings.ingest.keys.primary, rule_keys, &settings.gateways) {
         facts.push(("gateway keys", note));
+    }
+    if !run.left_out.is_empty() {
+        facts.push(("not replayed", run.left_out.join("; ")));
     }
     if let Some(s) = &run.sampling {
         facts.push((
