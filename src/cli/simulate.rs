@@ -35,7 +35,8 @@ pub struct SimulateArgs {
     #[arg(long, value_name = "L/W", help_heading = "Limits", conflicts_with_all = ["policy", "recommended"])]
     pub limit: Option<Limit>,
 
-    /// Burst B for token-bucket and gcra (default L) and leaky-bucket (default 0).
+    /// Burst B for token-bucket and gcra (default L) and leaky-bucket (default 0);
+    /// not with --policy, whose rules give their own.
     #[arg(long, value_name = "B", help_heading = "Limits")]
     pub burst: Option<u64>,
 

@@ -70,12 +70,17 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     let mut routes = routes_settings(&args.routes)?;
     let mut algo = args.algo.unwrap_or(AlgoChoice::Default);
     let gateways = args.gateway.map(|g| g.gateways()).unwrap_or_default();
+    // A policy's bursts are its rules' own: one --burst for all of them
+    // would replay another policy under the policy file's name.
+    if let (Some(burst), Some(path)) = (args.burst, &args.policy) {
+        return Err(usage(format!(
+            "--burst {burst} with --policy would replace the burst of every rule of {}; give each rule its burst in the policy file (burst = {burst}), or replay one limit with --limit",
+            path.display()
+        )));
+    }
     // Burst 0 is only leaky-bucket's: refused where every algorithm runs, or
     // the token bucket a single limit or the recommended policy replays as.
-    if args.burst == Some(0)
-        && args.policy.is_none()
-        && matches!(algo, AlgoChoice::All | AlgoChoice::Default)
-    {
+    if args.burst == Some(0) && matches!(algo, AlgoChoice::All | AlgoChoice::Default) {
         return Err(usage(
             "--burst 0 applies only to leaky-bucket (nginx's burst=0): token-bucket and gcra need a burst of at least 1; give --algo leaky-bucket with --burst 0, or a burst of 1 or more".into(),
         ));
@@ -308,6 +313,16 @@ mod tests {
         assert!(err(&["--policy", "/nonexistent.toml"]).contains("cannot read policy"));
         assert!(err(&["--gateway", "apache"]).contains("haproxy-req-rate"));
         assert!(err(&["--gateway", "kong", "--algo", "all"]).contains("not all"));
+        // Found by users: the output said "policy p.toml" over other bursts.
+        for burst in ["0", "5"] {
+            let refused = err(&["--policy", "p.toml", "--burst", burst]);
+            assert!(
+                refused.contains(&format!(
+                    "--burst {burst} with --policy would replace the burst of every rule of p.toml"
+                )),
+                "{refused}"
+            );
+        }
         let zero = ["--burst", "0"];
         for other in [
             &["--limit", "10/s"][..],

@@ -112,7 +112,8 @@ fn kinds(algo: AlgoChoice, default: &[AlgorithmKind]) -> Vec<AlgorithmKind> {
 #[derive(Debug, Clone, Copy)]
 pub struct AlgoOptions {
     pub algo: AlgoChoice,
-    /// `--burst`, overriding a policy's.
+    /// `--burst`, overriding each rule's (a single limit, the recommended
+    /// policy; refused with a policy file).
     pub burst: Option<u64>,
     /// `--delay N` / `--nodelay`.
     pub delay: Option<Delay>,
