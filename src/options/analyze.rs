@@ -3,7 +3,8 @@
 use std::path::PathBuf;
 
 use super::{
-    OptionsError, excluded_clients, ingest_settings, output_format, routes_settings, use_colour,
+    OptionsError, Sink, excluded_clients, ingest_settings, output_format, routes_settings,
+    use_colour,
 };
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::AnalyzeArgs;
@@ -33,13 +34,26 @@ pub fn analyze_settings(args: &AnalyzeArgs) -> Result<AnalyzeSettings, OptionsEr
         crate::frames::TableFormat::of(path)
             .map_err(|e| OptionsError::Usage(format!("--export-counts {e}")))?;
     }
+    // Only the report goes to stdout (`-o -`); the others write a file `-`.
     super::check_outputs(
         args.ingest.files.iter().chain(&args.from_sql_result),
         &[
-            ("--output", args.output.output.as_deref()),
-            ("--write-policy", args.write_policy.as_deref()),
-            ("--write-routes", args.write_routes.as_deref()),
-            ("--export-counts", args.export_counts.as_deref()),
+            (
+                "--output",
+                Some(Sink::report(args.output.output.as_deref())),
+            ),
+            (
+                "--write-policy",
+                args.write_policy.as_deref().map(Sink::File),
+            ),
+            (
+                "--write-routes",
+                args.write_routes.as_deref().map(Sink::File),
+            ),
+            (
+                "--export-counts",
+                args.export_counts.as_deref().map(Sink::File),
+            ),
         ],
     )?;
     let mut ingest = ingest_settings(&args.ingest)?;

@@ -24,7 +24,8 @@ pub struct ConvertSettings {
 pub fn convert_settings(args: &ConvertArgs) -> Result<ConvertSettings, OptionsError> {
     let format =
         TableFormat::of(&args.output).map_err(|e| OptionsError::Usage(format!("--output {e}")))?;
-    super::check_outputs(&args.ingest.files, &[("--output", Some(&args.output))])?;
+    let output = Some(super::Sink::File(&args.output));
+    super::check_outputs(&args.ingest.files, &[("--output", output)])?;
     Ok(ConvertSettings {
         ingest: ingest_settings(&args.ingest)?,
         routes: routes_settings(&args.routes)?,

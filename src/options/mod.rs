@@ -6,19 +6,20 @@ mod analyze;
 mod convert;
 mod export;
 mod generate;
+mod outputs;
 mod report;
 mod simulate;
 mod sql;
 mod watch;
 
 use std::io::IsTerminal;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use analyze::{AnalyzeSettings, analyze_settings};
 pub use convert::{ConvertSettings, convert_settings};
 pub use export::{ExportSettings, export_settings, gateway_of};
 pub use generate::{GenerateSettings, generate_settings};
+pub use outputs::{Sink, check_outputs};
 pub use report::{ReportSettings, parse_share, report_settings};
 pub use simulate::{LimitSource, SimulateSettings, simulate_settings};
 pub use sql::{SqlSettings, sql_settings};
@@ -46,55 +47,6 @@ pub enum OptionsError {
     Deploy(#[from] DeployError),
     #[error("{0}")]
     Usage(String),
-}
-
-/// Refuses an output file that is one of the `inputs` (the logs, or the
-/// table read in their place: one mistyped `-o` would replace it), or that
-/// two outputs share (the last one written would replace the others).
-/// `outputs` pairs each flag with its file, if any; `-` is stdout and not a
-/// file.
-pub fn check_outputs<'p>(
-    inputs: impl IntoIterator<Item = &'p PathBuf>,
-    outputs: &[(&str, Option<&Path>)],
-) -> Result<(), OptionsError> {
-    let inputs: Vec<(&PathBuf, PathBuf)> = (inputs.into_iter())
-        .map(|input| (input, resolved(input)))
-        .collect();
-    let files: Vec<(&str, PathBuf)> = (outputs.iter())
-        .filter_map(|&(flag, path)| path.filter(|p| p.as_os_str() != "-").map(|p| (flag, p)))
-        .map(|(flag, path)| (flag, resolved(path)))
-        .collect();
-    for (i, (flag, file)) in files.iter().enumerate() {
-        if let Some((input, _)) = inputs.iter().find(|(_, resolved)| resolved == file) {
-            return Err(OptionsError::Usage(format!(
-                "{flag} {} is an input of this run; writing there would replace it. Give another file name",
-                input.display()
-            )));
-        }
-        if let Some((other, _)) = files[..i].iter().find(|(_, f)| f == file) {
-            return Err(OptionsError::Usage(format!(
-                "{other} and {flag} name the same file ({}); give each output its own file",
-                file.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// `path` as the file system resolves it (its folder resolved when the file
-/// does not exist yet), so that two spellings of one file compare equal.
-fn resolved(path: &Path) -> PathBuf {
-    if let Ok(full) = path.canonicalize() {
-        return full;
-    }
-    let folder = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (folder.canonicalize(), path.file_name()) {
-        (Ok(folder), Some(name)) => folder.join(name),
-        _ => path.to_path_buf(),
-    }
 }
 
 /// Turns the shared ingestion flags into [`ingest::Settings`].

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, excluded_clients, ingest_settings, routes_settings};
+use super::{OptionsError, Sink, excluded_clients, ingest_settings, routes_settings};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::{ReportArgs, ReportFormat};
 use crate::ingest::KeptPaths;
@@ -53,7 +53,6 @@ pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
 
 /// Checks the flags of `rlctl report`.
 pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError> {
-    let usage = OptionsError::Usage;
     let mut ingest = ingest_settings(&args.ingest)?;
     let mut exemptions = Vec::new();
     let mut routes = routes_settings(&args.routes)?;
@@ -98,38 +97,35 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             .transpose()?,
         fail_on_flagged: args.fail_on_flagged,
     };
+    let exports = [
+        (
+            "--export-markdown",
+            ReportFormat::Markdown,
+            &args.export_markdown,
+        ),
+        ("--export-html", ReportFormat::Html, &args.export_html),
+        ("--export-json", ReportFormat::Json, &args.export_json),
+        ("--export-junit", ReportFormat::Junit, &args.export_junit),
+    ];
+    // The report goes to stdout without -o, so an `--export-X -` with it
+    // would write two documents one after the other.
+    let report = match args.output {
+        Some(_) => "--output",
+        None => "the report (stdout without -o FILE)",
+    };
+    let mut sinks = vec![(report, Some(Sink::report(args.output.as_deref())))];
+    sinks.extend(
+        (exports.iter()).map(|(flag, _, path)| (*flag, path.as_deref().map(Sink::dash_is_stdout))),
+    );
+    super::check_outputs(&args.ingest.files, &sinks)?;
     // `-o -` is stdout, as `--export-X -` is.
     let main_output = args.output.clone().filter(|p| p.as_os_str() != "-");
     let mut outputs = vec![(args.format, main_output)];
-    for (format, path) in [
-        (ReportFormat::Markdown, &args.export_markdown),
-        (ReportFormat::Html, &args.export_html),
-        (ReportFormat::Json, &args.export_json),
-        (ReportFormat::Junit, &args.export_junit),
-    ] {
+    for (_, format, path) in exports {
         if let Some(path) = path {
             let to_stdout = path.as_os_str() == "-";
             outputs.push((format, (!to_stdout).then(|| path.clone())));
         }
-    }
-    if outputs.iter().filter(|(_, p)| p.is_none()).count() > 1 && args.output.is_none() {
-        // `--export-X -` replaces the default stdout report rather than mixing two formats.
-        outputs.remove(0);
-    }
-    super::check_outputs(
-        &args.ingest.files,
-        &[
-            ("--output", args.output.as_deref()),
-            ("--export-markdown", args.export_markdown.as_deref()),
-            ("--export-html", args.export_html.as_deref()),
-            ("--export-json", args.export_json.as_deref()),
-            ("--export-junit", args.export_junit.as_deref()),
-        ],
-    )?;
-    if outputs.iter().filter(|(_, p)| p.is_none()).count() > 1 {
-        return Err(usage(
-            "only one output can go to stdout; give the others a file name".into(),
-        ));
     }
     let exclude = excluded_clients(&args.exclude, &ingest.keys.primary);
     Ok(ReportSettings {

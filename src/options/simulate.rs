@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{OptionsError, ingest_settings, output_format, routes_settings, use_colour};
+use super::{OptionsError, Sink, ingest_settings, output_format, routes_settings, use_colour};
 use crate::analysis::{AnalysisSettings, RecommendOptions};
 use crate::cli::SimulateArgs;
 use crate::discover::{DiscoverChoice, TemplateSet};
@@ -178,8 +178,12 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
     super::check_outputs(
         args.ingest.files.iter().chain(&args.events),
         &[
-            ("--output", args.output.output.as_deref()),
-            ("--decisions", args.decisions.as_deref()),
+            (
+                "--output",
+                Some(Sink::report(args.output.output.as_deref())),
+            ),
+            // The decisions go to a file, one named `-` too.
+            ("--decisions", args.decisions.as_deref().map(Sink::File)),
         ],
     )?;
     Ok(SimulateSettings {

@@ -143,9 +143,14 @@ fn several_outputs_in_one_run_and_the_step_summary() {
         appended.starts_with("earlier step\n## rlctl report"),
         "{appended}"
     );
-    let to_stdout = report(&["--export-json", "-"]);
+    // With the report in a file, `--export-json -` takes stdout; beside the
+    // report on stdout it is refused (the Markdown was dropped unsaid).
+    let markdown = dir.path().join("r.md");
+    let to_stdout = report(&["-o", markdown.to_str().unwrap(), "--export-json", "-"]);
     let _: serde_json::Value =
         serde_json::from_slice(&to_stdout.stdout).expect("`--export-json -` takes stdout");
+    assert!(text(&std::fs::read(&markdown).unwrap()).starts_with("## rlctl report"));
+    assert_eq!(report(&["--export-json", "-"]).status.code(), Some(2));
 }
 
 #[test]
