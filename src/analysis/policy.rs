@@ -12,7 +12,7 @@ use crate::discover::{self, Segment, Template, TemplateSet};
 use crate::policy::{self, Policy, Rule};
 use crate::recommend::Recommendation;
 use crate::text::time::format_rfc3339;
-use crate::text::{counted, escape};
+use crate::text::{counted, escape, path_regex};
 
 /// The recommendation as a policy: a global rule, then one rule per endpoint that
 /// has its own recommendation (static files aside: they rarely want a limit of their own).
@@ -137,7 +137,7 @@ fn endpoint_route(
     if listed || !has_own_colon(path) {
         return Some((method, route));
     }
-    Some((method, format!("^{}$", escape::regex_literal(path))))
+    Some((method, format!("^{}$", path_regex::literal(path))))
 }
 
 /// Whether a segment of `path` holds a `:NAME` other than `:hash` beside

@@ -28,7 +28,7 @@ use std::cmp::Ordering;
 use std::collections::HashMap;
 
 use super::matcher::MatchNode;
-use crate::text::escape;
+use crate::text::{escape, path_regex};
 
 /// One part of a pattern segment.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -127,15 +127,16 @@ impl Segment {
         }
     }
 
-    /// The regex (without anchors) of the path segments this one matches.
-    fn regex(&self) -> String {
+    /// The regex (without anchors) of the path segments this one matches,
+    /// its text written by `literal`.
+    fn regex(&self, literal: fn(&str) -> String) -> String {
         match self {
-            Segment::Literal(t) => escape::regex_literal(t),
+            Segment::Literal(t) => literal(t),
             Segment::Whole(_) => "[^/]+".into(),
             Segment::Pattern(t) => parts(t)
                 .iter()
                 .map(|p| match p {
-                    Part::Text(x) => escape::regex_literal(x),
+                    Part::Text(x) => literal(x),
                     Part::Param => "[A-Za-z0-9]+".into(),
                 })
                 .collect(),
@@ -243,15 +244,22 @@ impl Template {
             && segments.next().is_none()
     }
 
-    /// The anchored regex matching the same paths.
+    /// The anchored route regex of a rule for this template: the same
+    /// paths, each `%XX` escape of its text also matched in the other hex
+    /// case and decoded, as nginx and Traefik read paths
+    /// ([`path_regex::literal`]).
     pub fn regex(&self) -> String {
-        self.anchored_regex("$")
+        self.regex_of(path_regex::literal, "$")
     }
 
-    /// The regex matching the same paths, from `^` to `end` (`$`, or `\z`
-    /// where `$` would also match before a final line break).
+    /// The regex matching the same paths as logged, from `^` to `end` (`$`,
+    /// or `\z` where `$` would also match before a final line break).
     pub fn anchored_regex(&self, end: &str) -> String {
-        let body: Vec<String> = self.segments.iter().map(Segment::regex).collect();
+        self.regex_of(escape::regex_literal, end)
+    }
+
+    fn regex_of(&self, literal: fn(&str) -> String, end: &str) -> String {
+        let body: Vec<String> = self.segments.iter().map(|s| s.regex(literal)).collect();
         format!("^/{}{end}", body.join("/"))
     }
 

@@ -1,7 +1,8 @@
 //! The lowest layer of plain helpers every other module may use: escaping of
-//! log-derived text ([`escape`]), atomic file writes ([`atomic`]), calendar
-//! arithmetic and date formatting ([`time`]), counts with their noun
-//! ([`counted`]), and hints to the processor's cache ([`cache`]).
+//! log-derived text ([`escape`]), logged paths as route regexes
+//! ([`path_regex`]), atomic file writes ([`atomic`]), calendar arithmetic and
+//! date formatting ([`time`]), counts with their noun ([`counted`]), and
+//! hints to the processor's cache ([`cache`]).
 //!
 //! It owns no domain types and imports nothing from the rest of the crate but
 //! [`crate::units`]: ingestion, export, frames and rendering all sit above it.
@@ -9,6 +10,7 @@
 pub mod atomic;
 pub mod cache;
 pub mod escape;
+pub mod path_regex;
 pub mod time;
 
 /// `n` and the noun, plural unless `n` is 1: `1 client`, `2 clients`.

@@ -286,3 +286,46 @@ fn log_text_with_control_characters_leaves_the_policy_readable_and_exportable() 
             .success();
     }
 }
+
+#[test]
+fn a_route_from_an_escaped_path_also_matches_it_decoded_as_nginx_reads_it() {
+    // Found by users: the route of the logged path `/percent%20x` was
+    // `^/percent%20x$`, which nginx (matching the decoded `$uri`,
+    // `/percent x`) and Traefik never matched.
+    let mut lines = String::new();
+    for minute in 0..10 {
+        for c in 0..100 {
+            let client = format!("10.0.1.{c}");
+            lines.push_str(&line(&client, minute * 60 + c % 60, "GET", "/percent%20x"));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let log = write_log(dir.path(), &lines);
+    let (policy, text) = written_policy(&log, &[]);
+    let written: toml::Table = toml::from_str(&text).unwrap();
+    let route = (written["rule"].as_array().unwrap().iter())
+        .find_map(|r| r.get("route").and_then(|r| r.as_str()))
+        .unwrap_or_else(|| panic!("no route in {text}"));
+    assert_eq!(route, "^/percent(?:%20| )x$");
+    let re = regex::Regex::new(route).unwrap();
+    assert!(re.is_match("/percent%20x") && re.is_match("/percent x"));
+    assert!(!re.is_match("/percentQx"));
+    let rules = replayed(&policy, &log);
+    let rule = rules
+        .iter()
+        .find(|r| r["rule"] == "get-percent-20x")
+        .unwrap();
+    assert_eq!(rule["requests"], 1000);
+    // A real nginx, given the route, limits the path as sent.
+    let one_rule = format!("[[rule]]\nname='p'\nroute='{route}'\nlimit='1/1m'\nburst=1\n");
+    let config = format!(
+        "{}\nserver {{\n    listen 127.0.0.1:{{{{port}}}};\n    location / {{ empty_gif; }}\n}}\n",
+        crate::export::export(&one_rule, "nginx", &[])
+    );
+    let Some(nginx) = crate::support::nginx::Nginx::start(&config) else {
+        return;
+    };
+    let status = |path| crate::gateway::status_with(nginx.addr(), ("GET", path), "");
+    let statuses = ["/percentQx", "/percent%20x", "/percent%20x", "/percentQx"].map(status);
+    assert_eq!(statuses, [200, 200, 429, 200], "{}", nginx.error_log());
+}
