@@ -21,6 +21,9 @@ pub struct ReportSettings {
     pub plan: ReportPlan,
     /// Each output: its format and file (`None` = stdout).
     pub outputs: Vec<(ReportFormat, Option<PathBuf>)>,
+    /// Why the report itself is not written, when an export took stdout in
+    /// its place.
+    pub replaced: Option<String>,
     pub stamp: bool,
 }
 
@@ -107,20 +110,35 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
         ("--export-json", ReportFormat::Json, &args.export_json),
         ("--export-junit", ReportFormat::Junit, &args.export_junit),
     ];
-    // The report goes to stdout without -o, so an `--export-X -` with it
-    // would write two documents one after the other.
-    let report = match args.output {
-        Some(_) => "--output",
-        None => "the report (stdout without -o FILE)",
+    // The report goes to stdout without -o; an `--export-X -` asks for
+    // stdout itself, and takes it in the report's place (said on stderr).
+    let to_stdout = (exports.iter())
+        .find(|(_, _, path)| path.as_deref().is_some_and(|p| p.as_os_str() == "-"))
+        .map(|(flag, _, _)| *flag);
+    let replaced = match (&args.output, to_stdout) {
+        (None, Some(flag)) => Some(format!(
+            "the report itself is not written: {flag} - takes stdout; give -o FILE to keep it"
+        )),
+        _ => None,
     };
-    let mut sinks = vec![(report, Some(Sink::report(args.output.as_deref())))];
+    let mut sinks = Vec::new();
+    if replaced.is_none() {
+        let report = match args.output {
+            Some(_) => "--output",
+            None => "the report (stdout without -o FILE)",
+        };
+        sinks.push((report, Some(Sink::report(args.output.as_deref()))));
+    }
     sinks.extend(
         (exports.iter()).map(|(flag, _, path)| (*flag, path.as_deref().map(Sink::dash_is_stdout))),
     );
     super::check_outputs(&args.ingest.files, &sinks)?;
     // `-o -` is stdout, as `--export-X -` is.
     let main_output = args.output.clone().filter(|p| p.as_os_str() != "-");
-    let mut outputs = vec![(args.format, main_output)];
+    let mut outputs = Vec::new();
+    if replaced.is_none() {
+        outputs.push((args.format, main_output));
+    }
     for (_, format, path) in exports {
         if let Some(path) = path {
             let to_stdout = path.as_os_str() == "-";
@@ -155,6 +173,7 @@ pub fn report_settings(args: &ReportArgs) -> Result<ReportSettings, OptionsError
             gateways,
         },
         outputs,
+        replaced,
         stamp: args.stamp,
     })
 }

@@ -21,6 +21,9 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
     let settings = options::report_settings(&args)?;
     let run = report::compute(&settings.plan)?;
     if !args.ingest.quiet {
+        if let Some(note) = &settings.replaced {
+            eprintln!("rlctl: note: {note}");
+        }
         let ingested = &run.analysis.ingested.report;
         for line in notes(ingested, Some(&run.analysis.analysis)) {
             eprintln!("{line}");
