@@ -37,6 +37,17 @@ pub enum UnitError {
         "invalid limit `{0}`: expected REQUESTS/WINDOW, e.g. 600/1m, 10/s, 10r/s, 10r/m, 5000/1h"
     )]
     Limit(String),
+    #[error(
+        "invalid duration `{0}`: at most {max} seconds (about 136 years)",
+        max = u32::MAX
+    )]
+    DurationTooLong(String),
+    #[error(
+        "invalid limit `{0}`: at most {max} requests per window, and a window of at most {secs} seconds (about 136 years)",
+        max = u64::MAX,
+        secs = u32::MAX
+    )]
+    LimitTooLarge(String),
 }
 
 /// A span of time in whole seconds (windows and limit periods are never sub-second).
@@ -90,10 +101,12 @@ impl FromStr for Window {
         let t = text.trim();
         let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
         let (digits, unit) = t.split_at(split);
+        let too_long = || UnitError::DurationTooLong(text.to_string());
+        // Digits alone that do not fit are a number too large, not a typo.
         let n: u64 = if digits.is_empty() {
             1
         } else {
-            digits.parse().map_err(|_| err())?
+            digits.parse().map_err(|_| too_long())?
         };
         let scale: u64 = match unit.trim() {
             "s" | "sec" | "secs" | "second" | "seconds" => 1,
@@ -102,10 +115,11 @@ impl FromStr for Window {
             "d" | "day" | "days" => 86_400,
             _ => return Err(err()),
         };
-        let secs = n
-            .checked_mul(scale)
-            .filter(|&s| s > 0 && s <= u64::from(u32::MAX));
-        secs.map(|s| Window { secs: s as u32 }).ok_or_else(err)
+        match n.checked_mul(scale) {
+            Some(0) => Err(err()),
+            Some(s) if s <= u64::from(u32::MAX) => Ok(Window { secs: s as u32 }),
+            _ => Err(too_long()),
+        }
     }
 }
 
@@ -140,11 +154,18 @@ impl FromStr for Limit {
         let (count, period) = text.trim().split_once('/').ok_or_else(err)?;
         let count = count.trim();
         let count = count.strip_suffix('r').unwrap_or(count);
-        let requests: u64 = count.parse().map_err(|_| err())?;
+        let too_large = || UnitError::LimitTooLarge(text.to_string());
+        let digits = !count.is_empty() && count.bytes().all(|b| b.is_ascii_digit());
+        let requests: u64 = count
+            .parse()
+            .map_err(|_| if digits { too_large() } else { err() })?;
         if requests == 0 {
             return Err(err());
         }
-        let window: Window = period.parse().map_err(|_| err())?;
+        let window: Window = period.parse().map_err(|e| match e {
+            UnitError::DurationTooLong(_) => too_large(),
+            _ => err(),
+        })?;
         Ok(Limit { requests, window })
     }
 }
@@ -185,6 +206,28 @@ mod tests {
         assert!(lim("600").is_err());
         assert!(lim("x/1m").is_err());
         assert!(lim("10/0s").is_err());
+    }
+
+    #[test]
+    fn numbers_too_large_are_told_apart_from_typos() {
+        let text = |s: &str| s.parse::<Limit>().unwrap_err().to_string();
+        for big in [
+            "99999999999999999999/1m",
+            "10/99999999999d",
+            "10/4294967296s",
+        ] {
+            assert!(
+                text(big).contains("at most 18446744073709551615 requests"),
+                "{big}"
+            );
+        }
+        assert!(text("1o/1m").contains("expected REQUESTS/WINDOW"));
+        let window = "99999999999h".parse::<Window>().unwrap_err().to_string();
+        assert!(window.contains("at most 4294967295 seconds"), "{window}");
+        assert_eq!(
+            "4294967295s".parse::<Window>().map(Window::secs),
+            Ok(u32::MAX)
+        );
     }
 
     #[test]

@@ -30,9 +30,9 @@ pub struct ExportArgs {
     pub dry_run: bool,
 
     /// Expected number of distinct clients, to size per-client state (nginx zones,
-    /// Envoy buckets, HAProxy tables).
+    /// Envoy buckets, HAProxy tables); at most a billion.
     #[arg(long, value_name = "N", default_value_t = crate::export::DEFAULT_CLIENTS,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = clap::value_parser!(u64).range(1..=crate::export::MAX_CLIENTS))]
     pub clients: u64,
 
     /// Write to FILE instead of stdout (replaced atomically).

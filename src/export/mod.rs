@@ -62,6 +62,12 @@ use crate::policy::{CheckedPolicy, CheckedRule, Exemption};
 /// The client count `--clients` defaults to when sizing per-client state.
 pub const DEFAULT_CLIENTS: u64 = 10_000;
 
+/// The most `--clients` takes: a billion. HAProxy's stick-table `size` and
+/// Envoy's `max_dynamic_descriptors` are 32-bit (a larger size makes
+/// `haproxy -c` fail); nginx's zone for it is about 120 GB, which nginx
+/// must be able to map.
+pub const MAX_CLIENTS: u64 = 1_000_000_000;
+
 /// Why a policy cannot be exported to a target.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ExportError {

@@ -33,8 +33,26 @@ pub struct GateResult {
     pub message: String,
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.2}%", x * 100.0)
+/// A measured share and the threshold it is held to, as percentages: the
+/// threshold with as few decimals as give it back exactly (as `parse_share`
+/// reads a percentage), the value with two, or more where two would not
+/// compare with the threshold as the value does (`70.8486%` within
+/// `70.849%`, not `70.85%`; `70.851%` above `70.85%`, not equal to it).
+fn pct_beside(value: f64, threshold: f64) -> (String, String) {
+    let percent = |x: f64, decimals: usize| format!("{:.decimals$}", x * 100.0);
+    let exact = (0..=12)
+        .map(|d| percent(threshold, d))
+        .find(|t| format!("{t}e-2").parse::<f64>() == Ok(threshold))
+        .unwrap_or_else(|| percent(threshold, 12));
+    let shown = (2..=12)
+        .map(|d| percent(value, d))
+        .find(|v| {
+            let (shown, held) = (v.parse::<f64>(), exact.parse::<f64>());
+            let order = shown.ok().zip(held.ok()).map(|(s, h)| s.partial_cmp(&h));
+            order == Some(value.partial_cmp(&threshold))
+        })
+        .unwrap_or_else(|| percent(value, 12));
+    (format!("{shown}%"), format!("{exact}%"))
 }
 
 /// Checks every gate asked for against the policy's scenario.
@@ -48,6 +66,7 @@ pub fn evaluate(
         let t = &rule.summary.totals;
         if let Some(max) = gates.max_reject_rate {
             let passed = t.reject_rate <= max;
+            let (value, threshold) = pct_beside(t.reject_rate, max);
             out.push(GateResult {
                 rule: rule.rule.clone(),
                 gate: "max_reject_rate",
@@ -57,16 +76,17 @@ pub fn evaluate(
                 message: format!(
                     "rule `{}`: rejects {} of its requests ({} of {}), {} --max-reject-rate {}",
                     rule.rule,
-                    pct(t.reject_rate),
+                    value,
                     t.rejected,
                     t.requests,
                     if passed { "within" } else { "above" },
-                    pct(max)
+                    threshold
                 ),
             });
         }
         if let Some(max) = gates.max_clients_rejected {
             let passed = t.clients_rejected_share <= max;
+            let (value, threshold) = pct_beside(t.clients_rejected_share, max);
             out.push(GateResult {
                 rule: rule.rule.clone(),
                 gate: "max_clients_rejected",
@@ -76,11 +96,11 @@ pub fn evaluate(
                 message: format!(
                     "rule `{}`: rejects {} of its clients ({} of {}), {} --max-clients-rejected {}",
                     rule.rule,
-                    pct(t.clients_rejected_share),
+                    value,
                     t.clients_rejected,
                     t.clients,
                     if passed { "within" } else { "above" },
-                    pct(max)
+                    threshold
                 ),
             });
         }
@@ -114,5 +134,37 @@ pub fn verdict(results: &[GateResult]) -> String {
             first.message,
             failed.len() - 1
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pct_beside;
+    use crate::options::parse_share;
+
+    #[test]
+    fn a_value_is_never_shown_equal_to_a_threshold_it_is_not() {
+        let share = |text: &str| parse_share("--max-reject-rate", text).unwrap();
+        let shown = |value: f64, threshold: &str| pct_beside(value, share(threshold));
+        assert_eq!(
+            shown(0.708496, "70.849%"),
+            ("70.85%".into(), "70.849%".into())
+        );
+        assert_eq!(
+            shown(0.708486, "70.849%"),
+            ("70.8486%".into(), "70.849%".into())
+        );
+        assert_eq!(
+            shown(0.70849001, "70.849%"),
+            ("70.85%".into(), "70.849%".into())
+        );
+        assert_eq!(
+            shown(0.70851, "70.85%"),
+            ("70.851%".into(), "70.85%".into())
+        );
+        assert_eq!(shown(0.05, "1%"), ("5.00%".into(), "1%".into()));
+        assert_eq!(shown(share("1%"), "1%"), ("1.00%".into(), "1%".into()));
+        assert_eq!(shown(0.0, "0.7%"), ("0.00%".into(), "0.7%".into()));
+        assert_eq!(shown(0.007, "0.007"), ("0.70%".into(), "0.7%".into()));
     }
 }
