@@ -121,6 +121,10 @@ impl KeySpec {
                 true => reading.text_bytes,
                 false => self.reading.text_bytes,
             },
+            missing_as_address: match self.is_text() && self.parts.len() == 1 {
+                true => reading.missing_as_address,
+                false => self.reading.missing_as_address,
+            },
         };
         let (cidr4, cidr6) = match read.whole_addresses {
             true => (None, None),
@@ -233,7 +237,10 @@ impl KeySpec {
             return self.build(record, scratch).then_some(scratch.as_str());
         };
         match self.value(part, record) {
-            value if value.is_empty() || value == "-" => None,
+            value if value.is_empty() || value == "-" => match self.reading.missing_as_address {
+                true => self.address(record, scratch),
+                false => None,
+            },
             Cow::Borrowed(value) => Some(value),
             Cow::Owned(value) => {
                 *scratch = value;
@@ -281,7 +288,21 @@ impl KeySpec {
             }
             _ => return self.key(record, scratch).map(KeyValue::Text),
         };
-        (!logged.is_empty() && logged != b"-").then_some(KeyValue::Bytes(logged))
+        match !logged.is_empty() && logged != b"-" {
+            true => Some(KeyValue::Bytes(logged)),
+            false if self.reading.missing_as_address => {
+                self.address(record, scratch).map(KeyValue::Text)
+            }
+            false => None,
+        }
+    }
+
+    /// The address of `record` (its `ip`, whole), for a request without a
+    /// value read [`KeyReading::missing_as_address`].
+    fn address<'r>(&self, record: &'r Record<'_>, scratch: &'r mut String) -> Option<&'r str> {
+        let address = last_address(&record.addr).map(|a| canonical_address(without_port(a)))?;
+        *scratch = address.into_owned();
+        (!scratch.is_empty()).then_some(scratch.as_str())
     }
 
     /// The value of one part of the key.

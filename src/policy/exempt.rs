@@ -68,9 +68,12 @@ impl Exemption {
     ) -> (KeySpec, Option<String>) {
         let ingested = keys.by_text(&self.key.text).unwrap_or(&self.key);
         // An exemption compares the whole value (HAProxy's ACL reads the
-        // header, not the table's first bytes of it).
+        // header, not the table's first bytes of it), and only where there is
+        // one (Kong's route matches a header, not the address it limits by
+        // without one).
         let whole_text = |r: KeyReading| KeyReading {
             text_bytes: None,
+            missing_as_address: false,
             ..r
         };
         let mut spec = (reading.and_then(|r| ingested.read_as(whole_text(r))))

@@ -24,6 +24,11 @@ pub struct KeyReading {
     /// bytes, so keys that share them are one client there
     /// (`stksess_setkey`, `stktable_lookup_key` in src/stick_table.c).
     pub text_bytes: Option<usize>,
+    /// Whether a request without a value for a one-part key that is text (a
+    /// header, the user) is keyed by its address instead: Kong's
+    /// rate-limiting takes `identifier or kong.client.get_forwarded_ip()`
+    /// (`get_identifier` in kong/plugins/rate-limiting/handler.lua).
+    pub missing_as_address: bool,
 }
 
 impl KeyReading {
@@ -33,6 +38,7 @@ impl KeyReading {
             forwarded,
             whole_addresses: true,
             text_bytes: None,
+            missing_as_address: false,
         }
     }
 
@@ -47,9 +53,11 @@ impl KeyReading {
         };
         let whole = self.whole_addresses.then_some("each address");
         let bytes = self.text_bytes.map(|n| format!("first {n} bytes"));
+        let missing = self.missing_as_address.then_some("else address");
         (forwarded
             .into_iter()
             .chain(whole)
+            .chain(missing)
             .map(str::to_string)
             .chain(bytes))
         .collect::<Vec<_>>()

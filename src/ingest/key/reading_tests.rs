@@ -240,3 +240,46 @@ fn a_product_keeping_the_first_bytes_of_text_keys_cuts_them_there() {
     assert_eq!(value("user+ip", "abc\u{e9}").unwrap().1, "abc\\xC3");
     assert_eq!(value("user", "ab\u{e9}z").unwrap().1, "ab\u{e9}");
 }
+
+#[test]
+fn a_product_keying_requests_without_a_value_by_address_does_so() {
+    // Kong's `limit_by: header` (or `consumer`) limits a request without the
+    // header by its address; a key of addresses, or of several parts, reads
+    // as before.
+    let reading = KeyReading {
+        missing_as_address: true,
+        ..KeyReading::addresses(ForwardedReading::AsLogged)
+    };
+    let key = |text: &str, user: &str, addr: &str| {
+        let mut r = Record::default();
+        r.clear(0);
+        r.addr = Cow::Owned(addr.as_bytes().to_vec());
+        r.user = Cow::Owned(user.as_bytes().to_vec());
+        let spec = KeySpec::parse(text, None, None).unwrap();
+        let spec = spec.read_as(reading).unwrap_or(spec);
+        let (mut scratch, mut other) = (String::new(), String::new());
+        let via_value = (spec.key_value(&r, &mut scratch))
+            .map(|v| v.intern(&mut Interner::default()))
+            .is_some();
+        let key = spec.key(&r, &mut other).map(str::to_string);
+        assert_eq!(via_value, key.is_some(), "{text} {user:?} {addr}");
+        (spec.text.clone(), key)
+    };
+    assert_eq!(
+        key("user", "bob", "10.0.0.1"),
+        ("user (else address)".into(), Some("bob".into()))
+    );
+    assert_eq!(
+        key("user", "-", "10.0.0.1"),
+        ("user (else address)".into(), Some("10.0.0.1".into()))
+    );
+    assert_eq!(
+        key("user", "", "2001:DB8::1"),
+        ("user (else address)".into(), Some("2001:db8::1".into()))
+    );
+    assert_eq!(
+        key("ip", "", "10.0.0.1"),
+        ("ip".into(), Some("10.0.0.1".into()))
+    );
+    assert_eq!(key("ip+user", "", "10.0.0.1").0, "ip+user");
+}

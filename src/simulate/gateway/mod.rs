@@ -185,6 +185,7 @@ impl Gateway {
             forwarded,
             whole_addresses: self != Gateway::RedisSwc,
             text_bytes: (self == Gateway::Haproxy).then_some(haproxy::STRING_KEY_BYTES),
+            missing_as_address: self.runs_one_plugin(),
         }
     }
 
