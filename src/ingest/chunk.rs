@@ -231,7 +231,8 @@ fn parse_entry<'a>(
     let stamp = (record.time)
         .filter(|s| time::in_range(s.ms))
         .ok_or(SkipReason::BadTime)?;
-    let key = (ctx.keys.primary.key_value(record, key)).ok_or(SkipReason::NoClient)?;
+    let key = (ctx.keys.primary.key_value(record, key))
+        .ok_or_else(|| ctx.keys.primary.why_no_key(record))?;
     // The virtual host, read only when a route is limited to one.
     let host = ctx
         .routes

@@ -20,7 +20,7 @@ pub use value::KeyValue;
 use value::first_bytes;
 
 use super::IngestError;
-use super::record::Record;
+use super::record::{Record, SkipReason};
 
 /// One part of a client key.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -303,6 +303,25 @@ impl KeySpec {
         let address = last_address(&record.addr).map(|a| canonical_address(without_port(a)))?;
         *scratch = address.into_owned();
         (!scratch.is_empty()).then_some(scratch.as_str())
+    }
+
+    /// Why `record` has no key: a field of it that is there but not UTF-8
+    /// ([`SkipReason::ClientNotText`]), else every field missing.
+    pub fn why_no_key(&self, record: &Record<'_>) -> SkipReason {
+        let field = |part: &KeyPart| -> &[u8] {
+            match part {
+                KeyPart::Ip => &record.addr,
+                KeyPart::Xff => &record.xff,
+                KeyPart::User => &record.user,
+                KeyPart::UserAgent => &record.user_agent,
+                KeyPart::Field(f) => &record.extra[*f],
+            }
+        };
+        let not_text = |bytes: &[u8]| !bytes.is_empty() && std::str::from_utf8(bytes).is_err();
+        match self.parts.iter().any(|part| not_text(field(part))) {
+            true => SkipReason::ClientNotText,
+            false => SkipReason::NoClient,
+        }
     }
 
     /// The value of one part of the key.

@@ -283,3 +283,22 @@ fn a_product_keying_requests_without_a_value_by_address_does_so() {
     );
     assert_eq!(key("ip+user", "", "10.0.0.1").0, "ip+user");
 }
+
+#[test]
+fn a_key_field_that_is_not_utf8_is_told_from_a_missing_one() {
+    let spec = KeySpec::parse("ip", None, None).unwrap();
+    let why = |addr: &[u8]| {
+        let mut r = Record::default();
+        r.clear(0);
+        r.addr = Cow::Owned(addr.to_vec());
+        let mut scratch = String::new();
+        assert!(spec.key_value(&r, &mut scratch).is_none());
+        spec.why_no_key(&r)
+    };
+    assert_eq!(
+        why(b"10.0.0.\xff"),
+        crate::ingest::record::SkipReason::ClientNotText
+    );
+    assert_eq!(why(b"-"), crate::ingest::record::SkipReason::NoClient);
+    assert_eq!(why(b""), crate::ingest::record::SkipReason::NoClient);
+}

@@ -18,6 +18,9 @@ pub enum SkipReason {
     BadStatus,
     /// The fields making up the client key are all missing.
     NoClient,
+    /// A field making up the client key is there but not valid UTF-8 (an
+    /// address with a stray byte), so it names no client.
+    ClientNotText,
     /// A JSON line that is not an object, or not valid JSON.
     BadJson,
     /// A JSON object that is not an access-log entry (no request fields).
@@ -51,7 +54,10 @@ impl fmt::Display for SkipReason {
             SkipReason::BadTime => f.write_str("missing or unparseable timestamp"),
             SkipReason::BadStatus => f.write_str("status is not a number of at most three digits"),
             SkipReason::NoClient => f.write_str("no value for the client key"),
-            SkipReason::BadJson => f.write_str("not a JSON object"),
+            SkipReason::ClientNotText => {
+                f.write_str("the client key's field is not valid UTF-8, so it names no client")
+            }
+            SkipReason::BadJson => f.write_str("not a JSON object, or not valid JSON"),
             SkipReason::NotAccessEntry => {
                 f.write_str("JSON object without request fields (not an access entry)")
             }
