@@ -102,18 +102,18 @@ impl FromStr for Window {
         let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
         let (digits, unit) = t.split_at(split);
         let too_long = || UnitError::DurationTooLong(text.to_string());
-        // Digits alone that do not fit are a number too large, not a typo.
-        let n: u64 = if digits.is_empty() {
-            1
-        } else {
-            digits.parse().map_err(|_| too_long())?
-        };
         let scale: u64 = match unit.trim() {
             "s" | "sec" | "secs" | "second" | "seconds" => 1,
             "m" | "min" | "mins" | "minute" | "minutes" => 60,
             "h" | "hour" | "hours" => 3600,
             "d" | "day" | "days" => 86_400,
             _ => return Err(err()),
+        };
+        // Digits alone that do not fit are a number too large, not a typo.
+        let n: u64 = if digits.is_empty() {
+            1
+        } else {
+            digits.parse().map_err(|_| too_long())?
         };
         match n.checked_mul(scale) {
             Some(0) => Err(err()),
@@ -222,6 +222,7 @@ mod tests {
             );
         }
         assert!(text("1o/1m").contains("expected REQUESTS/WINDOW"));
+        assert!(text("10/99999999999999999999999q").contains("expected REQUESTS/WINDOW"));
         let window = "99999999999h".parse::<Window>().unwrap_err().to_string();
         assert!(window.contains("at most 4294967295 seconds"), "{window}");
         assert_eq!(

@@ -19,6 +19,7 @@ use crate::output::document::Table;
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Policy};
 use crate::scenario::gateway::{ExportCheck, check, label};
+use crate::scenario::kong;
 use crate::scenario::{AlgoChoice, AlgoOptions, ExemptMasks, plan};
 use crate::text::counted;
 use crate::text::time::format_rfc3339;
@@ -38,6 +39,12 @@ pub fn run(args: ExportArgs) -> anyhow::Result<Outcome> {
             )
         })?;
     let rules = &policy.rules;
+    // The rules Kong's configuration cannot enforce where they apply (the
+    // rules it merges are said in its comments).
+    let kong = options::gateway_of(settings.target).runs_one_plugin();
+    if let Some(note) = kong.then(|| kong::note(rules, false)).flatten() {
+        eprintln!("rlctl: note: {}", crate::text::escape::terminal(&note));
+    }
     let text = match settings.check {
         None => text,
         Some(mut ingest_settings) => {

@@ -49,9 +49,13 @@ pub fn limits(shape: &Shape) -> Limits {
         .collect()
 }
 
-/// Several rules' limits on one route: the smallest per period, then raised
-/// where needed so longer periods never allow less than shorter ones (Kong
-/// requires it; raising a limit stays safe).
+/// Several rules' limits on one plugin: the smallest per period, then each
+/// lowered to the limit of every longer period, so that a longer period
+/// never allows less than a shorter one (Kong's schema requires it). Lowering
+/// stays exact: Kong's periods are aligned and nest (each second lies in one
+/// minute, each minute in one hour...), so no aligned second can hold more
+/// than its minute allows. (Raising the shorter periods' limits would also
+/// satisfy Kong, but loosen them: 100/1s with 10/1h would let 100 an hour.)
 pub fn merge(all: &[Limits]) -> Limits {
     let mut merged = Limits::new();
     for limits in all {
@@ -62,10 +66,10 @@ pub fn merge(all: &[Limits]) -> Limits {
                 .or_insert(n);
         }
     }
-    let mut floor = 0;
-    for n in merged.values_mut() {
-        *n = (*n).max(floor);
-        floor = *n;
+    let mut ceiling = u64::MAX;
+    for n in merged.values_mut().rev() {
+        *n = (*n).min(ceiling);
+        ceiling = *n;
     }
     merged
 }
@@ -143,6 +147,10 @@ pub fn regex_path(route: &str) -> String {
 
 /// One rule as Kong sees it.
 struct KongRule<'a> {
+    /// The part its key reads: what the plan tells rules keyed alike by (an
+    /// `ip` and an `xff` rule both become `limit_by: ip`, but Kong reads one
+    /// address or the other, set where it runs).
+    part: ClientPart,
     by: LimitBy,
     limits: Limits,
     notes: Vec<String>,
@@ -152,12 +160,12 @@ struct KongRule<'a> {
 
 fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
     let shape = Shape::of(rule)?;
-    let (by, by_note) =
-        limit_by(&client_parts(rule)?).map_err(|message| ExportError::Unsupported {
-            target: "kong",
-            rule: rule.name.clone(),
-            message,
-        })?;
+    let parts = client_parts(rule)?;
+    let (by, by_note) = limit_by(&parts).map_err(|message| ExportError::Unsupported {
+        target: "kong",
+        rule: rule.name.clone(),
+        message,
+    })?;
     let limits = limits(&shape);
     let mut notes = vec![describe(rule), format!("  {}.", shape.capacity_note)];
     let list: Vec<String> = limits
@@ -172,6 +180,7 @@ fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
         notes.push(by_note.to_string());
     }
     Ok(KongRule {
+        part: parts[0].clone(),
         by,
         limits,
         notes,
@@ -239,12 +248,12 @@ fn merged_limits(plugin: &Plugin, each: &[KongRule]) -> Limits {
 }
 
 /// What the plan needs of each rule.
-fn sides(each: &[KongRule]) -> Vec<RuleSide<LimitBy>> {
+fn sides(each: &[KongRule]) -> Vec<RuleSide<ClientPart>> {
     (each.iter())
         .map(|r| RuleSide {
-            key: r.by.clone(),
+            key: r.part.clone(),
             method: r.method.clone(),
-            routed: r.route.is_some(),
+            route: r.route.map(str::to_string),
         })
         .collect()
 }
@@ -368,7 +377,10 @@ impl Exporter for Kong {
                 "client send a window's worth at once. policy: local counts per Kong node.",
                 "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
                 "and counts per plugin; where rules' routes overlap, it takes the one with a",
-                "method, then the higher regex_priority (the rule listed first).",
+                "method, then the higher regex_priority (the rule listed first). These routes",
+                "must be the ones that take their requests: a route of yours with more match",
+                "fields (hosts, methods, headers) comes first, and its plugins, else the global",
+                "one, run there.",
             ],
             &[
                 "Response headers describing each rule (Kong also sends RateLimit-* and",
@@ -412,9 +424,18 @@ mod tests {
         let a = Limits::from([(0, 7), (1, 46), (2, 2406)]);
         let b = Limits::from([(0, 20), (1, 30)]);
         assert_eq!(merge(&[a, b]), Limits::from([(0, 7), (1, 30), (2, 2406)]));
+        // A shorter period is lowered to a longer one's limit, never a
+        // longer one raised: 100/1s with 10/1h (second 100, minute 6000;
+        // minute 10, hour 10, day 240) admits 10 an hour, not 100.
+        let fast = Limits::from([(0, 100), (1, 6000)]);
+        let slow = Limits::from([(1, 10), (2, 10), (3, 240)]);
+        assert_eq!(
+            merge(&[fast, slow]),
+            Limits::from([(0, 10), (1, 10), (2, 10), (3, 240)])
+        );
         assert_eq!(
             merge(&[Limits::from([(0, 50), (1, 10)])]),
-            Limits::from([(0, 50), (1, 50)])
+            Limits::from([(0, 10), (1, 10)])
         );
     }
 

@@ -14,8 +14,8 @@
 //! and, for a client keyed on a header, that header's value (`headers`); its
 //! `regex_priority` puts it before the rules' regex routes when both match
 //! (Kong weighs the number of match fields first: a rule route with a method
-//! the exemption lacks can still win, so give such an exemption the method
-//! too). Kong's
+//! would still win over an exemption with a path alone, so such an exemption
+//! gets a copy of its route for each method of the rules). Kong's
 //! HTTP routes cannot match the client's address, a user, a cookie or a query
 //! argument, so those client exemptions are refused.
 
@@ -28,11 +28,13 @@ use crate::policy::{CheckedRule, Exemption};
 /// The per-second limit of an exemption's plugin: beyond any client.
 pub const UNREACHABLE: u64 = 1_000_000_000;
 
-/// The `regex_priority` of exemption routes (the rules' routes have 0).
+/// The `regex_priority` of exemption routes (the rules' routes have 1 up to
+/// their number, less than this).
 pub const REGEX_PRIORITY: u64 = 1_000;
 
-/// The route of exemption `e`, named `id`.
-fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
+/// The route of exemption `e`, named `id`; with `for_method`, a copy of it
+/// for that method (see [`routes`]).
+fn route(e: &Exemption, id: &str, for_method: Option<&str>) -> Result<Map, ExportError> {
     let unsupported = |message: String| ExportError::Unsupported {
         target: "kong",
         rule: e.name.clone(),
@@ -66,22 +68,30 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
         .set("second", plain(UNREACHABLE))
         .note("no client reaches it: this route is never limited")
         .set("policy", plain("local"));
+    let name = match for_method {
+        None => format!("rl-exempt-{}", dashed(id)),
+        Some(m) => format!("rl-exempt-{}-{}", dashed(id), m.to_ascii_lowercase()),
+    };
     let mut plugin = Map::new();
     plugin
         .set("name", plain("rate-limiting"))
-        .set("instance_name", string(format!("rl-exempt-{}", dashed(id))))
+        .set("instance_name", string(&name))
         .set("config", config);
     let mut plugins = Seq::new();
     plugins.push(plugin);
     let mut route = Map::new();
-    route
-        .comment(exempt::describe(e))
-        .comment(
+    match for_method {
+        None => route.comment(exempt::describe(e)).comment(
             "Its own rate-limiting instance replaces the global one here (an enabled one: Kong skips disabled plugins).",
-        )
-        .set("name", string(format!("rl-exempt-{}", dashed(id))))
+        ),
+        Some(m) => route.comment(format!(
+            "The same for {m} requests, which a rule's route with a method would take first (Kong weighs a method and a path above a path alone)."
+        )),
+    };
+    route
+        .set("name", string(&name))
         .set("paths", Value::FlowSeq(vec![string(path)]));
-    if let Some(m) = exempt::method(e)? {
+    if let Some(m) = for_method.map(str::to_string).or(exempt::method(e)?) {
         route.set("methods", Value::FlowSeq(vec![string(m)]));
     }
     if !headers.is_empty() {
@@ -93,14 +103,25 @@ fn route(e: &Exemption, id: &str) -> Result<Map, ExportError> {
     Ok(route)
 }
 
-/// The routes of `exemptions`.
+/// The routes of `exemptions`. Kong weighs a route's number of match fields
+/// before its `regex_priority`, so an exemption with neither a method nor a
+/// client (a path alone) would lose to every rule route with a method: it
+/// gets, besides its own route, one for each method of the rules.
 pub fn routes(exemptions: &[Exemption], rules: &[CheckedRule]) -> Result<Vec<Map>, ExportError> {
     let ids = exemption_identifiers(exemptions, rules);
-    exemptions
-        .iter()
-        .zip(ids)
-        .map(|(e, id)| route(e, &id))
-        .collect()
+    let mut methods: Vec<&str> = rules.iter().filter_map(|r| r.method.as_deref()).collect();
+    methods.sort_unstable();
+    methods.dedup();
+    let mut out = Vec::new();
+    for (e, id) in exemptions.iter().zip(ids) {
+        out.push(route(e, &id, None)?);
+        if e.method.is_none() && exempt::client(e)?.is_none() {
+            for m in &methods {
+                out.push(route(e, &id, Some(m))?);
+            }
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -124,6 +145,32 @@ mod tests {
         assert!(out.contains("        second: 1000000000  #"), "{out}");
         // The global rule stays global.
         assert!(out.contains("plugins:\n# rule `g`"), "{out}");
+    }
+
+    #[test]
+    fn a_path_alone_gets_a_route_for_each_method_of_the_rules() {
+        use crate::export::{ExportOptions, Exporter};
+        let policy = crate::policy::Policy::parse_policy(
+            "[[rule]]\nname='gets'\nmethod='GET'\nlimit='2/1m'\n\
+             [[rule]]\nname='posts'\nmethod='POST'\nroute='^/api'\nlimit='2/1m'\n\
+             [[rule]]\nname='h'\nroute='^/health$'\nexempt=true\n",
+            "p",
+        )
+        .unwrap();
+        let out = Kong
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap();
+        // Kong would take `gets`' route (a method and a path) before the
+        // exemption's (a path alone): a copy per method outranks it.
+        for (name, m) in [("rl-exempt-h-get", "GET"), ("rl-exempt-h-post", "POST")] {
+            let route = format!(
+                "  - name: \"{name}\"\n    paths: [\"~^/health$\"]\n    methods: [\"{m}\"]\n    regex_priority: 1000\n"
+            );
+            assert!(out.contains(&route), "{out}");
+        }
+        assert!(out.contains(
+            "  - name: \"rl-exempt-h\"\n    paths: [\"~^/health$\"]\n    regex_priority"
+        ));
     }
 
     #[test]

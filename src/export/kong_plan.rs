@@ -27,17 +27,25 @@
 //!   that order.
 
 /// What the plan needs of a rule: how its plugin counts (`K`, the key), and
-/// which requests it is for.
+/// which requests it is for (its method, and its route's regex).
 #[derive(Debug, Clone)]
 pub struct RuleSide<K> {
     pub key: K,
     pub method: Option<String>,
-    pub routed: bool,
+    pub route: Option<String>,
 }
 
-impl<K> RuleSide<K> {
+impl<K: PartialEq> RuleSide<K> {
     fn is_global(&self) -> bool {
-        self.method.is_none() && !self.routed
+        self.method.is_none() && self.route.is_none()
+    }
+
+    /// Whether this rule applies to every request `other`'s route takes:
+    /// it is for every request, or for its method, or has its very method
+    /// and route.
+    fn covers(&self, other: &RuleSide<K>) -> bool {
+        (self.route.is_none() || self.route == other.route)
+            && (self.method.is_none() || self.method == other.method)
     }
 }
 
@@ -80,29 +88,34 @@ impl Plan {
         let mut routed: Vec<usize> = (0..rules.len())
             .filter(|&i| !rules[i].is_global())
             .collect();
-        routed.sort_by_key(|&i| match (&rules[i].method, rules[i].routed) {
-            (Some(_), true) => 0,
-            (Some(_), false) => 1,
+        routed.sort_by_key(|&i| match (&rules[i].method, &rules[i].route) {
+            (Some(_), Some(_)) => 0,
+            (Some(_), None) => 1,
             (None, _) => 2,
         });
-        let routes = (routed.into_iter())
-            .map(|i| {
-                let rule = &rules[i];
-                let merged = std::iter::once(i)
-                    .chain((0..rules.len()).filter(|&j| {
-                        let other = &rules[j];
-                        j != i
-                            && other.key == rule.key
-                            && !other.routed
-                            && (other.method.is_none() || other.method == rule.method)
-                    }))
-                    .collect();
-                Plugin {
-                    route_of: Some(i),
-                    merged,
-                }
-            })
-            .collect();
+        let mut routes: Vec<Plugin> = Vec::new();
+        for i in routed {
+            // A rule with the very method and route of an earlier one keyed
+            // alike is merged into that one's plugin, not a route of its own.
+            let rule = &rules[i];
+            let same = |p: &Plugin| {
+                let owner = &rules[p.merged[0]];
+                owner.key == rule.key && owner.method == rule.method && owner.route == rule.route
+            };
+            if routes.iter().any(same) {
+                continue;
+            }
+            let merged = std::iter::once(i)
+                .chain(
+                    (0..rules.len())
+                        .filter(|&j| j != i && rules[j].key == rule.key && rules[j].covers(rule)),
+                )
+                .collect();
+            routes.push(Plugin {
+                route_of: Some(i),
+                merged,
+            });
+        }
         Plan {
             global,
             routes,
@@ -130,9 +143,7 @@ impl Plan {
                 let other = &rules[j];
                 let applies = match plugin.route_of {
                     None => other.is_global(),
-                    Some(i) => {
-                        !other.routed && (other.method.is_none() || other.method == rules[i].method)
-                    }
+                    Some(i) => other.covers(&rules[i]),
                 };
                 applies && !plugin.merged.contains(&j) && other.key != rules[owner].key
             })
@@ -148,7 +159,7 @@ mod tests {
         RuleSide {
             key,
             method: method.map(str::to_string),
-            routed,
+            route: routed.then(|| format!("^/{key}")),
         }
     }
 
@@ -199,5 +210,21 @@ mod tests {
         // every-request rule keyed otherwise.
         assert_eq!(plan.left_out(&plan.routes[3], &rules), vec![2]);
         assert_eq!(plan.left_out(&plan.routes[0], &rules), vec![5]);
+    }
+
+    #[test]
+    fn rules_with_one_method_and_route_share_its_route() {
+        let same = |key| RuleSide {
+            key,
+            method: None,
+            route: Some("^/api".to_string()),
+        };
+        let rules = [same("ip"), same("ip"), same("key")];
+        let plan = Plan::of(&rules);
+        // The second is merged into the first's route; the third, keyed
+        // otherwise, has a route Kong never takes, and is named as left out.
+        let merged: Vec<&[usize]> = plan.routes.iter().map(|p| &p.merged[..]).collect();
+        assert_eq!(merged, vec![&[0, 1][..], &[2]]);
+        assert_eq!(plan.left_out(&plan.routes[0], &rules), vec![2]);
     }
 }

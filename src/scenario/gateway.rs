@@ -152,7 +152,7 @@ fn each_rule(base: &Scenario, gateway: Gateway, keys: &KeySet) -> Result<Scenari
 /// `rules`, when one of `gateways` is Kong's and it does.
 pub fn plugin_note(rules: &[CheckedRule], gateways: &[Gateway]) -> Option<String> {
     (gateways.iter().any(|g| g.runs_one_plugin()))
-        .then(|| super::kong::note(rules))
+        .then(|| super::kong::note(rules, true))
         .flatten()
 }
 

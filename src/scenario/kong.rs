@@ -69,7 +69,7 @@ pub fn plugins(rules: &[PlannedRule]) -> Vec<PlannedRule> {
         .map(|r| RuleSide {
             key: r.key,
             method: r.method.clone(),
-            routed: r.route.is_some(),
+            route: r.route.as_ref().map(|r| r.as_str().to_string()),
         })
         .collect();
     let picks: Vec<MethodRoute> = (rules.iter())
@@ -95,15 +95,15 @@ pub fn checked_sides(rules: &[CheckedRule]) -> Vec<RuleSide<&str>> {
         .map(|r| RuleSide {
             key: r.key.text.as_str(),
             method: r.method.clone(),
-            routed: r.route.is_some(),
+            route: r.route.as_ref().map(|r| r.as_str().to_string()),
         })
         .collect()
 }
 
 /// What Kong's plan does to a policy's `rules`, when it does more than give
-/// each its own plugin: the rules it merges, and those it leaves out where
-/// they apply.
-pub fn note(rules: &[CheckedRule]) -> Option<String> {
+/// each its own plugin: the rules it merges (with `merges`), and those it
+/// leaves out where they apply.
+pub fn note(rules: &[CheckedRule], merges: bool) -> Option<String> {
     let sides = checked_sides(rules);
     let plan = Plan::of(&sides);
     let names = |indices: &[usize], by: &str| {
@@ -126,9 +126,9 @@ pub fn note(rules: &[CheckedRule]) -> Option<String> {
         })
         .collect();
     let mut parts = Vec::new();
-    if !merged.is_empty() {
+    if merges && !merged.is_empty() {
         parts.push(format!(
-            "rules merged into one plugin (the smallest limits of each): {}",
+            "rules merged into one plugin (the smallest limits of them): {}",
             merged.join(", ")
         ));
     }

@@ -111,7 +111,15 @@ fn exemptions_parse_in_every_format_and_pass_the_products_checks() {
     );
     assert!(router["middlewares"].is_null());
     let kong = yaml(&export(&policy, "kong", &[]));
-    let route = &kong["services"][0]["routes"][1];
+    let routes = kong["services"][0]["routes"].as_sequence().unwrap();
+    let named = |name: &str| routes.iter().find(|r| r["name"].as_str() == Some(name));
+    // The path alone gets a copy for the rules' GET (Kong would take the GET
+    // rule's route, a method and a path, first).
+    assert_eq!(
+        named("rl-exempt-health-get").unwrap()["methods"][0].as_str(),
+        Some("GET")
+    );
+    let route = named("rl-exempt-partner").unwrap();
     assert_eq!(route["headers"]["x-api-key"][0].as_str(), Some("k-42"));
     assert_eq!(
         route["plugins"][0]["config"]["second"].as_u64(),

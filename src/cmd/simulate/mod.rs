@@ -284,8 +284,18 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
             eprintln!("rlctl: note: {}", crate::text::escape::terminal(note));
         }
         for rule in idle_rules(&run.replayed.results) {
+            // Kong's plugin for a rule meets only what the routes Kong
+            // takes first leave it.
+            let taken = (run.scenarios.iter().flat_map(|s| &s.rules))
+                .any(|r| r.name == rule && !r.unless.is_empty());
+            let hint = match taken {
+                true => {
+                    "the routes Kong takes first (with a method, or listed earlier) may have taken its requests; else check its method, route and key"
+                }
+                false => "check its method, route and key",
+            };
             eprintln!(
-                "rlctl: note: rule {} applied to no request; check its method, route and key",
+                "rlctl: note: rule {} applied to no request; {hint}",
                 crate::text::escape::terminal(rule)
             );
         }

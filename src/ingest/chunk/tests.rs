@@ -76,7 +76,7 @@ fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> Ch
             continue;
         };
         if !keys.primary.build(&record, &mut key) {
-            out.skip(n, SkipReason::NoClient);
+            out.skip(n, keys.primary.why_no_key(&record));
             continue;
         }
         endpoint(
