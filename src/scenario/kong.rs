@@ -5,7 +5,7 @@
 //! for the requests its route takes (its own method and route, less the
 //! routes Kong takes before it), each with the smallest limits of the rules
 //! merged into it. `rlctl simulate`, `report` and `export --check` replay
-//! these ([`plugins`]), and so does `rlctl watch` ([`plugins_of`]).
+//! these ([`plugins`]), and so does `rlctl watch` ([`policy_runs`]).
 
 use regex::Regex;
 
@@ -13,7 +13,7 @@ use super::plan::PlannedRule;
 use crate::export::kong_plan::{Plan, Plugin, RuleSide};
 use crate::policy::CheckedRule;
 use crate::simulate::Limiter;
-use crate::simulate::gateway::Model;
+use crate::simulate::gateway::{Gateway, Model};
 
 /// A method and a route (`None`: every method, every path).
 pub type MethodRoute = (Option<String>, Option<Regex>);
@@ -28,7 +28,7 @@ pub struct PluginRun {
 
 /// The plugins Kong runs for rules with these `sides` and (method, route)
 /// `picks` (one per rule), in the policy's order of their first rule.
-pub fn plugins_of<K: PartialEq>(sides: &[RuleSide<K>], picks: &[MethodRoute]) -> Vec<PluginRun> {
+fn plugins_of<K: PartialEq>(sides: &[RuleSide<K>], picks: &[MethodRoute]) -> Vec<PluginRun> {
     let plan = Plan::of(sides);
     let route = |p: &Plugin| picks[p.route_of.expect("a route's plugin")].clone();
     let mut runs: Vec<(usize, PluginRun)> = (plan.routes.iter().enumerate())
@@ -89,8 +89,27 @@ pub fn plugins(rules: &[PlannedRule]) -> Vec<PlannedRule> {
         .collect()
 }
 
+/// The plugins `gateway` runs for a policy's `rules`: Kong's plan, or each
+/// rule on its own for every other product (and without a gateway).
+pub fn policy_runs(rules: &[CheckedRule], gateway: Option<Gateway>) -> Vec<PluginRun> {
+    match gateway {
+        Some(g) if g.runs_one_plugin() => {
+            let picks: Vec<MethodRoute> = (rules.iter())
+                .map(|r| (r.method.clone(), r.route.clone()))
+                .collect();
+            plugins_of(&checked_sides(rules), &picks)
+        }
+        _ => (0..rules.len())
+            .map(|i| PluginRun {
+                merged: vec![i],
+                unless: Vec::new(),
+            })
+            .collect(),
+    }
+}
+
 /// What the plan needs of a policy's rules.
-pub fn checked_sides(rules: &[CheckedRule]) -> Vec<RuleSide<&str>> {
+fn checked_sides(rules: &[CheckedRule]) -> Vec<RuleSide<&str>> {
     (rules.iter())
         .map(|r| RuleSide {
             key: r.key.text.as_str(),

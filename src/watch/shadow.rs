@@ -36,7 +36,7 @@ use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Exemption};
-use crate::scenario::kong::{self, MethodRoute, PluginRun};
+use crate::scenario::kong::{self, MethodRoute};
 use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::spec::with_algorithm;
@@ -178,20 +178,7 @@ impl Shadow {
         keys: &KeySet,
     ) -> Result<Self, ShadowError> {
         // Kong runs one plugin per request: its plugins stand for the rules.
-        let runs = match gateway {
-            Some(g) if g.runs_one_plugin() => {
-                let picks: Vec<MethodRoute> = (rules.iter())
-                    .map(|r| (r.method.clone(), r.route.clone()))
-                    .collect();
-                kong::plugins_of(&kong::checked_sides(rules), &picks)
-            }
-            _ => (0..rules.len())
-                .map(|i| PluginRun {
-                    merged: vec![i],
-                    unless: Vec::new(),
-                })
-                .collect(),
-        };
+        let runs = kong::policy_runs(rules, gateway);
         let rules = runs
             .into_iter()
             .map(|run| {

@@ -150,20 +150,7 @@ pub fn simulated_as(
     let ingested = ingest(&settings).unwrap();
     let table = ingested.table;
     // Kong runs one plugin per request: its plugins stand for the rules.
-    let runs = match gateway {
-        Some(g) if g.runs_one_plugin() => {
-            let picks: Vec<kong::MethodRoute> = (rules.iter())
-                .map(|r| (r.method.clone(), r.route.clone()))
-                .collect();
-            kong::plugins_of(&kong::checked_sides(rules), &picks)
-        }
-        _ => (0..rules.len())
-            .map(|i| kong::PluginRun {
-                merged: vec![i],
-                unless: Vec::new(),
-            })
-            .collect(),
-    };
+    let runs = kong::policy_runs(rules, gateway);
     let names = gateway.map_or_else(NameReading::default, |g| g.name_reading());
     let filter = |(method, route): (Option<&str>, Option<&regex::Regex>)| {
         NameFilter::new(&table.methods, &table.paths, (method, route), names)
