@@ -186,16 +186,23 @@ pub fn simulate_settings(args: &SimulateArgs) -> Result<SimulateSettings, Option
             ("--decisions", args.decisions.as_deref().map(Sink::File)),
         ],
     )?;
+    let algos = AlgoOptions {
+        algo,
+        burst: args.burst,
+        delay,
+    };
+    // A limit the algorithms asked for cannot take (leaky-bucket alone below
+    // nginx's 1r/m, a burst it has none of) is told before the logs are read.
+    if let LimitSource::Single { limit } = &source {
+        crate::scenario::plan::single(&algos, &ingest.keys.primary.text, *limit)
+            .map_err(|e| OptionsError::Usage(e.to_string()))?;
+    }
     Ok(SimulateSettings {
         ingest,
         routes,
         discover: args.discover.discover,
         source,
-        algos: AlgoOptions {
-            algo,
-            burst: args.burst,
-            delay,
-        },
+        algos,
         gateways,
         deployment: Deployment::new(args.instances, args.balance, args.seed)?,
         scale: args.what_if_scale,
