@@ -209,7 +209,19 @@ fn kong_route(
             names(rules, &plugin.merged)
         ));
     }
-    let left_out = plan.left_out(plugin, &sides(each));
+    let sides = sides(each);
+    // A route with the very method and route of one Kong takes first.
+    let shadowed = (plan.routes.iter())
+        .take_while(|p| p.route_of != Some(i))
+        .filter_map(|p| p.route_of)
+        .find(|&j| sides[j].method == sides[i].method && sides[j].route == sides[i].route);
+    if let Some(j) = shadowed {
+        route.comment(format!(
+            "NOT ENFORCED: Kong takes the route of rule `{}`, with the same method and path, first.",
+            rules[j].name
+        ));
+    }
+    let left_out = plan.left_out(plugin, &sides);
     if !left_out.is_empty() {
         route.comment(format!(
             "Kong runs this plugin alone on the requests this route takes: {} (keyed otherwise) {} not limit them.",
@@ -464,6 +476,22 @@ mod tests {
         assert!(out.contains("smallest limits of rules `a`, `b`"), "{out}");
         assert!(out.contains("NOT ENFORCED"), "{out}");
         assert!(out.contains("rule `k` limits only the routes"), "{out}");
+    }
+
+    #[test]
+    fn a_route_kong_takes_second_is_said_not_enforced() {
+        let out = render(
+            "[[rule]]\nname='a'\nroute='^/api'\nlimit='100/1m'\n\
+             [[rule]]\nname='b'\nroute='^/api'\nkey='field:http_x_api_key'\nlimit='5/1m'\n",
+        );
+        let b = out.find("name: \"rl-b\"").unwrap();
+        let comment =
+            "NOT ENFORCED: Kong takes the route of rule `a`, with the same method and path, first.";
+        assert!(out[..b].contains(comment), "{out}");
+        assert!(
+            out.contains("`b` (keyed otherwise) does not limit them"),
+            "{out}"
+        );
     }
 
     #[test]
