@@ -11,7 +11,9 @@
 //! per plugin instance), so exempt requests never count toward a rule.
 //!
 //! The route matches the exemption's path (a regex path, as the rules'), method
-//! and, for a client keyed on a header, that header's value (`headers`); its
+//! and, for a client keyed on a header, that header's value (`headers`, which
+//! Kong compares ignoring ASCII case: `lower()` of both sides in
+//! `get_expression`, kong/router/transform.lua); its
 //! `regex_priority` puts it before the rules' regex routes when both match
 //! (Kong weighs the number of match fields first: a rule route with a method
 //! would still win over an exemption with a path alone, so such an exemption
@@ -46,6 +48,13 @@ fn route(e: &Exemption, id: &str, for_method: Option<&str>) -> Result<Map, Expor
         let values = exempt::client_values(e, client, parts.len(), "kong")?;
         for (part, value) in parts.iter().zip(values) {
             match part {
+                // Kong's router reads a value starting with `~*` as a regex
+                // (`get_expression` in kong/router/transform.lua).
+                ClientPart::Header(_) if value.starts_with("~*") => {
+                    return Err(unsupported(format!(
+                        "Kong reads a header value starting with ~* as a regex, so the route would not match {value:?} alone; exempt this client by another header"
+                    )));
+                }
                 ClientPart::Header(h) => {
                     headers.set(h.to_ascii_lowercase(), Value::FlowSeq(vec![string(value)]));
                 }
@@ -175,6 +184,11 @@ mod tests {
 
     #[test]
     fn clients_kong_routes_cannot_match_are_refused_by_name() {
+        let regex = render("key='field:http_x_api_key'\nclient='~*.'").unwrap_err();
+        assert!(
+            regex.contains("reads a header value starting with ~* as a regex"),
+            "{regex}"
+        );
         for exemption in [
             "client='10.0.0.7'",
             "key='user'\nclient='svc'",
