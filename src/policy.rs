@@ -182,13 +182,14 @@ impl Policy {
 
     /// Parses and checks policy text, exemptions included.
     pub fn parse_policy(text: &str, origin: &str) -> Result<CheckedPolicy, PolicyError> {
-        Self::from_toml(text, origin)?.check_policy(origin)
+        Self::from_toml(text, origin)?.checked_at(origin, &rule_lines(text))
     }
 
     /// Parses and checks policy text (`origin` names it in messages); a
     /// policy with exempt rules is refused (see [`Policy::parse_policy`]).
     pub fn parse(text: &str, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
-        Self::from_toml(text, origin)?.check(origin)
+        let checked = Self::from_toml(text, origin)?.checked_at(origin, &rule_lines(text))?;
+        Self::without_exemptions(checked, origin)
     }
 
     fn from_toml(text: &str, origin: &str) -> Result<Policy, PolicyError> {
@@ -205,7 +206,14 @@ impl Policy {
     /// Checks every rule (`origin` names the policy in messages); exempt
     /// rules are refused here, for callers that cannot honour them.
     pub fn check(&self, origin: &str) -> Result<Vec<CheckedRule>, PolicyError> {
-        let checked = self.check_policy(origin)?;
+        Self::without_exemptions(self.check_policy(origin)?, origin)
+    }
+
+    /// The rules of `checked`, refused when it has exemptions.
+    fn without_exemptions(
+        checked: CheckedPolicy,
+        origin: &str,
+    ) -> Result<Vec<CheckedRule>, PolicyError> {
         if let Some(e) = checked.exemptions.first() {
             return Err(PolicyError::Rule {
                 path: origin.into(),
@@ -218,6 +226,12 @@ impl Policy {
 
     /// Checks every rule, limits and exemptions.
     pub fn check_policy(&self, origin: &str) -> Result<CheckedPolicy, PolicyError> {
+        self.checked_at(origin, &[])
+    }
+
+    /// [`Policy::check_policy`], a rule's error naming `origin:LINE` where
+    /// `lines` gives the line of each rule.
+    fn checked_at(&self, origin: &str, lines: &[usize]) -> Result<CheckedPolicy, PolicyError> {
         if self.rules.is_empty() {
             return Err(PolicyError::Empty {
                 path: origin.into(),
@@ -228,9 +242,14 @@ impl Policy {
         let rules = self
             .rules
             .iter()
-            .filter_map(|rule| {
+            .enumerate()
+            .filter_map(|(i, rule)| {
+                let path = match lines.get(i) {
+                    Some(line) => format!("{origin}:{line}"),
+                    None => origin.to_string(),
+                };
                 let fail = |message: String| PolicyError::Rule {
-                    path: origin.into(),
+                    path: path.clone(),
                     rule: rule.name.clone(),
                     message,
                 };
@@ -380,6 +399,24 @@ pub fn rule_name(endpoint: &str) -> String {
 }
 
 /// The line and column (from 1, the column in characters) of byte `at` of `text`.
+/// The line of each `[[rule]]` of `text` (where its table starts), or none
+/// when it does not parse so.
+fn rule_lines(text: &str) -> Vec<usize> {
+    #[derive(Deserialize)]
+    struct Spans {
+        #[serde(rename = "rule", default)]
+        rules: Vec<toml::Spanned<toml::Table>>,
+    }
+    toml::from_str::<Spans>(text).map_or_else(
+        |_| Vec::new(),
+        |spans| {
+            (spans.rules.iter())
+                .map(|r| line_and_column(text, r.span().start).0)
+                .collect()
+        },
+    )
+}
+
 fn line_and_column(text: &str, at: usize) -> (usize, usize) {
     let before = &text[..text.floor_char_boundary(at)];
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);

@@ -141,3 +141,17 @@ fn endpoints_become_rules() {
     assert!(!is_static_asset("GET /api/users/:id"));
     assert!(!is_static_asset("GET /static/manifest.json"));
 }
+
+#[test]
+fn a_rules_error_names_the_line_its_table_starts_on() {
+    let text = "[[rule]]\nname = 'a'\nlimit = '10/1m'\n\n[[rule]]\nname = 'b'\nlimit = '1o/1m'\n";
+    let err = Policy::parse(text, "p.toml").unwrap_err().to_string();
+    assert!(
+        err.starts_with("policy p.toml:5, rule `b`: invalid limit"),
+        "{err}"
+    );
+    // Checked without the text (a policy built in code), no line.
+    let policy: Policy = toml::from_str(text).unwrap();
+    let err = policy.check("p.toml").unwrap_err().to_string();
+    assert!(err.starts_with("policy p.toml, rule `b`"), "{err}");
+}
