@@ -35,6 +35,9 @@ pub const PERIODS: [(&str, u64); 4] = [
     ("day", 86_400),
 ];
 
+/// Kong's longest period set: a day (periods nest in it).
+pub const DAY: u64 = 86_400;
+
 /// Per-period limits: index into [`PERIODS`] → requests.
 pub type Limits = BTreeMap<usize, u64>;
 
@@ -44,7 +47,10 @@ pub fn limits(shape: &Shape) -> Limits {
     PERIODS
         .iter()
         .enumerate()
-        .filter(|(_, (_, p))| p.saturating_mul(60) >= w && *p <= w.saturating_mul(60))
+        // The day also for a window beyond 60 days: Kong needs one period.
+        .filter(|(_, (_, p))| {
+            (p.saturating_mul(60) >= w || *p == DAY) && *p <= w.saturating_mul(60)
+        })
         .map(|(i, (_, p))| (i, shape.most_in_aligned_window(*p)))
         .collect()
 }
@@ -513,6 +519,15 @@ mod tests {
             "{out}"
         );
         assert!(out.contains("smallest limits of rules `m`, `g`"), "{out}");
+    }
+
+    #[test]
+    fn a_window_beyond_sixty_days_keeps_the_day() {
+        // Kong needs at least one period: 1000/90d admits at most 1000 a day.
+        let s = shape("[[rule]]\nname='g'\nlimit='1000/90d'\nalgorithm='fixed-window'");
+        assert_eq!(limits(&s), Limits::from([(3, 1000)]));
+        let out = render("[[rule]]\nname='g'\nlimit='1000/90d'\nalgorithm='fixed-window'");
+        assert!(out.contains("    day: 1000\n"), "{out}");
     }
 
     #[test]

@@ -65,7 +65,10 @@ impl Windows {
         let limits = PERIODS
             .iter()
             .enumerate()
-            .filter(|(_, (_, p))| p.saturating_mul(60) >= w && *p <= w.saturating_mul(60))
+            // The day also for a window beyond 60 days, as the exporter.
+            .filter(|(_, (_, p))| {
+                (p.saturating_mul(60) >= w || *p == 86_400) && *p <= w.saturating_mul(60)
+            })
             .map(|(i, (_, p))| (i, most_in_aligned_window(spec, *p as u64)))
             .collect();
         Windows { limits, policy }
