@@ -34,25 +34,39 @@ pub struct GateResult {
 }
 
 /// A measured share and the threshold it is held to, as percentages: the
-/// threshold with as few decimals as give it back exactly (as `parse_share`
-/// reads a percentage), the value with two, or more where two would not
-/// compare with the threshold as the value does (`70.8486%` within
-/// `70.849%`, not `70.85%`; `70.851%` above `70.85%`, not equal to it).
+/// threshold exactly, as the shortest decimal that reads back as it (the way
+/// `parse_share` reads a percentage), and the value with two decimals, or
+/// more where two would not compare with the threshold as the value does
+/// (`70.8486%` within `70.849%`, not `70.85%`; `70.851%` above `70.85%`, not
+/// equal to it), or else exactly too.
 fn pct_beside(value: f64, threshold: f64) -> (String, String) {
-    let percent = |x: f64, decimals: usize| format!("{:.decimals$}", x * 100.0);
-    let exact = (0..=12)
-        .map(|d| percent(threshold, d))
-        .find(|t| format!("{t}e-2").parse::<f64>() == Ok(threshold))
-        .unwrap_or_else(|| percent(threshold, 12));
+    let held = exact_percent(threshold);
+    let reads_as = |shown: &str| format!("{shown}e-2").parse::<f64>().ok();
     let shown = (2..=12)
-        .map(|d| percent(value, d))
+        .map(|d| format!("{:.d$}", value * 100.0))
         .find(|v| {
-            let (shown, held) = (v.parse::<f64>(), exact.parse::<f64>());
-            let order = shown.ok().zip(held.ok()).map(|(s, h)| s.partial_cmp(&h));
-            order == Some(value.partial_cmp(&threshold))
+            reads_as(v).map(|s| s.partial_cmp(&threshold)) == Some(value.partial_cmp(&threshold))
         })
-        .unwrap_or_else(|| percent(value, 12));
-    (format!("{shown}%"), format!("{exact}%"))
+        .unwrap_or_else(|| exact_percent(value));
+    (format!("{shown}%"), format!("{held}%"))
+}
+
+/// `share` as a percentage written exactly: the shortest decimal that reads
+/// back as `share`, its point moved two places (`0.007` is `0.7`).
+fn exact_percent(share: f64) -> String {
+    let decimal = format!("{share}");
+    let (whole, fraction) = decimal.split_once('.').unwrap_or((&decimal, ""));
+    let fraction = format!("{fraction:0<2}");
+    let (hundredths, rest) = fraction.split_at(2);
+    let whole = format!("{whole}{hundredths}");
+    let whole = match whole.trim_start_matches('0') {
+        "" => "0",
+        digits => digits,
+    };
+    match rest {
+        "" => whole.to_string(),
+        rest => format!("{whole}.{rest}"),
+    }
 }
 
 /// Checks every gate asked for against the policy's scenario.
@@ -166,5 +180,22 @@ mod tests {
         assert_eq!(shown(share("1%"), "1%"), ("1.00%".into(), "1%".into()));
         assert_eq!(shown(0.0, "0.7%"), ("0.00%".into(), "0.7%".into()));
         assert_eq!(shown(0.007, "0.007"), ("0.70%".into(), "0.7%".into()));
+        assert_eq!(shown(1.0, "100%"), ("100.00%".into(), "100%".into()));
+        assert_eq!(
+            shown(0.5, "0.000001%"),
+            ("50.00%".into(), "0.000001%".into())
+        );
+        // Beyond twelve decimals both sides are written exactly, so a
+        // failing gate never reads as equal to its threshold.
+        let held = share("50.86999999999999%");
+        assert_eq!(
+            shown(0.5087, "50.86999999999999%"),
+            ("50.87%".into(), format!("{}%", super::exact_percent(held)))
+        );
+        assert_eq!(super::exact_percent(held), "50.86999999999999");
+        let above = f64::from_bits(held.to_bits() + 1);
+        let (value, threshold) = shown(above, "50.86999999999999%");
+        assert_ne!(value, threshold);
+        assert!(value.trim_end_matches('%').parse::<f64>().unwrap() > 50.86999999999999);
     }
 }
