@@ -10,7 +10,7 @@ use anyhow::Context;
 use crate::Outcome;
 use crate::cli::WatchArgs;
 use crate::options::{self, WatchOutput};
-use crate::scenario::gateway::{plugin_note, prefix_note};
+use crate::scenario::gateway::{policy_notes, prefix_note};
 use crate::text::escape;
 use crate::watch::clock::SystemClock;
 use crate::watch::follow::FileEvent;
@@ -79,10 +79,9 @@ pub fn run(args: WatchArgs) -> anyhow::Result<Outcome> {
     {
         eprintln!("rlctl: note: {note}");
     }
-    if let Some(note) = plugin_note(&settings.watch.rules, &gateways)
-        && !settings.quiet
-    {
-        eprintln!("rlctl: note: {}", escape::terminal(&note));
+    let notes = policy_notes(&settings.watch.rules, &settings.watch.exemptions, &gateways);
+    for note in notes.iter().filter(|_| !settings.quiet) {
+        eprintln!("rlctl: note: {}", escape::terminal(note));
     }
     let published: Published = Arc::new(Mutex::new(String::new()));
     let _server = match settings.listen {

@@ -109,6 +109,16 @@ fn limit_by(parts: &[ClientPart]) -> Result<(LimitBy, &'static str), String> {
     })
 }
 
+/// Why Kong refuses `method` as a route's, if it does: its schema takes
+/// capital letters only (`typedefs.http_method`, `^%u+$`, in
+/// kong/db/schema/typedefs.lua), where a policy's method may also hold
+/// digits, `-` and `_`.
+pub(super) fn method_refused(method: &str) -> Option<String> {
+    (!method.bytes().all(|b| b.is_ascii_uppercase())).then(|| {
+        format!("Kong's routes take methods of capital letters only, not {method:?}; leave this rule's method out for Kong, or export it to another target")
+    })
+}
+
 /// What Kong's plugin counts by.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum LimitBy {
@@ -172,6 +182,13 @@ fn kong_rule(rule: &CheckedRule) -> Result<KongRule<'_>, ExportError> {
         rule: rule.name.clone(),
         message,
     })?;
+    if let Some(message) = rule.method.as_deref().and_then(method_refused) {
+        return Err(ExportError::Unsupported {
+            target: "kong",
+            rule: rule.name.clone(),
+            message,
+        });
+    }
     let limits = limits(&shape);
     let mut notes = vec![describe(rule), format!("  {}.", shape.capacity_note)];
     let list: Vec<String> = limits
@@ -216,14 +233,9 @@ fn kong_route(
         ));
     }
     let sides = sides(each);
-    // A route with the very method and route of one Kong takes first.
-    let shadowed = (plan.routes.iter())
-        .take_while(|p| p.route_of != Some(i))
-        .filter_map(|p| p.route_of)
-        .find(|&j| sides[j].method == sides[i].method && sides[j].route == sides[i].route);
-    if let Some(j) = shadowed {
+    if let Some(j) = plan.taken_first(&sides, i) {
         route.comment(format!(
-            "NOT ENFORCED: Kong takes the route of rule `{}`, with the same method and path, first.",
+            "NOT ENFORCED: Kong takes the route of rule `{}` first for every request this route matches.",
             rules[j].name
         ));
     }

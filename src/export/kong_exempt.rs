@@ -42,6 +42,12 @@ fn route(e: &Exemption, id: &str, for_method: Option<&str>) -> Result<Map, Expor
         rule: e.name.clone(),
         message,
     };
+    if let Some(message) = exempt::method(e)?
+        .as_deref()
+        .and_then(super::kong::method_refused)
+    {
+        return Err(unsupported(message));
+    }
     let mut headers = Map::new();
     if let Some(client) = exempt::client(e)? {
         let parts = key_parts(&e.name, &e.key, "request attribute")?;
@@ -188,6 +194,13 @@ mod tests {
         assert!(
             regex.contains("reads a header value starting with ~* as a regex"),
             "{regex}"
+        );
+        let method = render("route='^/ssdp$'\nmethod='m-search'").unwrap_err();
+        assert!(
+            method.contains(
+                "rule `e`: Kong's routes take methods of capital letters only, not \"M-SEARCH\""
+            ),
+            "{method}"
         );
         for exemption in [
             "client='10.0.0.7'",

@@ -133,6 +133,21 @@ impl Plan {
         (self.routes.len() - rank) as u64
     }
 
+    /// The rule whose route Kong takes, before rule `rule`'s own, for every
+    /// request `rule`'s route matches, so that Kong never takes `rule`'s: an
+    /// earlier route for any method or for `rule`'s, whose path matches
+    /// every path `rule`'s does ([`path_covers`]: certain, or not said).
+    pub fn taken_first<K>(&self, rules: &[RuleSide<K>], rule: usize) -> Option<usize> {
+        let inner = &rules[rule];
+        (self.routes.iter())
+            .map_while(|p| p.route_of.filter(|&j| j != rule))
+            .find(|&j| {
+                let outer = &rules[j];
+                (outer.method.is_none() || outer.method == inner.method)
+                    && path_covers(outer.route.as_deref(), inner.route.as_deref())
+            })
+    }
+
     /// The rules that apply to every request of `plugin`'s route, or for the
     /// global plugin to every request no route takes, that it does not
     /// enforce: keyed otherwise than it.
@@ -149,6 +164,79 @@ impl Plan {
             })
             .collect()
     }
+}
+
+/// Whether route regex `outer` certainly matches every path that `inner`
+/// matches (`None`: every path): they are the same, or `outer` is a literal
+/// anchored prefix (`^/api/`) that begins `inner`'s literal anchored prefix
+/// (`^/api/search$`, `^/api/v[12]`). Any other pair is not claimed.
+pub fn path_covers(outer: Option<&str>, inner: Option<&str>) -> bool {
+    let (Some(outer), Some(inner)) = (outer, inner) else {
+        return outer.is_none();
+    };
+    if outer == inner {
+        return true;
+    }
+    let Some(outer_prefix) = literal_prefix(outer).filter(|p| p.whole) else {
+        return false;
+    };
+    literal_prefix(inner).is_some_and(|p| p.text.starts_with(&outer_prefix.text))
+}
+
+/// The text every match of an anchored regex starts with, and whether the
+/// regex is that text and nothing more.
+struct LiteralPrefix {
+    text: String,
+    whole: bool,
+}
+
+/// The literal prefix of `regex` when it starts with `^` and has no `|` out
+/// of a group or a class (an alternative would not start with it).
+fn literal_prefix(regex: &str) -> Option<LiteralPrefix> {
+    let body = regex.strip_prefix('^')?;
+    if has_top_level_bar(body) {
+        return None;
+    }
+    let mut text = String::new();
+    let mut chars = body.chars().peekable();
+    while let Some(c) = chars.next() {
+        let literal = match c {
+            '\\' => match chars.next() {
+                Some(d) if !d.is_ascii_alphanumeric() => d,
+                _ => break,
+            },
+            '.' | '[' | '(' | ')' | '{' | '}' | '$' | '^' | '|' | '*' | '?' | '+' => break,
+            c => c,
+        };
+        // A character before one of these quantifiers may be absent.
+        if matches!(chars.peek(), Some('*' | '?' | '{')) {
+            break;
+        }
+        text.push(literal);
+        if chars.peek().is_none() {
+            return Some(LiteralPrefix { text, whole: true });
+        }
+    }
+    Some(LiteralPrefix { text, whole: false })
+}
+
+/// Whether `body` has a `|` outside every group and class.
+fn has_top_level_bar(body: &str) -> bool {
+    let (mut depth, mut class, mut escaped) = (0usize, false, false);
+    for c in body.chars() {
+        match c {
+            _ if escaped => escaped = false,
+            '\\' => escaped = true,
+            ']' if class => class = false,
+            _ if class => {}
+            '[' => class = true,
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            '|' if depth == 0 => return true,
+            _ => {}
+        }
+    }
+    false
 }
 
 #[cfg(test)]
@@ -210,6 +298,104 @@ mod tests {
         // every-request rule keyed otherwise.
         assert_eq!(plan.left_out(&plan.routes[3], &rules), vec![2]);
         assert_eq!(plan.left_out(&plan.routes[0], &rules), vec![5]);
+    }
+
+    #[test]
+    fn a_route_is_taken_first_by_an_earlier_one_that_matches_all_it_does() {
+        let rule = |method: Option<&str>, route: &str| RuleSide {
+            key: "ip",
+            method: method.map(str::to_string),
+            route: Some(route.to_string()),
+        };
+        let rules = [
+            rule(None, "^/api/"),
+            rule(None, "^/api/search$"),
+            rule(Some("GET"), "^/api/v1"),
+            rule(None, "^/apix"),
+            rule(None, "^/other"),
+        ];
+        let plan = Plan::of(&rules);
+        // The GET route comes first, and is hidden by none; `^/api/` takes
+        // all of `^/api/search$`'s requests; `^/apix` and `^/other` are not
+        // within `^/api/`.
+        let taken: Vec<Option<usize>> = (0..5).map(|i| plan.taken_first(&rules, i)).collect();
+        assert_eq!(taken, vec![None, Some(0), None, None, None]);
+        // A method alone is taken after a route with a method and before a
+        // route alone, and takes only its method's requests.
+        let rules = [
+            RuleSide {
+                key: "ip",
+                method: Some("GET".to_string()),
+                route: None,
+            },
+            rule(Some("GET"), "^/b"),
+            rule(None, "^/b"),
+        ];
+        let plan = Plan::of(&rules);
+        let taken: Vec<Option<usize>> = (0..3).map(|i| plan.taken_first(&rules, i)).collect();
+        assert_eq!(taken, vec![None, None, None]);
+    }
+
+    proptest::proptest! {
+        /// Whatever pair of regexes `path_covers` claims, no path matches
+        /// the inner one and not the outer one.
+        #[test]
+        fn path_covers_claims_nothing_false(
+            outer in proptest::collection::vec(piece(), 0..5),
+            inner in proptest::collection::vec(piece(), 0..6),
+            anchored in proptest::bool::weighted(0.8),
+            paths in proptest::collection::vec("[/abx.]{0,8}", 64),
+        ) {
+            let text = |pieces: &[usize]| pieces.iter().map(|&i| PIECES[i]).collect::<String>();
+            let anchor = if anchored { "^" } else { "" };
+            let (outer, inner) = (format!("^{}", text(&outer)), format!("{anchor}{}", text(&inner)));
+            let (Ok(o), Ok(i)) = (regex::Regex::new(&outer), regex::Regex::new(&inner)) else {
+                return Ok(());
+            };
+            if path_covers(Some(&outer), Some(&inner)) {
+                for path in paths.iter().filter(|p| i.is_match(p)) {
+                    proptest::prop_assert!(o.is_match(path), "{outer} misses {path:?} that {inner} matches");
+                }
+            }
+        }
+    }
+
+    /// Pieces of route regexes: the literal ones first, and drawn most often.
+    const PIECES: [&str; 14] = [
+        "/", "a", "b", "x", "\\.", "/a", "^", ".", "?", "*", "$", "(a|b)", "|", "[ab]",
+    ];
+
+    fn piece() -> impl proptest::strategy::Strategy<Value = usize> {
+        proptest::prop_oneof![4 => 0..6usize, 1 => 0..PIECES.len()]
+    }
+
+    #[test]
+    fn path_covers_only_what_it_is_sure_of() {
+        let covers = |outer: &str, inner: &str| path_covers(Some(outer), Some(inner));
+        assert!(path_covers(None, Some("^/a")));
+        assert!(!path_covers(Some("^/a"), None));
+        assert!(covers("^/api/", "^/api/search$"));
+        assert!(covers("^/api", "^/api$"));
+        assert!(covers("^/a\\.b", "^/a\\.b/c"));
+        assert!(covers("^/api/", "^/api/(a|b)"));
+        assert!(covers("a|b", "a|b"), "the same regex");
+        assert!(
+            !covers("^/api/", "^/api/a|^/other"),
+            "an alternative elsewhere"
+        );
+        assert!(!covers("^/api/x", "^/api/x?"), "x may be absent");
+        assert!(!covers("^/api/x", "^/api/x{0,1}"));
+        assert!(
+            !covers("^/api$", "^/api$x"),
+            "the outer is not a bare prefix"
+        );
+        assert!(
+            !covers("/api", "^/api/x"),
+            "an unanchored outer is not claimed"
+        );
+        assert!(!covers("^/a.", "^/ab"), "a dot is no literal");
+        assert!(!covers("^/api/", "/api/x"));
+        assert!(!covers("^/api/\\d", "^/api/\\d1"));
     }
 
     #[test]

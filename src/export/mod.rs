@@ -152,6 +152,16 @@ pub enum Target {
 }
 
 impl Target {
+    /// Every product, in `--target`'s order.
+    pub const ALL: [Target; 6] = [
+        Target::Nginx,
+        Target::Envoy,
+        Target::Traefik,
+        Target::Kong,
+        Target::Haproxy,
+        Target::AwsWaf,
+    ];
+
     /// The exporter for this product.
     pub fn exporter(self) -> Box<dyn Exporter> {
         match self {

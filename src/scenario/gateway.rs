@@ -10,8 +10,9 @@ use super::names::{names_of, picked_alike};
 use super::plan::{KeyRef, Scenario, key_ref_read_as};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
+use crate::export::{ExportOptions, Target};
 use crate::ingest::key::{KeySet, KeySpec};
-use crate::policy::CheckedRule;
+use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway::check::{Difference, GatewayReplays, Reason, differences};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::{Deployment, Limiter, ReplayError};
@@ -148,12 +149,30 @@ fn each_rule(base: &Scenario, gateway: Gateway, keys: &KeySet) -> Result<Scenari
     })
 }
 
-/// The note on how Kong's one plugin per request changes the policy's
-/// `rules`, when one of `gateways` is Kong's and it does.
-pub fn plugin_note(rules: &[CheckedRule], gateways: &[Gateway]) -> Option<String> {
-    (gateways.iter().any(|g| g.runs_one_plugin()))
+/// The notes on how `gateways` take the policy's `rules` and `exemptions`:
+/// how Kong's one plugin per request changes the rules, when one of them is
+/// Kong's and it does, and each product whose configuration `rlctl export`
+/// refuses to write, with why: its replay shows rules the product would not
+/// take.
+pub fn policy_notes(
+    rules: &[CheckedRule],
+    exemptions: &[Exemption],
+    gateways: &[Gateway],
+) -> Vec<String> {
+    let plugins = (gateways.iter().any(|g| g.runs_one_plugin()))
         .then(|| super::kong::note(rules, true))
-        .flatten()
+        .flatten();
+    let refused = (Target::ALL.iter())
+        .map(|t| t.exporter())
+        .filter(|e| gateways.iter().any(|g| g.export_target() == Some(e.target())))
+        .filter_map(|e| {
+            let refused = (e.render_with(rules, exemptions, &ExportOptions::default())).err()?;
+            Some(format!(
+                "the {0} replay shows rules as {0} would enforce them, but `rlctl export --target {0}` refuses to write them: {refused}",
+                e.target()
+            ))
+        });
+    plugins.into_iter().chain(refused).collect()
 }
 
 /// The note that the replays of `gateways` count each address where `key`

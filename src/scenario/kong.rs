@@ -120,8 +120,8 @@ fn checked_sides(rules: &[CheckedRule]) -> Vec<RuleSide<&str>> {
 }
 
 /// What Kong's plan does to a policy's `rules`, when it does more than give
-/// each its own plugin: the rules it merges (with `merges`), and those it
-/// leaves out where they apply.
+/// each its own plugin: the rules whose routes it never takes, the rules it
+/// merges (with `merges`), and those it leaves out where they apply.
 pub fn note(rules: &[CheckedRule], merges: bool) -> Option<String> {
     let sides = checked_sides(rules);
     let plan = Plan::of(&sides);
@@ -144,7 +144,20 @@ pub fn note(rules: &[CheckedRule], merges: bool) -> Option<String> {
             (!out.is_empty()).then(|| format!("`{}` on {where}", names(&out, "`, `")))
         })
         .collect();
+    let hidden: Vec<String> = (plan.routes.iter())
+        .filter_map(|p| {
+            let i = p.route_of?;
+            let j = plan.taken_first(&sides, i)?;
+            Some(format!("`{}` (by `{}`)", rules[i].name, rules[j].name))
+        })
+        .collect();
     let mut parts = Vec::new();
+    if !hidden.is_empty() {
+        parts.push(format!(
+            "routes Kong never takes, an earlier route taking every request they match, so not limiting: {}",
+            hidden.join(", ")
+        ));
+    }
     if merges && !merged.is_empty() {
         parts.push(format!(
             "rules merged into one plugin (the smallest limits of them): {}",

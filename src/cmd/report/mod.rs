@@ -12,7 +12,7 @@ use crate::cli::{ReportArgs, ReportFormat};
 use crate::options::{self, ReportSettings};
 use crate::output;
 use crate::report::{self, ReportRun};
-use crate::scenario::gateway::{plugin_note, prefix_note};
+use crate::scenario::gateway::{policy_notes, prefix_note};
 use crate::scenario::unmatched;
 use crate::text::escape;
 
@@ -38,7 +38,11 @@ pub fn run(args: ReportArgs) -> anyhow::Result<Outcome> {
         if let Some(note) = prefix_note(&keys.primary, rule_keys, &settings.plan.gateways) {
             eprintln!("rlctl: note: {note}");
         }
-        if let Some(note) = plugin_note(&run.rules, &settings.plan.gateways) {
+        for note in policy_notes(
+            &run.rules,
+            &settings.plan.exemptions,
+            &settings.plan.gateways,
+        ) {
             eprintln!("rlctl: note: {}", crate::text::escape::terminal(&note));
         }
         let table = &run.analysis.ingested.table;

@@ -9,7 +9,7 @@ use crate::output::junit;
 use crate::render::analysis::{self as analyze_view, AnalyzeJson};
 use crate::render::scenarios as simulate_view;
 use crate::report::{GateResult, ReportRun, charts};
-use crate::scenario::gateway::{plugin_note, prefix_note};
+use crate::scenario::gateway::{policy_notes, prefix_note};
 use crate::scenario::{RuleResult, ScenarioResult};
 use crate::text::counted;
 use crate::text::time::format_rfc3339;
@@ -221,11 +221,10 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
     if !run.gateways.is_empty() {
         let primary = &settings.plan.analysis.ingest.keys.primary;
         let rule_keys = run.rules.iter().map(|r| r.key.text.as_str());
-        let notes = [
-            prefix_note(primary, rule_keys, &settings.plan.gateways),
-            plugin_note(&run.rules, &settings.plan.gateways),
-        ];
-        gateway_section(&mut doc, run, notes.into_iter().flatten());
+        let plan = &settings.plan;
+        let notes = (prefix_note(primary, rule_keys, &plan.gateways).into_iter())
+            .chain(policy_notes(&run.rules, &plan.exemptions, &plan.gateways));
+        gateway_section(&mut doc, run, notes);
     }
 
     // The traffic analysis, as `rlctl analyze` shows it, under its own headings.

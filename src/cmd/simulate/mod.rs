@@ -41,7 +41,7 @@ pub struct SimulateRun {
     pub sampling: Option<sampling::Sampling>,
     /// How Kong's one plugin per request changes the policy, when a
     /// `--gateway` is Kong's and it does.
-    pub plugin_note: Option<String>,
+    pub policy_notes: Vec<String>,
 }
 
 /// The events to replay: the `--events` table, or the logs; with the clients
@@ -87,14 +87,14 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         }
         Ok(ingested)
     };
-    let mut plugin_note = None;
+    let mut policy_notes = Vec::new();
     let (ingested, planned, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
             let run = analysis::analyze_for_policy(load()?, analyze_settings)?;
             let policy = analysis::recommended_policy(&run, analyze_settings)
                 .context("no traffic to recommend limits for")?;
             let rules = policy.check("the recommendation")?;
-            plugin_note = gateway::plugin_note(&rules, &settings.gateways);
+            policy_notes = gateway::policy_notes(&rules, &[], &settings.gateways);
             let names: Vec<String> = rules
                 .iter()
                 .map(|r| format!("{} {}", r.name, r.spec.limit))
@@ -114,8 +114,12 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
                 format!("--limit {limit} per {}", keys.primary.text),
             )
         }
-        LimitSource::Policy { origin, rules, .. } => {
-            plugin_note = gateway::plugin_note(rules, &settings.gateways);
+        LimitSource::Policy {
+            origin,
+            rules,
+            exemptions,
+        } => {
+            policy_notes = gateway::policy_notes(rules, exemptions, &settings.gateways);
             let planned = plan::policy(&settings.algos, keys, rules)?;
             (load()?, planned, format!("policy {origin}"))
         }
@@ -136,7 +140,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         left_out: planned.left_out,
         replayed,
         sampling,
-        plugin_note,
+        policy_notes,
     })
 }
 
@@ -280,7 +284,7 @@ pub fn run(args: SimulateArgs) -> anyhow::Result<Outcome> {
                 shared.join(", ")
             );
         }
-        if let Some(note) = &run.plugin_note {
+        for note in &run.policy_notes {
             eprintln!("rlctl: note: {}", crate::text::escape::terminal(note));
         }
         for rule in idle_rules(&run.replayed.results) {

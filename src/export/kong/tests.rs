@@ -77,13 +77,29 @@ fn a_route_kong_takes_second_is_said_not_enforced() {
          [[rule]]\nname='b'\nroute='^/api'\nkey='field:http_x_api_key'\nlimit='5/1m'\n",
     );
     let b = out.find("name: \"rl-b\"").unwrap();
-    let comment =
-        "NOT ENFORCED: Kong takes the route of rule `a`, with the same method and path, first.";
+    let comment = "NOT ENFORCED: Kong takes the route of rule `a` first for every request this route matches.";
     assert!(out[..b].contains(comment), "{out}");
     assert!(
         out.contains("`b` (keyed otherwise) does not limit them"),
         "{out}"
     );
+}
+
+#[test]
+fn a_route_within_an_earlier_broader_one_is_said_not_enforced() {
+    let out = render(
+        "[[rule]]\nname='api'\nroute='^/api/'\nlimit='100/1m'\n\
+         [[rule]]\nname='search'\nroute='^/api/search$'\nlimit='5/1m'\n\
+         [[rule]]\nname='other'\nroute='^/other'\nlimit='5/1m'\n",
+    );
+    let (search, other) = (
+        out.find("name: \"rl-search\"").unwrap(),
+        out.find("name: \"rl-other\"").unwrap(),
+    );
+    let comment = "NOT ENFORCED: Kong takes the route of rule `api` first";
+    assert!(out[..search].contains(comment), "{out}");
+    assert_eq!(out.matches(comment).count(), 1, "{out}");
+    assert!(other > search);
 }
 
 #[test]
@@ -121,4 +137,28 @@ fn regex_paths_keep_search_semantics() {
     assert_eq!(regex_path("^/api/search$"), "~^/api/search$");
     assert_eq!(regex_path("/search"), "~.*(?:/search)");
     assert_eq!(regex_path("^/a|^/b"), "~.*(?:^/a|^/b)");
+}
+
+#[test]
+fn methods_kong_cannot_route_are_refused_by_rule() {
+    for method in ["M-SEARCH", "GET1", "X_Y"] {
+        let rules = Policy::parse(
+            &format!("[[rule]]\nname='s'\nmethod='{method}'\nlimit='5/1s'"),
+            "p",
+        )
+        .unwrap();
+        let err = Kong
+            .render(&rules, &ExportOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains(&format!(
+                "rule `s`: Kong's routes take methods of capital letters only, not \"{method}\""
+            )),
+            "{err}"
+        );
+    }
+    assert!(
+        render("[[rule]]\nname='s'\nmethod='purge'\nlimit='5/1s'").contains("methods: [\"PURGE\"]")
+    );
 }
