@@ -23,7 +23,7 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Opti
 /// [`recommended_policy`], naming the routes file as `routes` says when
 /// given; with the endpoints that got no rule although they have a
 /// recommendation of their own (a name that is no method and path template,
-/// a route limited to a host).
+/// a route limited to a host, a path that is not UTF-8 once decoded).
 fn recommended(
     run: &AnalyzeRun,
     settings: &AnalysisSettings,
@@ -126,13 +126,17 @@ pub(super) fn rule_route(endpoint: &str, settings: &AnalysisSettings) -> Option<
 /// colons and all): that colon is the path's own, as in `/v1/jobs:cancel` (a
 /// custom method in Google's API design), and the rule matches the path as
 /// it is. Read as a template, `^/v1/jobs[A-Za-z0-9]+$` matched none of its
-/// requests.
+/// requests. `None` for a path that is not UTF-8 once decoded
+/// ([`path_regex::decodes_to_text`]): no gateway's route would match it.
 fn endpoint_route(
     endpoint: &str,
     templates: Option<&TemplateSet>,
 ) -> Option<(Option<String>, String)> {
-    let (method, route) = policy::endpoint_match(endpoint)?;
     let (_, path) = discover::method_and_path(endpoint)?;
+    if !path_regex::decodes_to_text(path) {
+        return None;
+    }
+    let (method, route) = policy::endpoint_match(endpoint)?;
     let listed = templates.is_some_and(|set| listed(set, endpoint).is_some());
     if listed || !has_own_colon(path) {
         return Some((method, route));
@@ -223,7 +227,7 @@ fn unruled_note(unruled: &[String]) -> Vec<String> {
         return Vec::new();
     }
     let mut note = vec![format!(
-        "No rule for {} endpoint(s) with a recommendation of their own (the global rule still covers them): a name that is not a method and a path template, or a route limited to a host:",
+        "No rule for {} endpoint(s) with a recommendation of their own (the global rule still covers them): a name that is not a method and a path template, a route limited to a host, or a path that is not UTF-8 once decoded, which no gateway's route matches as logged:",
         unruled.len()
     )];
     note.extend(

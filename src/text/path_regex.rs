@@ -47,6 +47,25 @@ pub fn literal(path: &str) -> String {
     out
 }
 
+/// Whether `path` is UTF-8 once its `%XX` escapes are decoded, and held no
+/// byte that was not (read as U+FFFD): the paths a route can be written for.
+/// nginx's `$uri` holds `/%FF` as the byte 0xFF, which no route regex
+/// rlctl writes matches, and Kong answers such a path 404 itself.
+pub fn decodes_to_text(path: &str) -> bool {
+    if path.contains(char::REPLACEMENT_CHARACTER) {
+        return false;
+    }
+    let (b, mut i) = (path.as_bytes(), 0);
+    while i < b.len() {
+        i = match escaped_char(b, i) {
+            Some((_, None)) => return false,
+            Some((end, Some(_))) => end,
+            None => i + 1,
+        };
+    }
+    true
+}
+
 /// The byte the escape `%XX` at `i` of `b` stands for, if one starts there.
 fn escaped_byte(b: &[u8], i: usize) -> Option<u8> {
     match b.get(i..i + 3)? {
@@ -143,6 +162,31 @@ mod tests {
             matches("/%F0%9F%98%80", &["/%f0%9f%98%80", "/😀"]),
             [true, true]
         );
+    }
+
+    #[test]
+    fn paths_that_are_no_text_once_decoded_are_told() {
+        use super::decodes_to_text;
+        for path in [
+            "/a",
+            "/caf%C3%A9",
+            "/caf\u{e9}",
+            "/%20x",
+            "/100%",
+            "/%zz",
+            "/%E2%82%AC",
+        ] {
+            assert!(decodes_to_text(path), "{path}");
+        }
+        for path in [
+            "/%FF%FE",
+            "/caf%C3",
+            "/%E9t%E9",
+            "/a\u{fffd}b",
+            "/%C3%A9%80",
+        ] {
+            assert!(!decodes_to_text(path), "{path}");
+        }
     }
 
     #[test]

@@ -329,3 +329,42 @@ fn a_route_from_an_escaped_path_also_matches_it_decoded_as_nginx_reads_it() {
     let statuses = ["/percentQx", "/percent%20x", "/percent%20x", "/percentQx"].map(status);
     assert_eq!(statuses, [200, 200, 429, 200], "{}", nginx.error_log());
 }
+
+#[test]
+fn a_path_that_is_no_text_once_decoded_gets_no_rule_and_is_named() {
+    // Found by users: `/bytes%FF%FE` got the route `^/bytes%[fF][fF]%[fF][eE]$`,
+    // which nginx (reading `$uri` decoded, the bytes 0xFF 0xFE) never
+    // matched, and a raw byte 0xFF a route of U+FFFD, which no request holds.
+    let mut lines = Vec::new();
+    for minute in 0..10 {
+        for c in 0..100 {
+            let client = format!("10.0.1.{c}");
+            let t = minute * 60 + c % 60;
+            lines.extend(line(&client, t, "GET", "/bytes%FF%FE").into_bytes());
+            lines.extend(
+                line(&client, t, "GET", "/raw_z")
+                    .replace('_', "\u{1}")
+                    .into_bytes(),
+            );
+            lines.extend(line(&client, t, "GET", "/caf%C3%A9").into_bytes());
+        }
+    }
+    let raw = lines
+        .iter()
+        .map(|&b| if b == 1 { 0xff } else { b })
+        .collect::<Vec<u8>>();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("access.log");
+    std::fs::write(&log, raw).unwrap();
+    let (_, text) = written_policy(&log, &[]);
+    assert!(
+        text.contains("# No rule for 2 endpoint(s) with a recommendation of their own"),
+        "{text}"
+    );
+    assert!(text.contains("#   GET /bytes%FF%FE\n"), "{text}");
+    let written: toml::Table = toml::from_str(&text).unwrap();
+    let routes: Vec<&str> = (written["rule"].as_array().unwrap().iter())
+        .filter_map(|r| r.get("route").and_then(|r| r.as_str()))
+        .collect();
+    assert_eq!(routes, ["^/caf(?:%[cC]3%[aA]9|é)$"], "{text}");
+}
