@@ -140,11 +140,17 @@ impl Interner {
     /// again: every stored name is valid UTF-8, so bytes that are not never
     /// match one and take the lossy way.
     pub fn intern_lossy(&mut self, bytes: &[u8]) -> Id {
+        self.intern_or(bytes, |b| String::from_utf8_lossy(b).into_owned())
+    }
+
+    /// [`Self::intern_lossy`], bytes that are not UTF-8 read as `as_text`
+    /// writes them.
+    pub fn intern_or(&mut self, bytes: &[u8], as_text: impl FnOnce(&[u8]) -> String) -> Id {
         self.restore_lookups();
         let hash = hash32(bytes);
         match self.find_or_add(bytes, hash, |b| std::str::from_utf8(b).ok()) {
             Some(id) => id,
-            None => self.intern(&String::from_utf8_lossy(bytes)),
+            None => self.intern(&as_text(bytes)),
         }
     }
 

@@ -252,14 +252,12 @@ fn parse_entry<'a>(
         },
     );
     let client = key.intern(&mut out.clients);
-    // Whether the key holds U+FFFD ([`KeyValue::has_replacement`]) is a
-    // property of its name (bytes that are not UTF-8 are interned as their
-    // lossy text), so it is found once per client of the chunk.
-    //
-    // [`KeyValue::has_replacement`]: super::key::KeyValue::has_replacement
+    // Whether the key was read from bytes that are not UTF-8 is a property
+    // of its name (they are written `\xHH`), so it is found once per client
+    // of the chunk, from its first record.
     if client as usize == replaced_clients.len() {
         let name = out.clients.name(client);
-        replaced_clients.push(name.contains('\u{fffd}'));
+        replaced_clients.push(ctx.keys.primary.writes_bytes_not_text(record));
         if memchr::memchr(b':', name.as_bytes()).is_some() {
             clients_with_colon.push(client);
         }

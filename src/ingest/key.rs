@@ -308,20 +308,24 @@ impl KeySpec {
     /// Why `record` has no key: a field of it that is there but not UTF-8
     /// ([`SkipReason::ClientNotText`]), else every field missing.
     pub fn why_no_key(&self, record: &Record<'_>) -> SkipReason {
-        let field = |part: &KeyPart| -> &[u8] {
-            match part {
-                KeyPart::Ip => &record.addr,
-                KeyPart::Xff => &record.xff,
-                KeyPart::User => &record.user,
-                KeyPart::UserAgent => &record.user_agent,
-                KeyPart::Field(f) => &record.extra[*f],
-            }
-        };
-        let not_text = |bytes: &[u8]| !bytes.is_empty() && std::str::from_utf8(bytes).is_err();
-        match self.parts.iter().any(|part| not_text(field(part))) {
+        match self
+            .parts
+            .iter()
+            .any(|part| not_text(part_bytes(part, record)))
+        {
             true => SkipReason::ClientNotText,
             false => SkipReason::NoClient,
         }
+    }
+
+    /// Whether the key of `record` holds bytes that are not UTF-8, written
+    /// `\xHH` ([`value::escaped_text`]): a field the key takes as logged
+    /// (the user, the user agent, a `field:NAME`) holds some. An address
+    /// that is not UTF-8 is no address, and not in the key.
+    pub fn writes_bytes_not_text(&self, record: &Record<'_>) -> bool {
+        (self.parts.iter())
+            .filter(|part| matches!(part, KeyPart::User | KeyPart::UserAgent | KeyPart::Field(_)))
+            .any(|part| not_text(part_bytes(part, record)))
     }
 
     /// The value of one part of the key.
@@ -409,8 +413,24 @@ impl KeySpec {
     }
 }
 
+/// The field of `record` that `part` reads.
+fn part_bytes<'r>(part: &KeyPart, record: &'r Record<'_>) -> &'r [u8] {
+    match part {
+        KeyPart::Ip => &record.addr,
+        KeyPart::Xff => &record.xff,
+        KeyPart::User => &record.user,
+        KeyPart::UserAgent => &record.user_agent,
+        KeyPart::Field(f) => &record.extra[*f],
+    }
+}
+
+/// Whether `bytes` are not UTF-8.
+fn not_text(bytes: &[u8]) -> bool {
+    !bytes.is_ascii() && std::str::from_utf8(bytes).is_err()
+}
+
 fn present(value: &[u8]) -> Cow<'_, str> {
-    super::endpoint::lossy(value.trim_ascii())
+    value::escaped_text(value.trim_ascii())
 }
 
 #[cfg(test)]

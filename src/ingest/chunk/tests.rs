@@ -85,7 +85,8 @@ fn parse_uncached(data: &[u8], parser: &mut dyn LineParser, keys: &KeySet) -> Ch
             &[],
             &mut name,
         );
-        out.invalid_utf8 += u64::from(key.contains('\u{fffd}') || name.contains('\u{fffd}'));
+        out.invalid_utf8 +=
+            u64::from(keys.primary.writes_bytes_not_text(&record) || name.contains('\u{fffd}'));
         out.parsed += 1;
         let path = String::from_utf8_lossy(&record.path);
         out.events.push(Event {

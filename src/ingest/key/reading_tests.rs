@@ -302,3 +302,31 @@ fn a_key_field_that_is_not_utf8_is_told_from_a_missing_one() {
     assert_eq!(why(b"-"), crate::ingest::record::SkipReason::NoClient);
     assert_eq!(why(b""), crate::ingest::record::SkipReason::NoClient);
 }
+
+#[test]
+fn keys_differing_only_in_bytes_that_are_no_text_stay_apart() {
+    // Found by users: API keys `k\xFF` and `k\xFE` were both `k\u{FFFD}`,
+    // one client where nginx, keying on the bytes, counts two.
+    let mut names = Interner::default();
+    let mut key_of = |text: &str, user: &[u8]| {
+        let spec = KeySpec::parse(text, None, None).unwrap();
+        let mut r = Record::default();
+        r.clear(0);
+        r.addr = Cow::Owned(b"10.0.0.1".to_vec());
+        r.user = Cow::Owned(user.to_vec());
+        let mut scratch = String::new();
+        let id = spec.key_value(&r, &mut scratch).unwrap().intern(&mut names);
+        let mut built = String::new();
+        assert!(spec.build(&r, &mut built));
+        assert_eq!(names.name(id), built, "key_value and build agree");
+        (names.name(id).to_string(), spec.writes_bytes_not_text(&r))
+    };
+    assert_eq!(key_of("user", b"k\xff"), ("k\\xFF".into(), true));
+    assert_eq!(key_of("user", b"k\xfe"), ("k\\xFE".into(), true));
+    assert_eq!(key_of("user", b"caf\xc3\xa9"), ("caf\u{e9}".into(), false));
+    assert_eq!(
+        key_of("ip+user", b"k\xff"),
+        ("10.0.0.1+k\\xFF".into(), true)
+    );
+    assert_eq!(key_of("ip", b"k\xff"), ("10.0.0.1".into(), false));
+}
