@@ -35,6 +35,12 @@ const XFF_VARIABLE: &str = "$rlctl_xff";
 /// nginx blocks indent by four spaces.
 const INDENT: &str = "    ";
 
+/// The number of rules above which the header says how to size nginx's
+/// variables hash: 40 rules keyed by a header, their map variables' names up
+/// to 36 characters, warned under nginx 1.22's defaults (a bucket of 64
+/// bytes; 128 holds them); 20 keyed by address did not.
+const MANY_RULES: usize = 20;
+
 /// An nginx `rate=` value and how it follows from the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NginxRate {
@@ -267,19 +273,28 @@ impl Exporter for Nginx {
             "rlctl export --target nginx: {}. Paste into the http {{}} block.",
             counted(rules.len(), "rule")
         );
+        let mut lines = vec![
+            first.as_str(),
+            "limit_req at http level applies in every server and location, except where a",
+            "level declares a limit_req of its own (nginx then inherits none): copy the",
+            "limit_req lines there. Rules for a method or route leave their key empty for",
+            "other requests (nginx does not count empty keys): every rule applies to exactly",
+            "the requests the policy says, wherever they are served.",
+            "Safe conversions: where nginx cannot express a rule exactly, the setting",
+            "never rejects a request the policy admits (it may admit a little more), except",
+            "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
+            "so rejected show as `rounding` in `rlctl export --check LOG`).",
+        ];
+        // Each rule adds map variables; from a few dozen on, nginx's
+        // variables hash may outgrow its default buckets (a warning only).
+        if rules.len() > MANY_RULES {
+            lines.extend([
+                "Many rules add many map variables: if `nginx -t` warns \"could not build optimal",
+                "variables_hash\", add `variables_hash_bucket_size 128;` to the http {} block.",
+            ]);
+        }
         let head = conf::head(
-            &[
-                &first,
-                "limit_req at http level applies in every server and location, except where a",
-                "level declares a limit_req of its own (nginx then inherits none): copy the",
-                "limit_req lines there. Rules for a method or route leave their key empty for",
-                "other requests (nginx does not count empty keys): every rule applies to exactly",
-                "the requests the policy says, wherever they are served.",
-                "Safe conversions: where nginx cannot express a rule exactly, the setting",
-                "never rejects a request the policy admits (it may admit a little more), except",
-                "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
-                "so rejected show as `rounding` in `rlctl export --check LOG`).",
-            ],
+            &lines,
             &["Response headers describing each rule (add_header NAME \"VALUE\" always;):"],
             rules,
         );

@@ -205,6 +205,35 @@ fn nginx_accepts_the_export_plain_dry_run_and_hostile() {
 }
 
 #[test]
+fn many_rules_say_how_to_size_nginxs_variables_hash_and_it_does() {
+    // Found by users: 40 rules keyed by a header made nginx 1.22 warn
+    // "could not build optimal variables_hash"; the header says what to add.
+    let policy: String = (0..40)
+        .map(|i| {
+            format!(
+                "[[rule]]\nname='get-api-v1-rule-number-{i}'\nmethod='GET'\nroute='^/api/v1/r{i}$'\nkey='field:http_x_api_key'\nlimit='{}/1m'\n",
+                i + 5
+            )
+        })
+        .collect();
+    let out = export(&policy, "nginx", &[]);
+    let advice = "add `variables_hash_bucket_size 128;` to the http {} block.";
+    assert!(out.contains(advice), "{out}");
+    assert!(!export(TWO_RULES, "nginx", &[]).contains(advice));
+    let Some(plain) = Nginx::check_config_saying(&out) else {
+        return;
+    };
+    assert!(
+        plain
+            .unwrap()
+            .contains("could not build optimal variables_hash")
+    );
+    let sized = format!("variables_hash_bucket_size 128;\n{out}");
+    let said = Nginx::check_config_saying(&sized).unwrap().unwrap();
+    assert!(!said.contains("variables_hash"), "{said}");
+}
+
+#[test]
 fn real_nginx_enforces_the_converted_burst_method_and_route() {
     // global: 3/1m, 3 at once → nginx burst=2. s: GET ^/s$, 1/1m, 1 at once → burst=0.
     let policy = "[[rule]]\nname='global'\nlimit='3/1m'\nburst=3\n[[rule]]\nname='s'\nmethod='GET'\nroute='^/s$'\nlimit='1/1m'\nburst=1\n";

@@ -75,6 +75,12 @@ impl Nginx {
     /// should listen on `127.0.0.1:{{port}}` (the placeholders of
     /// [`Nginx::start`] apply).
     pub fn check_config(snippet: &str) -> Option<Result<(), String>> {
+        Self::check_config_saying(snippet).map(|r| r.map(|_| ()))
+    }
+
+    /// [`Nginx::check_config`], with what nginx said (its warnings) when it
+    /// accepts the configuration.
+    pub fn check_config_saying(snippet: &str) -> Option<Result<String, String>> {
         let binary = super::require(super::Engine::Nginx)?;
         let dir = temp_dir();
         let snippet = fill_placeholders(snippet, dir.path(), free_port());
@@ -88,7 +94,7 @@ impl Nginx {
             .output()
             .unwrap_or_else(|err| panic!("cannot run {}: {err}", binary.display()));
         Some(if output.status.success() {
-            Ok(())
+            Ok(String::from_utf8_lossy(&output.stderr).into_owned())
         } else {
             Err(String::from_utf8_lossy(&output.stderr).into_owned())
         })
