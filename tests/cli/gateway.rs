@@ -4,6 +4,7 @@
 
 use crate::support::{json_of_success, rlctl, success};
 
+mod kong_real_log;
 mod versions;
 
 const LOG_FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;
