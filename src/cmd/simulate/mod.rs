@@ -100,10 +100,15 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
                 .map(|r| format!("{} {}", r.name, r.spec.limit))
                 .collect();
             let planned = plan::policy(&settings.algos, keys, &rules)?;
+            // --burst tries every recommended rule with another burst, as
+            // --algo tries it with another algorithm: said where the limits are.
+            let burst = (settings.algos.burst)
+                .map(|b| format!("; every rule's burst {b} (--burst)"))
+                .unwrap_or_default();
             (
                 run.ingested,
                 planned,
-                format!("recommended by rlctl analyze: {}", names.join(", ")),
+                format!("recommended by rlctl analyze: {}{burst}", names.join(", ")),
             )
         }
         LimitSource::Single { limit } => {
