@@ -2,8 +2,6 @@
 //! optional aggregation of addresses into CIDR prefixes (`--cidr4`, `--cidr6`).
 
 use std::borrow::Cow;
-use std::fmt::Write;
-use std::net::IpAddr;
 
 mod address;
 mod canonical;
@@ -12,7 +10,7 @@ mod set;
 mod value;
 
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
-use address::{bare_address, host_span, single_address_bytes};
+use address::{aggregate, bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
 pub use reading::{ForwardedReading, KeyReading};
 pub use set::KeySet;
@@ -368,48 +366,9 @@ impl KeySpec {
         }
     }
 
-    /// Applies `--cidr4` / `--cidr6` to one address; anything that is not an
-    /// IP stays as it is. An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, as
-    /// dual-stack servers log IPv4 clients) is the IPv4 client it stands for;
-    /// an IPv6 address left whole is written canonically
-    /// ([`canonical_address`]).
+    /// [`aggregate`] with this key's `--cidr4` / `--cidr6`.
     fn aggregate<'a>(&self, addr: &'a str) -> Cow<'a, str> {
-        if self.cidr4.is_none() && self.cidr6.is_none() {
-            return canonical_address(addr);
-        }
-        let ip = match addr.parse::<IpAddr>() {
-            Ok(IpAddr::V6(v6)) => Ok(v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)),
-            other => other,
-        };
-        match ip {
-            Ok(IpAddr::V4(v4)) => match self.cidr4 {
-                Some(bits) => {
-                    let mask = if bits == 0 {
-                        0
-                    } else {
-                        u32::MAX << (32 - u32::from(bits))
-                    };
-                    let net = std::net::Ipv4Addr::from(u32::from(v4) & mask);
-                    Cow::Owned(format!("{net}/{bits}"))
-                }
-                None => canonical_address(addr),
-            },
-            Ok(IpAddr::V6(v6)) => match self.cidr6 {
-                Some(bits) => {
-                    let mask = if bits == 0 {
-                        0
-                    } else {
-                        u128::MAX << (128 - u32::from(bits))
-                    };
-                    let net = std::net::Ipv6Addr::from(u128::from(v6) & mask);
-                    let mut s = String::new();
-                    let _ = write!(s, "{net}/{bits}");
-                    Cow::Owned(s)
-                }
-                None => canonical_address(addr),
-            },
-            Err(_) => Cow::Borrowed(addr),
-        }
+        aggregate(addr, self.cidr4, self.cidr6)
     }
 }
 

@@ -1,9 +1,11 @@
 //! One address field: its addresses (an X-Forwarded-For list, or the common
 //! single address decided in one pass), an address's host without its port,
-//! and an IPv6 address's canonical text.
+//! an IPv6 address's canonical text, and an address aggregated to its
+//! `--cidr4` / `--cidr6` prefix.
 
 use std::borrow::Cow;
-use std::net::Ipv6Addr;
+use std::fmt::Write;
+use std::net::{IpAddr, Ipv6Addr};
 
 /// An address without its port: `1.2.3.4:5678` → `1.2.3.4`, `[2001:db8::1]:443`
 /// and `[2001:db8::1]` → `2001:db8::1`, `host.example:8080` → `host.example`.
@@ -213,6 +215,50 @@ const NEEDS_SPLITTING: [bool; 256] = {
     }
     table
 };
+
+/// Applies `--cidr4` / `--cidr6` to one address; anything that is not an
+/// IP stays as it is. An IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, as
+/// dual-stack servers log IPv4 clients) is the IPv4 client it stands for;
+/// an IPv6 address left whole is written canonically
+/// ([`canonical_address`]).
+pub fn aggregate<'a>(addr: &'a str, cidr4: Option<u8>, cidr6: Option<u8>) -> Cow<'a, str> {
+    if cidr4.is_none() && cidr6.is_none() {
+        return canonical_address(addr);
+    }
+    let ip = match addr.parse::<IpAddr>() {
+        Ok(IpAddr::V6(v6)) => Ok(v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4)),
+        other => other,
+    };
+    match ip {
+        Ok(IpAddr::V4(v4)) => match cidr4 {
+            Some(bits) => {
+                let mask = if bits == 0 {
+                    0
+                } else {
+                    u32::MAX << (32 - u32::from(bits))
+                };
+                let net = std::net::Ipv4Addr::from(u32::from(v4) & mask);
+                Cow::Owned(format!("{net}/{bits}"))
+            }
+            None => canonical_address(addr),
+        },
+        Ok(IpAddr::V6(v6)) => match cidr6 {
+            Some(bits) => {
+                let mask = if bits == 0 {
+                    0
+                } else {
+                    u128::MAX << (128 - u32::from(bits))
+                };
+                let net = std::net::Ipv6Addr::from(u128::from(v6) & mask);
+                let mut s = String::new();
+                let _ = write!(s, "{net}/{bits}");
+                Cow::Owned(s)
+            }
+            None => canonical_address(addr),
+        },
+        Err(_) => Cow::Borrowed(addr),
+    }
+}
 
 #[cfg(test)]
 mod tests;
