@@ -32,6 +32,7 @@ pub mod haproxy;
 pub mod haproxy_target;
 pub mod kong;
 mod kong_path;
+mod model;
 pub mod nginx;
 mod nginx_uri;
 mod path_escapes;
@@ -46,10 +47,11 @@ mod properties;
 use std::fmt;
 use std::str::FromStr;
 
-use super::spec::{AlgorithmKind, AlgorithmSpec, Limiter};
+use super::spec::{AlgorithmSpec, Limiter};
 use crate::ingest::key::{ForwardedReading, KeyReading};
 use engine::Engine;
 pub use engine::State;
+pub use model::Model;
 pub use request_names::{MethodReading, NameReading, PathReading, ProtocolReading};
 
 /// The gateways `rlctl simulate --gateway` replays, named as on the command line.
@@ -335,67 +337,6 @@ impl FromStr for Gateway {
             .into_iter()
             .find(|g| g.name() == wanted)
             .ok_or_else(|| GatewayError::Unknown(text.to_string()))
-    }
-}
-
-/// One policy rule as a gateway enforces it: ready to replay.
-#[derive(Debug, Clone)]
-pub struct Model {
-    gateway: Gateway,
-    kind: AlgorithmKind,
-    engine: Engine,
-    parameters: String,
-    /// Whether rejected requests reach the engine (see [`Model::ignoring_rejections`]).
-    sees_rejections: bool,
-}
-
-impl Model {
-    /// The gateway.
-    pub fn gateway(&self) -> Gateway {
-        self.gateway
-    }
-
-    /// The policy rule's algorithm (what the gateway's configuration converts).
-    pub fn kind(&self) -> AlgorithmKind {
-        self.kind
-    }
-
-    /// The gateway parameters the rule converts to, in one line.
-    pub fn parameters(&self) -> &str {
-        &self.parameters
-    }
-
-    /// The same model with rejected requests leaving the state alone, as if
-    /// the gateway did not count them: what `export --check` compares with to
-    /// tell counted rejections from other differences.
-    pub fn ignoring_rejections(&self) -> Model {
-        Model {
-            sees_rejections: false,
-            ..self.clone()
-        }
-    }
-
-    /// The one Kong plugin that takes the smallest limits of `models` (Kong's
-    /// models of one policy's rules, the first the plugin's own), as the
-    /// exporter merges rules; `None` unless every model is Kong's.
-    pub fn kong_merged(models: &[&Model]) -> Option<Model> {
-        let windows: Vec<&kong::Windows> = (models.iter())
-            .map(|m| match &m.engine {
-                Engine::Kong(w) => Some(w),
-                _ => None,
-            })
-            .collect::<Option<_>>()?;
-        let merged = kong::Windows::merged(&windows);
-        Some(Model {
-            engine: Engine::Kong(merged.clone()),
-            parameters: merged.describe(),
-            ..(*models.first()?).clone()
-        })
-    }
-
-    /// Whether admitted requests may be held (nginx, Traefik).
-    pub fn reports_delays(&self) -> bool {
-        matches!(self.engine, Engine::Nginx(_) | Engine::Traefik(_))
     }
 }
 

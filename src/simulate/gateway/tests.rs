@@ -1,7 +1,7 @@
 //! Gateway names, fidelity labels and every gateway's model of every algorithm.
 
 use super::*;
-use crate::simulate::Algorithm;
+use crate::simulate::{Algorithm, AlgorithmKind};
 
 #[test]
 fn names_round_trip_and_models_are_labelled() {
