@@ -183,8 +183,18 @@ fn kong_route(
     }
     let sides = sides(each);
     if let Some(j) = plan.taken_first(&sides, i) {
+        // Listed first, a narrower route comes first among those with as
+        // many match fields (a method or none); the same route is either's.
+        let narrower = sides[j].route != sides[i].route;
+        let reorder = match narrower && sides[j].method.is_some() == sides[i].method.is_some() {
+            true => format!(
+                " List rule `{}` before `{}` in the policy for Kong to take this route first.",
+                rules[i].name, rules[j].name
+            ),
+            false => String::new(),
+        };
         route.comment(format!(
-            "NOT ENFORCED: Kong takes the route of rule `{}` first for every request this route matches.",
+            "NOT ENFORCED: Kong takes the route of rule `{}` first for every request this route matches.{reorder}",
             rules[j].name
         ));
     }

@@ -96,7 +96,7 @@ fn a_route_within_an_earlier_broader_one_is_said_not_enforced() {
         out.find("name: \"rl-search\"").unwrap(),
         out.find("name: \"rl-other\"").unwrap(),
     );
-    let comment = "NOT ENFORCED: Kong takes the route of rule `api` first";
+    let comment = "NOT ENFORCED: Kong takes the route of rule `api` first for every request this route matches. List rule `search` before `api` in the policy for Kong to take this route first.";
     assert!(out[..search].contains(comment), "{out}");
     assert_eq!(out.matches(comment).count(), 1, "{out}");
     assert!(other > search);
