@@ -79,6 +79,8 @@ fn a_route_kong_takes_second_is_said_not_enforced() {
     let b = out.find("name: \"rl-b\"").unwrap();
     let comment = "NOT ENFORCED: Kong takes the route of rule `a` first for every request this route matches.";
     assert!(out[..b].contains(comment), "{out}");
+    // Listing `b` first would hide `a` instead: no advice to.
+    assert!(!out.contains("List rule"), "{out}");
     assert!(
         out.contains("`b` (keyed otherwise) does not limit them"),
         "{out}"
