@@ -32,15 +32,20 @@ pub struct ReportSettings {
 pub fn parse_share(flag: &str, text: &str) -> Result<f64, OptionsError> {
     let t = text.trim();
     let value = match t.strip_suffix('%') {
-        // The decimal written, a hundredth of it: `0.7%` is the number
-        // nearest 0.007, as `0.007` is (0.7 / 100 is the one below it, and a
-        // gate at exactly 7 in 1000 failed).
-        Some(p) => p
-            .trim()
-            .parse::<f64>()
-            .and_then(|v| format!("{v}e-2").parse::<f64>()),
+        // The decimal written, a hundredth of it, rounded once: `0.7%` is the
+        // number nearest 0.007, as `0.007` is (0.7 / 100 is the one below
+        // it, and a gate at exactly 7 in 1000 failed).
+        Some(p) => {
+            let p = p.trim();
+            p.parse::<f64>().and_then(|v| match p.contains(['e', 'E']) {
+                false => format!("{p}e-2").parse::<f64>(),
+                true => format!("{v}e-2").parse::<f64>(),
+            })
+        }
         None => t.parse::<f64>(),
     };
+    // `-0` is 0, not a threshold written `-0%`.
+    let value = value.map(|v| if v == 0.0 { 0.0 } else { v });
     if t.strip_suffix('%').is_none() && value == Ok(1.0) {
         return Err(OptionsError::Usage(format!(
             "{flag} {text}: write 100% for all, or 1% (0.01) for one in a hundred"
@@ -187,6 +192,14 @@ mod tests {
         assert_eq!(parse_share("--x", "1%").unwrap(), 0.01);
         assert_eq!(parse_share("--x", "0.05").unwrap(), 0.05);
         assert_eq!(parse_share("--x", " 2.5 % ").unwrap(), 0.025);
+        // Rounded once (found by review: 87.29903090519519 rounded first
+        // read as 87.2990309051952, and the share next to the one written).
+        assert_eq!(
+            parse_share("--x", "87.29903090519519%").unwrap(),
+            "0.8729903090519519".parse::<f64>().unwrap()
+        );
+        assert_eq!(parse_share("--x", "1e-5%").unwrap(), 1e-7);
+        assert!(parse_share("--x", "-0").unwrap().is_sign_positive());
         assert!(parse_share("--x", "150%").is_err());
         // Found by review: 0.7 / 100 is not the number 0.007 reads as.
         for (percent, share) in [

@@ -153,8 +153,18 @@ pub fn verdict(results: &[GateResult]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::pct_beside;
+    use super::{exact_percent, pct_beside};
     use crate::options::parse_share;
+
+    proptest::proptest! {
+        /// A threshold as shown reads back as the very same threshold.
+        #[test]
+        fn a_threshold_shown_reads_back_as_itself(bits in 0u64..=1.0f64.to_bits()) {
+            let share = f64::from_bits(bits);
+            let shown = format!("{}%", exact_percent(share));
+            proptest::prop_assert_eq!(parse_share("--x", &shown).unwrap(), share, "{}", shown);
+        }
+    }
 
     #[test]
     fn a_value_is_never_shown_equal_to_a_threshold_it_is_not() {
