@@ -85,6 +85,11 @@ impl Conf {
     }
 
     /// The text written so far.
+    /// The text so far.
+    pub fn text(&self) -> &str {
+        &self.out
+    }
+
     pub fn finish(self) -> String {
         self.out
     }

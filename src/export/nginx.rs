@@ -35,11 +35,31 @@ const XFF_VARIABLE: &str = "$rlctl_xff";
 /// nginx blocks indent by four spaces.
 const INDENT: &str = "    ";
 
-/// The number of rules above which the header says how to size nginx's
-/// variables hash: 40 rules keyed by a header, their map variables' names up
-/// to 36 characters, warned under nginx 1.22's defaults (a bucket of 64
-/// bytes; 128 holds them); 20 keyed by address did not.
-const MANY_RULES: usize = 20;
+/// The number of map variables above which the header says how to size
+/// nginx's variables hash: 37 of 41 characters (20 rules) warned under nginx
+/// 1.22's defaults, 33 did not.
+const MANY_MAPS: usize = 30;
+
+/// The header lines on sizing nginx's variables hash for `maps` map
+/// variables, when there are many: a bucket of 128 bytes holds their names
+/// (up to 46 characters), and four slots a variable found room for every
+/// policy tried against nginx 1.22 (20 to 3,000 rules, names of 16 and 41
+/// characters), where the defaults warned "could not build optimal
+/// variables_hash" (a warning: nginx still starts).
+fn variables_hash_advice(maps: usize) -> Vec<String> {
+    if maps <= MANY_MAPS {
+        return Vec::new();
+    }
+    let max_size = (4 * maps).next_power_of_two().max(1024);
+    vec![
+        format!(
+            "{maps} map variables: if `nginx -t` warns \"could not build optimal variables_hash\","
+        ),
+        format!(
+            "add `variables_hash_max_size {max_size};` and `variables_hash_bucket_size 128;` to http {{}}."
+        ),
+    ]
+}
 
 /// An nginx `rate=` value and how it follows from the limit.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -285,14 +305,9 @@ impl Exporter for Nginx {
             "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
             "so rejected show as `rounding` in `rlctl export --check LOG`).",
         ];
-        // Each rule adds map variables; from a few dozen on, nginx's
-        // variables hash may outgrow its default buckets (a warning only).
-        if rules.len() > MANY_RULES {
-            lines.extend([
-                "Many rules add many map variables: if `nginx -t` warns \"could not build optimal",
-                "variables_hash\", add `variables_hash_bucket_size 128;` to the http {} block.",
-            ]);
-        }
+        let maps = (zones.text().lines()).filter(|l| l.starts_with("map ")).count();
+        let advice = variables_hash_advice(maps);
+        lines.extend(advice.iter().map(String::as_str));
         let head = conf::head(
             &lines,
             &["Response headers describing each rule (add_header NAME \"VALUE\" always;):"],

@@ -207,30 +207,41 @@ fn nginx_accepts_the_export_plain_dry_run_and_hostile() {
 #[test]
 fn many_rules_say_how_to_size_nginxs_variables_hash_and_it_does() {
     // Found by users: 40 rules keyed by a header made nginx 1.22 warn
-    // "could not build optimal variables_hash"; the header says what to add.
-    let policy: String = (0..40)
-        .map(|i| {
-            format!(
-                "[[rule]]\nname='get-api-v1-rule-number-{i}'\nmethod='GET'\nroute='^/api/v1/r{i}$'\nkey='field:http_x_api_key'\nlimit='{}/1m'\n",
-                i + 5
-            )
-        })
-        .collect();
-    let out = export(&policy, "nginx", &[]);
-    let advice = "add `variables_hash_bucket_size 128;` to the http {} block.";
-    assert!(out.contains(advice), "{out}");
-    assert!(!export(TWO_RULES, "nginx", &[]).contains(advice));
-    let Some(plain) = Nginx::check_config_saying(&out) else {
-        return;
+    // "could not build optimal variables_hash"; the header says what to add,
+    // sized to the variables (300 rules warned even with a bucket of 128).
+    let policy = |rules: usize, key: &str| -> String {
+        (0..rules)
+            .map(|i| {
+                format!(
+                    "[[rule]]\nname='get-api-v1-a-rather-long-rule-name-{i}'\nmethod='GET'\nroute='^/api/v1/r{i}$'\nkey='{key}'\nlimit='{}/1m'\n",
+                    i + 5
+                )
+            })
+            .collect()
     };
-    assert!(
-        plain
-            .unwrap()
-            .contains("could not build optimal variables_hash")
-    );
-    let sized = format!("variables_hash_bucket_size 128;\n{out}");
-    let said = Nginx::check_config_saying(&sized).unwrap().unwrap();
-    assert!(!said.contains("variables_hash"), "{said}");
+    assert!(!export(TWO_RULES, "nginx", &[]).contains("variables_hash"));
+    let advised = regex::Regex::new(r"`(variables_hash_\w+ \d+;)`").unwrap();
+    for (rules, key, max_size) in [(40, "field:http_x_api_key", 1024), (300, "ip", 4096)] {
+        let out = export(&policy(rules, key), "nginx", &[]);
+        let directives: Vec<&str> = (advised.captures_iter(&out))
+            .map(|c| c.get(1).unwrap().as_str())
+            .collect();
+        assert_eq!(
+            directives,
+            [
+                format!("variables_hash_max_size {max_size};"),
+                "variables_hash_bucket_size 128;".to_string()
+            ],
+            "{out}"
+        );
+        let Some(plain) = Nginx::check_config_saying(&out) else {
+            return;
+        };
+        assert!(plain.unwrap().contains("could not build optimal variables_hash"));
+        let sized = format!("{}\n{out}", directives.join("\n"));
+        let said = Nginx::check_config_saying(&sized).unwrap().unwrap();
+        assert!(!said.contains("variables_hash"), "{rules} rules: {said}");
+    }
 }
 
 #[test]
