@@ -305,7 +305,9 @@ impl Exporter for Nginx {
             "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
             "so rejected show as `rounding` in `rlctl export --check LOG`).",
         ];
-        let maps = (zones.text().lines()).filter(|l| l.starts_with("map ")).count();
+        let maps = (zones.text().lines())
+            .filter(|l| l.starts_with("map "))
+            .count();
         let advice = variables_hash_advice(maps);
         lines.extend(advice.iter().map(String::as_str));
         let head = conf::head(

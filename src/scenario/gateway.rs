@@ -168,7 +168,7 @@ pub fn policy_notes(
         .filter_map(|e| {
             let refused = (e.render_with(rules, exemptions, &ExportOptions::default())).err()?;
             Some(format!(
-                "the {0} replay shows rules as {0} would enforce them, but `rlctl export --target {0}` refuses to write them: {refused}",
+                "the {0} replay shows the rules as {0} would enforce them if it took them, but `rlctl export --target {0}` refuses to write them: {refused}",
                 e.target()
             ))
         });

@@ -237,7 +237,11 @@ fn many_rules_say_how_to_size_nginxs_variables_hash_and_it_does() {
         let Some(plain) = Nginx::check_config_saying(&out) else {
             return;
         };
-        assert!(plain.unwrap().contains("could not build optimal variables_hash"));
+        assert!(
+            plain
+                .unwrap()
+                .contains("could not build optimal variables_hash")
+        );
         let sized = format!("{}\n{out}", directives.join("\n"));
         let said = Nginx::check_config_saying(&sized).unwrap().unwrap();
         assert!(!said.contains("variables_hash"), "{rules} rules: {said}");

@@ -43,6 +43,11 @@ pub struct ReportJson<'a> {
     /// without `--gateway`; the documented models are named "... (model)").
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub gateways: &'a [ScenarioResult],
+    /// How the `--gateway` products take the policy: the rules Kong merges
+    /// or leaves out, the products whose export refuses it (absent when
+    /// none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub gateway_notes: Vec<String>,
     /// The traffic analysis, as `rlctl analyze --format json` writes it.
     pub analysis: AnalyzeJson<'a>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -74,6 +79,11 @@ pub fn json<'a>(
         side_by_side: &run.side_by_side,
         side_by_side_left_out: &run.side_by_side_left_out,
         gateways: &run.gateways,
+        gateway_notes: policy_notes(
+            &run.rules,
+            &settings.plan.exemptions,
+            &settings.plan.gateways,
+        ),
         analysis: analyze_view::json(&run.analysis, &settings.plan.analysis),
         generated_at: stamp,
     }

@@ -30,6 +30,11 @@ pub struct SimulateJson<'a> {
     /// none is).
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub scenarios_left_out: &'a [String],
+    /// How the `--gateway` products take the policy: the rules Kong merges
+    /// or leaves out, the products whose export refuses it (absent when
+    /// none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub gateway_notes: &'a [String],
     #[serde(skip_serializing_if = "<[_]>::is_empty")]
     pub comparison: &'a [Comparison],
     /// With `--key-sample-rate`: estimates for all clients with 95% intervals.
@@ -64,6 +69,7 @@ pub fn json<'a>(run: &'a SimulateRun, settings: &'a SimulateSettings) -> Simulat
         results: run.replayed.results.iter().flat_map(|s| &s.rules).collect(),
         scenarios: &run.replayed.results,
         scenarios_left_out: &run.left_out,
+        gateway_notes: &run.policy_notes,
         comparison: &run.replayed.comparisons,
         sampling: run.sampling.as_ref(),
     }
@@ -157,6 +163,9 @@ pub fn document(run: &SimulateRun, settings: &SimulateSettings) -> Document {
         ));
     }
     doc.facts(facts);
+    for note in &run.policy_notes {
+        doc.paragraph(format!("Note: {note}."));
+    }
     if let Some(s) = &run.sampling {
         sampling_blocks(&mut doc, s);
     }
