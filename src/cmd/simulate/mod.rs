@@ -16,7 +16,7 @@ use crate::ingest::key::KeySet;
 use crate::ingest::{self, IngestReport, Ingested};
 use crate::options::{self, LimitSource, SimulateSettings};
 use crate::output;
-use crate::policy::Exemption;
+use crate::policy::{CheckedRule, Exemption};
 use crate::render;
 use crate::scenario::{
     Comparison, ExemptMasks, Scenario, ScenarioResult, ScenarioRunner, compare, gateway, plan,
@@ -87,7 +87,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         }
         Ok(ingested)
     };
-    let mut policy_notes = Vec::new();
+    let policy_notes;
     let (ingested, planned, source) = match &settings.source {
         LimitSource::Recommended(analyze_settings) => {
             let run = analysis::analyze_for_policy(load()?, analyze_settings)?;
@@ -113,6 +113,7 @@ pub fn compute(settings: &SimulateSettings) -> anyhow::Result<SimulateRun> {
         }
         LimitSource::Single { limit } => {
             let planned = plan::single(&settings.algos, &keys.primary.text, *limit)?;
+            policy_notes = single_limit_notes(&planned.scenarios, keys, &settings.gateways);
             (
                 load()?,
                 planned,
@@ -222,6 +223,31 @@ pub fn replay_scenarios(
         comparisons,
         scaled_ts,
     })
+}
+
+/// [`gateway::policy_notes`] for a single `--limit`: the one rule as each
+/// planned algorithm gives it, keyed by `--key` (an export may refuse the key).
+fn single_limit_notes(
+    scenarios: &[Scenario],
+    keys: &KeySet,
+    gateways: &[crate::simulate::gateway::Gateway],
+) -> Vec<String> {
+    let mut notes: Vec<String> = Vec::new();
+    for planned in scenarios.iter().flat_map(|s| &s.rules) {
+        let rule = CheckedRule {
+            name: planned.name.clone(),
+            method: None,
+            route: None,
+            key: keys.primary.clone(),
+            spec: planned.spec,
+        };
+        for note in gateway::policy_notes(&[rule], &[], gateways) {
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    notes
 }
 
 /// The policy's exemptions (none for a single `--limit`).
