@@ -8,15 +8,6 @@ use proptest::prelude::*;
 use super::{ExportOptions, Target};
 use crate::policy::{Policy, Rule};
 
-const TARGETS: [Target; 6] = [
-    Target::Nginx,
-    Target::Envoy,
-    Target::Traefik,
-    Target::Kong,
-    Target::Haproxy,
-    Target::AwsWaf,
-];
-
 fn exemption() -> impl Strategy<Value = Rule> {
     let key = prop_oneof![
         Just("ip"),
@@ -75,7 +66,7 @@ proptest! {
         let Ok(policy) = (Policy { rules: vec![global, e.clone()], routes: None }).check_policy("p") else {
             return Ok(());
         };
-        for target in TARGETS {
+        for target in Target::ALL {
             let Ok(out) = target.exporter().render_policy(&policy, &ExportOptions::default()) else {
                 continue;
             };
