@@ -39,8 +39,9 @@ pub struct SimulateRun {
     pub replayed: Replayed,
     /// Estimates for all clients when the events are a key sample.
     pub sampling: Option<sampling::Sampling>,
-    /// How Kong's one plugin per request changes the policy, when a
-    /// `--gateway` is Kong's and it does.
+    /// How the `--gateway` products take the limits
+    /// ([`gateway::policy_notes`]): Kong's one plugin per request, and the
+    /// products whose export refuses them.
     pub policy_notes: Vec<String>,
 }
 
