@@ -123,6 +123,7 @@ impl KeySpec {
                 true => reading.missing_as_address,
                 false => self.reading.missing_as_address,
             },
+            exempt_ignores_case: false,
         };
         let (cidr4, cidr6) = match read.whole_addresses {
             true => (None, None),

@@ -16,20 +16,25 @@ use crate::simulate::gateway::{Gateway, NameReading};
 
 /// How each exemption compares clients as a product reading keys
 /// `reading`'s way (`None`: as the policy, see [`Exemption::compared_on`]):
-/// the key column's text and the client, `None` for an exemption without a
-/// client, which compares no key.
+/// the key column's text, the client and whether case is ignored, `None`
+/// for an exemption without a client, which compares no key.
 fn compared(
     exemptions: &[Exemption],
     keys: &KeySet,
     reading: Option<KeyReading>,
-) -> Vec<Option<(String, String)>> {
+) -> Vec<Option<Compared>> {
+    let ignore_case = reading.is_some_and(|r| r.exempt_ignores_case);
     (exemptions.iter())
         .map(|e| match e.key_and_client(keys, reading) {
-            (key, Some(client)) => Some((key, client)),
+            (key, Some(client)) => Some((key, client, ignore_case)),
             (_, None) => None,
         })
         .collect()
 }
+
+/// How an exemption's client is compared: the key column's text, the
+/// client, and whether ASCII case is ignored ([`KeyReading::exempt_ignores_case`]).
+type Compared = (String, String, bool);
 
 /// Per event, whether an exemption matches it, each comparing clients as
 /// `ways` says (from [`compared`]) and methods and paths as `names` reads
@@ -39,7 +44,7 @@ fn compared(
 fn exempt_mask(
     table: &EventTable,
     exemptions: &[Exemption],
-    (ways, names): (&[Option<(String, String)>], NameReading),
+    (ways, names): (&[Option<Compared>], NameReading),
     keys: &KeySet,
 ) -> Option<Arc<[bool]>> {
     if exemptions.is_empty() {
@@ -56,7 +61,7 @@ fn exempt_mask(
         // The key column and the client's id in it; a client that never
         // appears matches nothing.
         let client = match way {
-            Some((key_text, c)) => match client_in_column(table, keys, key_text, c) {
+            Some(compared) => match clients_in_column(table, keys, compared) {
                 Some(found) => Some(found),
                 None => continue,
             },
@@ -64,37 +69,43 @@ fn exempt_mask(
         };
         mask.par_iter_mut().enumerate().for_each(|(i, exempt)| {
             let matched = filter.picks(table.method[i], table.path_at(i), table.protocol[i])
-                && client
-                    .as_ref()
-                    .is_none_or(|(ids, c)| ids[i] == *c && ids[i] != NO_KEY);
+                && (client.as_ref())
+                    .is_none_or(|(ids, wanted)| ids[i] != NO_KEY && wanted.contains(&ids[i]));
             *exempt |= matched;
         });
     }
     Some(mask.into())
 }
 
-/// The ids of the key column `key_text` names (one [`add_key_columns`]
-/// added) and `client`'s id among them; `None` when no request has it.
+/// The ids of the key column an exemption's client is compared on (one
+/// [`add_key_columns`] added) and the ids among them that are the client
+/// (those equal to it ignoring ASCII case, where case is ignored); `None`
+/// when no request has it.
 ///
 /// [`add_key_columns`]: crate::policy::exempt::add_key_columns
-fn client_in_column<'t>(
+fn clients_in_column<'t>(
     table: &'t EventTable,
     keys: &KeySet,
-    key_text: &str,
-    client: &str,
-) -> Option<(&'t [u32], u32)> {
+    (key_text, client, ignore_case): &Compared,
+) -> Option<(&'t [u32], Vec<u32>)> {
     let found = keys.by_text(key_text).map(|_| key_ref(keys, key_text));
     let key: KeyRef =
         found.expect("the column an exemption is compared on was ingested (add_key_columns)");
-    let id = key_names(table, key).get(client)?;
-    Some((key_ids(table, key), id))
+    let names = key_names(table, key);
+    let ids: Vec<u32> = match ignore_case {
+        false => names.get(client).into_iter().collect(),
+        true => (0..names.len() as u32)
+            .filter(|&id| names.name(id).eq_ignore_ascii_case(client))
+            .collect(),
+    };
+    (!ids.is_empty()).then(|| (key_ids(table, key), ids))
 }
 
 /// The exemptions naming a client that no request has, as the policy reads
 /// keys (`reading`: `None`) or as a product reading keys that way does:
 /// they exempt nothing there (a typo, a name that is no client, or a client
 /// that product spells otherwise). The column each client is compared on
-/// must have been ingested (see [`client_in_column`]).
+/// must have been ingested (see [`clients_in_column`]).
 fn unmatched_clients<'e>(
     table: &EventTable,
     exemptions: &'e [Exemption],
@@ -105,7 +116,7 @@ fn unmatched_clients<'e>(
     (exemptions.iter().zip(ways))
         .filter(|(_, way)| {
             (way.as_ref())
-                .is_some_and(|(key_text, c)| client_in_column(table, keys, key_text, c).is_none())
+                .is_some_and(|compared| clients_in_column(table, keys, compared).is_none())
         })
         .map(|(e, _)| e)
         .collect()

@@ -46,6 +46,9 @@ pub struct Exemptions {
     list: Vec<(Exemption, usize, Option<String>)>,
     /// How methods and paths are read.
     names: NameReading,
+    /// Whether clients are compared ignoring ASCII case
+    /// ([`KeyReading::exempt_ignores_case`]).
+    ignore_case: bool,
 }
 
 impl Exemptions {
@@ -61,6 +64,7 @@ impl Exemptions {
     ) -> Exemptions {
         Exemptions {
             names,
+            ignore_case: reading.is_some_and(|r| r.exempt_ignores_case),
             list: exemptions
                 .iter()
                 .map(|e| {
@@ -88,9 +92,12 @@ impl Exemptions {
             );
             for (row, event) in chunk.events.iter().enumerate() {
                 mask[row] |= filter.picks(event.method, event.path, event.protocol)
-                    && client
-                        .as_deref()
-                        .is_none_or(|want| key_value(chunk, *column, row) == Some(want));
+                    && client.as_deref().is_none_or(|want| {
+                        key_value(chunk, *column, row).is_some_and(|value| match self.ignore_case {
+                            false => value == want,
+                            true => value.eq_ignore_ascii_case(want),
+                        })
+                    });
             }
         }
         Some(mask)

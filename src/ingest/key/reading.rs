@@ -29,6 +29,12 @@ pub struct KeyReading {
     /// rate-limiting takes `identifier or kong.client.get_forwarded_ip()`
     /// (`get_identifier` in kong/plugins/rate-limiting/handler.lua).
     pub missing_as_address: bool,
+    /// Whether it compares an exempt client's value with a request's
+    /// ignoring ASCII case: Kong's exemption routes match headers by
+    /// `lower()` of both sides (`get_expression` in
+    /// kong/router/transform.lua). It changes no key, so no key read this
+    /// way keeps it ([`super::KeySpec::read_as`]).
+    pub exempt_ignores_case: bool,
 }
 
 impl KeyReading {
@@ -39,6 +45,7 @@ impl KeyReading {
             whole_addresses: true,
             text_bytes: None,
             missing_as_address: false,
+            exempt_ignores_case: false,
         }
     }
 

@@ -188,6 +188,7 @@ impl Gateway {
             whole_addresses: self != Gateway::RedisSwc,
             text_bytes: (self == Gateway::Haproxy).then_some(haproxy::STRING_KEY_BYTES),
             missing_as_address: self.runs_one_plugin(),
+            exempt_ignores_case: self.runs_one_plugin(),
         }
     }
 

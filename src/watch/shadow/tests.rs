@@ -304,3 +304,33 @@ fn gateways_key_on_each_address_where_the_command_keys_on_prefixes() {
     let redis = Some(Gateway::RedisSwc);
     assert_ne!(decided(Some(8), redis).0, decided(None, redis).0);
 }
+
+#[test]
+fn kong_exempts_a_client_ignoring_case_as_its_route_does() {
+    let policy = Policy::parse_policy(
+        "[[rule]]\nname='r'\nkey='user'\nlimit='1/1m'\nalgorithm='fixed-window'\n\n\
+         [[rule]]\nname='svc'\nkey='user'\nclient='Svc'\nexempt=true\n",
+        "p.toml",
+    )
+    .unwrap();
+    let mut log = Vec::new();
+    for user in ["svc", "Svc", "SVC", "other"] {
+        writeln!(
+            log,
+            "10.0.0.1 - {user} [10/Oct/2025:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"ua\""
+        )
+        .unwrap();
+    }
+    let exempt = |gateway: Option<Gateway>| -> Vec<bool> {
+        let primary = KeySet::new(KeySpec::parse("user", None, None).unwrap());
+        let keys = keys_for_policy(&policy.rules, &policy.exemptions, gateway, primary);
+        let settings = ingest_settings(FormatChoice::Auto, keys.clone());
+        let chunk = (FileParser::new("a.log").parse(1, &log, &settings).unwrap()).unwrap();
+        let shadow =
+            Shadow::with_policy(&policy.rules, &policy.exemptions, gateway, &keys).unwrap();
+        shadow.requests(&chunk).iter().map(|(_, r)| r.exempt).collect()
+    };
+    assert_eq!(exempt(None), [false, true, false, false]);
+    assert_eq!(exempt(Some(Gateway::Kong)), [true, true, true, false]);
+    assert_eq!(exempt(Some(Gateway::Nginx)), [false, true, false, false]);
+}
