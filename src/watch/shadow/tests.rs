@@ -328,7 +328,11 @@ fn kong_exempts_a_client_ignoring_case_as_its_route_does() {
         let chunk = (FileParser::new("a.log").parse(1, &log, &settings).unwrap()).unwrap();
         let shadow =
             Shadow::with_policy(&policy.rules, &policy.exemptions, gateway, &keys).unwrap();
-        shadow.requests(&chunk).iter().map(|(_, r)| r.exempt).collect()
+        shadow
+            .requests(&chunk)
+            .iter()
+            .map(|(_, r)| r.exempt)
+            .collect()
     };
     assert_eq!(exempt(None), [false, true, false, false]);
     assert_eq!(exempt(Some(Gateway::Kong)), [true, true, true, false]);
