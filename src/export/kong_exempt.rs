@@ -12,8 +12,8 @@
 //!
 //! The route matches the exemption's path (a regex path, as the rules'), method
 //! and, for a client keyed on a header, that header's value (`headers`, which
-//! Kong compares ignoring ASCII case: `lower()` of both sides in
-//! `get_expression`, kong/router/transform.lua); its
+//! Kong compares ignoring case, see [`same_ignoring_case`]; a value with
+//! upper-case letters that are not ASCII is written lowered); its
 //! `regex_priority` puts it before the rules' regex routes when both match
 //! (Kong weighs the number of match fields first: a rule route with a method
 //! would still win over an exemption with a path alone, so such an exemption
@@ -25,6 +25,9 @@ use super::kong::regex_path;
 use super::yaml::{Map, Seq, Value, plain, string};
 use super::{ClientPart, ExportError, dashed, exempt, exemption_identifiers};
 use crate::export::key::key_parts;
+use crate::ingest::key::kong_header_value;
+#[cfg(doc)]
+use crate::ingest::key::same_ignoring_case;
 use crate::policy::{CheckedRule, Exemption};
 
 /// The per-second limit of an exemption's plugin: beyond any client.
@@ -62,7 +65,8 @@ fn route(e: &Exemption, id: &str, for_method: Option<&str>) -> Result<Map, Expor
                     )));
                 }
                 ClientPart::Header(h) => {
-                    headers.set(h.to_ascii_lowercase(), Value::FlowSeq(vec![string(value)]));
+                    let value = string(kong_header_value(value));
+                    headers.set(h.to_ascii_lowercase(), Value::FlowSeq(vec![value]));
                 }
                 other => {
                     return Err(unsupported(format!(
@@ -160,6 +164,17 @@ mod tests {
         assert!(out.contains("        second: 1000000000  #"), "{out}");
         // The global rule stays global.
         assert!(out.contains("plugins:\n# rule `g`"), "{out}");
+    }
+
+    #[test]
+    fn a_client_with_upper_case_letters_lua_leaves_is_written_lowered() {
+        let out = render("key='field:http_x_api_key'\nclient='ÉTÉ-Key'").unwrap();
+        assert!(out.contains("      x-api-key: [\"été-key\"]\n"), "{out}");
+        let ascii = render("key='field:http_x_api_key'\nclient='Partner'").unwrap();
+        assert!(
+            ascii.contains("      x-api-key: [\"Partner\"]\n"),
+            "{ascii}"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod value;
 pub use address::{address_list, canonical_address, first_address, last_address, without_port};
 use address::{aggregate, bare_address, host_span, single_address_bytes};
 pub use canonical::canonical_chunk;
-pub use reading::{ForwardedReading, KeyReading};
+pub use reading::{ForwardedReading, KeyReading, kong_header_value, same_ignoring_case};
 pub use set::KeySet;
 pub use value::KeyValue;
 use value::first_bytes;

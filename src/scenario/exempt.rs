@@ -10,7 +10,7 @@ use super::names::{NameFilter, names_of, picked_alike};
 use super::plan::{KeyRef, key_ref};
 use super::selection::{key_ids, key_names};
 use crate::events::{EventTable, NO_KEY};
-use crate::ingest::key::{KeyReading, KeySet};
+use crate::ingest::key::{KeyReading, KeySet, same_ignoring_case};
 use crate::policy::Exemption;
 use crate::simulate::gateway::{Gateway, NameReading};
 
@@ -33,7 +33,7 @@ fn compared(
 }
 
 /// How an exemption's client is compared: the key column's text, the
-/// client, and whether ASCII case is ignored ([`KeyReading::exempt_ignores_case`]).
+/// client, and whether case is ignored ([`KeyReading::exempt_ignores_case`]).
 type Compared = (String, String, bool);
 
 /// Per event, whether an exemption matches it, each comparing clients as
@@ -79,7 +79,7 @@ fn exempt_mask(
 
 /// The ids of the key column an exemption's client is compared on (one
 /// [`add_key_columns`] added) and the ids among them that are the client
-/// (those equal to it ignoring ASCII case, where case is ignored); `None`
+/// (those equal to it ignoring case, where case is ignored); `None`
 /// when no request has it.
 ///
 /// [`add_key_columns`]: crate::policy::exempt::add_key_columns
@@ -95,7 +95,7 @@ fn clients_in_column<'t>(
     let ids: Vec<u32> = match ignore_case {
         false => names.get(client).into_iter().collect(),
         true => (0..names.len() as u32)
-            .filter(|&id| names.name(id).eq_ignore_ascii_case(client))
+            .filter(|&id| same_ignoring_case(names.name(id), client))
             .collect(),
     };
     (!ids.is_empty()).then(|| (key_ids(table, key), ids))

@@ -7,7 +7,7 @@
 
 use crate::events::NO_KEY;
 use crate::ingest::chunk::ChunkResult;
-use crate::ingest::key::{KeyReading, KeySet};
+use crate::ingest::key::{KeyReading, KeySet, same_ignoring_case};
 use crate::policy::Exemption;
 use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::NameReading;
@@ -46,7 +46,7 @@ pub struct Exemptions {
     list: Vec<(Exemption, usize, Option<String>)>,
     /// How methods and paths are read.
     names: NameReading,
-    /// Whether clients are compared ignoring ASCII case
+    /// Whether clients are compared ignoring case
     /// ([`KeyReading::exempt_ignores_case`]).
     ignore_case: bool,
 }
@@ -95,7 +95,7 @@ impl Exemptions {
                     && client.as_deref().is_none_or(|want| {
                         key_value(chunk, *column, row).is_some_and(|value| match self.ignore_case {
                             false => value == want,
-                            true => value.eq_ignore_ascii_case(want),
+                            true => same_ignoring_case(value, want),
                         })
                     });
             }

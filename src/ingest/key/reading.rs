@@ -30,11 +30,39 @@ pub struct KeyReading {
     /// (`get_identifier` in kong/plugins/rate-limiting/handler.lua).
     pub missing_as_address: bool,
     /// Whether it compares an exempt client's value with a request's
-    /// ignoring ASCII case: Kong's exemption routes match headers by
-    /// `lower()` of both sides (`get_expression` in
-    /// kong/router/transform.lua). It changes no key, so no key read this
-    /// way keeps it ([`super::KeySpec::read_as`]).
+    /// ignoring case, as [`same_ignoring_case`]: Kong's exemption routes
+    /// match headers that way. It changes no key, so no key read this way
+    /// keeps it ([`super::KeySpec::read_as`]).
     pub exempt_ignores_case: bool,
+}
+
+/// Whether a request's header value `value` matches an exempt client's
+/// `client` as Kong's exemption route compares them: the route's expression
+/// is `any(lower(http.headers.NAME)) == "VALUE"` with the value lowered by Lua
+/// (`get_expression` in kong/router/transform.lua), and atc-router lowers the
+/// request's side with Rust's `str::to_lowercase` (`Predicate::execute` in
+/// src/interpreter.rs). Lua's `lower` changes ASCII letters only, so the
+/// Kong export writes a client with other upper-case letters lowered
+/// ([`kong_header_value`]), and the two sides meet when their Unicode
+/// lower cases do: `Partner` is `partner`, `ÉTÉ` is `été`, and `\u{212A}ey`
+/// (a Kelvin sign) is `key`.
+pub fn same_ignoring_case(value: &str, client: &str) -> bool {
+    match value.is_ascii() && client.is_ascii() {
+        true => value.eq_ignore_ascii_case(client),
+        false => value.to_lowercase() == client.to_lowercase(),
+    }
+}
+
+/// An exempt client's header value as the Kong export writes it: as given
+/// when Lua's ASCII-only `lower` lowers it as Rust's `to_lowercase` would,
+/// else lowered (an `É` left for Lua would be compared with a request's
+/// lowered `é`, and match nothing).
+pub fn kong_header_value(client: &str) -> Cow<'_, str> {
+    let lowered = client.to_lowercase();
+    match lowered == client.to_ascii_lowercase() {
+        true => Cow::Borrowed(client),
+        false => Cow::Owned(lowered),
+    }
 }
 
 impl KeyReading {
@@ -245,6 +273,35 @@ mod tests {
                 proptest::prop_assert!(a.parse::<std::net::IpAddr>().is_ok(), "{a}");
                 proptest::prop_assert!(haproxy_address(first).is_some(), "{a}");
             }
+        }
+    }
+
+    #[test]
+    fn kong_compares_header_values_by_their_lower_case() {
+        assert!(same_ignoring_case("partner", "Partner"));
+        assert!(same_ignoring_case("été", "ÉTÉ"));
+        assert!(
+            same_ignoring_case("\u{212A}ey", "key"),
+            "a Kelvin sign lowers to k"
+        );
+        assert!(!same_ignoring_case("partner", "partners"));
+        assert!(!same_ignoring_case("ete", "été"));
+        assert_eq!(kong_header_value("Partner"), "Partner");
+        assert_eq!(kong_header_value("ÉTÉ-Key"), "été-key");
+    }
+
+    proptest::proptest! {
+        /// What the Kong export writes for an exempt client matches a
+        /// request's value, in Kong, exactly when the replays say it does:
+        /// the request's side lowered by Rust's `to_lowercase` equals the
+        /// written value lowered by Lua (ASCII letters only).
+        #[test]
+        fn the_written_exempt_value_matches_as_the_replays_compare(
+            value in "[aAeEéÉkK\u{212A}İiıΣσς -]{0,6}",
+            client in "[aAeEéÉkK\u{212A}İiıΣσς -]{0,6}",
+        ) {
+            let kong = value.to_lowercase() == kong_header_value(&client).to_ascii_lowercase();
+            proptest::prop_assert_eq!(same_ignoring_case(&value, &client), kong);
         }
     }
 
