@@ -305,9 +305,11 @@ impl Exporter for Nginx {
             "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
             "so rejected show as `rounding` in `rlctl export --check LOG`).",
         ];
+        // The zones' maps, and the X-Forwarded-For one written before them.
         let maps = (zones.text().lines())
             .filter(|l| l.starts_with("map "))
-            .count();
+            .count()
+            + usize::from(uses_xff);
         let advice = variables_hash_advice(maps);
         lines.extend(advice.iter().map(String::as_str));
         let head = conf::head(

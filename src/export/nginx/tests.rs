@@ -119,3 +119,24 @@ fn limits_beyond_nginx_counters_are_refused_not_written() {
         .unwrap();
     assert!(big.contains("rate=1000000000000r/s;"), "{big}");
 }
+
+#[test]
+fn the_variables_hash_advice_counts_the_x_forwarded_for_map() {
+    let render = |rules: usize| {
+        let text: String = (0..rules)
+            .map(|i| format!("[[rule]]\nname='r{i}'\nroute='^/p{i}/'\nkey='xff'\nlimit='10/1m'\n"))
+            .collect();
+        let policy = Policy::parse_policy(&text, "p").unwrap();
+        let out = Nginx
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap();
+        assert_eq!(
+            out.matches("\nmap ").count(),
+            rules + 1,
+            "a route map per rule and the X-Forwarded-For one: {out}"
+        );
+        out
+    };
+    assert!(!render(29).contains("variables_hash"));
+    assert!(render(30).contains("# 31 map variables: if `nginx -t` warns"));
+}
