@@ -7,19 +7,20 @@ use std::fmt::Write;
 
 /// For terminals and plain text: control characters (C0, DEL, C1, including ESC
 /// of `\x1b[2J` and OSC 8 links) and hidden ones ([`is_hidden`]) become
-/// visible `\x..` / `\u{..}` escapes; a backslash is doubled so the escaping
-/// cannot be forged.
+/// visible `\n`, `\x..`, `\u{..}` escapes, and a backslash that would read as
+/// the start of one is doubled ([`reads_as_escape`]), so that the escaping
+/// cannot be forged and two texts never look alike; any other backslash
+/// stays as it is (`CORP\alice`, a user of an IIS log; `k\xFF`, a byte that
+/// is not UTF-8 in a client key).
 pub fn terminal(text: &str) -> Cow<'_, str> {
-    if !text
-        .chars()
-        .any(|c| c.is_control() || c == '\\' || is_hidden(c))
-    {
+    if !text.chars().any(|c| shown_escaped(c) || c == '\\') {
         return Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    for (i, c) in text.char_indices() {
         match c {
-            '\\' => out.push_str("\\\\"),
+            '\\' if reads_as_escape(&text[i + 1..]) => out.push_str("\\\\"),
+            '\\' => out.push('\\'),
             '\n' => out.push_str("\\n"),
             '\t' => out.push_str("\\t"),
             '\r' => out.push_str("\\r"),
@@ -33,6 +34,26 @@ pub fn terminal(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// Whether [`terminal`] writes `c` as an escape.
+fn shown_escaped(c: char) -> bool {
+    c.is_control() || is_hidden(c)
+}
+
+/// Whether a backslash shown before what shows as `rest` would read as the
+/// start of an escape [`terminal`] writes: `\\`, `\n`, `\t`, `\r`, `\x` with
+/// two hex digits below 80, `\u{`, or before a character shown escaped.
+fn reads_as_escape(rest: &str) -> bool {
+    let hex = |b: Option<&u8>, upto: u8| b.is_some_and(|&b| b.is_ascii_hexdigit() && b <= upto);
+    let bytes = rest.as_bytes();
+    match rest.chars().next() {
+        Some('\\' | 'n' | 't' | 'r') => true,
+        Some('x') => hex(bytes.get(1), b'7') && hex(bytes.get(2), b'f'),
+        Some('u') => bytes.get(1) == Some(&b'{'),
+        Some(c) => shown_escaped(c),
+        None => false,
+    }
 }
 
 /// Characters that change what a reader sees without being seen: Unicode
@@ -97,12 +118,12 @@ pub fn markdown(text: &str) -> String {
 
 /// For HTML text and attribute values: control characters (but line breaks
 /// and tabs, which the page lays out) and hidden ones become the visible
-/// escapes [`terminal`] writes, with a backslash doubled as there, so that
-/// two keys that differ only in them stay two in the page; then `<`, `>`,
-/// `&` and quotes become entities.
+/// escapes [`terminal`] writes, with a backslash doubled where it is there,
+/// so that two keys that differ only in them stay two in the page; then `<`,
+/// `>`, `&` and quotes become entities.
 pub fn html(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
+    for (i, c) in text.char_indices() {
         match c {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -110,9 +131,8 @@ pub fn html(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
             '\n' | '\t' => out.push(c),
-            c if c == '\\' || c.is_control() || is_hidden(c) => {
-                out.push_str(&terminal(c.encode_utf8(&mut [0; 4])))
-            }
+            '\\' if reads_as_escape(&text[i + 1..]) => out.push_str("\\\\"),
+            c if shown_escaped(c) => out.push_str(&terminal(c.encode_utf8(&mut [0; 4]))),
             c => out.push(c),
         }
     }
@@ -124,7 +144,6 @@ pub fn html(text: &str) -> String {
 /// regex engines of every export target read), so that a route never holds
 /// one and reads in a config as it matches.
 pub fn regex_literal(text: &str) -> String {
-    let shown_escaped = |c: char| c.is_control() || is_hidden(c);
     let escaped = regex::escape(text);
     if !escaped.chars().any(shown_escaped) {
         return escaped;
@@ -189,6 +208,79 @@ mod tests {
         assert_eq!(markdown("a\u{2028}b"), "a\\\\u{2028}b");
         assert_eq!(html("a\u{2028}b"), "a\\u{2028}b");
         assert_eq!(terminal("café ☕"), "café ☕");
+    }
+
+    #[test]
+    fn a_backslash_is_doubled_only_where_it_would_read_as_an_escape() {
+        for (text, shown) in [
+            ("CORP\\alice", "CORP\\alice"),
+            ("k\\xFF", "k\\xFF"),
+            ("\\uwe", "\\uwe"),
+            ("end\\", "end\\"),
+            ("CORP\\nancy", "CORP\\\\nancy"),
+            ("a\\x1b", "a\\\\x1b"),
+            ("a\\u{9b}", "a\\\\u{9b}"),
+            ("a\\\x1b", "a\\\\\\x1b"),
+            ("a\\\\b", "a\\\\\\b"),
+        ] {
+            assert_eq!(terminal(text), shown, "{text:?}");
+            assert_eq!(html(text), shown, "{text:?}");
+        }
+        assert_eq!(markdown("CORP\\alice"), "CORP\\\\alice");
+    }
+
+    /// What a reader of [`terminal`]'s text takes it for: `\\` a backslash,
+    /// the escapes it writes their characters, any other backslash itself.
+    fn read_back(shown: &str) -> String {
+        let mut out = String::new();
+        let mut rest = shown;
+        while let Some(c) = rest.chars().next() {
+            rest = &rest[c.len_utf8()..];
+            if c != '\\' {
+                out.push(c);
+                continue;
+            }
+            let hex = |digits: &str| {
+                u32::from_str_radix(digits, 16)
+                    .ok()
+                    .and_then(char::from_u32)
+            };
+            let (read, used) = match rest.as_bytes().first() {
+                Some(b'\\') => ('\\', 1),
+                Some(b'n') => ('\n', 1),
+                Some(b't') => ('\t', 1),
+                Some(b'r') => ('\r', 1),
+                Some(b'x')
+                    if rest.len() >= 3
+                        && rest.is_char_boundary(3)
+                        && rest.as_bytes()[1] <= b'7' =>
+                {
+                    match hex(&rest[1..3]) {
+                        Some(c) => (c, 3),
+                        None => ('\\', 0),
+                    }
+                }
+                Some(b'u') if rest[1..].starts_with('{') => {
+                    let end = rest.find('}').expect("an escape \\u{ is closed");
+                    (hex(&rest[2..end]).expect("a code point"), end + 1)
+                }
+                _ => ('\\', 0),
+            };
+            out.push(read);
+            rest = &rest[used..];
+        }
+        out
+    }
+
+    proptest::proptest! {
+        /// Every text reads back from what the terminal shows of it, so no
+        /// two texts are shown alike.
+        #[test]
+        fn terminal_text_reads_back_as_the_text(
+            text in "[\\\\ntrxu{}0179aFfG\x1b\x07\n\u{9b}\u{202e}é]{0,12}",
+        ) {
+            proptest::prop_assert_eq!(read_back(&terminal(&text)), text);
+        }
     }
 
     #[test]
