@@ -115,6 +115,7 @@ pub fn parse_chunk(
         extra_key: String::new(),
         requests: RequestCache::with_capacity(distinct),
         replaced_clients: Vec::new(),
+        replaced_extra: vec![Vec::new(); ctx.keys.extra.len()],
         clients_with_colon: Vec::new(),
     };
     // Endpoints are as many as the requests when most paths are distinct.
@@ -160,8 +161,11 @@ struct LineState<'a> {
     key: String,
     extra_key: String,
     requests: RequestCache,
-    /// Whether each client id's name holds U+FFFD.
+    /// Whether each client id's name was read from bytes that are not UTF-8
+    /// (and so holds `\xHH`).
     replaced_clients: Vec<bool>,
+    /// The same, per name of each other key a policy's rule reads.
+    replaced_extra: Vec<Vec<bool>>,
     /// The clients whose names have a colon (IPv6 addresses, which may need
     /// writing canonically: see [`canonical_chunk`]).
     clients_with_colon: Vec<Id>,
@@ -224,6 +228,7 @@ fn parse_entry<'a>(
         extra_key,
         requests,
         replaced_clients,
+        replaced_extra,
         clients_with_colon,
     } = state;
     record.clear(ctx.keys.fields.len());
@@ -262,17 +267,25 @@ fn parse_entry<'a>(
             clients_with_colon.push(client);
         }
     }
-    if request.invalid_utf8 || replaced_clients[client as usize] {
-        out.invalid_utf8 += 1;
-    }
+    let mut invalid_utf8 = request.invalid_utf8 || replaced_clients[client as usize];
     out.subsecond |= stamp.subsecond;
-    for (spec, column) in ctx.keys.extra.iter().zip(&mut out.extra_keys) {
+    let extra = (ctx.keys.extra.iter())
+        .zip(&mut out.extra_keys)
+        .zip(replaced_extra);
+    for ((spec, column), replaced) in extra {
         let id: Id = match spec.key_value(record, extra_key) {
             Some(key) => key.intern(&mut column.names),
             None => NO_KEY,
         };
+        if id != NO_KEY {
+            if id as usize == replaced.len() {
+                replaced.push(spec.writes_bytes_not_text(record));
+            }
+            invalid_utf8 |= replaced[id as usize];
+        }
         column.ids.push(id);
     }
+    out.invalid_utf8 += u64::from(invalid_utf8);
     out.events.push(Event {
         ts: stamp.ms,
         client,

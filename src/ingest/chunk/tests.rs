@@ -32,6 +32,27 @@ fn counts_reconcile_and_examples_carry_line_numbers() {
 }
 
 #[test]
+fn a_line_is_counted_once_when_any_ingested_key_is_not_utf8() {
+    // User j\xFFdoe seen three times, once with a path that is not UTF-8
+    // either; bob is plain. Each line counts once, whichever key holds it.
+    let data = b"1.2.3.4 - j\xffdoe [10/Oct/2000:13:55:36 +0000] \"GET /a HTTP/1.1\" 200 1\n5.6.7.8 - j\xffdoe [10/Oct/2000:13:55:37 +0000] \"GET /\xff HTTP/1.1\" 200 1\n1.2.3.4 - bob [10/Oct/2000:13:55:38 +0000] \"GET /a HTTP/1.1\" 200 1\n1.2.3.4 - j\xffdoe [10/Oct/2000:13:55:39 +0000] \"GET /a HTTP/1.1\" 200 1\n";
+    let mut keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
+    let parse = |keys: &KeySet| {
+        let ctx = ChunkContext {
+            keys,
+            routes: &[],
+            paths: KeptPaths::All,
+        };
+        parse_chunk(data, 1, &mut CombinedParser::new(&[]).unwrap(), &ctx)
+    };
+    assert_eq!(parse(&keys).invalid_utf8, 1);
+    keys.add(KeySpec::parse("user", None, None).unwrap());
+    let r = parse(&keys);
+    assert_eq!((r.parsed, r.invalid_utf8), (4, 3));
+    assert_eq!(names(&r.extra_keys[0].names), ["j\\xFFdoe", "bob"]);
+}
+
+#[test]
 fn routed_paths_only_are_kept_for_the_requests_a_route_named() {
     let data = b"1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] \"GET /p/about HTTP/1.1\" 200 1\n1.2.3.4 - - [10/Oct/2000:13:55:37 +0000] \"GET /p/x-1 HTTP/1.1\" 200 1\n1.2.3.4 - - [10/Oct/2000:13:55:38 +0000] \"GET /p/team?a=1 HTTP/1.1\" 200 1\n";
     let keys = KeySet::new(KeySpec::parse("ip", None, None).unwrap());
