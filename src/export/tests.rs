@@ -225,9 +225,12 @@ fn traefik_routers_and_kong_routes_and_instances_have_unique_names() {
 #[test]
 fn an_exemptions_comment_is_escaped_once_like_a_rules() {
     // Found by review: the exemption's line was escaped, then escaped again
-    // as a comment (`^/health\\\\.json$`).
+    // as a comment (`^/health\\\\.json$`). A comment shows a route as the
+    // policy writes it, a backslash doubled only where it would read as an
+    // escape: `^/w\\n$` shows as `^/w\\\\n$`, as `\n` reads as a line break.
     let policy = Policy::parse_policy(
         "[[rule]]\nname='r'\nroute='^/a\\.b$'\nlimit='20/1m'\n\
+         [[rule]]\nname='w'\nroute='^/w\\\\n$'\nexempt=true\n\
          [[rule]]\nname='h'\nroute='^/health\\.json$'\nexempt=true\n",
         "p",
     )
@@ -241,8 +244,8 @@ fn an_exemptions_comment_is_escaped_once_like_a_rules() {
         Target::Kong,
     ] {
         let out = target.exporter().render_policy(&policy, &opts).unwrap();
-        assert!(out.contains(r"paths matching ^/a\\.b$"), "{out}");
-        assert!(out.contains(r"paths matching ^/health\\.json$"), "{out}");
-        assert!(!out.contains(r"\\\\"), "{out}");
+        assert!(out.contains(r"paths matching ^/a\.b$, "), "{out}");
+        assert!(out.contains(r"paths matching ^/health\.json$, "), "{out}");
+        assert!(out.contains(r"paths matching ^/w\\\\n$, "), "{out}");
     }
 }
