@@ -18,7 +18,7 @@ use super::record::{LineParser, Record, SkipReason, parse_status, space_or_end, 
 use super::time::ClfCache;
 use crate::events::Protocol;
 use inner_quotes::{request_with_inner_quotes, status_follows};
-use tokens::{host_of_vhost, last_token, quoted, time_bracket};
+use tokens::{address_ident_user, host_of_vhost, quoted, time_bracket};
 
 mod glue;
 mod inner_quotes;
@@ -189,12 +189,8 @@ impl CombinedParser {
         s: &mut Split<'a>,
     ) -> Result<(), SkipReason> {
         let open = open.ok_or(SkipReason::Malformed("no [time] field"))?;
-        let prefix = line[..open].trim_ascii_end();
-        let (user_at, user) =
-            last_token(prefix).ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
-        let (ident_at, ident) = last_token(prefix[..user_at].trim_ascii_end())
+        let [mut addr, ident, user] = address_ident_user(line[..open].trim_ascii_end())
             .ok_or(SkipReason::Malformed("expected `ADDR IDENT USER [TIME]`"))?;
-        let mut addr = prefix[..ident_at].trim_ascii();
         if self.vhost {
             const NO_VHOST: SkipReason =
                 SkipReason::Malformed("expected `VHOST:PORT ADDR IDENT USER [TIME]`");

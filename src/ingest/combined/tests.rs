@@ -56,6 +56,43 @@ fn address_lists_and_quoted_lists() {
 }
 
 #[test]
+fn a_user_with_spaces_or_a_date_keeps_the_address() {
+    // nginx and Apache log the Basic-auth user unvalidated, spaces and
+    // brackets included (nginx writes these lines even without auth_basic),
+    // so a client must not be able to choose its address, or hide its line,
+    // by the user it sends.
+    for (head, addr, user) in [
+        ("127.0.0.1 - 6.6.6.6 - x", "127.0.0.1", "6.6.6.6 - x"),
+        ("127.0.0.1 - john smith", "127.0.0.1", "john smith"),
+        ("1.2.3.4 - a b c", "1.2.3.4", "a b c"),
+        (
+            "1.2.3.4 - a [01/Jan/2020:00:00:00 +0000]",
+            "1.2.3.4",
+            "a [01/Jan/2020:00:00:00 +0000]",
+        ),
+        ("10.0.0.2, 10.0.0.1 - x - y", "10.0.0.2, 10.0.0.1", "x - y"),
+        (
+            r#""1.1.1.1 - x" 2.2.2.2 - -"#,
+            r#""1.1.1.1 - x" 2.2.2.2"#,
+            "-",
+        ),
+        // An ident other than `-`: the last two tokens, as before.
+        ("9.9.9.9 ident bob", "9.9.9.9", "bob"),
+        ("10.0.0.2, 10.0.0.1 ident bob", "10.0.0.2, 10.0.0.1", "bob"),
+    ] {
+        let line =
+            format!(r#"{head} [10/Oct/2000:13:55:36 +0000] "GET /a HTTP/1.1" 200 1 "-" "ua""#);
+        let r = parse(&line).unwrap();
+        assert_eq!(
+            (&*r.addr, &*r.user),
+            (addr.as_bytes(), user.as_bytes()),
+            "{head}"
+        );
+        assert_eq!(r.time.map(|t| t.ms), Some(971186136000), "{head}");
+    }
+}
+
+#[test]
 fn empty_and_dash_requests_are_events() {
     let r = parse(r#"127.0.0.1 - - [12/Apr/2018:09:48:40 +0200] "" 400 0 "-" "-""#).unwrap();
     assert_eq!((&*r.method, r.status), (&b""[..], Some(400)));

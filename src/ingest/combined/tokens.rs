@@ -3,17 +3,49 @@
 
 use memchr::memchr;
 
-/// Where `[TIME]` opens: the first `[` that starts a `dd/Mon/…` date (an
-/// address such as `[2001:db8::1]:443` has brackets too), else the first `[`.
+/// Where `[TIME]` opens: the first `[` that starts a `dd/Mon/…` date and
+/// closes before the quoted request (a user logged as `a [01/Jan/2020:…]`,
+/// which nginx writes unescaped, has a date too), else the first `[` that
+/// starts a date (an address such as `[2001:db8::1]:443` has brackets
+/// too), else the first `[`.
 pub(super) fn time_bracket(line: &[u8]) -> Option<usize> {
     let first = memchr(b'[', line)?;
-    if line.get(first + 3) == Some(&b'/') {
-        return Some(first);
-    }
-    memchr::memchr_iter(b'[', &line[first + 1..])
-        .map(|i| first + 1 + i)
-        .find(|&i| line.get(i + 3) == Some(&b'/'))
+    let dates = || {
+        memchr::memchr_iter(b'[', &line[first..])
+            .map(|i| first + i)
+            .filter(|&i| line.get(i + 3) == Some(&b'/'))
+    };
+    dates()
+        .find(|&i| request_follows(&line[i..]))
+        .or_else(|| dates().next())
         .or(Some(first))
+}
+
+/// Whether the bracket `text` starts with closes before a `"`.
+fn request_follows(text: &[u8]) -> bool {
+    memchr(b']', text).is_some_and(|close| text[close + 1..].trim_ascii_start().starts_with(b"\""))
+}
+
+/// `ADDR IDENT USER` before `[TIME]` split into its three fields, the
+/// address and the user trimmed. The ident is nearly always `-` (nginx
+/// writes it so; Apache's `%l` without identd), and a user may hold spaces
+/// (nginx and Apache log `$remote_user` with its spaces): so the address
+/// ends at the first ` - ` after it (past a leading quoted list, which may
+/// hold one), and the user is all that follows. A head without one is
+/// split at its last two tokens (the address may be a proxy list
+/// `a, b, c`).
+pub(super) fn address_ident_user(prefix: &[u8]) -> Option<[&[u8]; 3]> {
+    let past_quoted = quoted(prefix).map_or(0, |(_, rest)| prefix.len() - rest.len());
+    let dash = memchr::memmem::find(&prefix[past_quoted..], b" - ").map(|i| past_quoted + i);
+    if let Some(dash) = dash {
+        let (addr, user) = (prefix[..dash].trim_ascii(), prefix[dash + 3..].trim_ascii());
+        if !addr.is_empty() && !user.is_empty() {
+            return Some([addr, &prefix[dash + 1..dash + 2], user]);
+        }
+    }
+    let (user_at, user) = last_token(prefix)?;
+    let (ident_at, ident) = last_token(prefix[..user_at].trim_ascii_end())?;
+    Some([prefix[..ident_at].trim_ascii(), ident, user])
 }
 
 /// `%v:%p` without the port (`www.example.com:443` → `www.example.com`);
@@ -30,7 +62,7 @@ pub(super) fn host_of_vhost(vhost: &[u8]) -> Option<&[u8]> {
 }
 
 /// The last space-separated token of `text` and where it starts.
-pub(super) fn last_token(text: &[u8]) -> Option<(usize, &[u8])> {
+fn last_token(text: &[u8]) -> Option<(usize, &[u8])> {
     if text.is_empty() {
         return None;
     }
