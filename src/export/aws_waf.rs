@@ -8,8 +8,10 @@
 //! 60, 120, 300 or 600 seconds and has no burst. The window closest to W is
 //! used, and the Limit is the most the rule can admit in any span of that
 //! length ([`Shape::most_in_span`]), at least AWS's minimum of 10, so AWS
-//! never blocks a request the policy admits. Exemptions narrow every rule's
-//! scope-down statement (see [`exempt`]).
+//! never blocks a client whose requests the policy all admits (a client over
+//! it has all its requests blocked while it stays over, some of which the
+//! policy admits). Exemptions narrow every rule's scope-down statement (see
+//! [`exempt`]).
 
 use serde::Serialize;
 
@@ -367,7 +369,7 @@ impl Exporter for AwsWaf {
         let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
         let mut notes = vec![
             format!("rlctl export --target aws-waf: {} rate-based rules. JSON holds no comments: these notes sit beside Rules; give AWS only the Rules (jq .Rules).", rules.len()),
-            "AWS WAF counts a sliding window of 60, 120, 300 or 600 s and has no burst: each Limit is the most the rule can admit in any span of its window (at least 10), so AWS never blocks a request the policy admits, but lets a client send that many at once.".into(),
+            "AWS WAF counts a sliding window of 60, 120, 300 or 600 s and has no burst: each Limit is the most the rule can admit in any span of its window (at least 10), so AWS never blocks a client whose requests the policy all admits, but lets a client send that many at once and, once it is over, blocks all its requests while it stays over, some of which the policy admits.".into(),
             "AWS WAF re-evaluates rates every few seconds, so it starts and stops blocking with a delay, and blocks every request of a client while it is over the limit.".into(),
             "With the AWS CLI v2 pass --cli-binary-format raw-in-base64-out so SearchString is read as text.".into(),
         ];

@@ -2,10 +2,11 @@
 //!
 //! Kong OSS counts requests in fixed, epoch-aligned windows (second, minute,
 //! hour, day). Each limit set here is the most the rule can admit in one such
-//! window ([`Shape::most_in_aligned_window`]), so Kong never rejects a request
-//! the policy admits; a window algorithm whose W is a Kong period converts
-//! exactly. Periods within a factor 60 of W are set: the short ones bound
-//! bursts, the long ones bound the average.
+//! window ([`Shape::most_in_aligned_window`]), so given the same requests
+//! admitted so far Kong admits every request the policy admits; a window
+//! algorithm whose W is a Kong period converts exactly. Periods within a
+//! factor 60 of W are set: the short ones bound bursts, the long ones bound
+//! the average.
 //!
 //! Kong runs one rate-limiting plugin per request (the most specific) and
 //! counts per plugin: which rules become which plugin, and which route a
@@ -362,8 +363,10 @@ impl Exporter for Kong {
             &[
                 &first,
                 "Kong OSS counts fixed windows: each limit is the most the rule can admit in one",
-                "such window, so Kong never rejects a request the policy admits, but it can let a",
-                "client send a window's worth at once. policy: local counts per Kong node.",
+                "such window, so given the same requests admitted so far Kong admits every request",
+                "the policy admits, but it can let a client send a window's worth at once (and",
+                "what it admits so can reject a later request the policy admits). policy: local",
+                "counts per Kong node.",
                 "Kong runs one rate-limiting plugin per request (the route's, else the global one)",
                 "and counts per plugin; where rules' routes overlap, it takes the one with a",
                 "method, then the higher regex_priority (the rule listed first). These routes",

@@ -10,11 +10,13 @@
 //! # Safe conversions
 //!
 //! No product implements every algorithm of a policy. Where a product cannot
-//! express a rule exactly, the exporter picks the closest setting that never
-//! rejects a request the policy admits: it may admit somewhat more (a looser
-//! limit is a tuning matter; rejecting a legitimate client is an outage). Every
-//! such choice is stated in a comment of the output (in `Notes` for JSON). The
-//! bounds used:
+//! express a rule exactly, the exporter picks the closest setting that is
+//! never stricter: given the same requests admitted so far, it admits every
+//! request the policy admits, and may admit somewhat more (a looser limit is
+//! a tuning matter; rejecting a legitimate client is an outage). Decisions
+//! can still differ request by request once the gateway has admitted one the
+//! policy rejects, as that request spends capacity. Every such choice is
+//! stated in a comment of the output (in `Notes` for JSON). The bounds used:
 //!
 //! - A rule admits at most C requests at once from an idle client (its
 //!   *capacity*): the burst B for token-bucket and GCRA (default L), B + 1 for

@@ -300,10 +300,12 @@ impl Exporter for Nginx {
             "limit_req lines there. Rules for a method or route leave their key empty for",
             "other requests (nginx does not count empty keys): every rule applies to exactly",
             "the requests the policy says, wherever they are served.",
-            "Safe conversions: where nginx cannot express a rule exactly, the setting",
-            "never rejects a request the policy admits (it may admit a little more), except",
-            "where nginx truncates a rate to whole milli-requests/s (said per rule; requests",
-            "so rejected show as `rounding` in `rlctl export --check LOG`).",
+            "Safe conversions: where nginx cannot express a rule exactly, the setting is never",
+            "stricter than the policy: given the same requests admitted so far, it admits",
+            "every request the policy admits (it may admit a little more), except where nginx",
+            "truncates a rate to whole milli-requests/s (said per rule). Once it admits one",
+            "the policy rejects, the capacity spent can reject a later one the policy admits:",
+            "`rlctl export --check LOG` lists each, as `rounding`.",
         ];
         // The zones' maps, and the X-Forwarded-For one written before them.
         let maps = (zones.text().lines())
