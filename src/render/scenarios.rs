@@ -130,11 +130,12 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
     if top > 0 {
         top_rejected_blocks(doc, results, top);
     }
+    // Rejections are kept per minute: the first and last are minutes.
     doc.heading("When rejects happened");
     let mut t = Table::new(&[
         "scenario",
-        "first",
-        "last",
+        "first minute",
+        "last minute",
         "busiest minute",
         "rejects then>",
         "minutes with rejects>",
