@@ -158,21 +158,47 @@ pub fn read_frame(path: &Path) -> Result<DataFrame, FrameError> {
             .finish()
             .map_err(|source| FrameError::Shape {
                 path: name.clone(),
-                message: csv_error(&source),
+                message: csv_error(path, &source),
             }),
     }
 }
 
-/// What polars found wrong in a CSV file, without the advice it writes for
-/// its Python API (options rlctl does not have).
-fn csv_error(source: &PolarsError) -> String {
+/// What is wrong in a CSV file polars could not read: the first row whose
+/// values the header does not match, by its line, where one is found; else
+/// what polars found, without the advice it writes for its Python API
+/// (options rlctl does not have).
+fn csv_error(path: &Path, source: &PolarsError) -> String {
     let text = source.to_string();
     // Its first paragraph (a value it quotes may hold a line break).
-    let found = text.split("\n\n").next().unwrap_or_default().trim();
+    let polars_found = text.split("\n\n").next().unwrap_or_default().trim();
+    let found = first_uneven_row(path).unwrap_or_else(|| polars_found.to_string());
     format!(
         "not a table rlctl can read: {found}; a CSV table has a header row naming its columns \
          and one value per column in every row, quoted where it holds a comma or a quote"
     )
+}
+
+/// The first row of a CSV file with another number of values than its
+/// header, as `line N: ...` (a quote that never closes runs on to the end of
+/// the file, so that row has fewer values).
+fn first_uneven_row(path: &Path) -> Option<String> {
+    let mut reader = csv::ReaderBuilder::new().from_path(path).ok()?;
+    let error = reader.records().find_map(Result::err)?;
+    match error.kind() {
+        csv::ErrorKind::UnequalLengths {
+            pos: Some(pos),
+            expected_len,
+            len,
+        } => Some(format!(
+            "line {}: {len} values where the header names {expected_len}{}",
+            pos.line(),
+            match len < expected_len {
+                true => " (or a quote opened there that never closes)",
+                false => "",
+            }
+        )),
+        _ => None,
+    }
 }
 
 fn column_as(
