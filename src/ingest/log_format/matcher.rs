@@ -34,6 +34,11 @@ pub(super) enum Step {
         /// `$time_local` holds one space of its own, skipped before searching.
         time_local: bool,
         until: Option<Box<Finder<'static>>>,
+        /// When `$time_local` follows `until`: the literal after it (empty at
+        /// the end), so that the value runs to the `until` a date follows (a
+        /// `$remote_user` of `a [01/Jan/2020:00:00:00 +0000]`, which nginx
+        /// writes unescaped, has one inside it).
+        time_then: Option<Vec<u8>>,
     },
 }
 
@@ -48,6 +53,17 @@ pub(super) fn steps(tokens: &[Token]) -> Vec<Step> {
                 time_local: role_of(name) == Role::TimeLocal,
                 until: match tokens.get(i + 1) {
                     Some(Token::Literal(next)) => Some(Box::new(Finder::new(next).into_owned())),
+                    _ => None,
+                },
+                time_then: match (tokens.get(i + 1), tokens.get(i + 2)) {
+                    (Some(Token::Literal(_)), Some(Token::Var(time)))
+                        if role_of(time) == Role::TimeLocal =>
+                    {
+                        Some(match tokens.get(i + 3) {
+                            Some(Token::Literal(then)) => then.clone(),
+                            _ => Vec::new(),
+                        })
+                    }
                     _ => None,
                 },
             },
@@ -69,7 +85,11 @@ pub(super) fn scan(
                 }
                 pos += lit.len();
             }
-            Step::Var { time_local, until } => {
+            Step::Var {
+                time_local,
+                until,
+                time_then,
+            } => {
                 let end = match until {
                     Some(finder) => {
                         let from = if *time_local {
@@ -77,8 +97,12 @@ pub(super) fn scan(
                         } else {
                             pos
                         };
-                        from + find_delimiter(&line[from..], finder)
-                            .ok_or(SkipReason::Malformed("line does not match the log_format"))?
+                        let first = find_delimiter(&line[from..], finder)
+                            .ok_or(SkipReason::Malformed("line does not match the log_format"))?;
+                        let dated = time_then
+                            .as_ref()
+                            .and_then(|then| delimiter_before_date(&line[from..], finder, then));
+                        from + dated.unwrap_or(first)
                     }
                     None => line.len(),
                 };
@@ -98,6 +122,31 @@ pub(super) fn find_delimiter(hay: &[u8], finder: &Finder<'_>) -> Option<usize> {
         let at = from + off;
         let backslashes = hay[..at].iter().rev().take_while(|&&b| b == b'\\').count();
         if backslashes % 2 == 0 {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// The first unescaped `delim` in `hay` followed by a `$time_local` date
+/// and `then`.
+fn delimiter_before_date(hay: &[u8], delim: &Finder<'_>, then: &[u8]) -> Option<usize> {
+    const DATE: &[u8] = b"00/Aaa/0000:00:00:00 +0000";
+    let is_date = |text: &[u8]| {
+        text.len() >= DATE.len()
+            && DATE.iter().zip(text).all(|(&want, &b)| match want {
+                b'0' => b.is_ascii_digit(),
+                b'A' => b.is_ascii_uppercase(),
+                b'a' => b.is_ascii_lowercase(),
+                b'+' => b == b'+' || b == b'-',
+                other => b == other,
+            })
+            && text[DATE.len()..].starts_with(then)
+    };
+    let mut from = 0;
+    while let Some(at) = find_delimiter(&hay[from..], delim).map(|at| from + at) {
+        if is_date(&hay[at + delim.needle().len()..]) {
             return Some(at);
         }
         from = at + 1;

@@ -228,3 +228,20 @@ fn the_version_comes_from_the_request_line_or_its_own_field_whichever_says_one()
         assert_eq!(parse(format, line).unwrap().protocol, read, "{line}");
     }
 }
+
+#[test]
+fn a_user_holding_a_date_ends_where_the_logged_date_begins() {
+    // nginx writes $remote_user as the client sent it, brackets and spaces
+    // included: the user runs to the ` [` a date and `] "` follow.
+    let f = r#"$remote_addr - $remote_user [$time_local] "$request" $status"#;
+    for user in ["a [01/Jan/2020:00:00:00 +0000]", "x] [y", "-"] {
+        let line =
+            format!(r#"1.2.3.4 - {user} [05/Jan/2026:00:00:02 +0000] "GET /a HTTP/1.1" 200"#);
+        let r = parse(f, &line).unwrap();
+        assert_eq!((&*r.addr, &*r.user), (&b"1.2.3.4"[..], user.as_bytes()));
+        assert_eq!(r.time.unwrap().ms, 1_767_571_202_000);
+    }
+    // Without such a date, the first ` [` still ends it.
+    let r = parse(f, r#"1.2.3.4 - a [b] "GET /a HTTP/1.1" 200"#);
+    assert!(r.is_err());
+}
