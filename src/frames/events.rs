@@ -334,7 +334,10 @@ mod tests {
                 "ts_ms,client,endpoint\n99999999999999999999,a,e\n",
                 "could not parse `99999999999999999999`",
             ),
-            ("ts_ms,client,endpoint\n1,a,e,x\n", "more fields"),
+            (
+                "ts_ms,client,endpoint\n1,a,e,x\n",
+                "line 2: 4 values where the header names 3;",
+            ),
         ] {
             std::fs::write(&file, text).unwrap();
             let message = read_events(&file).err().unwrap().to_string();
