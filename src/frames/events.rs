@@ -338,6 +338,12 @@ mod tests {
                 "ts_ms,client,endpoint\n1,a,e,x\n",
                 "line 2: 4 values where the header names 3;",
             ),
+            // Lines counted as a text editor does: CRLF, a blank line, and
+            // a row with fewer values (which polars fills) passed over.
+            (
+                "ts_ms,client,endpoint\r\n1,a,e\r\n\r\n2,a\r\n3,a,e,x\r\n",
+                "line 5: 4 values where the header names 3;",
+            ),
         ] {
             std::fs::write(&file, text).unwrap();
             let message = read_events(&file).err().unwrap().to_string();

@@ -178,27 +178,47 @@ fn csv_error(path: &Path, source: &PolarsError) -> String {
     )
 }
 
-/// The first row of a CSV file with another number of values than its
-/// header, as `line N: ...` (a quote that never closes runs on to the end of
-/// the file, so that row has fewer values).
+/// The first row of a CSV file with more values than its header, or a
+/// last row with fewer whose quote never closes (it runs on to the end of
+/// the file), as `line N: ...`. Polars fills a row with fewer values, so
+/// only those two make it fail. The line is counted from the bytes, as the
+/// csv crate miscounts CRLF and blank lines.
 fn first_uneven_row(path: &Path) -> Option<String> {
-    let mut reader = csv::ReaderBuilder::new().from_path(path).ok()?;
-    let error = reader.records().find_map(Result::err)?;
-    match error.kind() {
-        csv::ErrorKind::UnequalLengths {
-            pos: Some(pos),
-            expected_len,
-            len,
-        } => Some(format!(
-            "line {}: {len} values where the header names {expected_len}{}",
-            pos.line(),
-            match len < expected_len {
-                true => " (or a quote opened there that never closes)",
-                false => "",
-            }
-        )),
-        _ => None,
+    let bytes = std::fs::read(path).ok()?;
+    let mut reader = csv::ReaderBuilder::new()
+        .flexible(true)
+        .from_reader(bytes.as_slice());
+    let expected = reader.byte_headers().ok()?.len();
+    // The csv crate may place a row at the line break before it.
+    let line_at = |byte: u64| {
+        let at = usize::try_from(byte).map_or(bytes.len(), |b| b.min(bytes.len()));
+        let start = bytes[at..]
+            .iter()
+            .position(|&b| b != b'\r' && b != b'\n')
+            .map_or(bytes.len(), |i| at + i);
+        memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1
+    };
+    let mut record = csv::ByteRecord::new();
+    let mut short_at = None;
+    while reader.read_byte_record(&mut record).ok()? {
+        let (at, len) = (record.position()?.byte(), record.len());
+        if len > expected {
+            return Some(format!(
+                "line {}: {len} values where the header names {expected}",
+                line_at(at)
+            ));
+        }
+        short_at = (len < expected).then_some((at, len));
     }
+    let (at, len) = short_at?;
+    let quotes = memchr::memchr_iter(b'"', &bytes[usize::try_from(at).ok()?..]).count();
+    (quotes % 2 == 1).then(|| {
+        format!(
+            "line {}: {len} values where the header names {expected}, as a quote opened there \
+             never closes",
+            line_at(at)
+        )
+    })
 }
 
 fn column_as(
