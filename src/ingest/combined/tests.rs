@@ -70,7 +70,31 @@ fn a_user_with_spaces_or_a_date_keeps_the_address() {
             "1.2.3.4",
             "a [01/Jan/2020:00:00:00 +0000]",
         ),
+        // A user whose date bracket never closes does not hide the line.
+        (
+            "1.2.3.4 - a [01/Jan/2020:00:00:00 +0000",
+            "1.2.3.4",
+            "a [01/Jan/2020:00:00:00 +0000",
+        ),
         ("10.0.0.2, 10.0.0.1 - x - y", "10.0.0.2, 10.0.0.1", "x - y"),
+        // Byte for byte the same as a client 127.0.0.1 sending the user
+        // `6.6.6.6, 7.7.7.7 - -` in the default format, where the address
+        // is always one token: the first ` - ` ends the address, so a proxy
+        // list whose forwarded part holds ` - ` ends there too.
+        ("6.6.6.6 - x, 1.2.3.4 - -", "6.6.6.6", "x, 1.2.3.4 - -"),
+        // Likewise an entry cut short in or right after its date with the
+        // next glued on reads as one entry whose user holds the next's head
+        // (glued entries are looked for after the line's date only).
+        (
+            "1.2.3.4 - - [05/Jan/2026:00:00:05 +0000]5.6.7.8 - -",
+            "1.2.3.4",
+            "- [05/Jan/2026:00:00:05 +0000]5.6.7.8 - -",
+        ),
+        (
+            "1.2.3.4 - - [05/Jan/20265.6.7.8 - -",
+            "1.2.3.4",
+            "- [05/Jan/20265.6.7.8 - -",
+        ),
         (
             r#""1.1.1.1 - x" 2.2.2.2 - -"#,
             r#""1.1.1.1 - x" 2.2.2.2"#,

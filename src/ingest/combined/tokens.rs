@@ -21,9 +21,13 @@ pub(super) fn time_bracket(line: &[u8]) -> Option<usize> {
         .or(Some(first))
 }
 
-/// Whether the bracket `text` starts with closes before a `"`.
+/// Whether the bracket `text` starts with closes, before any other opens,
+/// and a `"` follows (a user `a [01/Jan/2020:00:00:00 +0000` leaves its
+/// bracket open until the line's own date closes).
 fn request_follows(text: &[u8]) -> bool {
-    memchr(b']', text).is_some_and(|close| text[close + 1..].trim_ascii_start().starts_with(b"\""))
+    memchr::memchr2(b'[', b']', &text[1..]).is_some_and(|at| {
+        text[1 + at] == b']' && text[2 + at..].trim_ascii_start().starts_with(b"\"")
+    })
 }
 
 /// `ADDR IDENT USER` before `[TIME]` split into its three fields, the
