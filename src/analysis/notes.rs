@@ -55,7 +55,7 @@ pub fn notes(report: &IngestReport, analysis: Option<&Analysis>) -> Vec<String> 
     }
     if report.invalid_utf8_lines > 0 {
         lines.push(format!(
-            "rlctl: note: {} had bytes that are not UTF-8 in a client key (shown as \\xHH) or the path (shown as U+FFFD)",
+            "rlctl: note: {} had bytes that are not UTF-8 in a key read per client (the client, its user or user agent: shown as \\xHH) or the path (shown as U+FFFD)",
             counted(report.invalid_utf8_lines, "line")
         ));
     }

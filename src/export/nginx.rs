@@ -305,7 +305,7 @@ impl Exporter for Nginx {
             "every request the policy admits (it may admit a little more), except where nginx",
             "truncates a rate to whole milli-requests/s (said per rule). Once it admits one",
             "the policy rejects, the capacity spent can reject a later one the policy admits:",
-            "`rlctl export --check LOG` lists each, as `rounding`.",
+            "`rlctl export --check LOG` lists each difference with its reason.",
         ];
         // The zones' maps, and the X-Forwarded-For one written before them.
         let maps = (zones.text().lines())
