@@ -130,19 +130,21 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
     if top > 0 {
         top_rejected_blocks(doc, results, top);
     }
-    // Rejections are kept per minute: the first and last are minutes.
     doc.heading("When rejects happened");
     let mut t = Table::new(&[
         "scenario",
-        "first minute",
-        "last minute",
+        "first reject",
+        "last reject",
         "busiest minute",
         "rejects then>",
         "minutes with rejects>",
     ]);
     for s in results {
-        let minutes = &s.totals.rejects_per_minute;
-        let (Some(first), Some(last)) = (minutes.first(), minutes.last()) else {
+        let x = &s.totals;
+        let busiest =
+            (x.rejects_per_minute.iter()).max_by_key(|m| (m.rejected, std::cmp::Reverse(m.minute)));
+        let (Some(first), Some(last), Some(busiest)) = (x.first_reject, x.last_reject, busiest)
+        else {
             t.row(vec![
                 s.scenario.clone(),
                 "-".into(),
@@ -153,17 +155,13 @@ fn rejected_blocks(doc: &mut Document, results: &[ScenarioResult], top: usize) {
             ]);
             continue;
         };
-        let busiest = minutes
-            .iter()
-            .max_by_key(|m| (m.rejected, std::cmp::Reverse(m.minute)))
-            .expect("non-empty");
         t.row(vec![
             s.scenario.clone(),
-            format_rfc3339(first.minute),
-            format_rfc3339(last.minute),
+            format_rfc3339(first),
+            format_rfc3339(last),
             format_rfc3339(busiest.minute),
             busiest.rejected.to_string(),
-            minutes.len().to_string(),
+            x.rejects_per_minute.len().to_string(),
         ]);
     }
     doc.table(t);

@@ -278,6 +278,8 @@ mod tests {
                 rejected_by_endpoint: vec![],
                 top_rejected_clients: vec![],
                 rejects_per_minute: vec![],
+                first_reject: Some(5),
+                last_reject: Some(5),
             },
             rules: vec![],
             allowed,

@@ -90,6 +90,13 @@ proptest! {
         prop_assert_eq!(sum(&t.rejected_by_endpoint), t.rejected);
         prop_assert_eq!(t.rejects_per_minute.iter().map(|m| m.rejected).sum::<u64>(), t.rejected);
         prop_assert_eq!(t.clients_rejected, t.top_rejected_clients.len() as u64);
+        // The first and last rejections are those of the decisions, in the
+        // first and last minutes with rejections.
+        let rejected_at = (0..ts.len()).filter(|&i| !out.allowed[i]).map(|i| ts[i]);
+        prop_assert_eq!((t.first_reject, t.last_reject), (rejected_at.clone().min(), rejected_at.max()));
+        let minute_of = |ms: Millis| ms.div_euclid(60_000) * 60_000;
+        prop_assert_eq!(t.first_reject.map(minute_of), t.rejects_per_minute.first().map(|m| m.minute));
+        prop_assert_eq!(t.last_reject.map(minute_of), t.rejects_per_minute.last().map(|m| m.minute));
 
         // A client's decisions are those it gets when alone.
         for c in 0..6u32 {

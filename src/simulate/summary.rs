@@ -108,6 +108,10 @@ pub struct Totals {
     pub top_rejected_clients: Vec<Rejects>,
     /// Epoch-aligned minutes with rejections, in time order.
     pub rejects_per_minute: Vec<MinuteRejects>,
+    /// The time of the first rejection, ms since the epoch (none without rejections).
+    pub first_reject: Option<Millis>,
+    /// The time of the last rejection.
+    pub last_reject: Option<Millis>,
 }
 
 /// Requests and rejections of one client or endpoint.

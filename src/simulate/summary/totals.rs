@@ -64,6 +64,7 @@ pub(super) fn of_rejected(
         },
         || rejects_per_minute(traffic.ts, rejected),
     );
+    let rejected_at = rejected.iter().map(|&row| traffic.ts[row as usize]);
     let requests = requests as u64;
     let rejected = rejected.len() as u64;
     let clients_rejected = clients.len() as u64;
@@ -78,6 +79,8 @@ pub(super) fn of_rejected(
         rejected_by_endpoint: most_rejected(endpoints, usize::MAX),
         top_rejected_clients: most_rejected(clients, top),
         rejects_per_minute,
+        first_reject: rejected_at.clone().min(),
+        last_reject: rejected_at.max(),
     }
 }
 

@@ -39,6 +39,9 @@ fn totals_by_tally(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
             }),
         }
     }
+    let rejected_at = (allowed.iter().zip(traffic.ts))
+        .filter(|&(&a, _)| !a)
+        .map(|(_, &ts)| ts);
     let requests = allowed.len() as u64;
     let rejected = allowed.iter().filter(|&&a| !a).count() as u64;
     let seen = clients.iter().filter(|c| c.requests > 0).count() as u64;
@@ -61,6 +64,8 @@ fn totals_by_tally(traffic: &Traffic, allowed: &[bool], top: usize) -> Totals {
         rejected_by_endpoint: most_rejected(endpoints, usize::MAX),
         top_rejected_clients: most_rejected(clients, top),
         rejects_per_minute,
+        first_reject: rejected_at.clone().min(),
+        last_reject: rejected_at.max(),
     }
 }
 
