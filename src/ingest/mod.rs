@@ -219,5 +219,9 @@ pub fn ingest(settings: &Settings) -> Result<Ingested, IngestError> {
     for path in &settings.inputs {
         merger.read_input(path)?;
     }
-    Ok(merger.finish())
+    let ingested = merger.finish();
+    match ingested.report.an_input_parsed_nothing() {
+        Some(message) => Err(IngestError::Format(message)),
+        None => Ok(ingested),
+    }
 }

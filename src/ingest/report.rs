@@ -108,26 +108,54 @@ impl IngestReport {
     /// client key when that line had no value for it, else the log format.
     pub fn nothing_parsed(&self) -> String {
         let files: Vec<&str> = self.files.iter().map(|f| f.name.as_str()).collect();
-        let mut message = format!(
-            "no requests found in {}: {} read, {} parsed, {} skipped",
-            files.join(", "),
-            crate::text::counted(self.lines, "line"),
-            self.parsed,
-            self.skipped
-        );
-        let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
-        let telling = (self.examples.iter())
-            .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
-            .or(self.examples.first());
-        if let Some(first) = telling {
-            let advice = match first.ends_with(&SkipReason::NoClient.to_string()) {
-                true => "check --key: the lines parse, but have no value for it",
-                false => "check --log-format",
-            };
-            message.push_str(&format!(" (first: {first}); {advice}"));
-        }
-        message
+        let examples: Vec<&String> = self.examples.iter().collect();
+        let counts = (self.lines, self.parsed, self.skipped);
+        nothing_parsed_in(&files.join(", "), counts, &examples)
     }
+
+    /// The error when one input of several had lines but none parsed (the
+    /// others did): a file in another format, or no access log, that would
+    /// otherwise pass unseen among them.
+    pub fn an_input_parsed_nothing(&self) -> Option<String> {
+        if self.parsed == 0 {
+            return None;
+        }
+        let file = self.files.iter().find(|f| f.lines > 0 && f.parsed == 0)?;
+        let prefix = format!("{}:", file.name);
+        let examples: Vec<&String> = (self.examples.iter())
+            .filter(|e| e.starts_with(&prefix))
+            .collect();
+        let counts = (file.lines, file.parsed, file.skipped);
+        Some(format!(
+            "{}; the other inputs parsed: leave this one out if it holds no access log",
+            nothing_parsed_in(&file.name, counts, &examples)
+        ))
+    }
+}
+
+/// [`IngestReport::nothing_parsed`] of the inputs `names`, with their
+/// (lines, parsed, skipped) counts and their first skipped lines.
+fn nothing_parsed_in(
+    names: &str,
+    (lines, parsed, skipped): (u64, u64, u64),
+    examples: &[&String],
+) -> String {
+    let mut message = format!(
+        "no requests found in {names}: {} read, {parsed} parsed, {skipped} skipped",
+        crate::text::counted(lines, "line"),
+    );
+    let ordinary = [SkipReason::Directive, SkipReason::Blank].map(|r| r.to_string());
+    let telling = (examples.iter())
+        .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
+        .or(examples.first());
+    if let Some(first) = telling {
+        let advice = match first.ends_with(&SkipReason::NoClient.to_string()) {
+            true => "check --key: the lines parse, but have no value for it",
+            false => "check --log-format",
+        };
+        message.push_str(&format!(" (first: {first}); {advice}"));
+    }
+    message
 }
 
 /// ` holding N entries` when `glued` entries were glued onto some of the
