@@ -5,6 +5,8 @@
 //! there, a heading or paragraph after [`TEXT_CHARS`] (a path of a megabyte,
 //! or a rule named after one, would otherwise make the report too long for a
 //! comment, 65,536 characters on GitHub; the JSON report keeps it whole).
+//! A document still longer (many rules, clients with long names) is cut at
+//! its last line that fits, with a note saying so.
 
 use std::fmt::Write;
 
@@ -44,8 +46,40 @@ fn cut(text: &str, most: usize) -> String {
     }
 }
 
-/// Renders `doc` as Markdown.
+/// The most characters a GitHub comment holds: GitHub refuses a longer body.
+pub const COMMENT_CHARS: usize = 65_536;
+/// Room kept for the note that says where a long document was cut.
+const CUT_NOTE_ROOM: usize = 300;
+
+/// Renders `doc` as Markdown, cut at a line to fit a comment when it would
+/// not (many rules and clients with long names), saying so.
 pub fn render(doc: &Document) -> String {
+    within_a_comment(render_whole(doc))
+}
+
+/// `whole` when it fits [`COMMENT_CHARS`], else its lines up to the last
+/// that fits with a note of what was left out.
+fn within_a_comment(whole: String) -> String {
+    let total = whole.chars().count();
+    if total <= COMMENT_CHARS {
+        return whole;
+    }
+    let (mut kept, mut end) = (0, 0);
+    for line in whole.split_inclusive('\n') {
+        let chars = line.chars().count();
+        if kept + chars > COMMENT_CHARS - CUT_NOTE_ROOM {
+            break;
+        }
+        (kept, end) = (kept + chars, end + line.len());
+    }
+    format!(
+        "{}\n> **Cut here** to fit a pull-request comment: {kept} of {total} characters shown \
+         (GitHub takes {COMMENT_CHARS}); the HTML and JSON outputs hold it all.\n",
+        &whole[..end]
+    )
+}
+
+fn render_whole(doc: &Document) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "## {}", text(&doc.title));
     for block in doc.shown_blocks() {
@@ -137,6 +171,27 @@ mod tests {
         assert!(shown.starts_with("/&lt;x&gt;"));
         assert!(shown.ends_with("… (2801 more characters)"), "{shown}");
         assert_eq!(cell(&"é".repeat(CELL_CHARS)), "é".repeat(CELL_CHARS));
+    }
+
+    #[test]
+    fn a_document_longer_than_a_comment_is_cut_at_a_line_saying_so() {
+        let mut doc = Document::new("Report");
+        let mut t = Table::new(&["client", "n>"]);
+        for i in 0..1000 {
+            t.row(vec![format!("{i}{}", "x".repeat(150)), i.to_string()]);
+        }
+        doc.table(t);
+        let whole = render_whole(&doc);
+        let shown = render(&doc);
+        assert!(whole.chars().count() > COMMENT_CHARS);
+        assert!(shown.chars().count() <= COMMENT_CHARS, "{}", shown.len());
+        let (kept, note) = shown.rsplit_once("\n\n> **Cut here**").unwrap();
+        assert!(whole.starts_with(&format!("{kept}\n")));
+        assert!(note.contains(&format!("of {} characters shown", whole.chars().count())));
+        // What fits is left whole.
+        let mut small = Document::new("Report");
+        small.paragraph("short");
+        assert_eq!(render(&small), render_whole(&small));
     }
 
     #[test]

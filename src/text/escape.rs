@@ -89,8 +89,13 @@ fn is_hidden(c: char) -> bool {
 /// entity-escaped so a cell cannot break the table, inject HTML or a link. The
 /// `:` of `://` and the `.` of a `www.` are escaped too, which keeps GitHub's
 /// extended autolinks from making a client name (`http://evil.example`) a
-/// link (checked with cmark-gfm; an e-mail address still becomes a `mailto:`
-/// link there, escapes or not).
+/// link (checked with cmark-gfm). GitHub turns `@name` into a mention that
+/// notifies whoever it names, and `#12` into a reference to an issue, after
+/// the Markdown is read (escapes do not stop them): a zero-width space
+/// (`&#8203;`) follows every `@` and every `#` before a digit, as Renovate
+/// does for the text it posts (`sanitizeMarkdown`, lib/util/markdown.ts of
+/// renovatebot/renovate); that also keeps an e-mail address from becoming a
+/// `mailto:` link.
 pub fn markdown(text: &str) -> String {
     let safe = terminal(text);
     let mut out = String::with_capacity(safe.len() + 8);
@@ -104,6 +109,10 @@ pub fn markdown(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '&' => out.push_str("&amp;"),
+            '@' => out.push_str("@&#8203;"),
+            '#' if safe[i + 1..].starts_with(|d: char| d.is_ascii_digit()) => {
+                out.push_str("\\#&#8203;")
+            }
             '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '\\' => {
                 out.push('\\');
                 out.push(c);
@@ -299,6 +308,10 @@ mod tests {
         assert_eq!(markdown("awww.e.x"), "awww.e.x");
         assert_eq!(markdown("2001:db8::/64"), "2001:db8::/64");
         assert_eq!(markdown("é.www.x"), "é.www\\.x");
+        // No mentions, issue references or mail links on GitHub.
+        assert_eq!(markdown("@org/team"), "@&#8203;org/team");
+        assert_eq!(markdown("fix #42 #a"), "fix \\#&#8203;42 \\#a");
+        assert_eq!(markdown("a@b.example"), "a@&#8203;b.example");
     }
 
     #[test]
