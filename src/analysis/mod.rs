@@ -20,7 +20,7 @@ use crate::simulate::AlgorithmKind;
 use crate::stats::{self, Analysis, StatsSettings};
 use crate::units::Millis;
 
-pub use policy::{policy_text, recommended_policy};
+pub use policy::{policy_text, recommended_policy, recommended_policy_and_unruled};
 pub use routes::routes_text;
 
 /// What an analysis runs on.

@@ -20,6 +20,15 @@ pub fn recommended_policy(run: &AnalyzeRun, settings: &AnalysisSettings) -> Opti
     recommended(run, settings, None).map(|(policy, ..)| policy)
 }
 
+/// [`recommended_policy`] with the endpoints that got no rule although they
+/// have a recommendation of their own (see [`recommended`]).
+pub fn recommended_policy_and_unruled(
+    run: &AnalyzeRun,
+    settings: &AnalysisSettings,
+) -> Option<(Policy, Vec<String>)> {
+    recommended(run, settings, None).map(|(policy, unruled, _)| (policy, unruled))
+}
+
 /// [`recommended_policy`], naming the routes file as `routes` says when
 /// given; with the endpoints that got no rule although they have a
 /// recommendation of their own (a name that is no method and path template,

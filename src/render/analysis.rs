@@ -150,12 +150,23 @@ pub fn document(run: &AnalyzeRun, settings: &AnalysisSettings) -> Document {
         counted(a.overall.requests, "request"),
         counted(a.overall.clients, "client")
     ));
-    doc.facts(vec![
+    let mut facts = vec![
         ("period", span),
         ("lines", report.reconciled()),
         ("client key", settings.ingest.keys.primary.text.clone()),
         ("window", settings.stats.window.to_string()),
-    ]);
+    ];
+    if !a.excluded.is_empty() {
+        facts.push((
+            "excluded (--exclude)",
+            format!(
+                "{}, left out of the traffic figures and the recommendation: {}",
+                counted(a.excluded.len() as u64, "client"),
+                a.excluded.join(", ")
+            ),
+        ));
+    }
+    doc.facts(facts);
     for (reason, n) in &report.skipped_by_reason {
         doc.paragraph(format!("skipped {n}: {reason}"));
     }
@@ -352,7 +363,7 @@ fn endpoint_blocks(doc: &mut Document, run: &AnalyzeRun, settings: &AnalysisSett
     doc.table(t);
     if run.analysis.endpoint_count > settings.endpoints {
         doc.paragraph(format!(
-            "... {} endpoints in all (--endpoints N shows more)",
+            "... {} endpoints in all (rlctl analyze --endpoints N shows more)",
             run.analysis.endpoint_count
         ));
     }

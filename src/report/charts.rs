@@ -13,7 +13,8 @@ fn secs(ms: i64) -> f64 {
 pub fn traffic_over_time(run: &ReportRun) -> Chart {
     let points = timeline::per_minute(&run.analysis.ingested.table);
     let all = Series {
-        name: "all clients, req/s (minute average)".into(),
+        // A log axis has no zero: minutes without requests are no points.
+        name: "all clients, req/s (average of each minute with requests)".into(),
         points: points
             .iter()
             .map(|p| (secs(p.minute), p.requests as f64 / 60.0))

@@ -65,6 +65,9 @@ pub struct ReportRun {
     /// Where the policy came from.
     pub source: String,
     pub rules: Vec<CheckedRule>,
+    /// The endpoints the recommended policy has no rule for although they
+    /// have a recommendation of their own (none for a policy file).
+    pub unruled: Vec<String>,
     /// The policy as written (each rule with its algorithm).
     pub policy: ScenarioResult,
     /// The policy's limits under each of the six algorithms.
@@ -90,14 +93,16 @@ impl ReportRun {
 pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
     let ingested = ingest::ingest(&plan.analysis.ingest)?;
     let analysis = analysis::analyze_ingested(ingested, &plan.analysis)?;
-    let (source, rules) = match &plan.policy {
-        Some((origin, rules)) => (format!("policy {origin}"), rules.clone()),
+    let (source, rules, unruled) = match &plan.policy {
+        Some((origin, rules)) => (format!("policy {origin}"), rules.clone(), Vec::new()),
         None => {
-            let policy = analysis::recommended_policy(&analysis, &plan.analysis)
-                .ok_or(ReportError::NoTraffic)?;
+            let (policy, unruled) =
+                analysis::recommended_policy_and_unruled(&analysis, &plan.analysis)
+                    .ok_or(ReportError::NoTraffic)?;
             (
                 "the recommendation of rlctl analyze".to_string(),
                 policy.check("the recommendation")?,
+                unruled,
             )
         }
     };
@@ -167,6 +172,7 @@ pub fn compute(plan: &ReportPlan) -> Result<ReportRun, ReportError> {
         analysis,
         source,
         rules,
+        unruled,
         policy,
         side_by_side,
         side_by_side_left_out,

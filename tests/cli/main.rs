@@ -15,6 +15,7 @@ mod nginx;
 mod prometheus;
 mod redis;
 mod report;
+mod report_scope;
 mod routes;
 mod scale;
 mod shapes;

@@ -31,6 +31,10 @@ pub struct ReportJson<'a> {
     pub gates: &'a [GateResult],
     /// Where the judged policy came from.
     pub policy_source: &'a str,
+    /// The endpoints the recommended policy has no rule for although they
+    /// have a limit of their own in the analysis (absent when none).
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    pub unruled_endpoints: &'a [String],
     /// The policy's simulation: one entry per rule, then all rules together.
     pub policy: PolicyJson<'a>,
     /// The policy's limits under each algorithm, all rules together.
@@ -72,6 +76,7 @@ pub fn json<'a>(
         passed: run.passed(),
         gates: &run.gates,
         policy_source: &run.source,
+        unruled_endpoints: &run.unruled,
         policy: PolicyJson {
             rules: &run.policy.rules,
             overall: &run.policy,
@@ -199,6 +204,28 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
         ]);
     }
     doc.table(t);
+    let all = &run.policy.totals;
+    doc.paragraph(format!(
+        "All rules together reject {} of {} requests, from {} of {} ({:.2}%): the clients \
+         this policy would hit (by the client key; --max-clients-rejected gates each rule \
+         by its own). The analysis flags only clients whose peak window exceeds the overall \
+         recommended limit (--fail-on-flagged); a rule for an endpoint, or the burst, can \
+         reject others.",
+        all.rejected,
+        all.requests,
+        all.clients_rejected,
+        counted(all.clients, "client"),
+        all.clients_rejected_share * 100.0
+    ));
+    if !run.unruled.is_empty() {
+        doc.paragraph(format!(
+            "The recommended policy has no rule for these endpoints, though the endpoints \
+             table gives them a limit of their own (the global rule still covers them): a name \
+             that is not a method and a path template, a route limited to a host, or a path \
+             that is not UTF-8 once decoded, which no gateway's route matches as logged: {}",
+            run.unruled.join(", ")
+        ));
+    }
     doc.chart(charts::traffic_over_time(run));
 
     doc.heading("All six algorithms at the policy's limits");

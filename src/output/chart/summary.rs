@@ -110,12 +110,32 @@ fn cut(name: &str) -> String {
     }
 }
 
-/// An x value as read on the x axis: a UTC time of day on a time axis.
+/// An x value as read on the x axis: a UTC time of day on a time axis, with
+/// its date when the chart spans more than a day.
 fn x_figure(value: f64, chart: &Chart) -> String {
     match chart.x.scale {
-        Scale::Time if value.is_finite() => time_label(value, 1.0, 0.0),
+        Scale::Time if value.is_finite() => time_label(value, 1.0, x_span(chart)),
         _ => figure(value),
     }
+}
+
+/// How far the chart's lines reach along x (0 for other charts).
+fn x_span(chart: &Chart) -> f64 {
+    let ChartKind::Lines(series) = &chart.kind else {
+        return 0.0;
+    };
+    let xs = || {
+        series
+            .iter()
+            .flat_map(|s| &s.points)
+            .map(|p| p.0)
+            .filter(|x| x.is_finite())
+    };
+    let (lo, hi) = (
+        xs().fold(f64::INFINITY, f64::min),
+        xs().fold(f64::NEG_INFINITY, f64::max),
+    );
+    if hi >= lo { hi - lo } else { 0.0 }
 }
 
 /// A value with the precision a reader needs: whole above 100, else three
@@ -152,6 +172,23 @@ mod tests {
                 "all: req/s peak 12 at 00:01:00, mean 6, low 2 (3 points, time (UTC) 00:00:00 to 00:02:00)",
                 "marked: limit 10/s (at y = 10)",
             ]
+        );
+    }
+
+    #[test]
+    fn a_summary_over_days_dates_its_times() {
+        let chart = Chart::new(
+            "Requests",
+            Axis::time(),
+            Axis::linear("req/s"),
+            ChartKind::Lines(vec![Series {
+                name: "all".into(),
+                points: vec![(0.0, 2.0), (2.0 * 86_400.0 + 300.0, 5.0)],
+            }]),
+        );
+        assert_eq!(
+            summary(&chart)[1],
+            "all: req/s peak 5 at 01-03 00:05, mean 3.5, low 2 (2 points, time (UTC) 01-01 00:00 to 01-03 00:05)"
         );
     }
 
