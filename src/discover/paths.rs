@@ -13,6 +13,24 @@ use crate::events::{EventTable, Id, Interner, group_rows, hash32, spread_hash};
 /// Marks an endpoint that is no path: a routed name, or not `METHOD /path`.
 pub(super) const NO_PATH: Id = Id::MAX;
 
+/// The most segments a path may have to be fed to discovery: the trie and
+/// its passes recurse once per segment, so a path of thousands (a few
+/// kilobytes of `/a/a/a…`, within nginx's request line) would overflow the
+/// stack. Deeper paths are left as they are, as routed names are.
+pub(super) const MAX_SEGMENTS: usize = 128;
+
+/// The path of an endpoint `name` that discovery reads: not one of the
+/// `routed` names, `METHOD /path` or `/path`, of at most [`MAX_SEGMENTS`].
+fn discoverable_path<'n>(name: &'n str, routed: &[String]) -> Option<&'n str> {
+    if routed.iter().any(|r| r == name) {
+        return None;
+    }
+    let (_, path) = method_and_path(name)?;
+    let shallow = path.len() <= MAX_SEGMENTS
+        || memchr::memchr_iter(b'/', path.as_bytes()).count() <= MAX_SEGMENTS;
+    shallow.then_some(path)
+}
+
 /// Splits an endpoint name into method and path, when it has that shape:
 /// `METHOD /path`, or `/path` alone (a line that logs no method; the method
 /// is then empty).
@@ -71,13 +89,7 @@ const PARTITIONS: usize = 1 << PARTITION_BITS;
 /// partition is indexed on its own, in parallel, in a table small enough to
 /// stay in cache. Two paths are compared only when their hashes are equal.
 fn owners(names: &Interner, routed: &[String]) -> Vec<Id> {
-    let path_of = |e: Id| {
-        let name = names.name(e);
-        (!routed.iter().any(|r| r == name))
-            .then(|| method_and_path(name))
-            .flatten()
-            .map(|(_, path)| path)
-    };
+    let path_of = |e: Id| discoverable_path(names.name(e), routed);
     let mut owner = vec![NO_PATH; names.len()];
     let mut hashes = vec![0u32; names.len()];
     owner
@@ -145,14 +157,9 @@ fn owners_reference(names: &Interner, routed: &[String]) -> Vec<Id> {
     names
         .names()
         .enumerate()
-        .map(|(e, name)| {
-            let path = (!routed.iter().any(|r| r == name))
-                .then(|| method_and_path(name))
-                .flatten();
-            match path {
-                Some((_, path)) => *first.entry(path).or_insert(e as Id),
-                None => NO_PATH,
-            }
+        .map(|(e, name)| match discoverable_path(name, routed) {
+            Some(path) => *first.entry(path).or_insert(e as Id),
+            None => NO_PATH,
         })
         .collect()
 }

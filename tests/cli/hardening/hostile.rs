@@ -198,3 +198,59 @@ fn hostile_file_names_are_escaped_in_messages() {
     assert_clear_failure(&out, "gone\\x1b[2J.log");
     assert!(!out.stderr.contains(&0x1b));
 }
+
+#[test]
+fn a_path_of_thousands_of_segments_is_an_endpoint_as_logged() {
+    // Found by review: discovery recursed once per segment, and 2,500
+    // segments (5 KB, within nginx's request line) overflowed the stack.
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("deep.log");
+    let deep = "/a".repeat(20_000);
+    let lines: String = (0..3)
+        .map(|i| format!("1767571200.{i:03} 10.0.0.1 \"GET {deep} HTTP/1.1\" 200 0.001 \"-\"\n"))
+        .chain(std::iter::once(
+            "1767571201.000 10.0.0.2 \"GET /b/1 HTTP/1.1\" 200 0.001 \"-\"\n".to_string(),
+        ))
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    for command in ["analyze", "report"] {
+        let out = (rlctl().env_remove("GITHUB_STEP_SUMMARY"))
+            .args([
+                command,
+                "-q",
+                "--log-format",
+                MSEC_FORMAT,
+                "--format",
+                "json",
+            ])
+            .arg(&log)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{command}: {}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let analysis = if command == "report" {
+            &json["analysis"]
+        } else {
+            &json
+        };
+        // The deep path as logged (compared, not printed, on failure).
+        let endpoints: Vec<(bool, String, u64)> = (analysis["endpoints"].as_array().unwrap())
+            .iter()
+            .map(|e| {
+                let name = e["endpoint"].as_str().unwrap();
+                let as_logged = name == format!("GET {deep}");
+                let shown = if as_logged {
+                    "deep".into()
+                } else {
+                    name.chars().take(40).collect()
+                };
+                (as_logged, shown, e["requests"].as_u64().unwrap())
+            })
+            .collect();
+        let expected = [
+            (true, "deep".to_string(), 3),
+            (false, "GET /b/:id".to_string(), 1),
+        ];
+        assert_eq!(endpoints, expected, "{command}");
+    }
+}
