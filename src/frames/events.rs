@@ -344,6 +344,11 @@ mod tests {
                 "ts_ms,client,endpoint\r\n1,a,e\r\n\r\n2,a\r\n3,a,e,x\r\n",
                 "line 5: 4 values where the header names 3;",
             ),
+            // A quote that never closes in the last column: as many values.
+            (
+                "ts_ms,client,endpoint\n1,a,\"e\n2,a,e\n",
+                "line 2: 3 values where the header names 3, as a quote opened there never closes;",
+            ),
         ] {
             std::fs::write(&file, text).unwrap();
             let message = read_events(&file).err().unwrap().to_string();

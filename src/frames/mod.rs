@@ -171,17 +171,22 @@ fn csv_error(path: &Path, source: &PolarsError) -> String {
     let text = source.to_string();
     // Its first paragraph (a value it quotes may hold a line break).
     let polars_found = text.split("\n\n").next().unwrap_or_default().trim();
-    let found = first_uneven_row(path).unwrap_or_else(|| polars_found.to_string());
+    // Polars may quote the rest of the file: the first 300 characters.
+    let polars_found = match polars_found.char_indices().nth(300) {
+        Some((end, _)) => format!("{} …", &polars_found[..end]),
+        None => polars_found.to_string(),
+    };
+    let found = first_uneven_row(path).unwrap_or(polars_found);
     format!(
         "not a table rlctl can read: {found}; a CSV table has a header row naming its columns \
          and one value per column in every row, quoted where it holds a comma or a quote"
     )
 }
 
-/// The first row of a CSV file with more values than its header, or a
-/// last row with fewer whose quote never closes (it runs on to the end of
-/// the file), as `line N: ...`. Polars fills a row with fewer values, so
-/// only those two make it fail. The line is counted from the bytes, as the
+/// The first row of a CSV file with more values than its header, or the
+/// last row when a quote opened there never closes (it runs on to the end
+/// of the file), as `line N: ...`. Polars fills a row with fewer values, so
+/// that alone does not make it fail. The line is counted from the bytes, as the
 /// csv crate miscounts CRLF and blank lines.
 fn first_uneven_row(path: &Path) -> Option<String> {
     let bytes = std::fs::read(path).ok()?;
@@ -199,7 +204,7 @@ fn first_uneven_row(path: &Path) -> Option<String> {
         memchr::memchr_iter(b'\n', &bytes[..start]).count() + 1
     };
     let mut record = csv::ByteRecord::new();
-    let mut short_at = None;
+    let mut last = None;
     while reader.read_byte_record(&mut record).ok()? {
         let (at, len) = (record.position()?.byte(), record.len());
         if len > expected {
@@ -208,9 +213,10 @@ fn first_uneven_row(path: &Path) -> Option<String> {
                 line_at(at)
             ));
         }
-        short_at = (len < expected).then_some((at, len));
+        last = Some((at, len));
     }
-    let (at, len) = short_at?;
+    // A quote that never closes runs to the end: the last row holds it.
+    let (at, len) = last?;
     let quotes = memchr::memchr_iter(b'"', &bytes[usize::try_from(at).ok()?..]).count();
     (quotes % 2 == 1).then(|| {
         format!(
