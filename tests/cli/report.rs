@@ -16,7 +16,7 @@ fn report(args: &[&str]) -> std::process::Output {
 }
 
 /// `rlctl report -q` of the `$msec` log at `log`.
-fn report_on(log: &Path, args: &[&str]) -> std::process::Output {
+pub(crate) fn report_on(log: &Path, args: &[&str]) -> std::process::Output {
     rlctl()
         .env_remove("GITHUB_STEP_SUMMARY")
         .args(["report", "-q", "--log-format", MSEC_FORMAT])

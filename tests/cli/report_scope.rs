@@ -2,16 +2,14 @@
 //! the endpoints the recommended policy leaves without a rule, and the
 //! clients the whole policy would hit beside those the analysis flags.
 
-use crate::support::rlctl;
-
-const MSEC_FORMAT: &str = r#"$msec $remote_addr "$request" $status $request_time"#;
+use crate::report::report_on;
 
 /// An hour in which 20 clients each ask for `path` once a minute.
 fn an_hour_of(path: &str) -> String {
     (0..1200)
         .map(|i| {
             format!(
-                "{}.000 10.0.0.{} \"GET {path} HTTP/1.1\" 200 0.001\n",
+                "{}.000 10.0.0.{} \"GET {path} HTTP/1.1\" 200 0.001 \"-\"\n",
                 1_767_571_200 + (i % 60) * 60 + i / 60,
                 i / 60
             )
@@ -27,18 +25,7 @@ fn endpoints_with_a_limit_but_no_rule_are_named_in_every_format() {
     // but no gateway's route matches it as logged: no rule.
     std::fs::write(&log, format!("{}{}", an_hour_of("/a b"), an_hour_of("/c"))).unwrap();
     let run = |format: &str| {
-        let out = (rlctl().env_remove("GITHUB_STEP_SUMMARY"))
-            .args([
-                "report",
-                "-q",
-                "--log-format",
-                MSEC_FORMAT,
-                "--format",
-                format,
-            ])
-            .arg(&log)
-            .output()
-            .unwrap();
+        let out = report_on(&log, &["--format", format]);
         assert!(
             out.status.success(),
             "{}",
