@@ -5,8 +5,9 @@
 //! past its own, then released in (time, arrival) order, so that a single file
 //! comes out exactly as a stable sort by time would put it (what ingestion
 //! does). A request older than one already released is late: it is counted and
-//! released at the time of the newest released request (limiters never see
-//! time go backwards), not dropped.
+//! released right away (at the place of the last request released), with its
+//! own time, not dropped; the shadow decides it in its client's own time
+//! ([`super::shadow`]).
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -16,7 +17,10 @@ use crate::units::Millis;
 /// One held item.
 #[derive(Debug)]
 struct Held<T> {
+    /// Where it goes out: its time, or for a late item the last time released.
     ts: Millis,
+    /// Its own time.
+    own: Millis,
     seq: u64,
     item: T,
 }
@@ -67,19 +71,22 @@ impl<T> Reorder<T> {
     }
 
     /// Adds an item at `ts`; returns true when it is late (older than an item
-    /// already released), in which case it goes out at that item's time.
+    /// already released), in which case it goes out with the items at that
+    /// item's time, still with its own time `ts`.
     pub fn push(&mut self, ts: Millis, item: T) -> bool {
         let late = self.released.is_some_and(|r| ts < r);
-        let ts = if late {
-            self.late += 1;
-            self.released.unwrap_or(ts)
-        } else {
-            ts
+        let at = match self.released {
+            Some(released) if late => {
+                self.late += 1;
+                released
+            }
+            _ => ts,
         };
-        self.newest = Some(self.newest.map_or(ts, |n| n.max(ts)));
+        self.newest = Some(self.newest.map_or(at, |n| n.max(at)));
         self.seq += 1;
         self.heap.push(Held {
-            ts,
+            ts: at,
+            own: ts,
             seq: self.seq,
             item,
         });
@@ -93,12 +100,13 @@ impl<T> Reorder<T> {
         }
     }
 
-    /// Releases, in order, every item at or before `until`.
+    /// Releases, in order, every item at or before `until`, each with its
+    /// own time.
     pub fn release_until(&mut self, until: Millis, out: &mut Vec<(Millis, T)>) {
         while self.heap.peek().is_some_and(|h| h.ts <= until) {
             let held = self.heap.pop().expect("peeked");
             self.released = Some(held.ts);
-            out.push((held.ts, held.item));
+            out.push((held.own, held.item));
         }
     }
 
@@ -180,14 +188,16 @@ mod tests {
     }
 
     #[test]
-    fn late_items_are_counted_and_released_at_the_last_time() {
+    fn late_items_are_counted_and_released_at_once_with_their_own_time() {
         let mut r = Reorder::new(1000);
         r.push(5000, "a");
         r.push(7000, "b"); // releases a
         assert_eq!(drain(&mut r), [(5000, "a")]);
         assert!(r.push(3000, "late"));
         r.push(8000, "c");
-        assert_eq!(drain(&mut r), [(5000, "late"), (7000, "b")]);
+        assert_eq!(drain(&mut r), [(3000, "late"), (7000, "b")]);
+        // A late item does not hold back nor move the newest time.
+        assert_eq!(r.newest(), Some(8000));
         assert_eq!(r.late(), 1);
         let mut out = Vec::new();
         r.flush(&mut out);

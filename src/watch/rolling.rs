@@ -111,7 +111,8 @@ impl Rolling {
         }
         let window = t.div_euclid(self.window_ms);
         let closed = match self.open.get_mut(key) {
-            Some((open, count)) if *open == window => {
+            // A late request of a window before the open one counts in it.
+            Some((open, count)) if *open >= window => {
                 *count += 1;
                 None
             }

@@ -78,12 +78,17 @@ pub fn run(
     let mut next_summary = settings.interval.map(|i| clock.elapsed() + i);
     loop {
         if stop.load(Ordering::Relaxed) {
-            // The figures so far, in the metrics and as a last summary.
-            let snapshot = publish(watcher, clock, published, outputs)?;
-            outputs.summary(&snapshot)?;
-            return Ok(Ending::Stopped);
+            last_summary(watcher, clock, published, outputs)?;
+            return Ok(ending(watcher.judgement()).unwrap_or(Ending::Stopped));
         }
-        let step = watcher.step(clock.elapsed(), clock.wall_ms())?;
+        let step = match watcher.step(clock.elapsed(), clock.wall_ms()) {
+            Ok(step) => step,
+            Err(e) => {
+                // The error matters more than output that could not be written.
+                let _ = last_summary(watcher, clock, published, outputs);
+                return Err(e.into());
+            }
+        };
         for (file, event) in &step.events {
             outputs.event(file, event)?;
         }
@@ -99,22 +104,7 @@ pub fn run(
                 next_summary = settings.interval.map(|i| at.max(now) + i);
             }
         }
-        let ending = match watcher.judgement() {
-            Judgement::Waiting => None,
-            Judgement::Passed => Some(Ending::Passed),
-            Judgement::Failed {
-                rule,
-                share,
-                hit,
-                seen,
-            } => Some(Ending::Failed {
-                rule: rule.clone(),
-                share: *share,
-                hit: *hit,
-                seen: *seen,
-            }),
-        };
-        if let Some(ending) = ending {
+        if let Some(ending) = ending(watcher.judgement()) {
             publish(watcher, clock, published, outputs)?;
             return Ok(ending);
         }
@@ -122,6 +112,39 @@ pub fn run(
             clock.sleep(settings.poll);
         }
     }
+}
+
+/// How the session ends on `judgement`, if it is decided.
+fn ending(judgement: &Judgement) -> Option<Ending> {
+    match judgement {
+        Judgement::Waiting => None,
+        Judgement::Passed => Some(Ending::Passed),
+        Judgement::Failed {
+            rule,
+            share,
+            hit,
+            seen,
+        } => Some(Ending::Failed {
+            rule: rule.clone(),
+            share: *share,
+            hit: *hit,
+            seen: *seen,
+        }),
+    }
+}
+
+/// Decides what the reorder buffer holds, then publishes the figures so far
+/// in the metrics and as a last summary (a watch asked to stop, or stopped by
+/// an error).
+fn last_summary(
+    watcher: &mut Watcher,
+    clock: &dyn Clock,
+    published: Option<&Published>,
+    outputs: &mut dyn Outputs,
+) -> io::Result<()> {
+    watcher.drain();
+    let snapshot = publish(watcher, clock, published, outputs)?;
+    outputs.summary(&snapshot)
 }
 
 fn publish(

@@ -137,8 +137,10 @@ pub struct Shadow {
     gateway: Option<Gateway>,
     /// Requests an exemption matched.
     exempt: u64,
-    /// The time of the last request decided.
+    /// The newest time of a request decided.
     now: Option<Millis>,
+    /// Per rule, the time the request being decided was decided at.
+    decided_at: Vec<Millis>,
 }
 
 /// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
@@ -241,6 +243,7 @@ impl Shadow {
             gateway,
             exempt: 0,
             now: None,
+            decided_at: Vec::new(),
         })
     }
 
@@ -302,26 +305,33 @@ impl Shadow {
             .collect()
     }
 
-    /// Decides one request at `t` (times must not decrease); returns whether
-    /// every rule that applies admits it.
+    /// Decides one request at `t`; returns whether every rule that applies
+    /// admits it. A request older than one already decided (late) is
+    /// decided, in each rule, at its key's own time: `t`, or the key's last
+    /// decision when that is later (see [`keyed`]).
     pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
-        self.now = Some(t);
+        self.now = Some(self.now.map_or(t, |now| now.max(t)));
         if request.exempt {
             self.exempt += 1;
             return true;
         }
         let mut allowed = true;
+        self.decided_at.clear();
         for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
-            let Some(key) = key else { continue };
-            let verdict = rule.states.allows(key, t);
+            let Some(key) = key else {
+                self.decided_at.push(t);
+                continue;
+            };
+            let (verdict, at) = rule.states.allows(key, t);
+            self.decided_at.push(at);
             allowed &= verdict;
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
             let tracked = rule.top.contains(key);
             rule.rolling
-                .observe(key, key_hash(key), t, !verdict, tracked);
+                .observe(key, key_hash(key), at, !verdict, tracked);
             rule.tracked
-                .observe(key, t, &request.endpoint, request.status);
+                .observe(key, at, &request.endpoint, request.status);
             if verdict {
                 continue;
             }
@@ -331,15 +341,20 @@ impl Shadow {
                 }
                 let in_window = rule.rolling.open_count(key);
                 rule.tracked
-                    .start(key, t, in_window, &request.endpoint, request.status);
+                    .start(key, at, in_window, &request.endpoint, request.status);
             }
         }
-        for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
+        for ((rule, key), &at) in self
+            .rules
+            .iter_mut()
+            .zip(&request.keys)
+            .zip(&self.decided_at)
+        {
             if let Some(key) = key {
                 if allowed {
-                    rule.states.record(key, t);
+                    rule.states.record(key, at);
                 } else {
-                    rule.states.rejected(key, t);
+                    rule.states.rejected(key, at);
                 }
             }
         }
@@ -364,12 +379,12 @@ impl Shadow {
         self.exempt
     }
 
-    /// The time of the last request decided.
+    /// The newest time of a request decided.
     pub fn now(&self) -> Option<Millis> {
         self.now
     }
 
-    /// Each rule's figures, the hour ending at the last request decided.
+    /// Each rule's figures, the hour ending at the newest request decided.
     pub fn figures(&self) -> Vec<RuleFigures> {
         self.figures_at(self.now.unwrap_or(0))
     }

@@ -206,9 +206,15 @@ impl Watcher {
                 self.hold(&chunk);
             }
         }
+        self.drain();
+        Ok(())
+    }
+
+    /// Decides every request the reorder buffer holds (a watch asked to
+    /// stop: lines already read are decided; a partial last line waits).
+    pub fn drain(&mut self) {
         self.reorder.flush(&mut self.released);
         self.decide_released();
-        Ok(())
     }
 
     /// Puts a chunk's requests into the reorder buffer, setting aside those
@@ -257,10 +263,13 @@ impl Watcher {
     fn decide_released(&mut self) {
         let mut released = std::mem::take(&mut self.released);
         for (t, request) in released.drain(..) {
+            // A late request's own time is older: the verdict's clock is the
+            // newest time decided.
+            let now = self.shadow.now().map_or(t, |now| now.max(t));
             if let Some(v) = &self.verdict
-                && v.due(t, self.judged_at)
+                && v.due(now, self.judged_at)
             {
-                self.judge(t);
+                self.judge(now);
             }
             self.shadow.decide(t, &request);
         }

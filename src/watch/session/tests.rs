@@ -4,7 +4,9 @@ use std::sync::{Arc, Mutex};
 use super::*;
 use crate::ingest::FormatChoice;
 use crate::watch::clock::ManualClock;
-use crate::watch::testing::{POLICY, generated_log, ingest_settings, policy_keyed_by_ip};
+use crate::watch::testing::{
+    POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated,
+};
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
@@ -111,4 +113,92 @@ fn a_strict_verdict_fails_and_a_stop_ends_the_loop() {
     // Stopped, it writes its figures so far (a signal left nothing before).
     let text = String::from_utf8(out.0).unwrap();
     assert_eq!(text.lines().count(), 1, "{text}");
+}
+
+/// Outputs that run `on_refresh` at each refresh and keep the summaries.
+struct Acting<F: FnMut()> {
+    on_refresh: F,
+    summaries: Vec<Snapshot>,
+}
+
+impl<F: FnMut()> Outputs for Acting<F> {
+    fn refresh(&mut self, _: &Snapshot) -> io::Result<()> {
+        (self.on_refresh)();
+        Ok(())
+    }
+    fn summary(&mut self, snapshot: &Snapshot) -> io::Result<()> {
+        self.summaries.push(snapshot.clone());
+        Ok(())
+    }
+}
+
+fn settings() -> SessionSettings {
+    SessionSettings {
+        poll: Duration::from_millis(200),
+        refresh: Duration::from_secs(1),
+        interval: None,
+    }
+}
+
+#[test]
+fn a_stop_decides_the_requests_still_held_before_its_last_summary() {
+    let mut file = tempfile::NamedTempFile::new().unwrap();
+    file.write_all(&generated_log(300, 5)).unwrap();
+    let (rules, keys) = policy_keyed_by_ip(POLICY);
+    let (want, _, _) = simulated(file.path(), &rules, &keys);
+    let mut w = watcher(file.path(), None);
+    let clock = ManualClock::new(1_800_000_000_000);
+    let stop = AtomicBool::new(false);
+    // Stopped right after the first read, which holds the last 5 s of the log.
+    let mut out = Acting {
+        on_refresh: || stop.store(true, Ordering::Relaxed),
+        summaries: Vec::new(),
+    };
+    let ending = run(&mut w, &clock, &settings(), None, &mut out, &stop).unwrap();
+    assert_eq!(ending, Ending::Stopped);
+    let [last] = &out.summaries[..] else {
+        panic!("{} summaries", out.summaries.len())
+    };
+    let got: Vec<(u64, u64)> = (last.rules.iter())
+        .map(|r| (r.requests, r.would_reject))
+        .collect();
+    assert_eq!((got, last.pending), (want, 0));
+}
+
+#[test]
+fn a_compressed_file_ends_the_watch_after_a_last_summary() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    std::fs::write(&path, generated_log(300, 5)).unwrap();
+    let mut w = watcher(&path, None);
+    let clock = ManualClock::new(1_800_000_000_000);
+    let replacement = dir.path().join("access.log.gz");
+    let mut out = Acting {
+        // logrotate with compress, writing its gzip under the followed name.
+        on_refresh: || {
+            std::fs::write(&replacement, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0]).unwrap();
+            std::fs::rename(&replacement, &path).unwrap();
+        },
+        summaries: Vec::new(),
+    };
+    let error = run(
+        &mut w,
+        &clock,
+        &settings(),
+        None,
+        &mut out,
+        &AtomicBool::new(false),
+    );
+    assert!(
+        matches!(
+            error,
+            Err(SessionError::Watch(WatchError::Compressed { .. }))
+        ),
+        "{error:?}"
+    );
+    let [last] = &out.summaries[..] else {
+        panic!("{} summaries", out.summaries.len())
+    };
+    assert_eq!(last.pending, 0);
+    assert!(last.rules[0].requests > 200, "{}", last.rules[0].requests);
 }

@@ -133,17 +133,26 @@ fn decides_as_simulate_replay_with_every_gateway_model_and_drops_idle_states() {
     }
 }
 
-#[test]
-fn figures_count_requests_rejections_and_clients() {
-    let (rules, keys) =
-        policy_keyed_by_ip("[[rule]]\nname='r'\nlimit='2/1m'\nalgorithm='fixed-window'\n");
-    let mut shadow = Shadow::new(&rules, &keys).unwrap();
-    let request = |k: &str| Request {
+/// The one fixed-window rule `r` of `limit`, keyed by address.
+fn fixed_window(limit: &str) -> Shadow {
+    let policy = format!("[[rule]]\nname='r'\nlimit='{limit}'\nalgorithm='fixed-window'\n");
+    let (rules, keys) = policy_keyed_by_ip(&policy);
+    Shadow::new(&rules, &keys).unwrap()
+}
+
+/// A request of `GET /` by the client `k` (of a one-rule policy).
+fn request(k: &str) -> Request {
+    Request {
         keys: vec![Some(k.into())],
         exempt: false,
         endpoint: "GET /".into(),
         status: 200,
-    };
+    }
+}
+
+#[test]
+fn figures_count_requests_rejections_and_clients() {
+    let mut shadow = fixed_window("2/1m");
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
         shadow.decide(t, &request(k));
@@ -156,6 +165,33 @@ fn figures_count_requests_rejections_and_clients() {
     shadow.decide(60_000, &request("c"));
     assert_eq!(shadow.sweep(60_000), 1);
     assert_eq!(shadow.figures()[0].hour.windows, 2);
+}
+
+#[test]
+fn a_late_request_is_decided_in_its_clients_own_time() {
+    let mut shadow = fixed_window("1/10s");
+    // b at 100 s is decided first; a's requests come later, all older. a's
+    // windows are its own: [10 s, 20 s) admits 10 s and rejects 15 s,
+    // [20 s, 30 s) admits 25 s, as the sorted log decides them. 22 s is
+    // older than a's last decision (25 s): decided at 25 s, so rejected.
+    // (At the newest time, 100 s, the first three would all fall in one
+    // window: admitted, rejected, rejected.)
+    let sequence = [
+        (100_000, "b"),
+        (10_000, "a"),
+        (15_000, "a"),
+        (25_000, "a"),
+        (22_000, "a"),
+        (105_000, "c"),
+    ];
+    let decisions: Vec<bool> = (sequence.iter())
+        .map(|&(t, k)| shadow.decide(t, &request(k)))
+        .collect();
+    assert_eq!(decisions, [true, true, false, true, false, true]);
+    assert_eq!(shadow.now(), Some(105_000));
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject), (6, 2));
+    assert_eq!((f.hour.clients_seen, f.hour.clients_hit), (3, 1));
 }
 
 #[test]
