@@ -59,7 +59,7 @@ pub struct WatchArgs {
     pub from_start: bool,
 
     /// How long to wait for lines that arrive out of time order across files
-    /// (later lines are counted as late and replayed at the latest time).
+    /// (lines later than that are counted as late, see --max-lateness).
     #[arg(
         long,
         value_name = "DURATION",
@@ -67,6 +67,17 @@ pub struct WatchArgs {
         help_heading = "Watch"
     )]
     pub max_delay: Window,
+
+    /// How far behind the newest log time a late line can still be decided
+    /// in its client's own time (limiter states are kept so long); a late
+    /// line its client's state cannot place is counted as unplaced.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        default_value = "15m",
+        help_heading = "Watch"
+    )]
+    pub max_lateness: Window,
 
     /// What to write on stdout [default: view on a terminal, jsonl otherwise].
     #[arg(long, value_enum, help_heading = "Watch")]

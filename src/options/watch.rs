@@ -82,6 +82,7 @@ pub fn watch_settings(args: &WatchArgs) -> Result<WatchRun, OptionsError> {
             files: args.ingest.files.clone(),
             from_start: args.from_start,
             max_delay_ms: max_delay.millis(),
+            max_lateness_ms: args.max_lateness.millis(),
             linger: DEFAULT_LINGER,
             ingest,
             rules,
@@ -142,6 +143,8 @@ mod tests {
         let run = settings(&[
             "--max-delay",
             "2s",
+            "--max-lateness",
+            "1h",
             "--format",
             "jsonl",
             "--interval",
@@ -149,6 +152,7 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(run.watch.max_delay_ms, 2000);
+        assert_eq!(run.watch.max_lateness_ms, 3_600_000);
         assert_eq!(run.session.interval, Some(Duration::from_secs(10)));
         assert_eq!(run.listen, Some("127.0.0.1:9464".parse().unwrap()));
         // The rule's key is extracted beside --key.

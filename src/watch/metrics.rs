@@ -3,7 +3,8 @@
 //!
 //! | metric | labels | what |
 //! |---|---|---|
-//! | `rlctl_requests_total` | `rule` | requests the rule applied to |
+//! | `rlctl_requests_total` | `rule` | requests the rule applied to and decided |
+//! | `rlctl_requests_unplaced_total` | `rule` | late requests it could not place in their client's time order |
 //! | `rlctl_would_reject_total` | `rule` | requests the rule would have rejected |
 //! | `rlctl_clients_seen` | `rule`, `window="1h"` | distinct clients in the last hour |
 //! | `rlctl_clients_hit` | `rule`, `window="1h"` | of those, clients with a would-reject |
@@ -116,8 +117,15 @@ pub fn render(s: &Snapshot) -> String {
         &mut e,
         "rlctl_requests_total",
         "counter",
-        "Requests each rule applied to.",
+        "Requests each rule applied to and decided.",
         &|r| r.requests,
+    );
+    per_rule(
+        &mut e,
+        "rlctl_requests_unplaced_total",
+        "counter",
+        "Late requests each rule applied to but could not place in their client's time order: not decided.",
+        &|r| r.unplaced,
     );
     per_rule(
         &mut e,

@@ -105,7 +105,9 @@ pub fn run(
             }
         }
         if let Some(ending) = ending(watcher.judgement()) {
-            publish(watcher, clock, published, outputs)?;
+            // The figures the verdict was decided on, as a last summary too.
+            let snapshot = publish(watcher, clock, published, outputs)?;
+            outputs.summary(&snapshot)?;
             return Ok(ending);
         }
         if !step.more {

@@ -18,7 +18,6 @@
 //! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle)), which changes no decision, and
 //! closes the ended windows of the rolling figures.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use regex::Regex;
@@ -85,6 +84,8 @@ struct ShadowRule {
     tracked: Tracked,
     requests: u64,
     would_reject: u64,
+    /// Requests it applied to but could not place in their key's time order.
+    unplaced: u64,
 }
 
 impl ShadowRule {
@@ -112,10 +113,13 @@ pub struct RuleFigures {
     /// The rule's algorithm, or with `--gateway` the gateway (`kong-redis`,
     /// `aws-waf (model)`).
     pub algorithm: String,
-    /// Requests the rule applied to.
+    /// Requests the rule applied to and decided.
     pub requests: u64,
     /// Requests the rule on its own would have rejected.
     pub would_reject: u64,
+    /// Late requests it applies to that it could not place in their key's
+    /// time order: not decided (see [`Shadow::decide`]).
+    pub unplaced: u64,
     /// Keys whose limiter state is kept (not yet back to empty).
     pub states: usize,
     /// The last hour, by log time.
@@ -139,8 +143,11 @@ pub struct Shadow {
     exempt: u64,
     /// The newest time of a request decided.
     now: Option<Millis>,
-    /// Per rule, the time the request being decided was decided at.
-    decided_at: Vec<Millis>,
+    /// Per rule, whether it decided the request being decided.
+    placed: Vec<bool>,
+    /// How far behind the newest time decided limiter states are kept for
+    /// late requests (see [`Shadow::sweep`]).
+    lateness: Millis,
 }
 
 /// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
@@ -208,10 +215,7 @@ impl Shadow {
                     name: kong::plugin_name(|j| &rules[j].name, &run.merged),
                     ..rules[run.merged[0]].clone()
                 };
-                let states = with_algorithm!(&limiter, alg => Box::new(Keyed {
-                    alg: alg.clone(),
-                    states: HashMap::new(),
-                }) as Box<dyn KeyedStates>);
+                let states = with_algorithm!(&limiter, alg => Box::new(Keyed::new(alg.clone())) as Box<dyn KeyedStates>);
                 // The key as ingested (the primary one with `--cidr4/6`),
                 // as the gateway reads it.
                 let ingested = keys.by_text(&rule.key.text).unwrap_or(&rule.key);
@@ -226,6 +230,7 @@ impl Shadow {
                     tracked: Tracked::new(rule.spec.limit.window),
                     requests: 0,
                     would_reject: 0,
+                    unplaced: 0,
                     rule,
                 })
             })
@@ -243,7 +248,8 @@ impl Shadow {
             gateway,
             exempt: 0,
             now: None,
-            decided_at: Vec::new(),
+            placed: Vec::new(),
+            lateness: 0,
         })
     }
 
@@ -305,10 +311,12 @@ impl Shadow {
             .collect()
     }
 
-    /// Decides one request at `t`; returns whether every rule that applies
-    /// admits it. A request older than one already decided (late) is
-    /// decided, in each rule, at its key's own time: `t`, or the key's last
-    /// decision when that is later (see [`keyed`]).
+    /// Decides one request at `t`; returns whether every rule that decides
+    /// it admits it. A rule decides a request it applies to only where the
+    /// request can be placed in its key's time order (see [`keyed`]); one it
+    /// cannot place (a late request older than the key's last decision, or
+    /// than the last sweep of states) is counted as unplaced, changes none of
+    /// the rule's state and takes no part in the verdict.
     pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
         self.now = Some(self.now.map_or(t, |now| now.max(t)));
         if request.exempt {
@@ -316,22 +324,23 @@ impl Shadow {
             return true;
         }
         let mut allowed = true;
-        self.decided_at.clear();
+        self.placed.clear();
         for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
-            let Some(key) = key else {
-                self.decided_at.push(t);
+            let verdict = key.as_ref().map(|key| (key, rule.states.allows(key, t)));
+            let Some((key, Some(verdict))) = verdict else {
+                rule.unplaced += u64::from(verdict.is_some());
+                self.placed.push(false);
                 continue;
             };
-            let (verdict, at) = rule.states.allows(key, t);
-            self.decided_at.push(at);
+            self.placed.push(true);
             allowed &= verdict;
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
             let tracked = rule.top.contains(key);
             rule.rolling
-                .observe(key, key_hash(key), at, !verdict, tracked);
+                .observe(key, key_hash(key), t, !verdict, tracked);
             rule.tracked
-                .observe(key, at, &request.endpoint, request.status);
+                .observe(key, t, &request.endpoint, request.status);
             if verdict {
                 continue;
             }
@@ -341,35 +350,40 @@ impl Shadow {
                 }
                 let in_window = rule.rolling.open_count(key);
                 rule.tracked
-                    .start(key, at, in_window, &request.endpoint, request.status);
+                    .start(key, t, in_window, &request.endpoint, request.status);
             }
         }
-        for ((rule, key), &at) in self
-            .rules
-            .iter_mut()
-            .zip(&request.keys)
-            .zip(&self.decided_at)
-        {
+        let decided = self.rules.iter_mut().zip(&request.keys).zip(&self.placed);
+        for ((rule, key), _) in decided.filter(|(_, placed)| **placed) {
             if let Some(key) = key {
                 if allowed {
-                    rule.states.record(key, at);
+                    rule.states.record(key, t);
                 } else {
-                    rule.states.rejected(key, at);
+                    rule.states.rejected(key, t);
                 }
             }
         }
         allowed
     }
 
-    /// Drops the states that decide like empty ones at `t` and closes ended
-    /// windows; returns how many states are left.
+    /// Keeps limiter states for late requests up to `lateness` behind the
+    /// newest time decided (`--max-lateness`; 0 unless set).
+    pub fn with_lateness(mut self, lateness: Millis) -> Self {
+        self.lateness = lateness.max(0);
+        self
+    }
+
+    /// Closes the windows that ended before `t` (the newest time decided),
+    /// and drops the states that decide like empty ones at `t` minus the
+    /// lateness kept for; returns how many states are left.
     pub fn sweep(&mut self, t: Millis) -> usize {
+        let states_until = t.saturating_sub(self.lateness);
         self.rules
             .iter_mut()
             .map(|rule| {
                 let top = &rule.top;
                 rule.rolling.sweep(t, |key| top.contains(key));
-                rule.states.sweep(t)
+                rule.states.sweep(states_until)
             })
             .sum()
     }
@@ -406,6 +420,7 @@ impl Shadow {
                     },
                     requests: r.requests,
                     would_reject: r.would_reject,
+                    unplaced: r.unplaced,
                     states: r.states.len(),
                     top: r.top_profiled(now, &hour),
                     hour,

@@ -99,6 +99,7 @@ mod tests {
             algorithm: "gcra".into(),
             requests: 0,
             would_reject: 0,
+            unplaced: 0,
             states: 0,
             top: Vec::new(),
             hour: HourFigures {

@@ -145,6 +145,7 @@ mod tests {
                 algorithm: "gcra".into(),
                 requests: 200,
                 would_reject: 5,
+                unplaced: 0,
                 states: 1,
                 hour: HourFigures {
                     clients_seen: 50,
@@ -201,6 +202,7 @@ mod tests {
                 algorithm: "token-bucket".into(),
                 requests: 5000,
                 would_reject: 1000,
+                unplaced: 0,
                 states: 3,
                 hour: HourFigures::default(),
                 top: vec![

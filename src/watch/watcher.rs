@@ -33,6 +33,9 @@ pub struct WatchSettings {
     pub from_start: bool,
     /// How long (log time) the reorder buffer waits for late lines.
     pub max_delay_ms: Millis,
+    /// How far behind the newest time decided a late request can still be
+    /// placed in its client's time order (limiter states are kept so long).
+    pub max_lateness_ms: Millis,
     /// How long a rotated-away file is still read after it last grew.
     pub linger: Duration,
     /// Format, keys (with every rule's key, see [`super::shadow::keys_for`]) and routes.
@@ -123,7 +126,8 @@ impl Watcher {
             &settings.exemptions,
             settings.gateway,
             &settings.ingest.keys,
-        )?;
+        )?
+        .with_lateness(settings.max_lateness_ms);
         if let ingest::FormatChoice::LogFormat { .. } | ingest::FormatChoice::Json =
             settings.ingest.format
         {

@@ -9,6 +9,7 @@ fn rule(name: &str) -> RuleFigures {
         algorithm: "token-bucket".into(),
         requests: 120,
         would_reject: 7,
+        unplaced: 2,
         states: 3,
         top: Vec::new(),
         hour: HourFigures {
@@ -55,6 +56,7 @@ fn every_fixed_name_is_exported() {
     for line in [
         "rlctl_requests_total{rule=\"global\"} 120",
         "rlctl_would_reject_total{rule=\"global\"} 7",
+        "rlctl_requests_unplaced_total{rule=\"global\"} 2",
         "rlctl_clients_seen{rule=\"global\",window=\"1h\"} 40",
         "rlctl_clients_hit{rule=\"global\",window=\"1h\"} 2",
         "rlctl_lines_total{file=\"/var/log/nginx/access.log\"} 130",

@@ -16,6 +16,7 @@ fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
         files: vec![path.to_path_buf()],
         from_start: true,
         max_delay_ms: 5000,
+        max_lateness_ms: 900_000,
         linger: Duration::from_secs(5),
         ingest: ingest_settings(FormatChoice::Auto, keys),
         rules,

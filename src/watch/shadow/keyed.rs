@@ -2,10 +2,13 @@
 //! [`Algorithm`] calls of the replay loop, keyed by client, with idle states
 //! dropped on a sweep.
 //!
-//! Each key keeps the time of its last decision, and a key's time never goes
-//! back: a late request (older than one the key already decided) is decided
-//! at that time. A late request of a key whose requests so far are all older
-//! is decided at its own time, as the replay of the sorted log decides it.
+//! A request is decided only where it can be placed in its key's own time
+//! order, as the replay of the sorted log decides it: when the key's state
+//! holds no later decision, or when the key has no state and the request is
+//! not older than the last sweep (a key without state is then new, or was
+//! dropped idle at a time the request is not older than, where an empty
+//! state decides the same). Any other request cannot be placed: deciding it
+//! later than its time would put a backlog's minutes into one instant.
 
 use std::collections::HashMap;
 
@@ -14,14 +17,13 @@ use crate::units::Millis;
 
 /// The states of one rule's keys, whatever the algorithm.
 pub(super) trait KeyedStates: Send + std::fmt::Debug {
-    /// Whether the key's limiter admits a request at `t`, and the time it
-    /// decided at: `t`, or the key's last decision when that is later.
-    fn allows(&mut self, key: &str, t: Millis) -> (bool, Millis);
-    /// The request decided at `at` (from [`KeyedStates::allows`]) was admitted.
-    fn record(&mut self, key: &str, at: Millis);
-    /// The request decided at `at` was rejected.
-    fn rejected(&mut self, key: &str, at: Millis);
-    /// Drops idle states; returns how many are left.
+    /// Whether the key's limiter admits a request at `t`; `None` when the
+    /// request cannot be placed in the key's time order (see the module).
+    fn allows(&mut self, key: &str, t: Millis) -> Option<bool>;
+    fn record(&mut self, key: &str, t: Millis);
+    fn rejected(&mut self, key: &str, t: Millis);
+    /// Drops the states idle at `t` whose last decision is not later;
+    /// returns how many are left.
     fn sweep(&mut self, t: Millis) -> usize;
     fn len(&self) -> usize;
 }
@@ -31,38 +33,59 @@ pub(super) struct Keyed<A: Algorithm> {
     pub(super) alg: A,
     /// Per key: its state and the time of its last decision.
     pub(super) states: HashMap<Box<str>, (A::State, Millis)>,
+    /// The time of the last sweep: a key without state may have been dropped
+    /// before it.
+    pub(super) swept_until: Millis,
+}
+
+impl<A: Algorithm> Keyed<A> {
+    pub(super) fn new(alg: A) -> Self {
+        Keyed {
+            alg,
+            states: HashMap::new(),
+            swept_until: Millis::MIN,
+        }
+    }
 }
 
 impl<A: Algorithm + std::fmt::Debug> KeyedStates for Keyed<A>
 where
     A::State: std::fmt::Debug,
 {
-    fn allows(&mut self, key: &str, t: Millis) -> (bool, Millis) {
+    fn allows(&mut self, key: &str, t: Millis) -> Option<bool> {
         if let Some((state, last)) = self.states.get_mut(key) {
-            *last = t.max(*last);
-            return (self.alg.allows(state, *last), *last);
+            if *last > t {
+                return None;
+            }
+            *last = t;
+            return Some(self.alg.allows(state, t));
+        }
+        if t < self.swept_until {
+            return None;
         }
         let mut state = A::State::default();
         let allowed = self.alg.allows(&mut state, t);
         self.states.insert(key.into(), (state, t));
-        (allowed, t)
+        Some(allowed)
     }
 
-    fn record(&mut self, key: &str, at: Millis) {
+    fn record(&mut self, key: &str, t: Millis) {
         if let Some((state, _)) = self.states.get_mut(key) {
-            self.alg.record(state, at);
+            self.alg.record(state, t);
         }
     }
 
-    fn rejected(&mut self, key: &str, at: Millis) {
+    fn rejected(&mut self, key: &str, t: Millis) {
         if let Some((state, _)) = self.states.get_mut(key) {
-            self.alg.rejected(state, at);
+            self.alg.rejected(state, t);
         }
     }
 
     fn sweep(&mut self, t: Millis) -> usize {
         let alg = &self.alg;
-        self.states.retain(|_, (state, _)| !alg.is_idle(state, t));
+        self.swept_until = self.swept_until.max(t);
+        self.states
+            .retain(|_, (state, last)| *last > t || !alg.is_idle(state, t));
         self.states.len()
     }
 

@@ -168,14 +168,14 @@ fn figures_count_requests_rejections_and_clients() {
 }
 
 #[test]
-fn a_late_request_is_decided_in_its_clients_own_time() {
-    let mut shadow = fixed_window("1/10s");
+fn a_late_request_is_decided_in_its_clients_own_time_or_not_at_all() {
+    let mut shadow = fixed_window("1/10s").with_lateness(60_000);
     // b at 100 s is decided first; a's requests come later, all older. a's
     // windows are its own: [10 s, 20 s) admits 10 s and rejects 15 s,
-    // [20 s, 30 s) admits 25 s, as the sorted log decides them. 22 s is
-    // older than a's last decision (25 s): decided at 25 s, so rejected.
-    // (At the newest time, 100 s, the first three would all fall in one
-    // window: admitted, rejected, rejected.)
+    // [20 s, 30 s) admits 25 s, as the sorted log decides them. (At the
+    // newest time, 100 s, they would all fall in one window: admitted,
+    // rejected, rejected.) 22 s is older than a's last decision (25 s): it
+    // cannot be placed, so it is not decided (admitted, counted unplaced).
     let sequence = [
         (100_000, "b"),
         (10_000, "a"),
@@ -184,14 +184,28 @@ fn a_late_request_is_decided_in_its_clients_own_time() {
         (22_000, "a"),
         (105_000, "c"),
     ];
-    let decisions: Vec<bool> = (sequence.iter())
-        .map(|&(t, k)| shadow.decide(t, &request(k)))
-        .collect();
-    assert_eq!(decisions, [true, true, false, true, false, true]);
+    let decide = |shadow: &mut Shadow, sequence: &[(Millis, &str)]| -> Vec<bool> {
+        (sequence.iter())
+            .map(|&(t, k)| shadow.decide(t, &request(k)))
+            .collect()
+    };
+    assert_eq!(
+        decide(&mut shadow, &sequence),
+        [true, true, false, true, true, true]
+    );
     assert_eq!(shadow.now(), Some(105_000));
     let f = &shadow.figures()[0];
-    assert_eq!((f.requests, f.would_reject), (6, 2));
+    assert_eq!((f.requests, f.would_reject, f.unplaced), (5, 1, 1));
     assert_eq!((f.hour.clients_seen, f.hour.clients_hit), (3, 1));
+    // States are kept a minute behind the newest time: a late client at 46 s
+    // is decided in its own time (admitted, then rejected in its window); at
+    // 44 s, before the sweep's 45 s, a client without state may have been
+    // dropped: not decided.
+    shadow.sweep(105_000);
+    let late = [(46_000, "d"), (47_000, "d"), (44_000, "e")];
+    assert_eq!(decide(&mut shadow, &late), [true, false, true]);
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject, f.unplaced), (7, 2, 2));
 }
 
 #[test]

@@ -49,6 +49,7 @@ fn watch_settings(
         files: vec![path.to_path_buf()],
         from_start,
         max_delay_ms: 5000,
+        max_lateness_ms: 900_000,
         linger: Duration::from_secs(2),
         ingest: ingest_settings(FormatChoice::Auto, keys),
         rules,
@@ -198,6 +199,59 @@ fn a_rotated_away_w3c_file_is_read_in_its_own_columns() {
     assert_eq!(s.rules[0].requests, 4);
 }
 
+/// A combined line of `ip` for `path` at `secs` past 13:00 on one day.
+fn line_at(ip: &str, secs: i64, path: &str) -> String {
+    let (m, s) = (secs / 60, secs % 60);
+    format!(
+        "{ip} - - [10/Oct/2025:13:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
+    )
+}
+
+/// A watch of two files under `policy` (with a verdict of 50% held for ten
+/// minutes) to which each of `pieces` (front, backlog) is written in turn,
+/// a step after each; and what `simulate` gives on all the lines.
+fn two_files(policy: &str, pieces: &[(String, String)]) -> (Watcher, Vec<(u64, u64)>) {
+    let (rules, keys) = policy_keyed_by_ip(policy);
+    let dir = tempfile::tempdir().unwrap();
+    let (front, backlog) = (dir.path().join("a.log"), dir.path().join("b.log"));
+    append(&front, b"");
+    append(&backlog, b"");
+    let mut settings = watch_settings(&front, rules.clone(), keys.clone(), true);
+    settings.files.push(backlog.clone());
+    settings.verdict = Some(Verdict::new(0.5, 600_000));
+    let mut watcher = Watcher::new(settings).unwrap();
+    let mut secs = 0;
+    let mut all = String::new();
+    for (a, b) in pieces {
+        for (path, text) in [(&front, a), (&backlog, b)] {
+            append(path, text.as_bytes());
+            all += text;
+            secs += 1;
+            watcher
+                .step(Duration::from_secs(secs), Millis::MAX)
+                .unwrap();
+        }
+    }
+    watcher.finish().unwrap();
+    let mut both = tempfile::NamedTempFile::new().unwrap();
+    both.write_all(all.as_bytes()).unwrap();
+    let (want, _, _) = simulated(both.path(), &rules, &keys);
+    (watcher, want)
+}
+
+/// One rule's (requests, would-reject), (clients hit, seen) and unplaced.
+type Figures = ((u64, u64), (u64, u64), u64);
+
+/// Each rule's [`Figures`].
+fn figures(s: &Snapshot) -> Vec<Figures> {
+    (s.rules.iter())
+        .map(|r| {
+            let hour = (r.hour.clients_hit, r.hour.clients_seen);
+            ((r.requests, r.would_reject), hour, r.unplaced)
+        })
+        .collect()
+}
+
 /// A log shipper catching up: one file's ten minutes arrive after another
 /// file's same ten minutes were decided. Every backlog line is late, and is
 /// decided in its client's own time, so the watch decides as `simulate` on
@@ -206,24 +260,15 @@ fn a_rotated_away_w3c_file_is_read_in_its_own_columns() {
 fn a_backlog_is_decided_as_the_sorted_log_and_does_not_fail_the_verdict() {
     let policy = "[[rule]]\nname='per-ip'\nlimit='60/1m'\nburst=5\nalgorithm='token-bucket'\n\n\
                   [[rule]]\nname='search'\nroute='^/search'\nlimit='2r/s'\nburst=1\nalgorithm='leaky-bucket'\n";
-    let (rules, keys) = policy_keyed_by_ip(policy);
-    let dir = tempfile::tempdir().unwrap();
-    let (front, backlog) = (dir.path().join("a.log"), dir.path().join("b.log"));
-    let line = |ip: &str, secs: i64, path: &str| {
-        let (m, s) = (secs / 60, secs % 60);
-        format!(
-            "{ip} - - [10/Oct/2025:13:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
-        )
-    };
     // The front file: five clients searching every 3 s, and one in a burst
     // of 210 requests in 21 s, over ten minutes.
     let mut a = String::new();
     for secs in (0..600).step_by(3) {
         for c in 1..=5 {
-            a += &line(&format!("10.0.1.{c}"), secs, "/search");
+            a += &line_at(&format!("10.0.1.{c}"), secs, "/search");
         }
         if (100..120).contains(&secs) {
-            a += &line("10.0.1.9", secs, "/a").repeat(30);
+            a += &line_at("10.0.1.9", secs, "/a").repeat(30);
         }
     }
     // The backlog: ten clients once a minute, and a burst of 100 searches
@@ -231,38 +276,71 @@ fn a_backlog_is_decided_as_the_sorted_log_and_does_not_fail_the_verdict() {
     let mut b = String::new();
     for minute in 0..10 {
         for c in 1..=10 {
-            b += &line(&format!("10.0.2.{c}"), minute * 60 + c, "/b");
+            b += &line_at(&format!("10.0.2.{c}"), minute * 60 + c, "/b");
         }
     }
-    b += &line("10.0.2.99", 300, "/search").repeat(100);
-    append(&front, a.as_bytes());
-    append(&backlog, b"");
-    let mut settings = watch_settings(&front, rules.clone(), keys.clone(), true);
-    settings.files.push(backlog.clone());
-    settings.verdict = Some(Verdict::new(0.5, 600_000));
-    let mut watcher = Watcher::new(settings).unwrap();
-    watcher.step(Duration::from_secs(1), Millis::MAX).unwrap();
-    append(&backlog, b.as_bytes());
-    watcher.step(Duration::from_secs(2), Millis::MAX).unwrap();
-    watcher.finish().unwrap();
-
-    let mut both = tempfile::NamedTempFile::new().unwrap();
-    both.write_all((a + &b).as_bytes()).unwrap();
-    let (want, _, _) = simulated(both.path(), &rules, &keys);
+    b += &line_at("10.0.2.99", 300, "/search").repeat(100);
+    let (watcher, want) = two_files(policy, &[(a, String::new()), (String::new(), b)]);
     let s = watcher.snapshot(0);
-    let got: Vec<(u64, u64)> = s
-        .rules
-        .iter()
-        .map(|r| (r.requests, r.would_reject))
-        .collect();
-    assert_eq!(got, want);
+    let got = figures(&s);
+    assert_eq!(got.iter().map(|f| f.0).collect::<Vec<_>>(), want);
     assert_eq!(s.late_lines, 200);
     // Only the two bursting clients are hit, each by one rule; the verdict
     // (50%) holds. (Late lines decided at the newest time hit 11 of 17
     // clients: 65%.)
-    let hit: Vec<(u64, u64)> = (s.rules.iter())
-        .map(|r| (r.hour.clients_hit, r.hour.clients_seen))
+    let hit: Vec<_> = got.iter().map(|f| (f.1, f.2)).collect();
+    assert_eq!(hit, [((1, 17), 0), ((1, 6), 0)]);
+    assert!(!matches!(watcher.judgement(), Judgement::Failed { .. }));
+}
+
+/// A backlog written in pieces while the other file moves on by a minute
+/// each time: the backlog's client keeps its state between pieces (it is
+/// within --max-lateness), so its burst is caught as `simulate` catches it.
+#[test]
+fn a_backlog_in_pieces_keeps_its_clients_state() {
+    let policy = "[[rule]]\nname='per-ip'\nlimit='60/1m'\nburst=100\nalgorithm='token-bucket'\n";
+    let pieces: Vec<(String, String)> = (0..6)
+        .map(|i| {
+            let front = (600 + i * 60..660 + i * 60)
+                .map(|secs| line_at("10.0.1.1", secs, "/a"))
+                .collect();
+            let burst = (300 + i * 10..310 + i * 10)
+                .map(|secs| line_at("10.0.2.99", secs, "/b").repeat(10))
+                .collect();
+            (front, burst)
+        })
         .collect();
-    assert_eq!(hit, [(1, 17), (1, 6)], "{got:?}");
+    let (watcher, want) = two_files(policy, &pieces);
+    let got = figures(&watcher.snapshot(0));
+    assert_eq!(vec![got[0].0], want);
+    assert!(want[0].1 > 400, "{want:?}");
+    assert_eq!((got[0].1, got[0].2), ((1, 2), 0));
+}
+
+/// Two load-balanced servers: every client is in both files, and one file's
+/// ten minutes arrive after the other's. No backlog line can be placed in
+/// its client's time order (each has later decisions): none is decided, so
+/// none is a false hit, and each is counted as unplaced.
+#[test]
+fn a_backlog_of_clients_decided_since_is_unplaced_not_hit() {
+    let policy = "[[rule]]\nname='per-ip'\nlimit='30/1m'\nalgorithm='sliding-log'\n";
+    let server = |offset: i64| -> String {
+        (0..600)
+            .step_by(6)
+            .flat_map(|secs| {
+                (1..=20).map(move |c| line_at(&format!("10.0.0.{c}"), secs + offset, "/a"))
+            })
+            .collect()
+    };
+    let (watcher, want) = two_files(
+        policy,
+        &[(server(0), String::new()), (String::new(), server(3))],
+    );
+    let got = figures(&watcher.snapshot(0));
+    assert_eq!(want, [(4000, 0)]);
+    // The backlog's lines at 591 s and 597 s are no backlog: they are newer
+    // than the last line released (588 s; 594 s was still held), so they
+    // are decided in order.
+    assert_eq!(got, [((2000 + 40, 0), (0, 20), 2000 - 40)]);
     assert!(!matches!(watcher.judgement(), Judgement::Failed { .. }));
 }
