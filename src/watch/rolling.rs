@@ -111,8 +111,7 @@ impl Rolling {
         }
         let window = t.div_euclid(self.window_ms);
         let closed = match self.open.get_mut(key) {
-            // A late request of a window before the open one counts in it.
-            Some((open, count)) if *open >= window => {
+            Some((open, count)) if *open == window => {
                 *count += 1;
                 None
             }

@@ -52,8 +52,7 @@ struct Track {
 impl Track {
     fn add(&mut self, window: i64, oldest: i64, endpoint: &str, status: u16) {
         match self.windows.back_mut() {
-            // A late request of an earlier window counts in the last one.
-            Some((w, n)) if *w >= window => *n += 1,
+            Some((w, n)) if *w == window => *n += 1,
             _ => self.windows.push_back((window, 1)),
         }
         while self.windows.front().is_some_and(|&(w, _)| w < oldest) {
@@ -103,8 +102,8 @@ impl Tracked {
         t.div_euclid(self.window.millis())
     }
 
-    /// Notes a request of the rule by `key` at `t`, adding it to `key`'s
-    /// track if it is tracked (a window before the track's last counts in it).
+    /// Notes a request of the rule by `key` at `t` (windows must not go
+    /// back), adding it to `key`'s track if it is tracked.
     pub fn observe(&mut self, key: &str, t: Millis, endpoint: &str, status: u16) {
         let window = self.window_of(t);
         self.first_window.get_or_insert(window);
