@@ -14,46 +14,34 @@
 //! an exemption matches ([`super::exempt`]) is admitted, counted by no rule and
 //! changes no state, as in `rlctl simulate`.
 //!
+//! A late request (older than one already decided) is decided by a rule only
+//! where it can be placed in its key's own time order ([`keyed`]); elsewhere
+//! it is counted as unplaced.
+//!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
-//! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle)), which changes no decision, and
-//! closes the ended windows of the rolling figures.
-
-use std::sync::Arc;
-
-use regex::Regex;
+//! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle))
+//! at the newest time minus the lateness kept for, which changes no decision,
+//! and closes the ended windows of the rolling figures.
 
 mod keyed;
+mod request;
 
 use keyed::{Keyed, KeyedStates};
+pub use request::Request;
 
 use super::distinct::key_hash;
-use super::exempt::{Exemptions, key_column, key_value};
+use super::exempt::{Exemptions, key_column};
 use super::rolling::{HourFigures, Rolling};
 use super::top::{Added, TopClient, TopClients};
 use super::tracked::Tracked;
-use crate::ingest::chunk::ChunkResult;
 use crate::ingest::key::{KeyReading, KeySet};
 use crate::policy::exempt::add_key_columns;
 use crate::policy::{CheckedRule, Exemption};
 use crate::scenario::kong::{self, MethodRoute};
-use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::spec::with_algorithm;
 use crate::simulate::{Limiter, SpecError};
 use crate::units::{Limit, Millis};
-
-/// One request as the rules see it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Request {
-    /// Per rule: the key the request counts under, `None` where the rule does not apply.
-    pub keys: Vec<Option<Box<str>>>,
-    /// An exemption matches it: admitted, counted by no rule.
-    pub exempt: bool,
-    /// Its endpoint (shared by the chunk's requests to it) and status, for
-    /// the profiles of tracked clients.
-    pub endpoint: Arc<str>,
-    pub status: u16,
-}
 
 /// A rule the dry run cannot replay.
 #[derive(Debug, thiserror::Error)]
@@ -251,64 +239,6 @@ impl Shadow {
             placed: Vec::new(),
             lateness: 0,
         })
-    }
-
-    /// The requests of a parsed chunk, with their times, in line order.
-    pub fn requests(&self, chunk: &ChunkResult) -> Vec<(Millis, Request)> {
-        // Methods and paths are tested once per distinct name of the chunk,
-        // read as the gateway reads them.
-        let names = self
-            .gateway
-            .map_or_else(NameReading::default, |g| g.name_reading());
-        let filter = |(method, route): (Option<&str>, Option<&Regex>)| {
-            NameFilter::new(&chunk.methods, &chunk.paths, (method, route), names)
-        };
-        let filters: Vec<NameFilter> = (self.rules.iter())
-            .map(|r| filter((r.rule.method.as_deref(), r.rule.route.as_ref())))
-            .collect();
-        let unless: Vec<Vec<NameFilter>> = (self.rules.iter())
-            .map(|r| {
-                (r.unless.iter())
-                    .map(|(m, route)| filter((m.as_deref(), route.as_ref())))
-                    .collect()
-            })
-            .collect();
-        let exempt = self.exemptions.mask(chunk);
-        let endpoints: Vec<Arc<str>> = chunk.endpoints.names().map(Arc::from).collect();
-        let no_endpoint: Arc<str> = Arc::from("");
-        chunk
-            .events
-            .iter()
-            .enumerate()
-            .map(|(row, event)| {
-                let keys = self
-                    .rules
-                    .iter()
-                    .enumerate()
-                    .map(|(r, rule)| {
-                        let (method, path) = (event.method, event.path);
-                        if !filters[r].picks(method, path, event.protocol)
-                            || unless[r].iter().any(|f| f.picks_names(method, path))
-                        {
-                            return None;
-                        }
-                        key_value(chunk, rule.key_column, row).map(Into::into)
-                    })
-                    .collect();
-                let exempt = exempt.as_ref().is_some_and(|mask| mask[row]);
-                let endpoint = endpoints
-                    .get(event.endpoint as usize)
-                    .unwrap_or(&no_endpoint)
-                    .clone();
-                let request = Request {
-                    keys,
-                    exempt,
-                    endpoint,
-                    status: event.status,
-                };
-                (event.ts, request)
-            })
-            .collect()
     }
 
     /// Decides one request at `t`; returns whether every rule that decides
