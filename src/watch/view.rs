@@ -47,7 +47,7 @@ pub fn frame(s: &Snapshot) -> String {
     );
     let _ = writeln!(
         out,
-        "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
+        "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8} {:>9}",
         "RULE",
         "LIMIT",
         "ALGORITHM",
@@ -56,12 +56,13 @@ pub fn frame(s: &Snapshot) -> String {
         "RATE",
         "CLIENTS",
         "HIT (1h)",
-        "HIT %"
+        "HIT %",
+        "UNPLACED"
     );
     for r in &s.rules {
         let _ = writeln!(
             out,
-            "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8}",
+            "{:<30} {:>10} {:<16} {:>10} {:>12} {:>8} {:>9} {:>9} {:>8} {:>9}",
             terminal(&r.rule),
             r.limit,
             r.algorithm,
@@ -71,6 +72,7 @@ pub fn frame(s: &Snapshot) -> String {
             r.hour.clients_seen,
             r.hour.clients_hit,
             percent(r.hour.clients_hit, r.hour.clients_seen),
+            r.unplaced,
         );
     }
     let _ = writeln!(
@@ -145,7 +147,7 @@ mod tests {
                 algorithm: "gcra".into(),
                 requests: 200,
                 would_reject: 5,
-                unplaced: 0,
+                unplaced: 7,
                 states: 1,
                 hour: HourFigures {
                     clients_seen: 50,
@@ -171,7 +173,10 @@ mod tests {
             ..Snapshot::default()
         };
         let f = frame(&s);
-        assert!(f.contains("2.50%") && f.contains("2.00%"), "{f}");
+        assert!(
+            f.contains("2.50%") && f.contains("2.00%         7\n"),
+            "{f}"
+        );
         assert!(f.contains("access.log") && f.contains("following"));
         // Skipped: the lines and the entries glued onto them, less those parsed.
         assert!(f.contains("210        200         12"), "{f}");

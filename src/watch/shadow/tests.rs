@@ -209,6 +209,40 @@ fn a_late_request_is_decided_in_its_clients_own_time_or_not_at_all() {
 }
 
 #[test]
+fn a_request_one_rule_cannot_place_is_decided_by_none() {
+    let policy = "[[rule]]\nname='per-user'\nkey='user'\nlimit='2/1m'\nalgorithm='sliding-log'\n\n\
+                  [[rule]]\nname='per-ip'\nlimit='3/1m'\nalgorithm='sliding-log'\n";
+    let (rules, keys) = policy_keyed_by_ip(policy);
+    let mut shadow = Shadow::new(&rules, &keys).unwrap();
+    let alice_at = |ip: &str| Request {
+        keys: vec![Some("alice".into()), Some(ip.into())],
+        ..request("alice")
+    };
+    // alice's three requests at 295 to 297 s (the third rejected by
+    // per-user, so not recorded under her address), then her ten from a
+    // second address at 0 to 9 s, late. Sorted, those ten come first:
+    // per-user admits two and rejects eight, so per-ip records two and
+    // rejects none. per-user cannot place them (alice has a decision at
+    // 297 s); if per-ip decided them alone, it would admit and record three
+    // and reject seven, none of which the sorted replay rejects there.
+    let mut decisions = Vec::new();
+    for t in [295_000, 296_000, 297_000] {
+        decisions.push(shadow.decide(t, &alice_at("10.0.0.1")));
+    }
+    for t in (0..10).map(|s| s * 1000) {
+        decisions.push(shadow.decide(t, &alice_at("10.0.9.9")));
+    }
+    assert_eq!(decisions[..3], [true, true, false]);
+    assert!(decisions[3..].iter().all(|&d| d));
+    let figures: Vec<(u64, u64, u64)> = (shadow.figures().iter())
+        .map(|f| (f.requests, f.would_reject, f.unplaced))
+        .collect();
+    assert_eq!(figures, [(3, 1, 10), (3, 0, 10)]);
+    // Nor did they leave any state: per-ip holds alice's first address only.
+    assert_eq!(shadow.figures()[1].states, 1);
+}
+
+#[test]
 fn exempt_requests_are_admitted_and_counted_by_no_rule() {
     let policy = Policy::parse_policy(
         "[[rule]]\nname='r'\nlimit='1/1m'\nalgorithm='fixed-window'\n\n\
