@@ -69,8 +69,8 @@ pub struct WatchArgs {
     pub max_delay: Window,
 
     /// How far behind the newest log time a late line can still be decided
-    /// in its client's own time (limiter states are kept so long); a late
-    /// line its client's state cannot place is counted as unplaced.
+    /// in its client's own time (limiter states are kept so long; at least
+    /// 1s); a late line a rule's state cannot place is counted as unplaced.
     #[arg(
         long,
         value_name = "DURATION",

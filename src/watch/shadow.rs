@@ -14,19 +14,22 @@
 //! an exemption matches ([`super::exempt`]) is admitted, counted by no rule and
 //! changes no state, as in `rlctl simulate`.
 //!
-//! A late request (older than one already decided) is decided by a rule only
-//! where it can be placed in its key's own time order ([`keyed`]); elsewhere
-//! it is counted as unplaced.
+//! A late request (older than one already decided) is decided only where
+//! every rule it applies to can place it in its key's own time order
+//! ([`keyed`]); otherwise each of them counts it as unplaced.
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
 //! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle))
-//! at the newest time minus the lateness kept for, which changes no decision,
-//! and closes the ended windows of the rolling figures.
+//! at the time enough requests have reached ([`reached`]) minus the lateness
+//! kept for, which changes no decision, and closes the ended windows of the
+//! rolling figures.
 
 mod keyed;
+mod reached;
 mod request;
 
 use keyed::{Keyed, KeyedStates};
+use reached::Reached;
 pub use request::Request;
 
 use super::distinct::key_hash;
@@ -131,11 +134,19 @@ pub struct Shadow {
     exempt: u64,
     /// The newest time of a request decided.
     now: Option<Millis>,
-    /// Per rule, whether it decided the request being decided.
-    placed: Vec<bool>,
+    /// The time enough requests decided have reached to sweep states there.
+    reached: Reached,
     /// How far behind the newest time decided limiter states are kept for
     /// late requests (see [`Shadow::sweep`]).
     lateness: Millis,
+}
+
+/// The rules that apply to a request with `keys`, each with its key.
+fn applying<'a>(
+    rules: &'a mut [ShadowRule],
+    keys: &'a [Option<Box<str>>],
+) -> impl Iterator<Item = (&'a mut ShadowRule, &'a str)> {
+    (rules.iter_mut().zip(keys)).filter_map(|(rule, key)| Some((rule, key.as_deref()?)))
 }
 
 /// The key set ingestion must extract for `rules`: `primary` (`--key`) plus
@@ -236,33 +247,34 @@ impl Shadow {
             gateway,
             exempt: 0,
             now: None,
-            placed: Vec::new(),
+            reached: Reached::default(),
             lateness: 0,
         })
     }
 
-    /// Decides one request at `t`; returns whether every rule that decides
-    /// it admits it. A rule decides a request it applies to only where the
-    /// request can be placed in its key's time order (see [`keyed`]); one it
-    /// cannot place (a late request older than the key's last decision, or
-    /// than the last sweep of states) is counted as unplaced, changes none of
-    /// the rule's state and takes no part in the verdict.
+    /// Decides one request at `t`; returns whether every rule that applies
+    /// admits it. It is decided only where every rule that applies can place
+    /// it in its key's time order (see [`keyed`]); otherwise (a late request
+    /// older than a key's last decision, or than the last sweep of states)
+    /// each of those rules counts it as unplaced, and it changes no state and
+    /// takes no part in the verdict (returns true). A rule that decided it
+    /// where another cannot would record what the sorted replay might have
+    /// rejected.
     pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
         self.now = Some(self.now.map_or(t, |now| now.max(t)));
+        self.reached.push(t);
         if request.exempt {
             self.exempt += 1;
             return true;
         }
+        let keys = &request.keys;
+        if !applying(&mut self.rules, keys).all(|(rule, key)| rule.states.placeable(key, t)) {
+            applying(&mut self.rules, keys).for_each(|(rule, _)| rule.unplaced += 1);
+            return true;
+        }
         let mut allowed = true;
-        self.placed.clear();
-        for (rule, key) in self.rules.iter_mut().zip(&request.keys) {
-            let verdict = key.as_ref().map(|key| (key, rule.states.allows(key, t)));
-            let Some((key, Some(verdict))) = verdict else {
-                rule.unplaced += u64::from(verdict.is_some());
-                self.placed.push(false);
-                continue;
-            };
-            self.placed.push(true);
+        for (rule, key) in applying(&mut self.rules, keys) {
+            let verdict = rule.states.allows(key, t);
             allowed &= verdict;
             rule.requests += 1;
             rule.would_reject += u64::from(!verdict);
@@ -283,14 +295,11 @@ impl Shadow {
                     .start(key, t, in_window, &request.endpoint, request.status);
             }
         }
-        let decided = self.rules.iter_mut().zip(&request.keys).zip(&self.placed);
-        for ((rule, key), _) in decided.filter(|(_, placed)| **placed) {
-            if let Some(key) = key {
-                if allowed {
-                    rule.states.record(key, t);
-                } else {
-                    rule.states.rejected(key, t);
-                }
+        for (rule, key) in applying(&mut self.rules, keys) {
+            if allowed {
+                rule.states.record(key, t);
+            } else {
+                rule.states.rejected(key, t);
             }
         }
         allowed
@@ -304,10 +313,12 @@ impl Shadow {
     }
 
     /// Closes the windows that ended before `t` (the newest time decided),
-    /// and drops the states that decide like empty ones at `t` minus the
+    /// and drops the states that decide like empty ones at `t`, or the
+    /// older time [`reached::REACHED_BY`] requests decided have reached, minus the
     /// lateness kept for; returns how many states are left.
     pub fn sweep(&mut self, t: Millis) -> usize {
-        let states_until = t.saturating_sub(self.lateness);
+        let reached = self.reached.time().map_or(t, |r| r.min(t));
+        let states_until = reached.saturating_sub(self.lateness);
         self.rules
             .iter_mut()
             .map(|rule| {

@@ -17,9 +17,12 @@ use crate::units::Millis;
 
 /// The states of one rule's keys, whatever the algorithm.
 pub(super) trait KeyedStates: Send + std::fmt::Debug {
-    /// Whether the key's limiter admits a request at `t`; `None` when the
-    /// request cannot be placed in the key's time order (see the module).
-    fn allows(&mut self, key: &str, t: Millis) -> Option<bool>;
+    /// Whether a request of the key at `t` can be placed in its time order
+    /// (see the module).
+    fn placeable(&self, key: &str, t: Millis) -> bool;
+    /// Whether the key's limiter admits a request at `t`, one that
+    /// [`KeyedStates::placeable`] places.
+    fn allows(&mut self, key: &str, t: Millis) -> bool;
     fn record(&mut self, key: &str, t: Millis);
     fn rejected(&mut self, key: &str, t: Millis);
     /// Drops the states idle at `t` whose last decision is not later;
@@ -52,21 +55,22 @@ impl<A: Algorithm + std::fmt::Debug> KeyedStates for Keyed<A>
 where
     A::State: std::fmt::Debug,
 {
-    fn allows(&mut self, key: &str, t: Millis) -> Option<bool> {
-        if let Some((state, last)) = self.states.get_mut(key) {
-            if *last > t {
-                return None;
-            }
-            *last = t;
-            return Some(self.alg.allows(state, t));
+    fn placeable(&self, key: &str, t: Millis) -> bool {
+        match self.states.get(key) {
+            Some((_, last)) => *last <= t,
+            None => t >= self.swept_until,
         }
-        if t < self.swept_until {
-            return None;
+    }
+
+    fn allows(&mut self, key: &str, t: Millis) -> bool {
+        if let Some((state, last)) = self.states.get_mut(key) {
+            *last = t;
+            return self.alg.allows(state, t);
         }
         let mut state = A::State::default();
         let allowed = self.alg.allows(&mut state, t);
         self.states.insert(key.into(), (state, t));
-        Some(allowed)
+        allowed
     }
 
     fn record(&mut self, key: &str, t: Millis) {
