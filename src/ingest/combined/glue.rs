@@ -47,12 +47,42 @@ fn is_time_head(text: &[u8]) -> bool {
 
 /// Where the address of an entry head starts, given the head up to its
 /// `[TIME]` (`… ADDR IDENT USER `): the longest IP address that ends at the
-/// space before IDENT.
+/// space before IDENT; or, with the ident `-` and a user holding spaces
+/// (logged as the client sent it), one that ends at a ` - ` (see
+/// [`address_before_dash`]).
 fn address_before(head: &[u8]) -> Option<usize> {
     let head = head.strip_suffix(b" ")?;
+    address_before_words(head).or_else(|| address_before_dash(head))
+}
+
+/// The address of a head `… ADDR IDENT USER` (without the space before its
+/// `[TIME]`) whose IDENT and USER are one word each.
+fn address_before_words(head: &[u8]) -> Option<usize> {
     let user = token_start(head)?;
     let ident = token_start(head[..user].strip_suffix(b" ")?)?;
-    let end = head[..ident].strip_suffix(b" ")?.len();
+    address_ending(head, head[..ident].strip_suffix(b" ")?.len())
+}
+
+/// How far before its `[TIME]` a head's ` - ` is looked for: a user with
+/// spaces longer than that is not found (a bound, so that a hostile line of
+/// many dates costs what its length does).
+const SPACED_USER_REACH: usize = 512;
+
+/// The address of a head `… ADDR - USER WITH SPACES` (without the space
+/// before its `[TIME]`): the one that ends at the last ` - ` within
+/// [`SPACED_USER_REACH`] that an address ends at. The main reading takes
+/// the user from the first ` - ` after the address, so a user holding
+/// ` - ` after an address of its own is taken for that address's.
+fn address_before_dash(head: &[u8]) -> Option<usize> {
+    let from = head.len().saturating_sub(SPACED_USER_REACH);
+    memchr::memrchr_iter(b'-', &head[from..])
+        .map(|i| from + i)
+        .filter(|&dash| dash > 0 && head[dash - 1] == b' ' && head.get(dash + 1) == Some(&b' '))
+        .find_map(|dash| address_ending(head, dash - 1))
+}
+
+/// Where the longest IP address that ends at `end` in `head` starts.
+fn address_ending(head: &[u8], end: usize) -> Option<usize> {
     let run = head[..end]
         .iter()
         .rposition(|&b| !(b.is_ascii_hexdigit() || b == b'.' || b == b':'))
@@ -109,6 +139,29 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_glued_on_with_a_user_holding_spaces_is_found() {
+        let first = r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HT"#;
+        for user in ["John Smith", "a - b", "x [y] z", "-  -"] {
+            let second = SECOND.replacen(" - - ", &format!(" - {user} "), 1);
+            assert_eq!(
+                split(&format!("{first}{second}")),
+                Some((first, second.as_str())),
+                "{user}"
+            );
+        }
+        // A user whose ` - ` follows an address of its own is read from the
+        // last such ` - `: the address is the user's.
+        let second = SECOND.replacen(" - - ", " - 6.6.6.6 - x ", 1);
+        let line = format!("{first}{second}");
+        let (_, found) = split(&line).unwrap();
+        assert!(found.starts_with("6.6.6.6 - x ["), "{found}");
+        // Beyond the reach, a user with spaces is not looked for.
+        let long = format!("a {}", "b".repeat(SPACED_USER_REACH));
+        let second = SECOND.replacen(" - - ", &format!(" - {long} "), 1);
+        assert_eq!(split(&format!("{first}{second}")), None);
+    }
+
+    #[test]
     fn lines_of_one_entry_have_no_second() {
         for line in [
             r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTTP/1.1" 200 1 "-" "x""#,
@@ -119,6 +172,7 @@ mod tests {
             r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET / HTTP/1.1" 200 1 "-" "M [FBAN/FBIOS;FBAV/1]""#,
             // A head whose address is no address.
             r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTzz - - [05/Jan/2026:00:00:06 +0000] "GET /b HTTP/1.1" 200 1"#,
+            r#"1.2.3.4 - - [05/Jan/2026:00:00:05 +0000] "GET /a HTzz - a b [05/Jan/2026:00:00:06 +0000] "GET /b HTTP/1.1" 200 1"#,
             "[05/Jan/2026:00:00:05 +0000] [",
         ] {
             assert_eq!(split(line), None, "{line}");
