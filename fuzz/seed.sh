@@ -41,6 +41,7 @@ head_of "$access" 20 | seed combined fixture
 head_of "$access" 5 100000 | seed combined fixture-429
 printf '10.1.1.1 - - [10/Oct/2000:13:55:36 +0000] "POST /login HTTP/1.1" 401 -\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200\n' | seed combined common
 printf '1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a\\"b HTTP/1.1" 200 1 "-" "x\\"y"\n\n\r\n' | seed combined escaped
+printf '1.2.3.4 - - [10/Oct/2000:13:55:36 +0000] "GET /a HT5.6.7.8 - John Smith [10/Oct/2000:13:55:37 +0000] "GET /b HTTP/1.1" 200 1 "-" "c"\n' | seed combined glued-spaced-user
 
 # log_format: the format on the first line, log lines after it
 { echo "$msec_format"; head_of "$fixtures/msec.log" 20; } | seed log_format msec
