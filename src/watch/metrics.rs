@@ -4,7 +4,7 @@
 //! | metric | labels | what |
 //! |---|---|---|
 //! | `rlctl_requests_total` | `rule` | requests the rule applied to and decided |
-//! | `rlctl_requests_unplaced_total` | `rule` | late requests it could not place in their client's time order |
+//! | `rlctl_requests_unplaced_total` | `rule` | late requests it applied to that were not decided: this rule or another that applies could not place them in their client's time order |
 //! | `rlctl_would_reject_total` | `rule` | requests the rule would have rejected |
 //! | `rlctl_clients_seen` | `rule`, `window="1h"` | distinct clients in the last hour |
 //! | `rlctl_clients_hit` | `rule`, `window="1h"` | of those, clients with a would-reject |
@@ -55,7 +55,7 @@ pub struct Snapshot {
     pub skipped: BTreeMap<String, u64>,
     /// Requests an exemption matched (admitted, counted by no rule).
     pub exempt_requests: u64,
-    /// Lines later than `--max-delay` (replayed at the last released time).
+    /// Requests older than one already released (late): decided where every rule places them.
     pub late_lines: u64,
     /// Requests not replayed: their timestamp was over an hour ahead of the wall clock.
     pub future_requests: u64,
@@ -124,7 +124,7 @@ pub fn render(s: &Snapshot) -> String {
         &mut e,
         "rlctl_requests_unplaced_total",
         "counter",
-        "Late requests each rule applied to but could not place in their client's time order: not decided.",
+        "Late requests each rule applied to that were not decided: it or another rule that applies could not place them in their client's time order.",
         &|r| r.unplaced,
     );
     per_rule(
@@ -238,7 +238,7 @@ pub fn render(s: &Snapshot) -> String {
     e.header(
         "rlctl_lines_late_total",
         "counter",
-        "Lines later than --max-delay, replayed at the last released time.",
+        "Requests older than one already released (past --max-delay): decided in their client's own time where every rule can place them, else unplaced.",
     );
     e.sample("rlctl_lines_late_total", &[], s.late_lines);
     e.header(

@@ -19,6 +19,7 @@ pub mod follow;
 pub mod http;
 pub mod metrics;
 pub mod parse;
+pub mod reached;
 pub mod reorder;
 pub mod rolling;
 pub mod shadow;

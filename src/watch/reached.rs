@@ -1,21 +1,20 @@
-//! The time enough decided requests have reached for the states to be swept
-//! there: the [`REACHED_BY`]th newest time decided. One line far ahead of the
-//! others (a host whose clock is off, a stray timestamp in the past that the
-//! future guard lets by) moves the newest time; sweeping there would drop the
-//! states its neighbours' requests are placed against and leave every
-//! client without one unplaced until the log catches up.
+//! The time enough requests have reached: the [`REACHED_BY`]th newest time
+//! seen. The reorder buffer releases by it rather than by the newest time,
+//! so that one line far ahead of the others (a stray timestamp, a host whose
+//! clock jumped) is held until the log reaches it, instead of making every
+//! line after it late.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::units::Millis;
 
-/// How many decided requests must reach a time before states are swept there.
+/// How many requests must reach a time before the reorder buffer releases by it.
 pub const REACHED_BY: usize = 64;
 
-/// The newest `by` times decided.
+/// The newest `by` times seen.
 #[derive(Debug)]
-pub(super) struct Reached {
+pub struct Reached {
     by: usize,
     newest: BinaryHeap<Reverse<Millis>>,
 }
@@ -27,16 +26,15 @@ impl Default for Reached {
 }
 
 impl Reached {
-    /// The time `by` requests have reached (the tests' short sequences
-    /// sweep at the newest time with 1).
-    pub(super) fn by(by: usize) -> Self {
+    /// The time `by` requests have reached (1: the newest time).
+    pub fn by(by: usize) -> Self {
         Reached {
             by: by.max(1),
             newest: BinaryHeap::with_capacity(by + 1),
         }
     }
 
-    pub(super) fn push(&mut self, t: Millis) {
+    pub fn push(&mut self, t: Millis) {
         if self.newest.len() < self.by {
             self.newest.push(Reverse(t));
         } else if let Some(mut least) = self.newest.peek_mut()
@@ -47,8 +45,8 @@ impl Reached {
     }
 
     /// The oldest of the newest times kept: a time `by` requests have
-    /// reached (every request decided, while fewer were).
-    pub(super) fn time(&self) -> Option<Millis> {
+    /// reached (every one seen, while fewer were).
+    pub fn time(&self) -> Option<Millis> {
         self.newest.peek().map(|least| least.0)
     }
 }

@@ -20,16 +20,13 @@
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
 //! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle))
-//! at the time enough requests have reached ([`reached`]) minus the lateness
-//! kept for, which changes no decision, and closes the ended windows of the
-//! rolling figures.
+//! at the newest time minus the lateness kept for, which changes no
+//! decision, and closes the ended windows of the rolling figures.
 
 mod keyed;
-mod reached;
 mod request;
 
 use keyed::{Keyed, KeyedStates};
-use reached::Reached;
 pub use request::Request;
 
 use super::distinct::key_hash;
@@ -75,7 +72,8 @@ struct ShadowRule {
     tracked: Tracked,
     requests: u64,
     would_reject: u64,
-    /// Requests it applied to but could not place in their key's time order.
+    /// Late requests it applied to that were not decided: it or another
+    /// rule that applies could not place them in their key's time order.
     unplaced: u64,
 }
 
@@ -108,8 +106,9 @@ pub struct RuleFigures {
     pub requests: u64,
     /// Requests the rule on its own would have rejected.
     pub would_reject: u64,
-    /// Late requests it applies to that it could not place in their key's
-    /// time order: not decided (see [`Shadow::decide`]).
+    /// Late requests it applied to that were not decided: it or another rule
+    /// that applies could not place them in their key's time order (see
+    /// [`Shadow::decide`]).
     pub unplaced: u64,
     /// Keys whose limiter state is kept (not yet back to empty).
     pub states: usize,
@@ -134,8 +133,6 @@ pub struct Shadow {
     exempt: u64,
     /// The newest time of a request decided.
     now: Option<Millis>,
-    /// The time enough requests decided have reached to sweep states there.
-    reached: Reached,
     /// How far behind the newest time decided limiter states are kept for
     /// late requests (see [`Shadow::sweep`]).
     lateness: Millis,
@@ -247,7 +244,6 @@ impl Shadow {
             gateway,
             exempt: 0,
             now: None,
-            reached: Reached::default(),
             lateness: 0,
         })
     }
@@ -262,7 +258,6 @@ impl Shadow {
     /// rejected.
     pub fn decide(&mut self, t: Millis, request: &Request) -> bool {
         self.now = Some(self.now.map_or(t, |now| now.max(t)));
-        self.reached.push(t);
         if request.exempt {
             self.exempt += 1;
             return true;
@@ -313,12 +308,10 @@ impl Shadow {
     }
 
     /// Closes the windows that ended before `t` (the newest time decided),
-    /// and drops the states that decide like empty ones at `t`, or the
-    /// older time [`reached::REACHED_BY`] requests decided have reached, minus the
+    /// and drops the states that decide like empty ones at `t` minus the
     /// lateness kept for; returns how many states are left.
     pub fn sweep(&mut self, t: Millis) -> usize {
-        let reached = self.reached.time().map_or(t, |r| r.min(t));
-        let states_until = reached.saturating_sub(self.lateness);
+        let states_until = t.saturating_sub(self.lateness);
         self.rules
             .iter_mut()
             .map(|rule| {

@@ -207,7 +207,7 @@ impl Watcher {
             }
             let file = &mut self.files[i];
             if let Some(chunk) = file.parser.finish(&self.settings.ingest)? {
-                self.hold(&chunk);
+                self.hold(i, &chunk);
             }
         }
         self.drain();
@@ -223,13 +223,13 @@ impl Watcher {
 
     /// Puts a chunk's requests into the reorder buffer, setting aside those
     /// more than [`FUTURE_TOLERANCE_MS`] ahead of the wall clock.
-    fn hold(&mut self, chunk: &ingest::chunk::ChunkResult) {
+    fn hold(&mut self, file: usize, chunk: &ingest::chunk::ChunkResult) {
         let limit = self.wall_ms.saturating_add(FUTURE_TOLERANCE_MS);
         for (t, request) in self.shadow.requests(chunk) {
             if t > limit {
                 self.future += 1;
             } else {
-                self.reorder.push(t, request);
+                self.reorder.push(t, file, request);
             }
         }
     }
@@ -239,7 +239,7 @@ impl Watcher {
         match item {
             Followed::Lines { file: number, data } => {
                 if let Some(chunk) = file.parser.parse(*number, data, &self.settings.ingest)? {
-                    self.hold(&chunk);
+                    self.hold(i, &chunk);
                 }
             }
             Followed::TooLong { .. } => file.parser.too_long(),

@@ -338,9 +338,42 @@ fn a_backlog_of_clients_decided_since_is_unplaced_not_hit() {
     );
     let got = figures(&watcher.snapshot(0));
     assert_eq!(want, [(4000, 0)]);
-    // The backlog's lines at 591 s and 597 s are no backlog: they are newer
-    // than the last line released (588 s; 594 s was still held), so they
-    // are decided in order.
-    assert_eq!(got, [((2000 + 40, 0), (0, 20), 2000 - 40)]);
+    // The backlog's lines from 573 s on are no backlog: they are newer than
+    // the last line released (570 s: the 64th newest request was at 576 s,
+    // and the buffer waits 5 s behind it), so they are decided in order.
+    assert_eq!(got, [((2000 + 100, 0), (0, 20), 2000 - 100)]);
     assert!(!matches!(watcher.judgement(), Judgement::Failed { .. }));
+}
+
+/// Twenty seconds of lines half an hour ahead of their neighbours (a host
+/// whose clock jumped, then was set right), from a client that goes on
+/// sending: they are held until the log reaches them, so nothing after them
+/// is late and the watch decides as `simulate` does. (Released once the
+/// newest time was 5 s past them, they made every later line late and
+/// their client's unplaced.)
+#[test]
+fn a_line_far_ahead_waits_and_makes_nothing_late() {
+    let policy = "[[rule]]\nname='per-ip'\nlimit='30/1m'\nalgorithm='sliding-log'\n";
+    let minutes = |from: i64, to: i64| -> String {
+        (from..to)
+            .step_by(6)
+            .flat_map(|secs| {
+                let burst = if (300..330).contains(&secs) { 10 } else { 1 };
+                (1..=20).map(move |c| line_at(&format!("10.0.0.{c}"), secs, "/a").repeat(burst))
+            })
+            .collect()
+    };
+    let ahead: String = (2400..2420)
+        .map(|secs| line_at("10.0.0.1", secs, "/a"))
+        .collect();
+    let pieces = [
+        (minutes(0, 240) + &ahead, String::new()),
+        (minutes(240, 600), String::new()),
+    ];
+    let (watcher, want) = two_files(policy, &pieces);
+    let got = figures(&watcher.snapshot(0));
+    assert_eq!(watcher.snapshot(0).late_lines, 0);
+    assert_eq!(vec![got[0].0], want);
+    assert!(want[0].1 > 0, "{want:?}");
+    assert_eq!(got[0].2, 0);
 }
