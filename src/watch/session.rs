@@ -92,7 +92,10 @@ pub fn run(
         for (file, event) in &step.events {
             outputs.event(file, event)?;
         }
-        if step.bytes == 0 {
+        // Caught up (no file has more to read right away, whether or not this
+        // step read lines or only skipped ones): release what the wall clock
+        // has passed by the delay.
+        if !step.more {
             watcher.release_until(clock.wall_ms().saturating_sub(watcher.max_delay_ms()));
         }
         let now = clock.elapsed();

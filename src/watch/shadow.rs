@@ -20,8 +20,9 @@
 //!
 //! State stays bounded: [`Shadow::sweep`] drops every key whose state decides
 //! like the empty one ([`Algorithm::is_idle`](crate::simulate::Algorithm::is_idle))
-//! at the newest time minus the lateness kept for, which changes no
-//! decision, and closes the ended windows of the rolling figures.
+//! at the newest time (or the older time the 64 newest requests reached)
+//! minus the lateness kept for, which changes no decision, and closes the
+//! ended windows of the rolling figures.
 
 mod keyed;
 mod request;
@@ -31,6 +32,7 @@ pub use request::Request;
 
 use super::distinct::key_hash;
 use super::exempt::{Exemptions, key_column};
+use super::reached::Reached;
 use super::rolling::{HourFigures, Rolling};
 use super::top::{Added, TopClient, TopClients};
 use super::tracked::Tracked;
@@ -133,6 +135,8 @@ pub struct Shadow {
     exempt: u64,
     /// The newest time of a request decided.
     now: Option<Millis>,
+    /// The newest times of the requests the rules saw, for the sweep.
+    reached: Reached,
     /// How far behind the newest time decided limiter states are kept for
     /// late requests (see [`Shadow::sweep`]).
     lateness: Millis,
@@ -244,6 +248,7 @@ impl Shadow {
             gateway,
             exempt: 0,
             now: None,
+            reached: Reached::default(),
             lateness: 0,
         })
     }
@@ -262,6 +267,7 @@ impl Shadow {
             self.exempt += 1;
             return true;
         }
+        self.reached.push(t);
         let keys = &request.keys;
         if !applying(&mut self.rules, keys).all(|(rule, key)| rule.states.placeable(key, t)) {
             applying(&mut self.rules, keys).for_each(|(rule, _)| rule.unplaced += 1);
@@ -308,10 +314,14 @@ impl Shadow {
     }
 
     /// Closes the windows that ended before `t` (the newest time decided),
-    /// and drops the states that decide like empty ones at `t` minus the
-    /// lateness kept for; returns how many states are left.
+    /// and drops the states that decide like empty ones at `t`, or the older
+    /// time the 64 newest requests the rules saw have reached, minus the
+    /// lateness kept for; returns how many states are left. (A line far ahead
+    /// that the reorder buffer let out, in a log paused behind the wall
+    /// clock, would otherwise sweep every state its neighbours need.)
     pub fn sweep(&mut self, t: Millis) -> usize {
-        let states_until = t.saturating_sub(self.lateness);
+        let reached = self.reached.time().map_or(t, |r| r.min(t));
+        let states_until = reached.saturating_sub(self.lateness);
         self.rules
             .iter_mut()
             .map(|rule| {

@@ -11,9 +11,13 @@ use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
 
 fn watcher(path: &std::path::Path, verdict: Option<Verdict>) -> Watcher {
+    watcher_of(&[path], verdict)
+}
+
+fn watcher_of(paths: &[&std::path::Path], verdict: Option<Verdict>) -> Watcher {
     let (rules, keys) = policy_keyed_by_ip(POLICY);
     Watcher::new(WatchSettings {
-        files: vec![path.to_path_buf()],
+        files: paths.iter().map(|p| p.to_path_buf()).collect(),
         from_start: true,
         max_delay_ms: 5000,
         max_lateness_ms: 900_000,
@@ -117,14 +121,14 @@ fn a_strict_verdict_fails_and_a_stop_ends_the_loop() {
 }
 
 /// Outputs that run `on_refresh` at each refresh and keep the summaries.
-struct Acting<F: FnMut()> {
+struct Acting<F: FnMut(&Snapshot)> {
     on_refresh: F,
     summaries: Vec<Snapshot>,
 }
 
-impl<F: FnMut()> Outputs for Acting<F> {
-    fn refresh(&mut self, _: &Snapshot) -> io::Result<()> {
-        (self.on_refresh)();
+impl<F: FnMut(&Snapshot)> Outputs for Acting<F> {
+    fn refresh(&mut self, snapshot: &Snapshot) -> io::Result<()> {
+        (self.on_refresh)(snapshot);
         Ok(())
     }
     fn summary(&mut self, snapshot: &Snapshot) -> io::Result<()> {
@@ -152,7 +156,7 @@ fn a_stop_decides_the_requests_still_held_before_its_last_summary() {
     let stop = AtomicBool::new(false);
     // Stopped right after the first read, which holds the last 5 s of the log.
     let mut out = Acting {
-        on_refresh: || stop.store(true, Ordering::Relaxed),
+        on_refresh: |_| stop.store(true, Ordering::Relaxed),
         summaries: Vec::new(),
     };
     let ending = run(&mut w, &clock, &settings(), None, &mut out, &stop).unwrap();
@@ -176,7 +180,7 @@ fn a_compressed_file_ends_the_watch_after_a_last_summary() {
     let replacement = dir.path().join("access.log.gz");
     let mut out = Acting {
         // logrotate with compress, writing its gzip under the followed name.
-        on_refresh: || {
+        on_refresh: |_| {
             std::fs::write(&replacement, [0x1f, 0x8b, 8, 0, 0, 0, 0, 0]).unwrap();
             std::fs::rename(&replacement, &path).unwrap();
         },
@@ -202,4 +206,44 @@ fn a_compressed_file_ends_the_watch_after_a_last_summary() {
     };
     assert_eq!(last.pending, 0);
     assert!(last.rules[0].requests > 200, "{}", last.rules[0].requests);
+}
+
+/// Caught up, the watch releases what the wall clock has passed even while
+/// another file keeps growing with lines that are skipped (it waited for a
+/// step that read nothing, which never came).
+#[test]
+fn a_file_growing_with_skipped_lines_does_not_hold_the_others_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, noise) = (dir.path().join("access.log"), dir.path().join("noise.log"));
+    std::fs::write(&log, generated_log(300, 5)).unwrap();
+    std::fs::write(&noise, b"").unwrap();
+    let mut w = watcher_of(&[&log, &noise], None);
+    let clock = ManualClock::new(1_800_000_000_000);
+    let stop = AtomicBool::new(false);
+    let mut pending = Vec::new();
+    let mut out = Acting {
+        on_refresh: |snapshot: &Snapshot| {
+            pending.push(snapshot.pending);
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&noise)
+                .unwrap();
+            f.write_all(b"not a log line\n").unwrap();
+            stop.store(pending.len() >= 5, Ordering::Relaxed);
+        },
+        summaries: Vec::new(),
+    };
+    let quick = SessionSettings {
+        refresh: Duration::from_millis(200),
+        ..settings()
+    };
+    let ending = run(&mut w, &clock, &quick, None, &mut out, &stop).unwrap();
+    assert_eq!(ending, Ending::Stopped);
+    let requests = out.summaries[0].rules[0].requests;
+    drop(out);
+    assert!(
+        pending.len() >= 5 && pending.iter().all(|&p| p == 0),
+        "{pending:?}"
+    );
+    assert!(requests > 250, "{requests}");
 }

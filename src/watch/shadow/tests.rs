@@ -8,6 +8,7 @@ use crate::ingest::key::KeySpec;
 use crate::policy::Policy;
 use crate::simulate::gateway::Gateway;
 use crate::watch::parse::FileParser;
+use crate::watch::reached::REACHED_BY;
 use crate::watch::reorder::Reorder;
 use crate::watch::testing::{
     POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated, simulated_as,
@@ -78,7 +79,10 @@ fn watched_as(
         .map(|f| (f.requests, f.would_reject))
         .collect();
     // Two quiet days later every state decides like a new one.
-    let left = shadow.now().map_or(0, |t| shadow.sweep(t + 2 * 86_400_000));
+    let later = shadow.now().unwrap_or(0) + 2 * 86_400_000;
+    let left = (shadow.rules.iter_mut())
+        .map(|rule| rule.states.sweep(later))
+        .sum();
     (
         counts,
         decisions,
@@ -140,6 +144,14 @@ fn fixed_window(limit: &str) -> Shadow {
     Shadow::new(&rules, &keys).unwrap()
 }
 
+/// [`fixed_window`], sweeping states at the newest time decided (as when
+/// one request is enough to reach a time), for short hand-worked sequences.
+fn fixed_window_swept_at_newest(limit: &str) -> Shadow {
+    let mut shadow = fixed_window(limit);
+    shadow.reached = Reached::by(1);
+    shadow
+}
+
 /// A request of `GET /` by the client `k` (of a one-rule policy).
 fn request(k: &str) -> Request {
     Request {
@@ -152,7 +164,7 @@ fn request(k: &str) -> Request {
 
 #[test]
 fn figures_count_requests_rejections_and_clients() {
-    let mut shadow = fixed_window("2/1m");
+    let mut shadow = fixed_window_swept_at_newest("2/1m");
     // a: 3 requests in minute 0 (the third rejected); b: 1.
     for (t, k) in [(0, "a"), (1, "a"), (2, "b"), (3, "a")] {
         shadow.decide(t, &request(k));
@@ -169,7 +181,7 @@ fn figures_count_requests_rejections_and_clients() {
 
 #[test]
 fn a_late_request_is_decided_in_its_clients_own_time_or_not_at_all() {
-    let mut shadow = fixed_window("1/10s").with_lateness(60_000);
+    let mut shadow = fixed_window_swept_at_newest("1/10s").with_lateness(60_000);
     // b at 100 s is decided first; a's requests come later, all older. a's
     // windows are its own: [10 s, 20 s) admits 10 s and rejects 15 s,
     // [20 s, 30 s) admits 25 s, as the sorted log decides them. (At the
@@ -206,6 +218,35 @@ fn a_late_request_is_decided_in_its_clients_own_time_or_not_at_all() {
     assert_eq!(decide(&mut shadow, &late), [true, false, true]);
     let f = &shadow.figures()[0];
     assert_eq!((f.requests, f.would_reject, f.unplaced), (7, 2, 2));
+}
+
+#[test]
+fn one_line_far_ahead_does_not_sweep_the_states_its_neighbours_need() {
+    let mut shadow = fixed_window("2/10s").with_lateness(60_000);
+    // A client a second for 200 s, then one line half an hour ahead (the
+    // newest time: a pause in a log behind the wall clock let it out of the
+    // reorder buffer), then the log goes on. Sweeping at that line's time
+    // would leave every new client unplaced: the states are swept at the
+    // time 64 requests have reached.
+    for s in 0..200 {
+        shadow.decide(s * 1000, &request(&format!("c{s}")));
+    }
+    shadow.decide(2_000_000, &request("ahead"));
+    shadow.sweep(2_000_000);
+    for t in [200_000, 200_500, 201_000] {
+        shadow.decide(t, &request("new"));
+    }
+    let f = &shadow.figures()[0];
+    assert_eq!((f.requests, f.would_reject, f.unplaced), (204, 1, 0));
+    // Once REACHED_BY requests have reached a time, states are swept there:
+    // a client without state older than that minus the lateness is unplaced.
+    for i in 0..REACHED_BY as i64 {
+        shadow.decide(2_000_000 + i, &request(&format!("d{i}")));
+    }
+    shadow.sweep(2_000_000 + REACHED_BY as i64);
+    shadow.decide(1_900_000, &request("late"));
+    shadow.decide(1_950_000, &request("late"));
+    assert_eq!(shadow.figures()[0].unplaced, 1);
 }
 
 #[test]
