@@ -2,14 +2,16 @@
 //! seen. The reorder buffer releases by it rather than by the newest time,
 //! so that one line far ahead of the others (a stray timestamp, a host whose
 //! clock jumped) is held until the log reaches it, instead of making every
-//! line after it late.
+//! line after it late; and the shadow sweeps limiter states by it, so that
+//! such a line, when it gets out anyway, does not drop the states its
+//! neighbours are placed against.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::units::Millis;
 
-/// How many requests must reach a time before the reorder buffer releases by it.
+/// How many requests must reach a time before it is released or swept by.
 pub const REACHED_BY: usize = 64;
 
 /// The newest `by` times seen.
