@@ -268,8 +268,10 @@ impl Watcher {
         let mut released = std::mem::take(&mut self.released);
         for (t, request) in released.drain(..) {
             // A late request's own time is older: the verdict's clock is the
-            // newest time decided.
+            // newest time decided, but not past the wall clock (a line far
+            // ahead, decided at a stop, would settle a verdict held `--for`).
             let now = self.shadow.now().map_or(t, |now| now.max(t));
+            let now = now.min(self.wall_ms);
             if let Some(v) = &self.verdict
                 && v.due(now, self.judged_at)
             {

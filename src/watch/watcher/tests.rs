@@ -377,3 +377,32 @@ fn a_line_far_ahead_waits_and_makes_nothing_late() {
     assert!(want[0].1 > 0, "{want:?}");
     assert_eq!(got[0].2, 0);
 }
+
+/// A stop decides what the reorder buffer holds, a line far ahead of a live
+/// log included; the verdict's clock does not go past the wall clock with
+/// it, so that line cannot make `--for 10m` hold after five minutes of log.
+#[test]
+fn a_line_ahead_decided_at_a_stop_does_not_settle_the_verdict() {
+    const LOG_START: Millis = 1_760_101_200_000; // 10/Oct/2025:13:00:00 +0000
+    let (rules, keys) =
+        policy_keyed_by_ip("[[rule]]\nname='r'\nlimit='100/1m'\nalgorithm='fixed-window'\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("a.log");
+    let mut log: String = (0..300)
+        .step_by(6)
+        .flat_map(|secs| (1..=20).map(move |c| line_at(&format!("10.0.0.{c}"), secs, "/a")))
+        .collect();
+    log += &line_at("10.0.0.1", 1200, "/a");
+    append(&path, log.as_bytes());
+    let mut settings = watch_settings(&path, rules, keys, true);
+    settings.verdict = Some(Verdict::new(0.5, 600_000));
+    let mut watcher = Watcher::new(settings).unwrap();
+    // Live: the wall clock is at the log's end, five minutes in.
+    watcher
+        .step(Duration::from_secs(1), LOG_START + 300_000)
+        .unwrap();
+    watcher.drain();
+    let snapshot = watcher.snapshot(LOG_START + 300_000);
+    assert_eq!((snapshot.pending, snapshot.rules[0].requests), (0, 1001));
+    assert_eq!(watcher.judgement(), &Judgement::Waiting);
+}
