@@ -1,7 +1,8 @@
 //! The reorder buffer: requests from several files, each in time order but
 //! interleaved a few seconds apart, go out in time order.
 //!
-//! A request is held until the time [`REACHED_BY`](super::reached::REACHED_BY) requests have reached
+//! A request is held until the time
+//! [`REACHED_BY`](super::reached::REACHED_BY) requests have reached
 //! ([`Reached`]) is at least `max_delay` past its own, then released in
 //! (time, file, arrival) order, so that files come out exactly as a stable
 //! sort by time of the files one after the other would put them (what

@@ -92,10 +92,11 @@ pub fn run(
         for (file, event) in &step.events {
             outputs.event(file, event)?;
         }
-        // Caught up (no file has more to read right away, whether or not this
-        // step read lines or only skipped ones): release what the wall clock
-        // has passed by the delay.
-        if !step.more {
+        // Quiet (no request read; lines skipped do not count): release what
+        // the wall clock has passed by the delay. Not on every step caught
+        // up: a busy log behind the wall clock would have its lines released
+        // before the other files' lines within --max-delay of them came.
+        if step.requests == 0 {
             watcher.release_until(clock.wall_ms().saturating_sub(watcher.max_delay_ms()));
         }
         let now = clock.elapsed();

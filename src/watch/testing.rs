@@ -10,6 +10,19 @@ use crate::scenario::kong;
 use crate::scenario::names::NameFilter;
 use crate::simulate::gateway::{Gateway, NameReading};
 use crate::simulate::{Limiter, NOT_APPLICABLE, Rule, replay};
+use crate::units::Millis;
+
+/// 10/Oct/2025:13:00:00 +0000, where [`line_at`]'s seconds count from.
+pub const LOG_START: Millis = 1_760_101_200_000;
+
+/// A combined line of `GET path` by `ip`, `secs` after [`LOG_START`]
+/// (within the hour).
+pub fn line_at(ip: &str, secs: i64, path: &str) -> String {
+    let (m, s) = (secs / 60, secs % 60);
+    format!(
+        "{ip} - - [10/Oct/2025:13:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
+    )
+}
 
 /// The ingestion settings of a watch test: `format` and `keys`, every path
 /// kept, times of arrival.

@@ -71,6 +71,8 @@ pub enum WatchError {
 pub struct Step {
     /// Bytes read.
     pub bytes: u64,
+    /// Requests read (lines skipped are not requests).
+    pub requests: u64,
     /// True when a file has more to read right away.
     pub more: bool,
     /// What happened to the files: (file, event).
@@ -222,16 +224,20 @@ impl Watcher {
     }
 
     /// Puts a chunk's requests into the reorder buffer, setting aside those
-    /// more than [`FUTURE_TOLERANCE_MS`] ahead of the wall clock.
-    fn hold(&mut self, file: usize, chunk: &ingest::chunk::ChunkResult) {
+    /// more than [`FUTURE_TOLERANCE_MS`] ahead of the wall clock; returns
+    /// how many requests the chunk held.
+    fn hold(&mut self, file: usize, chunk: &ingest::chunk::ChunkResult) -> u64 {
         let limit = self.wall_ms.saturating_add(FUTURE_TOLERANCE_MS);
-        for (t, request) in self.shadow.requests(chunk) {
+        let requests = self.shadow.requests(chunk);
+        let held = requests.len() as u64;
+        for (t, request) in requests {
             if t > limit {
                 self.future += 1;
             } else {
                 self.reorder.push(t, file, request);
             }
         }
+        held
     }
 
     fn take(&mut self, i: usize, item: &Followed, step: &mut Step) -> Result<(), WatchError> {
@@ -239,7 +245,7 @@ impl Watcher {
         match item {
             Followed::Lines { file: number, data } => {
                 if let Some(chunk) = file.parser.parse(*number, data, &self.settings.ingest)? {
-                    self.hold(i, &chunk);
+                    step.requests += self.hold(i, &chunk);
                 }
             }
             Followed::TooLong { .. } => file.parser.too_long(),

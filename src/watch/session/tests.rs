@@ -5,7 +5,7 @@ use super::*;
 use crate::ingest::FormatChoice;
 use crate::watch::clock::ManualClock;
 use crate::watch::testing::{
-    POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated,
+    LOG_START, POLICY, generated_log, ingest_settings, line_at, policy_keyed_by_ip, simulated,
 };
 use crate::watch::verdict::Verdict;
 use crate::watch::watcher::WatchSettings;
@@ -208,9 +208,9 @@ fn a_compressed_file_ends_the_watch_after_a_last_summary() {
     assert!(last.rules[0].requests > 200, "{}", last.rules[0].requests);
 }
 
-/// Caught up, the watch releases what the wall clock has passed even while
-/// another file keeps growing with lines that are skipped (it waited for a
-/// step that read nothing, which never came).
+/// A step that reads only skipped lines is quiet: the watch releases what
+/// the wall clock has passed while another file keeps growing with garbage
+/// (it waited for a step that read nothing, which never came).
 #[test]
 fn a_file_growing_with_skipped_lines_does_not_hold_the_others_back() {
     let dir = tempfile::tempdir().unwrap();
@@ -241,9 +241,51 @@ fn a_file_growing_with_skipped_lines_does_not_hold_the_others_back() {
     assert_eq!(ending, Ending::Stopped);
     let requests = out.summaries[0].rules[0].requests;
     drop(out);
-    assert!(
-        pending.len() >= 5 && pending.iter().all(|&p| p == 0),
-        "{pending:?}"
-    );
+    // The first step read the log's requests: its last 5 s are held. Every
+    // later step read only skipped lines: quiet, so the wall clock (long
+    // past the log) releases them.
+    assert!(pending.len() >= 5 && pending[0] > 0, "{pending:?}");
+    assert!(pending[1..].iter().all(|&p| p == 0), "{pending:?}");
     assert!(requests > 250, "{requests}");
+}
+
+/// Two busy live files whose lines arrive 3 s and 7 s after their time (a
+/// host clock behind this machine's, a shipper's latency), 4 s apart, within
+/// --max-delay of each other: nothing is late. Releasing by the wall clock
+/// on every step with requests let the first file's lines out before the
+/// second's came, and made every line of the second late.
+#[test]
+fn busy_files_behind_the_wall_clock_are_put_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.log"), dir.path().join("b.log"));
+    std::fs::write(&a, b"").unwrap();
+    std::fs::write(&b, b"").unwrap();
+    let mut w = watcher_of(&[&a, &b], None);
+    let clock = ManualClock::new(LOG_START + 60_000);
+    let stop = AtomicBool::new(false);
+    let mut steps = 0;
+    let mut out = Acting {
+        on_refresh: |_: &Snapshot| {
+            let secs_behind =
+                |lag: crate::units::Millis| (clock.wall_ms() - lag - LOG_START) / 1000;
+            for (path, ip, lag) in [(&a, "10.0.0.1", 3000), (&b, "10.0.0.2", 7000)] {
+                let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+                f.write_all(line_at(ip, secs_behind(lag), "/a").as_bytes())
+                    .unwrap();
+            }
+            steps += 1;
+            stop.store(steps >= 60, Ordering::Relaxed);
+        },
+        summaries: Vec::new(),
+    };
+    let quick = SessionSettings {
+        refresh: Duration::from_millis(200),
+        ..settings()
+    };
+    run(&mut w, &clock, &quick, None, &mut out, &stop).unwrap();
+    let [last] = &out.summaries[..] else {
+        panic!("{} summaries", out.summaries.len())
+    };
+    assert_eq!((last.late_lines, last.rules[0].unplaced), (0, 0));
+    assert!(last.rules[0].requests >= 110, "{}", last.rules[0].requests);
 }

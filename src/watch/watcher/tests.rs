@@ -9,7 +9,7 @@ use super::*;
 use crate::ingest::FormatChoice;
 use crate::ingest::key::KeySet;
 use crate::watch::testing::{
-    POLICY, generated_log, ingest_settings, policy_keyed_by_ip, simulated,
+    LOG_START, POLICY, generated_log, ingest_settings, line_at, policy_keyed_by_ip, simulated,
 };
 
 fn append(path: &Path, data: &[u8]) {
@@ -200,13 +200,6 @@ fn a_rotated_away_w3c_file_is_read_in_its_own_columns() {
 }
 
 /// A combined line of `ip` for `path` at `secs` past 13:00 on one day.
-fn line_at(ip: &str, secs: i64, path: &str) -> String {
-    let (m, s) = (secs / 60, secs % 60);
-    format!(
-        "{ip} - - [10/Oct/2025:13:{m:02}:{s:02} +0000] \"GET {path} HTTP/1.1\" 200 1 \"-\" \"ua\"\n"
-    )
-}
-
 /// A watch of two files under `policy` (with a verdict of 50% held for ten
 /// minutes) to which each of `pieces` (front, backlog) is written in turn,
 /// a step after each; and what `simulate` gives on all the lines.
@@ -383,7 +376,6 @@ fn a_line_far_ahead_waits_and_makes_nothing_late() {
 /// it, so that line cannot make `--for 10m` hold after five minutes of log.
 #[test]
 fn a_line_ahead_decided_at_a_stop_does_not_settle_the_verdict() {
-    const LOG_START: Millis = 1_760_101_200_000; // 10/Oct/2025:13:00:00 +0000
     let (rules, keys) =
         policy_keyed_by_ip("[[rule]]\nname='r'\nlimit='100/1m'\nalgorithm='fixed-window'\n");
     let dir = tempfile::tempdir().unwrap();
