@@ -106,6 +106,8 @@ fn token_start(text: &[u8]) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+    use proptest::sample::select;
 
     fn split(line: &str) -> Option<(&str, &str)> {
         let open = line.find('[')?;
@@ -159,6 +161,101 @@ mod tests {
         let long = format!("a {}", "b".repeat(SPACED_USER_REACH));
         let second = SECOND.replacen(" - - ", &format!(" - {long} "), 1);
         assert_eq!(split(&format!("{first}{second}")), None);
+    }
+
+    /// An IPv4 or IPv6 address.
+    fn address() -> impl Strategy<Value = String> {
+        prop_oneof![
+            any::<[u8; 4]>().prop_map(|o| std::net::Ipv4Addr::from(o).to_string()),
+            any::<[u16; 8]>().prop_map(|s| std::net::Ipv6Addr::from(s).to_string()),
+        ]
+    }
+
+    /// A `$remote_user` as nginx logs it: `-`, one word, or words with
+    /// spaces, dashes and brackets (none of them an address followed by
+    /// ` - `, which is the documented ambiguity, nor holding a date head).
+    fn user() -> impl Strategy<Value = String> {
+        let word = select(vec![
+            "John", "Smith", "-", "x[y]z", "O'Neil", "q.r", "42", "[", "]",
+        ]);
+        prop_oneof![
+            Just("-".to_string()),
+            "[A-Za-z_@.]{1,12}",
+            prop::collection::vec(word, 1..6).prop_map(|w| w.join(" ")),
+        ]
+    }
+
+    /// What is left of an entry cut short after its request's quote opens:
+    /// any text but a bare `"`, not ending in a character that an address
+    /// glued on after it could start with (those join the address).
+    fn cut_tail() -> impl Strategy<Value = String> {
+        let piece = select(vec![
+            "GET",
+            " /a",
+            "/b?c=1",
+            " HTTP/1.1",
+            "\\x22",
+            " 200",
+            " [",
+            "]",
+            " - ",
+            "%20",
+            "x",
+            " 9.9.9.9 - - ",
+            "[05/Jan/2026:00:00:06 +0000] \\x22",
+        ]);
+        (
+            prop::collection::vec(piece, 0..8),
+            select(vec!["", "x", " ", "/", "]", "-", "\\x22 "]),
+        )
+            .prop_map(|(pieces, end)| {
+                let mut tail = pieces.concat();
+                while tail.ends_with(|c: char| c.is_ascii_hexdigit() || c == '.' || c == ':') {
+                    tail.pop();
+                }
+                tail + end
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// An entry glued onto one cut short anywhere after its request's
+        /// quote opens is found where it starts, whatever its user.
+        #[test]
+        fn a_glued_entry_is_found_where_it_starts(
+            first_address in address(),
+            first_user in user(),
+            tail in cut_tail(),
+            second_address in address(),
+            second_user in user(),
+        ) {
+            let first = format!(
+                "{first_address} - {first_user} [05/Jan/2026:00:00:05 +0000] \"{tail}"
+            );
+            let second = format!(
+                "{second_address} - {second_user} [05/Jan/2026:00:00:06 +0000] \"GET /b HTTP/1.1\" 200 1 \"-\" \"c\""
+            );
+            let line = format!("{first}{second}");
+            let open = first.find(" [05/Jan").unwrap() + 1;
+            prop_assert_eq!(second_entry(line.as_bytes(), open), Some(first.len()));
+        }
+
+        /// A whole entry whose fields hold dates, addresses and dashes, with
+        /// every quote inside them escaped as nginx writes it, has no second.
+        #[test]
+        fn a_whole_entry_has_no_second(
+            address in address(),
+            user in user(),
+            tail in cut_tail(),
+            agent in cut_tail(),
+        ) {
+            let line = format!(
+                "{address} - {user} [05/Jan/2026:00:00:05 +0000] \"GET /{tail} HTTP/1.1\" 200 1 \"-\" \"{agent}\""
+            );
+            let open = line.find(" [05/Jan").unwrap() + 1;
+            prop_assert_eq!(second_entry(line.as_bytes(), open), None);
+        }
     }
 
     #[test]
