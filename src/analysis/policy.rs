@@ -286,7 +286,6 @@ fn shared_route_note(rule: &str, e: &EndpointRecommendation) -> Vec<String> {
 pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
     use crate::profile::Kind;
     let mut out = String::new();
-    let toml_string = |s: &str| toml::Value::String(s.to_string()).to_string();
     for p in &run.profiles {
         let Some(f) = p
             .findings
@@ -302,9 +301,9 @@ pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
             "\n# {}: {}\n# [[rule]]\n# name = {}\n# key = {}\n# client = {}\n# exempt = true\n",
             f.kind.label(),
             escape::terminal(&f.evidence),
-            toml_string(&format!("exempt-{}", policy::rule_name(&p.client))),
-            toml_string(key),
-            toml_string(&p.client),
+            escape::toml_string(&format!("exempt-{}", policy::rule_name(&p.client))),
+            escape::toml_string(key),
+            escape::toml_string(&p.client),
         ));
     }
     out

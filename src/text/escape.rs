@@ -169,6 +169,32 @@ pub fn regex_literal(text: &str) -> String {
     out
 }
 
+/// `text` as a TOML basic string on one line: `"` and `\\` escaped, and every
+/// control or hidden character ([`shown_escaped`]) written `\\uXXXX` (or
+/// `\\UXXXXXXXX`), so that a value from a log written into a commented-out
+/// line of a policy stays on that line (a multi-line string would end the
+/// comment and turn the rest of the value into live rules) and reads as
+/// [`terminal`] shows it.
+pub fn toml_string(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 2);
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if shown_escaped(c) || c.is_control() => {
+                let _ = match u32::from(c) {
+                    n @ ..=0xffff => write!(out, "\\u{n:04X}"),
+                    n => write!(out, "\\U{n:08X}"),
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// For a CSV cell that a spreadsheet, a pager or a terminal may show: control
 /// characters are escaped as for [`terminal`] (so `cat` or `less` on the file
 /// cannot be attacked either), and a cell starting with `=`, `+`, `-` or `@` is
@@ -279,6 +305,29 @@ mod tests {
             rest = &rest[used..];
         }
         out
+    }
+
+    #[test]
+    fn toml_strings_stay_on_one_line() {
+        let value = "#\n[[rule]]\nname = \"pwn\"\n#\"\"\" \\ \t\r\u{7f}\u{202e}\u{1f600}";
+        let written = toml_string(value);
+        assert_eq!(
+            written,
+            r##""#\u000A[[rule]]\u000Aname = \"pwn\"\u000A#\"\"\" \\ \u0009\u000D\u007F\u202E😀""##
+        );
+        let read: toml::Table = toml::from_str(&format!("v = {written}")).unwrap();
+        assert_eq!(read["v"].as_str(), Some(value));
+    }
+
+    proptest::proptest! {
+        /// Any text reads back from its TOML string, which holds no line break.
+        #[test]
+        fn toml_strings_read_back(text in proptest::string::string_regex("(.|\n|\r|\\\\|\"){0,24}").unwrap()) {
+            let written = toml_string(&text);
+            proptest::prop_assert!(!written.contains(['\n', '\r']), "{}", written);
+            let read: toml::Table = toml::from_str(&format!("v = {written}")).unwrap();
+            proptest::prop_assert_eq!(read["v"].as_str(), Some(text.as_str()));
+        }
     }
 
     proptest::proptest! {

@@ -441,6 +441,51 @@ fn write_policy_suggests_the_probe_exemption_whatever_endpoints_are_reported() {
     );
 }
 
+#[test]
+fn a_suggested_exemption_keeps_a_client_key_with_line_breaks_in_its_comment() {
+    // Found by review: a key holding line breaks (a user agent in a JSON
+    // log) was written as a multi-line TOML string, whose lines after the
+    // first left the comment and were read as a live rule.
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy) = (dir.path().join("ua.jsonl"), dir.path().join("p.toml"));
+    let injected = "#\n[[rule]]\nname = \"pwn\"\nkey = \"ip\"\nlimit = \"1/1d\"\n#";
+    let mut lines = Vec::new();
+    for i in 0..120u64 {
+        // A probe every 30 s, whose user agent is the attack; apps at random.
+        let line = serde_json::json!({"time": 1_767_571_200_000u64 + i * 30_000,
+            "remote_addr": "10.9.9.9", "request_method": "GET", "request_uri": "/health",
+            "status": 200, "http_user_agent": injected});
+        lines.push(line.to_string());
+        for app in 0..3u64 {
+            let line = serde_json::json!({"time": 1_767_571_200_000u64 + i * 30_000 + (i * 7 + app * 3) % 29 * 1000,
+                "remote_addr": format!("192.0.2.{app}"), "request_method": "GET", "request_uri": "/x",
+                "status": 200, "http_user_agent": format!("app/{app}")});
+            lines.push(line.to_string());
+        }
+    }
+    std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+    success(
+        rlctl()
+            .args([
+                "analyze",
+                "-q",
+                "--key",
+                "field:http_user_agent",
+                "--write-policy",
+            ])
+            .arg(&policy)
+            .arg(&log),
+    );
+    let text = std::fs::read_to_string(&policy).unwrap();
+    assert!(
+        text.contains("# client = \"#\\u000A[[rule]]\\u000Aname = \\\"pwn\\\"\\u000A"),
+        "{text}"
+    );
+    let checked = rlctl::policy::Policy::parse_policy(&text, "p.toml").unwrap();
+    let names: Vec<&str> = checked.rules.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["global"], "{text}");
+}
+
 mod policy_rules;
 mod realdata;
 
