@@ -19,8 +19,8 @@
 use super::conf::{self, Conf};
 use super::haproxy_exempt::{self, UNLESS_EXEMPT};
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
-    route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, byte_route, client_parts, describe,
+    identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway::haproxy::STRING_KEY_BYTES;
@@ -247,8 +247,8 @@ fn write_rule(
     if let Some(m) = &rule.method {
         cond.push_str(&format!(" {}", method_acl(m)));
     }
-    if let Some(r) = route(rule)? {
-        cond.push_str(&format!(" {{ path -m reg {} }}", pattern(r)));
+    if let Some(r) = byte_route("haproxy", &rule.name, route(rule)?)? {
+        cond.push_str(&format!(" {{ path -m reg {} }}", pattern(&r)));
     }
     let limit = threshold(shape);
     frontend.denies.comments(&[

@@ -21,7 +21,7 @@ use super::conf::Conf;
 use super::exempt;
 use super::haproxy::{method_acl, pattern};
 use super::key::key_parts;
-use super::{ClientPart, ExportError};
+use super::{ClientPart, ExportError, byte_route};
 use crate::policy::Exemption;
 
 /// The ACL true for exempt requests.
@@ -99,8 +99,8 @@ pub fn write(
         if let Some(m) = exempt::method(e)? {
             conditions.push(method_acl(&m));
         }
-        if let Some(r) = exempt::route(e)? {
-            conditions.push(format!("{{ path -m reg {} }}", pattern(r)));
+        if let Some(r) = byte_route("haproxy", &e.name, exempt::route(e)?)? {
+            conditions.push(format!("{{ path -m reg {} }}", pattern(&r)));
         }
         if let Some(client) = exempt::client(e)? {
             uses_xff |= e.key.parts.contains(&crate::ingest::key::KeyPart::Xff);

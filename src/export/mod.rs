@@ -51,6 +51,7 @@ mod kong_exempt;
 pub mod kong_plan;
 pub mod nginx;
 mod nginx_exempt;
+mod pcre_bytes;
 mod shape;
 pub mod traefik;
 mod traefik_exempt;
@@ -203,6 +204,25 @@ pub(crate) fn route_text<'a>(
         });
     }
     Ok(Some(text))
+}
+
+/// A rule's or an exemption's route (see [`route_text`]) as `target` (nginx,
+/// HAProxy: PCRE without UTF mode) matches it on a path's bytes
+/// ([`pcre_bytes`]).
+pub(crate) fn byte_route(
+    target: &'static str,
+    name: &str,
+    route: Option<&str>,
+) -> Result<Option<String>, ExportError> {
+    route
+        .map(|r| {
+            pcre_bytes::translate(r).map_err(|message| ExportError::Unsupported {
+                target,
+                rule: name.to_string(),
+                message,
+            })
+        })
+        .transpose()
 }
 
 /// Response headers that tell clients this rule's limit (IETF draft

@@ -18,8 +18,8 @@ use std::fmt::Write;
 use super::conf::{self, Conf};
 use super::nginx_exempt;
 use super::{
-    ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, describe, identifiers,
-    route,
+    ClientPart, ExportError, ExportOptions, Exporter, Shape, byte_route, client_parts, describe,
+    identifiers, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::simulate::gateway;
@@ -212,7 +212,7 @@ fn write_zone(
         );
     }
     let method = rule.method.clone();
-    let route = route(rule)?;
+    let route = byte_route("nginx", &rule.name, route(rule)?)?;
     if route.is_some() {
         notes.push(
             "  The route is matched against $uri: the decoded, normalised path without its query string (PCRE syntax).".into(),

@@ -10,7 +10,7 @@ use std::net::IpAddr;
 
 use super::conf::Conf;
 use super::exempt;
-use super::{ClientPart, ExportError};
+use super::{ClientPart, ExportError, byte_route};
 use crate::export::key::key_parts;
 use crate::ingest::key::canonical_address;
 use crate::policy::Exemption;
@@ -115,7 +115,7 @@ pub fn write(
                 "method",
             );
         }
-        if let Some(r) = exempt::route(e)? {
+        if let Some(r) = byte_route("nginx", &e.name, exempt::route(e)?)? {
             map(conf, "$uri", format!("~{r}"), "route");
         }
         if let Some(client) = exempt::client(e)? {
