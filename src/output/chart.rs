@@ -2,8 +2,9 @@
 //! lines with a legend, histograms and horizontal bars, dashed reference markers,
 //! log and UTC-time axes. The output is deterministic (no ids, no clock) and
 //! small (large series are thinned to what the picture can show). Text reaches the SVG as
-//! `<text>` elements: labels are cleaned of control characters here and
-//! XML-escaped by the backend, so log content cannot inject markup.
+//! `<text>` elements: labels show control and hidden characters as the
+//! escapes of every other output, and are XML-escaped by the backend, so log
+//! content cannot inject markup or hide in a label.
 //!
 //! [`summary`] gives the same chart as a few lines of text for formats that
 //! cannot draw.
@@ -22,7 +23,7 @@ use super::document::Chart;
 use crate::text::escape;
 use draw::{draw, draw_empty};
 use layout::Layout;
-use prepare::clean_label;
+use prepare::cut;
 
 /// Width of every chart, in SVG units (scaled to the page by CSS).
 pub const WIDTH: u32 = 900;
@@ -69,7 +70,7 @@ pub fn svg(chart: &Chart) -> String {
 /// readers, and adds a `<title>` (a tooltip in browsers).
 fn with_header(body: &str, chart: &Chart, height: u32) -> String {
     let inner = body.split_once(">\n").map_or(body, |(_, rest)| rest);
-    let title = escape::html(&clean_label(&chart.title, 200));
+    let title = escape::html(&cut(&chart.title, 200));
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {WIDTH} {height}\" \
          width=\"{WIDTH}\" height=\"{height}\" role=\"img\" aria-label=\"{title}\">\n\

@@ -242,15 +242,17 @@ fn hostile_log_content_is_inert_in_every_format() {
         "/a|b`c`",
         "/x\x1b[2J\x1b]8;;http://evil\x07y",
         "/=HYPERLINK(1)",
+        // Hidden characters, in the charts' labels too (found by review).
+        "/a\u{ad}b\u{200b}c\u{202e}d\u{2066}e",
     ];
-    let lines: String = (0..40)
+    let lines: String = (0..50)
         .map(|i| {
             let user = ["<b>bob</b>", "=cmd|'/c calc'!A1", "eve`s", "-"][i % 4];
             format!(
                 "1767571200.{:03} 10.0.0.{} \"GET {} HTTP/1.1\" 200 0.001 \"{user}\"\n",
                 i * 7,
                 i % 3,
-                paths[i % 4]
+                paths[i % 5]
             )
         })
         .collect();
@@ -267,6 +269,9 @@ fn hostile_log_content_is_inert_in_every_format() {
         "raw markup in HTML"
     );
     assert!(html.contains("&lt;script&gt;"));
+    let hidden = ['\u{ad}', '\u{200b}', '\u{202e}', '\u{2066}', '\u{fffd}'];
+    assert!(!html.contains(hidden), "a hidden character in HTML");
+    assert!(html.contains(r"/a\u{ad}b\u{200b}c\u{202e}d\u{2066}e"));
     let markdown = run("markdown");
     assert!(!markdown.contains("<script>") && !markdown.contains("<b>"));
     assert!(

@@ -4,6 +4,7 @@
 //! megabyte of SVG. Labels are cleaned here too, before they reach the SVG writer.
 
 use crate::output::document::{Bin, Scale, Series};
+use crate::text::escape;
 
 use super::scale::project;
 
@@ -89,23 +90,18 @@ pub fn project_bins(bins: &[Bin], x: Scale) -> (Vec<(f64, f64, u64)>, usize) {
     (placed, dropped)
 }
 
-/// A label safe to hand to the SVG writer (which escapes `<`, `&` and quotes but
-/// passes control characters through): control and bidirectional-override
-/// characters become U+FFFD, and text longer than `max_chars` is cut with `…`.
+/// A label safe to hand to the SVG writer (which escapes `<`, `&` and quotes
+/// but passes every other character through): control and hidden characters
+/// (bidirectional controls, zero-width and other default-ignorable ones) are
+/// written as the escapes every other output shows ([`escape::terminal`]), so
+/// that two labels that differ only in one stay two; the result is [`cut`].
 pub fn clean_label(text: &str, max_chars: usize) -> String {
-    let mut out: String = text
-        .chars()
-        .take(max_chars)
-        .map(|c| {
-            if c.is_control()
-                || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200e}' | '\u{200f}')
-            {
-                '\u{fffd}'
-            } else {
-                c
-            }
-        })
-        .collect();
+    cut(&escape::terminal(text), max_chars)
+}
+
+/// `text`, cut with `…` when longer than `max_chars` characters.
+pub fn cut(text: &str, max_chars: usize) -> String {
+    let mut out: String = text.chars().take(max_chars).collect();
     if text.chars().nth(max_chars).is_some() {
         out.pop();
         out.push('…');
@@ -165,10 +161,13 @@ mod tests {
     }
 
     #[test]
-    fn labels_lose_control_characters_and_excess_length() {
+    fn labels_show_control_and_hidden_characters_and_lose_excess_length() {
+        assert_eq!(clean_label("a\x1b[2Jb\u{202e}", 40), r"a\x1b[2Jb\u{202e}");
+        // Found by review: these reached the SVG as they were (and U+202E and
+        // U+2066 as one U+FFFD, so two endpoints read as one).
         assert_eq!(
-            clean_label("a\x1b[2Jb\u{202e}", 40),
-            "a\u{fffd}[2Jb\u{fffd}"
+            clean_label("/a\u{ad}b\u{61c}c\u{200b}d\u{2028}e\u{2066}", 80),
+            r"/a\u{ad}b\u{61c}c\u{200b}d\u{2028}e\u{2066}"
         );
         assert_eq!(clean_label("abcdef", 4), "abc…");
         assert_eq!(clean_label("abcd", 4), "abcd");
