@@ -92,10 +92,11 @@ fn is_hidden(c: char) -> bool {
 /// link (checked with cmark-gfm). GitHub turns `@name` into a mention that
 /// notifies whoever it names, and `#12` into a reference to an issue, after
 /// the Markdown is read (escapes do not stop them): a zero-width space
-/// (`&#8203;`) follows every `@` and every `#` before a digit, as Renovate
+/// (`&#8203;`) follows every `@`, every `#` before a digit and the `-` of
+/// `GH-` before one (found by review), as Renovate
 /// does for the text it posts (`sanitizeMarkdown`, lib/util/markdown.ts of
 /// renovatebot/renovate); that also keeps an e-mail address from becoming a
-/// `mailto:` link.
+/// `mailto:` link. `$` is escaped, so that `$x^2$` is not typeset as math.
 pub fn markdown(text: &str) -> String {
     let safe = terminal(text);
     let mut out = String::with_capacity(safe.len() + 8);
@@ -113,7 +114,8 @@ pub fn markdown(text: &str) -> String {
             '#' if safe[i + 1..].starts_with(|d: char| d.is_ascii_digit()) => {
                 out.push_str("\\#&#8203;")
             }
-            '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '\\' => {
+            '-' if is_gh_reference(&safe, i) => out.push_str("-&#8203;"),
+            '|' | '`' | '*' | '_' | '[' | ']' | '#' | '~' | '\\' | '$' => {
                 out.push('\\');
                 out.push(c);
             }
@@ -123,6 +125,18 @@ pub fn markdown(text: &str) -> String {
         }
     }
     out
+}
+
+/// Whether the `-` at `i` of `text` is that of `GH-` before a digit, which
+/// GitHub also reads as a reference to an issue (its "Autolinked
+/// references"), in any case, after a character that is no letter or digit.
+fn is_gh_reference(text: &str, i: usize) -> bool {
+    let head = &text[..i];
+    head.len() >= 2
+        && head.is_char_boundary(i - 2)
+        && head[i - 2..].eq_ignore_ascii_case("gh")
+        && !head[..i - 2].ends_with(|p: char| p.is_alphanumeric())
+        && text[i + 1..].starts_with(|d: char| d.is_ascii_digit())
 }
 
 /// For HTML text and attribute values: control characters (but line breaks
@@ -361,6 +375,11 @@ mod tests {
         assert_eq!(markdown("@org/team"), "@&#8203;org/team");
         assert_eq!(markdown("fix #42 #a"), "fix \\#&#8203;42 \\#a");
         assert_eq!(markdown("a@b.example"), "a@&#8203;b.example");
+        assert_eq!(
+            markdown("GH-1234 gh-7 (GH-8) aGH-9 GH-x é-1"),
+            "GH-&#8203;1234 gh-&#8203;7 (GH-&#8203;8) aGH-9 GH-x é-1"
+        );
+        assert_eq!(markdown("$x^2$"), "\\$x^2\\$");
     }
 
     #[test]
