@@ -262,8 +262,18 @@ impl Exporter for Traefik {
             &["Response headers describing each rule (e.g. a headers middleware):"],
             rules,
         );
-        Ok(comment_block("# ", &head) + &doc.render())
+        Ok(template_safe(&(comment_block("# ", &head) + &doc.render())))
     }
+}
+
+/// `yaml` with every `{{` written `{\x7B`: Traefik reads a file of dynamic
+/// configuration as a Go template before it reads the YAML
+/// (`CreateConfiguration` in pkg/provider/file/file.go of traefik/traefik),
+/// so a policy's `{{` would be run (or fail the file); every string from a
+/// policy is double-quoted, where YAML reads `\x7B` back as `{`, and in a
+/// comment it is only shown so.
+fn template_safe(yaml: &str) -> String {
+    yaml.replace("{{", "{\\x7B")
 }
 
 #[cfg(test)]
@@ -276,6 +286,22 @@ mod tests {
         assert_eq!(period("1m".parse().unwrap()), "1m");
         assert_eq!(period("1d".parse().unwrap()), "24h");
         assert_eq!(period("90s".parse().unwrap()), "90s");
+    }
+
+    #[test]
+    fn a_policys_double_braces_are_not_a_go_template() {
+        let text = "[[rule]]\nname='g{{x}}'\nlimit='4/1m'\nroute='^/a\\{\\{b$'\n[[rule]]\nname='e'\nexempt=true\nkey='field:http_x_api_key'\nclient='k{{.x}}{{{'\n";
+        let policy = Policy::parse_policy(text, "p").unwrap();
+        let out = Traefik
+            .render_policy(&policy, &ExportOptions::default())
+            .unwrap();
+        assert!(!out.contains("{{"), "{out}");
+        let yaml: serde_norway::Value = serde_norway::from_str(&out).unwrap();
+        let routers = &yaml["http"]["routers"];
+        assert_eq!(
+            routers["rl-exempt-e"]["rule"].as_str(),
+            Some("Header(`x-api-key`, `k{{.x}}{{{`)")
+        );
     }
 
     #[test]
