@@ -31,6 +31,8 @@ pub struct GateResult {
     pub threshold: f64,
     /// One line for people.
     pub message: String,
+    /// The rule applied to no request: the gate passes with nothing to judge.
+    pub unjudged: bool,
 }
 
 /// A measured share and the threshold it is held to, as percentages: the
@@ -78,6 +80,15 @@ pub fn evaluate(
     let mut out = Vec::new();
     for rule in &policy.rules {
         let t = &rule.summary.totals;
+        // Said in every format, not on stderr alone: a rule that applied to
+        // no request passes its gates with nothing to judge (found by review).
+        let judged = |message: String, flag: &str, threshold: &str| match t.requests {
+            0 => format!(
+                "rule `{}`: applied to no request, so nothing to judge against {flag} {threshold}; check its method, route and key",
+                rule.rule
+            ),
+            _ => message,
+        };
         if let Some(max) = gates.max_reject_rate {
             let passed = t.reject_rate <= max;
             let (value, threshold) = pct_beside(t.reject_rate, max);
@@ -87,14 +98,19 @@ pub fn evaluate(
                 passed,
                 value: t.reject_rate,
                 threshold: max,
-                message: format!(
-                    "rule `{}`: rejects {} of its requests ({} of {}), {} --max-reject-rate {}",
-                    rule.rule,
-                    value,
-                    t.rejected,
-                    t.requests,
-                    if passed { "within" } else { "above" },
-                    threshold
+                unjudged: t.requests == 0,
+                message: judged(
+                    format!(
+                        "rule `{}`: rejects {} of its requests ({} of {}), {} --max-reject-rate {}",
+                        rule.rule,
+                        value,
+                        t.rejected,
+                        t.requests,
+                        if passed { "within" } else { "above" },
+                        threshold
+                    ),
+                    "--max-reject-rate",
+                    &threshold,
                 ),
             });
         }
@@ -107,14 +123,19 @@ pub fn evaluate(
                 passed,
                 value: t.clients_rejected_share,
                 threshold: max,
-                message: format!(
-                    "rule `{}`: rejects {} of its clients ({} of {}), {} --max-clients-rejected {}",
-                    rule.rule,
-                    value,
-                    t.clients_rejected,
-                    t.clients,
-                    if passed { "within" } else { "above" },
-                    threshold
+                unjudged: t.requests == 0,
+                message: judged(
+                    format!(
+                        "rule `{}`: rejects {} of its clients ({} of {}), {} --max-clients-rejected {}",
+                        rule.rule,
+                        value,
+                        t.clients_rejected,
+                        t.clients,
+                        if passed { "within" } else { "above" },
+                        threshold
+                    ),
+                    "--max-clients-rejected",
+                    &threshold,
                 ),
             });
         }
@@ -131,6 +152,7 @@ pub fn evaluate(
                 "{} flagged: peak window above the recommended limit (--fail-on-flagged)",
                 counted(flagged, "client")
             ),
+            unjudged: false,
         });
     }
     out

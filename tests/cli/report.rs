@@ -57,6 +57,32 @@ fn gates_pass_and_fail_with_exit_codes() {
 }
 
 #[test]
+fn a_rule_that_applies_to_no_request_says_so_in_every_format() {
+    // Found by review: only stderr said so; the Markdown, JUnit and JSON of
+    // a pull request showed `0 of 0, within`.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname='nothing'\nroute='^/never$'\nlimit='1/1m'\n",
+    )
+    .unwrap();
+    for format in ["markdown", "junit", "json"] {
+        let mut args = vec!["--max-reject-rate", "1%", "--format", format, "--policy"];
+        args.push(policy.to_str().unwrap());
+        let out = report_on(&fixture(), &args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert!(
+            text(&out.stdout).contains(
+                "applied to no request, so nothing to judge against --max-reject-rate 1%"
+            ),
+            "{format}: {}",
+            text(&out.stdout)
+        );
+    }
+}
+
+#[test]
 fn flagged_clients_gate() {
     let out = report(&["--fail-on-flagged", "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -171,6 +171,10 @@ pub fn document(run: &ReportRun, settings: &ReportSettings, stamp: Option<&str>)
             run.gates.len() - failed.len(),
             run.gates.len()
         ));
+        let unjudged = run.gates.iter().filter(|g| g.passed && g.unjudged);
+        for g in unjudged {
+            doc.paragraph(g.message.clone());
+        }
     }
 
     doc.heading("The policy on this traffic");
