@@ -108,6 +108,24 @@ pub fn recommend(
     recommend_on(table, stats, &baseline, window, multiplier)
 }
 
+/// `ceil(multiplier × basis)`, at least 1, with the multiplier read as the
+/// shortest decimal that stands for it (`4.4`, not the binary
+/// 4.4000000000000004 that `--multiplier 4.4` holds), so that 4.4 × 25 is
+/// 110 as written, not the 111 that rounding the float product up gives
+/// (found by review). Products too large for that fall back to the float.
+fn limit_at(multiplier: f64, basis: u64) -> u64 {
+    let decimal = || -> Option<u64> {
+        let text = multiplier.to_string();
+        let (whole, fraction) = text.split_once('.').unwrap_or((&text, ""));
+        let digits: u128 = format!("{whole}{fraction}").parse().ok()?;
+        let scale = 10u128.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+        u64::try_from(digits.checked_mul(u128::from(basis))?.div_ceil(scale)).ok()
+    };
+    decimal()
+        .unwrap_or_else(|| (multiplier * basis as f64).ceil() as u64)
+        .max(1)
+}
+
 /// Recommends a limit for `stats` resting on `baseline` (formed from the same
 /// scope); `None` when there is no traffic to rest on.
 pub fn recommend_on(
@@ -122,7 +140,7 @@ pub fn recommend_on(
     if basis == 0 || !(multiplier.is_finite() && multiplier > 0.0) {
         return None;
     }
-    let limit_at = |m: f64| (m * basis as f64).ceil().max(1.0) as u64;
+    let limit_at = |m: f64| limit_at(m, basis);
     let clients_over =
         |limit: u64| stats.peaks.iter().filter(|p| p.peak_window > limit).count() as u64;
     let limit = limit_at(multiplier);

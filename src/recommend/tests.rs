@@ -152,3 +152,34 @@ fn no_traffic_no_recommendation() {
     };
     assert!(recommend(&t, &analyze(&t, &s).overall, s.window, 4.0).is_none());
 }
+
+#[test]
+fn a_decimal_multiplier_is_taken_as_written() {
+    // Found by review: 4.4 x 25 was ceil(110.00000000000001) = 111.
+    for (multiplier, basis, limit) in [
+        (4.4, 25, 110),
+        (4.9, 50, 245),
+        (2.7, 90, 243),
+        (4.4, 90, 396),
+        (0.1, 10, 1),
+        (0.3, 10, 3),
+        (4.0, 87, 348),
+        (3.5, 3, 11),
+        (0.001, 1, 1),
+        (1e6, 1 << 20, 1_048_576_000_000),
+    ] {
+        assert_eq!(limit_at(multiplier, basis), limit, "{multiplier} x {basis}");
+    }
+    assert_eq!(limit_at(1e6, u64::MAX), u64::MAX);
+}
+
+proptest::proptest! {
+    /// The limit is the least whole number at or above the product of the
+    /// multiplier as written (tenths and hundredths here) and the basis.
+    #[test]
+    fn the_limit_is_the_exact_ceiling(hundredths in 1u64..100_000, basis in 1u64..1_000_000) {
+        let multiplier: f64 = format!("{}.{:02}", hundredths / 100, hundredths % 100).parse().unwrap();
+        let exact = (hundredths * basis).div_ceil(100).max(1);
+        proptest::prop_assert_eq!(limit_at(multiplier, basis), exact);
+    }
+}
