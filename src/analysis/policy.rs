@@ -294,6 +294,10 @@ pub fn suggested_exemptions(run: &AnalyzeRun, key: &str) -> String {
         else {
             continue;
         };
+        // Nothing a scanner sends is to be exempted.
+        if p.findings.iter().any(|f| f.kind == Kind::Scanner) {
+            continue;
+        }
         if out.is_empty() {
             out.push_str("\n# Exemptions the client profiles suggest: uncomment after review.\n");
         }

@@ -486,6 +486,41 @@ fn a_suggested_exemption_keeps_a_client_key_with_line_breaks_in_its_comment() {
     assert_eq!(names, ["global"], "{text}");
 }
 
+#[test]
+fn a_scanner_at_a_steady_pace_is_no_probe_and_gets_no_exemption() {
+    // Found by review: discovery folded a scanner's 21 paths into one
+    // template, so it was also a periodic probe with an exemption suggested.
+    let dir = tempfile::tempdir().unwrap();
+    let (log, policy) = (dir.path().join("scan.log"), dir.path().join("p.toml"));
+    let lines: String = (0..21)
+        .map(|i| {
+            format!(
+                "203.0.113.66 - - [05/Jan/2026:00:00:{:02} +0000] \"GET /probe{i}.php HTTP/1.1\" 404 0 \"-\" \"Nikto\"\n",
+                i * 2
+            )
+        })
+        .collect();
+    std::fs::write(&log, lines).unwrap();
+    let json = json_of(
+        &success(
+            rlctl()
+                .args(["analyze", "--format", "json", "--write-policy"])
+                .arg(&policy)
+                .arg(&log),
+        )
+        .stdout,
+    );
+    let kinds: Vec<&str> = json["profiles"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["scanner"]);
+    let text = std::fs::read_to_string(&policy).unwrap();
+    assert!(!text.contains("exempt"), "{text}");
+}
+
 mod policy_rules;
 mod realdata;
 
