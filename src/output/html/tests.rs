@@ -86,7 +86,8 @@ fn nothing_is_loaded_from_anywhere() {
             .all(|(i, _)| html[i + 6..].starts_with('#'))
     );
     // The only web addresses are the hostile text (whole or cut), shown as text.
-    let without_text = html.replace("http://evil.example", "");
+    let shown = regex::Regex::new(r"http://evil[.a-z/]*").unwrap();
+    let without_text = shown.replace_all(&html, "");
     assert!(!without_text.contains("http://") && !without_text.contains("https://"));
     assert!(html.contains("content=\"default-src 'none'; style-src 'unsafe-inline'\""));
 }
