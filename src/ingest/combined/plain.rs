@@ -70,7 +70,9 @@ fn fields<'a>(line: &'a [u8], wanted: Wanted, s: &mut Split<'a>) -> Option<()> {
         || user_end == ident_end + 1
         || trimmed(0)
         || trimmed(addr_end - 1)
+        || trimmed(addr_end + 1)
         || trimmed(ident_end - 1)
+        || trimmed(ident_end + 1)
         || trimmed(user_end - 1)
     {
         return None;
@@ -186,6 +188,9 @@ mod tests {
             " ",
             "  ",
             "\t",
+            // Tokens that start with whitespace but end with none (found by fuzzing).
+            "\u{c}-",
+            "\tfrank",
             "[",
             "]",
             "\"",
