@@ -51,7 +51,6 @@ mod kong_exempt;
 pub mod kong_plan;
 pub mod nginx;
 mod nginx_exempt;
-mod pcre_bytes;
 mod shape;
 pub mod traefik;
 mod traefik_exempt;
@@ -208,7 +207,7 @@ pub(crate) fn route_text<'a>(
 
 /// A rule's or an exemption's route (see [`route_text`]) as `target` (nginx,
 /// HAProxy: PCRE without UTF mode) matches it on a path's bytes
-/// ([`pcre_bytes`]).
+/// ([`crate::text::pcre_bytes`]).
 pub(crate) fn byte_route(
     target: &'static str,
     name: &str,
@@ -216,7 +215,7 @@ pub(crate) fn byte_route(
 ) -> Result<Option<String>, ExportError> {
     route
         .map(|r| {
-            pcre_bytes::translate(r).map_err(|message| ExportError::Unsupported {
+            crate::text::pcre_bytes::translate(r).map_err(|message| ExportError::Unsupported {
                 target,
                 rule: name.to_string(),
                 message,

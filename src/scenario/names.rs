@@ -28,12 +28,13 @@ impl NameFilter {
         reading: NameReading,
     ) -> Self {
         // A request the product answers itself meets no rule, routed or not.
+        let route = route.map(|re| RouteMatcher::new(re, reading));
         let route_ok = (route.is_some() || reading.answers_some_itself()).then(|| {
             (paths.names())
                 .map(|p| {
                     reading
                         .path(p)
-                        .is_some_and(|p| route.is_none_or(|re| re.is_match(&p)))
+                        .is_some_and(|p| route.as_ref().is_none_or(|re| re.is_match(&p)))
                 })
                 .collect()
         });
@@ -68,6 +69,84 @@ impl NameFilter {
         all(&self.method_ok)
             && self.route_ok.as_deref().is_none_or(all)
             && self.itself.answers_none(protocols)
+    }
+}
+
+/// A route as the product matches it: as Unicode text, or (nginx, HAProxy)
+/// on the path's bytes as PCRE without UTF mode does
+/// ([`crate::text::pcre_bytes::bytes_matcher`]; a route that cannot be
+/// written for them, which `export` refuses, is matched as text).
+#[derive(Debug, Clone)]
+enum RouteMatcher {
+    Text(Regex),
+    Bytes(regex::bytes::Regex),
+}
+
+impl RouteMatcher {
+    fn new(route: &Regex, reading: NameReading) -> Self {
+        match reading.routes_on_bytes() {
+            true => crate::text::pcre_bytes::bytes_matcher(route.as_str())
+                .map_or_else(|_| RouteMatcher::Text(route.clone()), RouteMatcher::Bytes),
+            false => RouteMatcher::Text(route.clone()),
+        }
+    }
+
+    fn is_match(&self, path: &str) -> bool {
+        match self {
+            RouteMatcher::Text(re) => re.is_match(path),
+            RouteMatcher::Bytes(re) => re.is_match(path.as_bytes()),
+        }
+    }
+}
+
+/// The routes of several rules, matched at once where a set can be built
+/// (else each on its own).
+enum RouteSet {
+    Text(RegexSet),
+    Bytes(regex::bytes::RegexSet),
+    Each(Vec<RouteMatcher>),
+}
+
+impl RouteSet {
+    fn new(routed: &[(usize, &Regex)], reading: NameReading) -> Self {
+        let each: Vec<RouteMatcher> = (routed.iter())
+            .map(|(_, re)| RouteMatcher::new(re, reading))
+            .collect();
+        let all_bytes = each.iter().all(|m| matches!(m, RouteMatcher::Bytes(_)));
+        let set = match reading.routes_on_bytes() && all_bytes {
+            true => (routed.iter())
+                .map(|(_, re)| crate::text::pcre_bytes::translate(re.as_str()))
+                .collect::<Result<Vec<_>, _>>()
+                .ok()
+                .and_then(|written| {
+                    regex::bytes::RegexSetBuilder::new(written)
+                        .unicode(false)
+                        .build()
+                        .ok()
+                })
+                .map(RouteSet::Bytes),
+            false if each.iter().all(|m| matches!(m, RouteMatcher::Text(_))) => {
+                RegexSet::new(routed.iter().map(|(_, re)| re.as_str()))
+                    .ok()
+                    .map(RouteSet::Text)
+            }
+            false => None,
+        };
+        set.unwrap_or(RouteSet::Each(each))
+    }
+
+    /// The `bit` of each route (by its index among those given) that
+    /// matches `path`, ORed.
+    fn bits(&self, path: &str, bit: impl Fn(usize) -> u64) -> u64 {
+        let of =
+            |matched: &mut dyn Iterator<Item = usize>| matched.fold(0, |bits, i| bits | bit(i));
+        match self {
+            RouteSet::Text(set) => of(&mut set.matches(path).into_iter()),
+            RouteSet::Bytes(set) => of(&mut set.matches(path.as_bytes()).into_iter()),
+            RouteSet::Each(each) => of(&mut (each.iter().enumerate())
+                .filter(|(_, m)| m.is_match(path))
+                .map(|(i, _)| i)),
+        }
     }
 }
 
@@ -191,7 +270,7 @@ impl NameBits {
         let unrouted = (rules.iter().enumerate())
             .filter(|(_, (_, route))| route.is_none())
             .fold(0u64, |bits, (r, _)| bits | 1u64 << r);
-        let set = RegexSet::new(routed.iter().map(|(_, re)| re.as_str())).ok();
+        let set = RouteSet::new(&routed, reading);
         let names: Vec<&str> = paths.names().collect();
         let path = names
             .par_iter()
@@ -201,15 +280,7 @@ impl NameBits {
                     return 0;
                 };
                 let p = p.as_ref();
-                let matched = match &set {
-                    Some(set) => {
-                        (set.matches(p).iter()).fold(0u64, |bits, i| bits | 1u64 << routed[i].0)
-                    }
-                    // A set too large to build: each route on its own.
-                    None => (routed.iter())
-                        .filter(|(_, re)| re.is_match(p))
-                        .fold(0u64, |bits, (r, _)| bits | 1u64 << r),
-                };
+                let matched = set.bits(p, |i| 1u64 << routed[i].0);
                 unrouted | matched
             })
             .collect();

@@ -1,6 +1,7 @@
 //! The lowest layer of plain helpers every other module may use: escaping of
 //! log-derived text ([`escape`]), logged paths as route regexes
-//! ([`path_regex`]), atomic file writes ([`atomic`]), calendar arithmetic and
+//! ([`path_regex`]), route regexes as nginx and HAProxy match them
+//! ([`pcre_bytes`]), atomic file writes ([`atomic`]), calendar arithmetic and
 //! date formatting ([`time`]), counts with their noun ([`counted`]), and
 //! hints to the processor's cache ([`cache`]).
 //!
@@ -11,6 +12,7 @@ pub mod atomic;
 pub mod cache;
 pub mod escape;
 pub mod path_regex;
+pub mod pcre_bytes;
 pub mod time;
 
 /// `n` and the noun, plural unless `n` is 1: `1 client`, `2 clients`.

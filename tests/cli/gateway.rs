@@ -442,6 +442,44 @@ fn nginx_gateway_reads_paths_as_nginx_uri() {
     assert_eq!(policy_reading, (2, 5), "the policy reads paths as logged");
 }
 
+#[test]
+fn nginx_gateway_matches_routes_on_bytes_as_nginx_does() {
+    // Found by review against nginx 1.22: nginx's PCRE (no UTF mode) lets
+    // `$` match before the newline a decoded `%0a` ends $uri with (the
+    // export now writes `\z`), and reads `\w` and `(?i)` as ASCII and
+    // byte-wise, where the replay matched them as Unicode text.
+    let policy = "[[rule]]\nname='search'\nroute='^/api/search$'\nlimit='1/1m'\nburst=1\n\
+                  [[rule]]\nname='word'\nroute='^/u/\\w+$'\nlimit='1/1m'\nburst=1\n\
+                  [[rule]]\nname='cafe'\nroute='(?i)^/caf\\x{e9}$'\nlimit='1/1m'\nburst=1\n";
+    let Some(nginx) = nginx_with(policy) else {
+        return;
+    };
+    let requests = [
+        "/api/search%0a",
+        "/api/search",
+        "/api/search",
+        "/u/%C3%A9",
+        "/u/%C3%A9",
+        "/CAF%C3%89",
+        "/CAF%C3%89",
+        "/u/ab",
+        "/u/ab",
+    ];
+    let statuses: Vec<u16> = (requests.iter())
+        .map(|p| status_of(nginx.addr(), "GET", p))
+        .collect();
+    assert_eq!(
+        statuses,
+        [200, 200, 429, 200, 200, 200, 200, 200, 429],
+        "{}",
+        nginx.error_log()
+    );
+    let log_text = nginx.read_access_log(requests.len());
+    let (gateway, check) = replayed_nginx_log(policy, &log_text, &["--gateway", "nginx"]);
+    assert_eq!(gateway, (9, 9), "{log_text}");
+    assert!(check.contains("differ on 0 requests"), "{check}");
+}
+
 /// A log of `requests` (`METHOD target`) from one client, one a second,
 /// and a policy of one rule, 1 a minute with a burst of 1, on the route
 /// `^/api/search$`: (the directory, the log, the policy).

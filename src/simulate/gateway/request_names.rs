@@ -214,6 +214,13 @@ impl NameReading {
         )
     }
 
+    /// Whether the product matches routes as PCRE without UTF mode does, on
+    /// the path's bytes (nginx, HAProxy; see [`crate::text::pcre_bytes`]),
+    /// rather than as Unicode text.
+    pub fn routes_on_bytes(self) -> bool {
+        matches!(self.paths, PathReading::NginxUri | PathReading::OnHaproxy)
+    }
+
     /// Whether the product answers some requests itself, by their method,
     /// path or HTTP version, before any rule sees them.
     pub fn answers_some_itself(self) -> bool {
