@@ -110,11 +110,30 @@ fn token(rest: &[u8]) -> Option<(&[u8], &[u8])> {
     Some((&rest[..end], &rest[end..]))
 }
 
+/// `client` without the syslog priority that `log … format short` or
+/// `priority` writes right before it (`<134>192.0.2.7:33318`: "a level
+/// between angle brackets", doc/configuration.txt), which is no part of the
+/// address (found by review).
+fn without_priority(client: &[u8]) -> &[u8] {
+    match client
+        .strip_prefix(b"<")
+        .and_then(|rest| Some((rest, memchr(b'>', rest)?)))
+    {
+        Some((rest, end))
+            if (1..=3).contains(&end) && rest[..end].iter().all(u8::is_ascii_digit) =>
+        {
+            &rest[end + 1..]
+        }
+        _ => client,
+    }
+}
+
 impl LineParser for HaproxyParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         let open = date_bracket(line).ok_or(MALFORMED)?;
         let before = line[..open].trim_ascii_end();
         let client = &before[before.iter().rposition(|&b| b == b' ').map_or(0, |i| i + 1)..];
+        let client = without_priority(client);
         let close = open + memchr(b']', &line[open..]).ok_or(MALFORMED)?;
         let start = time::parse_clf(&line[open + 1..close]).ok_or(SkipReason::BadTime)?;
         let rest = &line[close + 1..];

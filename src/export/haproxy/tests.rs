@@ -53,7 +53,7 @@ fn rules_with_one_key_and_window_share_a_table_and_a_counter() {
     assert!(out.contains("store gpc_rate(2,60s)"), "{out}");
     assert!(out.contains("http-request track-sc0 src table rl_g\n"));
     assert!(out.contains(
-        "deny deny_status 429 if { sc_gpc_rate(1,0) gt 24 } { method GET } { path -m reg '^/s$' }"
+        "deny deny_status 429 if { sc_gpc_rate(1,0) gt 24 } { method GET } { path -m reg '^/s\\z' }"
     ));
     assert!(out.contains("sc-inc-gpc(0,0)\n"));
     assert!(!out.contains("track-sc1"));

@@ -67,7 +67,11 @@ route = '^/api/"x"$'
     // Parts joined with +, and no key when every part is empty.
     assert!(out.contains("map \"$binary_remote_addr+$remote_user\" $rl_leaky_client {\n    \"+\" \"\";\n    default \"$binary_remote_addr+$remote_user\";\n}"), "{out}");
     assert!(out.contains("\"~*^POST$\" $rl_leaky_client;"));
-    assert!(out.contains(r#""~^/api/\"x\"$" $rl_leaky_method;"#));
+    // A `$` ending the route is `\z` (PCRE's `$` also matches before a final newline).
+    assert!(
+        out.contains(r#""~^/api/\"x\"\\z" $rl_leaky_method;"#),
+        "{out}"
+    );
     assert!(out.contains("limit_req_zone $rl_leaky_key zone=rl_leaky:3m"));
     assert!(!out.contains("limit_req_dry_run"));
     let dry = Nginx

@@ -96,3 +96,21 @@ fn odd_lines() {
     );
     assert!(HaproxyParser::new(&["nope".into()], TimeOf::Arrival).is_err());
 }
+
+#[test]
+fn a_syslog_priority_before_the_client_is_no_part_of_it() {
+    // `log … format short` and `priority` write "a level between angle
+    // brackets" right before the client (found by review: `<134>192.0.2.7`).
+    let line = r#"<134>192.0.2.7:33318 [05/Jan/2026:00:00:00.480] fe be/s1 0/0/1/12/13 200 512 - - ---- 2/2/1/1/0 0/0 "GET /a HTTP/1.1""#;
+    assert_eq!(&*parse(line, TimeOf::Arrival).unwrap().addr, b"192.0.2.7");
+    let v6 = line.replace("<134>192.0.2.7:33318", "<3>2001:db8::7:51000");
+    assert_eq!(&*parse(&v6, TimeOf::Arrival).unwrap().addr, b"2001:db8::7");
+    for (client, kept) in [
+        ("<1234>x", "<1234>x"),
+        ("<>x", "<>x"),
+        ("<a>x", "<a>x"),
+        ("<1", "<1"),
+    ] {
+        assert_eq!(without_priority(client.as_bytes()), kept.as_bytes());
+    }
+}
