@@ -50,6 +50,9 @@ pub enum Role {
     Stem,
     /// The query string without `?` (`cs-uri-query`; `-` when none).
     Query,
+    /// The whole target, path and query (`cs-uri`, the W3C draft's own
+    /// example field); a [`Role::Stem`] column, where there is one, wins.
+    Target,
     /// A whole request line, `METHOD TARGET PROTOCOL` (ALB `request`).
     Request,
     Status,
@@ -307,6 +310,7 @@ impl LineParser for ColumnsParser {
                 Role::Method => record.method = Cow::Borrowed(v),
                 Role::Stem => stem = v,
                 Role::Query => query = v,
+                Role::Target => record.path = Cow::Borrowed(v),
                 Role::Request => {
                     let (method, target, protocol) = split_request(v);
                     record.protocol = protocol.unless_versionless();

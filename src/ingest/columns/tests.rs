@@ -95,6 +95,37 @@ const ALB_NAMES: &[&str] = &[
 ];
 
 #[test]
+fn a_w3c_cs_uri_column_is_the_target() {
+    // The W3C draft's own example field (found by review: every request
+    // was read as `/`).
+    let head = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri sc-status\n";
+    let fields = header_fields(head).unwrap();
+    let mut p = ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Arrival,
+    )
+    .unwrap();
+    let r = parse(&mut p, "2026-01-05 00:34:24 192.0.2.1 GET /search?q=x 200").unwrap();
+    assert_eq!((&*r.method, &*r.path), (&b"GET"[..], &b"/search?q=x"[..]));
+    // A stem and query, where a file has them too, win.
+    let head = b"#Fields: date time c-ip cs-method cs-uri cs-uri-stem cs-uri-query sc-status\n";
+    let fields = header_fields(head).unwrap();
+    let mut p = ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Arrival,
+    )
+    .unwrap();
+    let r = parse(&mut p, "2026-01-05 00:34:24 192.0.2.1 GET /x?y /a q=1 200").unwrap();
+    assert_eq!(&*r.path, b"/a?q=1");
+}
+
+#[test]
 fn w3c_lines_with_their_header() {
     let head = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri-stem cs-uri-query sc-status time-taken\n2026-01-05 00:00:10 192.0.2.1 GET /a q=1 200 700\n";
     let fields = header_fields(head).unwrap();

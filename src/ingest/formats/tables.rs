@@ -76,6 +76,7 @@ pub(super) const W3C_ROLES: &[(&str, ColumnRole)] = &[
     ("cs-method", ColumnRole::Method),
     ("cs-uri-stem", ColumnRole::Stem),
     ("cs-uri-query", ColumnRole::Query),
+    ("cs-uri", ColumnRole::Target),
     ("sc-status", ColumnRole::Status),
     ("x-forwarded-for", ColumnRole::Xff),
     ("cs(x-forwarded-for)", ColumnRole::Xff),
