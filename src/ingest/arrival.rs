@@ -96,9 +96,81 @@ pub fn millis_text(text: &[u8]) -> Option<i64> {
     )
 }
 
+/// A Caddy `duration` in ms, in whichever `duration_format` the log has
+/// (caddyserver/caddy `modules/logging/encoders.go`, zap's encoders): float
+/// seconds (the default), whole nanoseconds (`ns`, `nano`), or Go's
+/// `Duration.String()` (`string`: `1m2.5s`, `2.5ms`, `150µs`). A number is
+/// read as seconds, but a whole number above a day's seconds, which no
+/// request lasts, as nanoseconds (zap writes nanoseconds whole); `millis`
+/// floats cannot be told from seconds and are read as seconds (found by
+/// review: `duration_format nano` moved arrivals days back).
+pub fn caddy_duration_ms(text: &[u8]) -> Option<f64> {
+    let text = std::str::from_utf8(text).ok()?.trim();
+    if let Ok(number) = text.parse::<f64>() {
+        let whole = !text.contains(['.', 'e', 'E']);
+        return Some(match whole && number > 86_400.0 {
+            true => number / 1e6,
+            false => number * 1e3,
+        });
+    }
+    go_duration_ms(text)
+}
+
+/// Go's `time.Duration` text (`1h2m3.5s`, `2.5ms`, `150µs`, `0s`) in ms.
+fn go_duration_ms(text: &str) -> Option<f64> {
+    // Nanoseconds per unit.
+    const UNITS: [(&str, f64); 8] = [
+        ("ns", 1.0),
+        ("us", 1e3),
+        ("\u{b5}s", 1e3),
+        ("\u{3bc}s", 1e3),
+        ("ms", 1e6),
+        ("s", 1e9),
+        ("m", 60e9),
+        ("h", 3600e9),
+    ];
+    let mut rest = text.strip_prefix('+').unwrap_or(text);
+    let mut total = 0.0;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .filter(|&end| end > 0)?;
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        // The longest unit that starts here (`ms` before `m`).
+        let (unit, scale) = (UNITS.iter())
+            .filter(|(unit, _)| rest.starts_with(unit))
+            .max_by_key(|(unit, _)| unit.len())?;
+        total += value * scale;
+        rest = &rest[unit.len()..];
+    }
+    (!text.is_empty()).then_some(total / 1e6)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn caddy_durations_in_every_format() {
+        let ms = |t: &str| caddy_duration_ms(t.as_bytes());
+        // Seconds (the default), whole nanoseconds, Go's text.
+        assert_eq!(ms("0.0125"), Some(12.5));
+        assert_eq!(ms("2"), Some(2000.0));
+        assert_eq!(ms("1000000"), Some(1.0));
+        assert_eq!(ms("125000000"), Some(125.0));
+        assert_eq!(ms("86400"), Some(86_400_000.0));
+        assert_eq!(ms("1m2.5s"), Some(62_500.0));
+        assert_eq!(ms("2.5ms"), Some(2.5));
+        assert_eq!(ms("150\u{b5}s"), Some(0.15));
+        assert_eq!(ms("150us"), Some(0.15));
+        assert_eq!(ms("1h0m0s"), Some(3_600_000.0));
+        assert_eq!(ms("0s"), Some(0.0));
+        assert_eq!(ms("800ns"), Some(0.0008));
+        for bad in ["", "s", "1x", "-", "1.2.3s", "ms5"] {
+            assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
 
     fn stamp(ms: i64, subsecond: bool) -> Stamp {
         Stamp { ms, subsecond }

@@ -27,6 +27,9 @@ pub enum DurationUnit {
     Seconds,
     Millis,
     Nanos,
+    /// Caddy's, in whichever `duration_format` its log has
+    /// ([`arrival::caddy_duration_ms`]).
+    Caddy,
 }
 
 /// The JSON fields of one log source: a table, read by [`JsonParser`].
@@ -263,13 +266,19 @@ impl JsonParser {
     /// `time` moved by the line's duration (arrival from an end time, or end
     /// from a start time); as it is when the line has no usable duration.
     fn moved<'a, D: JsonDoc<'a>>(&self, time: Stamp, timing: &Timing, doc: &D) -> Stamp {
-        let Some(amount) = doc.lookup(&timing.duration).and_then(|v| doc.number(v)) else {
+        let Some(found) = doc.lookup(&timing.duration) else {
             return time;
         };
         let ms = match timing.unit {
-            DurationUnit::Seconds => amount * 1e3,
-            DurationUnit::Millis => amount,
-            DurationUnit::Nanos => amount / 1e6,
+            DurationUnit::Caddy => arrival::caddy_duration_ms(&doc.text(found)),
+            unit => doc.number(found).map(|amount| match unit {
+                DurationUnit::Millis => amount,
+                DurationUnit::Nanos => amount / 1e6,
+                _ => amount * 1e3,
+            }),
+        };
+        let Some(ms) = ms else {
+            return time;
         };
         if !(0.0..1e12).contains(&ms) {
             return time;

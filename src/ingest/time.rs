@@ -131,12 +131,14 @@ fn fraction(text: &[u8]) -> (i64, bool, &[u8]) {
 }
 
 /// ISO 8601 / RFC 3339: `2026-01-05T00:00:00Z`, `…T03:56:14+03:30`, `… 00:00:00.123456`,
-/// without a zone meaning UTC.
+/// and Go's wall clock `2026/01/05 00:00:00.500`; without a zone meaning UTC.
 pub fn parse_iso8601(text: &[u8]) -> Option<Stamp> {
+    // `-` between the date's parts, or `/` with a space before the clock:
+    // Go's wall clock (`2006/01/02 15:04:05.000`, Caddy's `time_format wall`
+    // and `wall_milli`, found by review), local time read as UTC.
+    let wall = text.len() >= 19 && text[4] == b'/' && text[7] == b'/' && text[10] == b' ';
     if text.len() < 19
-        || text[4] != b'-'
-        || text[7] != b'-'
-        || !matches!(text[10], b'T' | b't' | b' ')
+        || !wall && (text[4] != b'-' || text[7] != b'-' || !matches!(text[10], b'T' | b't' | b' '))
     {
         return None;
     }

@@ -205,7 +205,7 @@ pub(super) static CADDY: JsonMap = JsonMap {
         ("protocol", &["request.proto"]),
     ],
     time_is_start: false,
-    duration: Some(("duration", JsonDuration::Seconds)),
+    duration: Some(("duration", JsonDuration::Caddy)),
     logged_time: None,
     signature: &["request.uri", "ts"],
 };

@@ -35,6 +35,11 @@ fn iso8601_variants() {
     assert_eq!(ms("2026-01-05 00:00:00.123456"), Some(1_767_571_200_123));
     assert!(parse_iso8601(b"2026-01-05T00:00:00.5Z").unwrap().subsecond);
     assert_eq!(ms("2026-13-05T00:00:00Z"), None);
+    // Go's wall clock (Caddy's `time_format wall`, `wall_milli`).
+    assert_eq!(ms("2026/01/05 00:00:10.500"), Some(1_767_571_210_500));
+    assert_eq!(ms("2026/01/05 00:00:10"), Some(1_767_571_210_000));
+    assert_eq!(ms("2026/01/05T00:00:10"), None);
+    assert_eq!(ms("2026-01/05 00:00:10"), None);
 }
 
 #[test]
