@@ -222,7 +222,10 @@ impl ColumnsParser {
 }
 
 /// Space-separated columns; a column starting with `"` ends at a `"` followed
-/// by a space or the end of the line (the quotes are not part of the value).
+/// by a space or the end of the line (the quotes are not part of the value),
+/// but for one a backslash escapes (ELB and ALB write a user agent's `"` as
+/// `\"`: found by review, `"Mozilla \"evil\" x"` ended at `evil\"` and
+/// shifted every later column).
 fn split_spaces(line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), SkipReason> {
     let mut i = 0;
     while i < line.len() {
@@ -231,7 +234,12 @@ fn split_spaces(line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), Skip
             let mut close = None;
             for q in memchr::memchr_iter(b'"', &line[body..]) {
                 let at = body + q;
-                if matches!(line.get(at + 1), None | Some(b' ')) {
+                let backslashes = line[body..at]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                if backslashes % 2 == 0 && matches!(line.get(at + 1), None | Some(b' ')) {
                     close = Some(at);
                     break;
                 }

@@ -27,6 +27,16 @@ fn spaces_and_quoted_columns() {
     assert_eq!(got, [&b"a"[..], b"b c", b"", b"d", br#"e"f"#, b"g"]);
     spans.clear();
     assert!(split_spaces(br#"a "b"#, &mut spans).is_err());
+    // A backslash escapes a quote, not an escaped backslash (found by review:
+    // ELB and ALB user agents such as `Alba 10\" Build`).
+    spans.clear();
+    let line = br#""Mozilla \"evil\" x" "a\\" "\"q\"" z"#;
+    split_spaces(line, &mut spans).unwrap();
+    let got: Vec<&[u8]> = spans.iter().map(|&(s, e)| &line[s..e]).collect();
+    assert_eq!(
+        got,
+        [&br#"Mozilla \"evil\" x"#[..], br#"a\\"#, br#"\"q\""#, b"z"]
+    );
 }
 
 #[test]
@@ -51,6 +61,11 @@ fn alb_entries() {
         (r.status, &*r.extra[0]),
         (Some(460), &b"Mozilla/5.0 (X11)"[..])
     );
+    assert_eq!(r.time.unwrap().ms, 1_767_571_200_900);
+    // An escaped quote followed by a space stays inside its column.
+    let escaped = line.replace("\"Mozilla/5.0 (X11)\"", r#""Mozilla \"evil\" x""#);
+    let r = parse(&mut p, &escaped).unwrap();
+    assert_eq!(&*r.extra[0], br#"Mozilla \"evil\" x"#);
     assert_eq!(r.time.unwrap().ms, 1_767_571_200_900);
     p.time_of = TimeOf::Logged;
     assert_eq!(
