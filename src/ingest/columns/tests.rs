@@ -109,33 +109,30 @@ const ALB_NAMES: &[&str] = &[
     "request_creation_time",
 ];
 
+/// A W3C parser of the file whose header is `head`.
+fn w3c_parser(head: &[u8]) -> ColumnsParser {
+    let fields = header_fields(head).unwrap();
+    ColumnsParser::new(
+        layout("w3c"),
+        &fields,
+        Separator::Space,
+        &[],
+        TimeOf::Arrival,
+    )
+    .unwrap()
+}
+
 #[test]
 fn a_w3c_cs_uri_column_is_the_target() {
     // The W3C draft's own example field (found by review: every request
     // was read as `/`).
-    let head = b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri sc-status\n";
-    let fields = header_fields(head).unwrap();
-    let mut p = ColumnsParser::new(
-        layout("w3c"),
-        &fields,
-        Separator::Space,
-        &[],
-        TimeOf::Arrival,
-    )
-    .unwrap();
+    let mut p = w3c_parser(b"#Version: 1.0\n#Fields: date time c-ip cs-method cs-uri sc-status\n");
     let r = parse(&mut p, "2026-01-05 00:34:24 192.0.2.1 GET /search?q=x 200").unwrap();
     assert_eq!((&*r.method, &*r.path), (&b"GET"[..], &b"/search?q=x"[..]));
     // A stem and query, where a file has them too, win.
-    let head = b"#Fields: date time c-ip cs-method cs-uri cs-uri-stem cs-uri-query sc-status\n";
-    let fields = header_fields(head).unwrap();
-    let mut p = ColumnsParser::new(
-        layout("w3c"),
-        &fields,
-        Separator::Space,
-        &[],
-        TimeOf::Arrival,
-    )
-    .unwrap();
+    let mut p = w3c_parser(
+        b"#Fields: date time c-ip cs-method cs-uri cs-uri-stem cs-uri-query sc-status\n",
+    );
     let r = parse(&mut p, "2026-01-05 00:34:24 192.0.2.1 GET /x?y /a q=1 200").unwrap();
     assert_eq!(&*r.path, b"/a?q=1");
 }
