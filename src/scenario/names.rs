@@ -97,6 +97,14 @@ impl RouteMatcher {
             RouteMatcher::Bytes(re) => re.is_match(path.as_bytes()),
         }
     }
+
+    /// The pattern matched (for nginx and HAProxy, as written for them).
+    fn pattern(&self) -> &str {
+        match self {
+            RouteMatcher::Text(re) => re.as_str(),
+            RouteMatcher::Bytes(re) => re.as_str(),
+        }
+    }
 }
 
 /// The routes of several rules, matched at once where a set can be built
@@ -112,25 +120,17 @@ impl RouteSet {
         let each: Vec<RouteMatcher> = (routed.iter())
             .map(|(_, re)| RouteMatcher::new(re, reading))
             .collect();
-        let all_bytes = each.iter().all(|m| matches!(m, RouteMatcher::Bytes(_)));
-        let set = match reading.routes_on_bytes() && all_bytes {
-            true => (routed.iter())
-                .map(|(_, re)| crate::text::pcre_bytes::translate(re.as_str()))
-                .collect::<Result<Vec<_>, _>>()
+        let patterns = || each.iter().map(RouteMatcher::pattern);
+        let on_bytes = |m: &RouteMatcher| matches!(m, RouteMatcher::Bytes(_));
+        let set = if each.iter().all(on_bytes) {
+            (regex::bytes::RegexSetBuilder::new(patterns()).unicode(false))
+                .build()
                 .ok()
-                .and_then(|written| {
-                    regex::bytes::RegexSetBuilder::new(written)
-                        .unicode(false)
-                        .build()
-                        .ok()
-                })
-                .map(RouteSet::Bytes),
-            false if each.iter().all(|m| matches!(m, RouteMatcher::Text(_))) => {
-                RegexSet::new(routed.iter().map(|(_, re)| re.as_str()))
-                    .ok()
-                    .map(RouteSet::Text)
-            }
-            false => None,
+                .map(RouteSet::Bytes)
+        } else if !each.iter().any(on_bytes) {
+            RegexSet::new(patterns()).ok().map(RouteSet::Text)
+        } else {
+            None
         };
         set.unwrap_or(RouteSet::Each(each))
     }
