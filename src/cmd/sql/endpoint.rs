@@ -59,11 +59,15 @@ pub fn path_without_query(d: &dyn SqlDialect, target: &str) -> String {
 }
 
 /// The path the endpoint rules see: no origin, no query string, no fragment.
+/// An origin is any scheme, in any case, then `://` and the host, as
+/// `ingest::endpoint` reads one (found by review: `HTTP://h/x` kept its
+/// origin in the queries).
 pub fn route_path(d: &dyn SqlDialect, target: &str) -> String {
+    const ORIGIN: &str = "[A-Za-z][A-Za-z0-9+.-]*://[^/]*";
     format!(
         "CASE WHEN {} THEN '/' ELSE {} END",
-        d.matches(target, r"^https?://[^/]*\z"),
-        d.group1(target, "^(?:https?://[^/]*)?([^?#]*)")
+        d.matches(target, &format!("^{ORIGIN}\\z")),
+        d.group1(target, &format!("^(?:{ORIGIN})?([^?#]*)"))
     )
 }
 
