@@ -82,7 +82,11 @@ pub struct AnalyzeArgs {
         long,
         value_name = "DIR|FILE",
         help_heading = "Input",
-        conflicts_with_all = ["export_counts", "exclude", "files", "routes", "write_routes"]
+        conflicts_with_all = [
+            "export_counts", "exclude", "files", "routes", "write_routes",
+            // Applied when the events were read, not to a result (found by review).
+            "cidr4", "cidr6", "route", "strict", "log_format",
+        ]
     )]
     pub from_sql_result: Option<PathBuf>,
 

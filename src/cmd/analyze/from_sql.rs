@@ -37,6 +37,13 @@ pub fn compute(dir: &Path, settings: &mut AnalyzeSettings) -> anyhow::Result<Ana
         );
     }
     settings.analysis.recommend.baseline = BaselineChoice::All;
+    if !settings.quiet {
+        // Found by review: a result counted per user wrote a policy keyed `ip`.
+        eprintln!(
+            "rlctl: note: an SQL result does not say which client key its client column holds; the report and --write-policy name --key's, {}: give the --key the events were read with (rlctl convert --key)",
+            escape::terminal(&settings.analysis.ingest.keys.primary.text)
+        );
+    }
     let window = built.analysis.window;
     if window != settings.analysis.stats.window && !settings.quiet {
         eprintln!(
