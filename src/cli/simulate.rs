@@ -130,7 +130,9 @@ pub struct SimulateArgs {
         long,
         value_name = "FILE",
         help_heading = "Input",
-        conflicts_with = "files"
+        // Address prefixes are made when events are read (found by review:
+        // they were taken and ignored).
+        conflicts_with_all = ["files", "cidr4", "cidr6"]
     )]
     pub events: Option<PathBuf>,
 
