@@ -28,15 +28,19 @@
 //! and HAProxy replays match a route ([`bytes_matcher`]): `.`, `\w`, `\d`,
 //! `\s`, `\b`, classes and `(?i)` are ASCII and byte-wise in both.
 
+use std::collections::HashMap;
+use std::sync::{Mutex, OnceLock};
+
 /// `route` (a Rust regex) as PCRE without UTF mode matches it on the UTF-8
 /// bytes of a path; an error says why it cannot be.
 pub fn translate(route: &str) -> Result<String, String> {
     let mut out = String::with_capacity(route.len());
     let mut rest = route;
     let mut class_depth = 0usize;
-    let multi_line = regex::Regex::new(r"\(\?[a-zA-Z]*m")
-        .expect("a valid regex")
-        .is_match(route);
+    static FLAGS_WITH_M: OnceLock<regex::Regex> = OnceLock::new();
+    let multi_line = (FLAGS_WITH_M
+        .get_or_init(|| regex::Regex::new(r"\(\?[a-zA-Z]*m").expect("a valid regex")))
+    .is_match(route);
     while let Some(c) = rest.chars().next() {
         let (atom, len) = match c {
             '\\' => escape(rest)?,
@@ -110,13 +114,27 @@ pub fn translate(route: &str) -> Result<String, String> {
 
 /// The route as nginx and HAProxy match it, on a path's bytes: its
 /// [`translate`]d pattern in Rust's engine without Unicode; an error when it
-/// cannot be written for them.
+/// cannot be written for them. Compiled once per route (`watch` asks for
+/// each rule's again with every chunk).
 pub fn bytes_matcher(route: &str) -> Result<regex::bytes::Regex, String> {
-    let written = translate(route)?;
-    regex::bytes::RegexBuilder::new(&written)
-        .unicode(false)
-        .build()
-        .map_err(|e| e.to_string())
+    type Compiled = HashMap<String, Result<regex::bytes::Regex, String>>;
+    static COMPILED: OnceLock<Mutex<Compiled>> = OnceLock::new();
+    let cache = || {
+        COMPILED
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+    };
+    if let Some(found) = cache().get(route) {
+        return found.clone();
+    }
+    let compiled = translate(route).and_then(|written| {
+        (regex::bytes::RegexBuilder::new(&written).unicode(false))
+            .build()
+            .map_err(|e| e.to_string())
+    });
+    cache().insert(route.to_string(), compiled.clone());
+    compiled
 }
 
 /// What one piece of a route stands for: a character (written or escaped),
