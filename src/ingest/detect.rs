@@ -90,6 +90,7 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
                     file: file.to_string(),
                     // Escaped where the message is shown, as all of it is.
                     first_line: format!("`{first}`"),
+                    hint: wrapped_hint(head.unwrap_or_default()),
                     sources: formats::SOURCES
                         .iter()
                         .map(|s| s.name)
@@ -296,6 +297,27 @@ fn first_object(line: &[u8]) -> Option<serde_json::Value> {
 /// True when the line ends with a quoted field (a user agent) after the status.
 fn has_quoted_tail(line: &[u8]) -> bool {
     line.trim_ascii_end().ends_with(b"\"") && line.iter().filter(|&&b| b == b'"').count() >= 6
+}
+
+/// What to do with a file of JSON entries wrapped in one document, which
+/// no access log writes line by line (found by review: the messages did not
+/// say): `gcloud logging read --format=json` prints an array, Azure's
+/// storage and Event Hubs deliver a `{"records": [...]}` envelope.
+fn wrapped_hint(head: &[u8]) -> &'static str {
+    let head = head.trim_ascii_start();
+    let compact: Vec<u8> = head
+        .iter()
+        .take(64)
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    if compact.starts_with(b"[{") || compact == b"[" {
+        "it looks like a JSON array (as `gcloud logging read --format=json` prints): write one entry per line first (`jq -c '.[]'`), then "
+    } else if compact.starts_with(b"{\"records\":[") {
+        "it looks like Azure's `{\"records\": [...]}` envelope: write one record per line first (`jq -c '.records[]'`), then "
+    } else {
+        ""
+    }
 }
 
 #[cfg(test)]

@@ -75,11 +75,13 @@ pub enum IngestError {
         known: String,
     },
     #[error(
-        "cannot detect the log format of {file} (first line: {first_line}); pass --log-format combined, common, json, a source name ({sources}), or the nginx log_format string"
+        "cannot detect the log format of {file} (first line: {first_line}); {hint}pass --log-format combined, common, json, a source name ({sources}), or the nginx log_format string"
     )]
     Detect {
         file: String,
         first_line: String,
+        /// What the file looks like, when that says what to do (ends with `; `).
+        hint: &'static str,
         /// The named sources, for the message.
         sources: String,
     },

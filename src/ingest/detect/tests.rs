@@ -24,6 +24,18 @@ fn nothing_fits() {
 }
 
 #[test]
+fn json_wrapped_in_one_document_says_how_to_unwrap_it() {
+    // `gcloud logging read --format=json`, pretty-printed or not.
+    for head in [&b"[\n  {\n    \"httpRequest\": {}\n"[..], b"[{\"a\":1},\n"] {
+        assert_eq!(detect(head), None);
+        assert!(wrapped_hint(head).contains("jq -c '.[]'"));
+    }
+    assert!(wrapped_hint(b"{\n  \"records\": [\n    {").contains("jq -c '.records[]'"));
+    assert_eq!(wrapped_hint(b"hello world\n"), "");
+    assert_eq!(wrapped_hint(b"[05/Jan/2026:00:00:00 +0000] x\n"), "");
+}
+
+#[test]
 fn a_minority_of_bad_lines_does_not_spoil_detection() {
     let text = b"garbage\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n1.2.3.4 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.0\" 200 1 \"-\" \"a\"\n";
     assert_eq!(detect(text), Some(FormatChoice::Combined));
