@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use crate::recommend::Recommendation;
-use crate::scenario::ScenarioResult;
+use crate::scenario::{RuleResult, ScenarioResult};
 use crate::text::counted;
 
 /// The CI gates; any that fails makes the run exit 1.
@@ -80,64 +80,19 @@ pub fn evaluate(
     let mut out = Vec::new();
     for rule in &policy.rules {
         let t = &rule.summary.totals;
-        // Said in every format, not on stderr alone: a rule that applied to
-        // no request passes its gates with nothing to judge (found by review).
-        let judged = |message: String, flag: &str, threshold: &str| match t.requests {
-            0 => format!(
-                "rule `{}`: applied to no request, so nothing to judge against {flag} {threshold}; check its method, route and key",
-                rule.rule
-            ),
-            _ => message,
-        };
         if let Some(max) = gates.max_reject_rate {
-            let passed = t.reject_rate <= max;
-            let (value, threshold) = pct_beside(t.reject_rate, max);
-            out.push(GateResult {
-                rule: rule.rule.clone(),
-                gate: "max_reject_rate",
-                passed,
-                value: t.reject_rate,
-                threshold: max,
-                unjudged: t.requests == 0,
-                message: judged(
-                    format!(
-                        "rule `{}`: rejects {} of its requests ({} of {}), {} --max-reject-rate {}",
-                        rule.rule,
-                        value,
-                        t.rejected,
-                        t.requests,
-                        if passed { "within" } else { "above" },
-                        threshold
-                    ),
-                    "--max-reject-rate",
-                    &threshold,
-                ),
-            });
+            let counts = (t.reject_rate, t.rejected, t.requests);
+            out.push(share_gate(rule, "max_reject_rate", "requests", counts, max));
         }
         if let Some(max) = gates.max_clients_rejected {
-            let passed = t.clients_rejected_share <= max;
-            let (value, threshold) = pct_beside(t.clients_rejected_share, max);
-            out.push(GateResult {
-                rule: rule.rule.clone(),
-                gate: "max_clients_rejected",
-                passed,
-                value: t.clients_rejected_share,
-                threshold: max,
-                unjudged: t.requests == 0,
-                message: judged(
-                    format!(
-                        "rule `{}`: rejects {} of its clients ({} of {}), {} --max-clients-rejected {}",
-                        rule.rule,
-                        value,
-                        t.clients_rejected,
-                        t.clients,
-                        if passed { "within" } else { "above" },
-                        threshold
-                    ),
-                    "--max-clients-rejected",
-                    &threshold,
-                ),
-            });
+            let counts = (t.clients_rejected_share, t.clients_rejected, t.clients);
+            out.push(share_gate(
+                rule,
+                "max_clients_rejected",
+                "clients",
+                counts,
+                max,
+            ));
         }
     }
     if gates.fail_on_flagged {
@@ -156,6 +111,43 @@ pub fn evaluate(
         });
     }
     out
+}
+
+/// The check of `gate` (`max_reject_rate`, `max_clients_rejected`) on one
+/// rule: the share of its `noun` it rejects, `(share, rejected, of)`, held to
+/// `max`. A rule that applied to no request passes with nothing to judge,
+/// and says so in every format, not on stderr alone (found by review).
+fn share_gate(
+    rule: &RuleResult,
+    gate: &'static str,
+    noun: &str,
+    (share, rejected, of): (f64, u64, u64),
+    max: f64,
+) -> GateResult {
+    let passed = share <= max;
+    let (value, threshold) = pct_beside(share, max);
+    let flag = format!("--{}", gate.replace('_', "-"));
+    let unjudged = rule.summary.totals.requests == 0;
+    let message = match unjudged {
+        true => format!(
+            "rule `{}`: applied to no request, so nothing to judge against {flag} {threshold}; check its method, route and key",
+            rule.rule
+        ),
+        false => format!(
+            "rule `{}`: rejects {value} of its {noun} ({rejected} of {of}), {} {flag} {threshold}",
+            rule.rule,
+            if passed { "within" } else { "above" },
+        ),
+    };
+    GateResult {
+        rule: rule.rule.clone(),
+        gate,
+        passed,
+        value: share,
+        threshold: max,
+        message,
+        unjudged,
+    }
 }
 
 /// The first line of a report: `PASS`, or `FAIL` with the first failing gate.
