@@ -19,6 +19,7 @@ pub mod gateway;
 pub mod kong;
 pub mod names;
 pub mod plan;
+mod route_match;
 pub mod sampling;
 mod selection;
 
