@@ -271,11 +271,9 @@ impl JsonParser {
         };
         let ms = match timing.unit {
             DurationUnit::Caddy => arrival::caddy_duration_ms(&doc.text(found)),
-            unit => doc.number(found).map(|amount| match unit {
-                DurationUnit::Millis => amount,
-                DurationUnit::Nanos => amount / 1e6,
-                _ => amount * 1e3,
-            }),
+            DurationUnit::Seconds => doc.number(found).map(|s| s * 1e3),
+            DurationUnit::Millis => doc.number(found),
+            DurationUnit::Nanos => doc.number(found).map(|ns| ns / 1e6),
         };
         let Some(ms) = ms else {
             return time;
