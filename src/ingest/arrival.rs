@@ -150,6 +150,7 @@ fn go_duration_ms(text: &str) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::Strategy;
 
     #[test]
     fn caddy_durations_in_every_format() {
@@ -169,6 +170,51 @@ mod tests {
         assert_eq!(ms("800ns"), Some(0.0008));
         for bad in ["", "s", "1x", "-", "1.2.3s", "ms5"] {
             assert_eq!(ms(bad), None, "{bad}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Go's `Duration.String()` of any duration (`1h2m3.5s`, `2.5ms`,
+        /// `150µs`, `800ns`) reads back as that many milliseconds.
+        #[test]
+        fn go_durations_read_back(
+            ns in (0u64..1_000_000, 0u32..9).prop_map(|(m, k)| m * 10u64.pow(k)),
+        ) {
+            let ms = caddy_duration_ms(go_text(ns).as_bytes()).unwrap();
+            let want = ns as f64 / 1e6;
+            proptest::prop_assert!((ms - want).abs() <= want * 1e-12 + 1e-9, "{} gave {} for {}", go_text(ns), ms, want);
+        }
+    }
+
+    /// `time.Duration.String()` as Go writes it (src/time/time.go).
+    fn go_text(ns: u64) -> String {
+        let fraction = |value: u64, digits: usize| {
+            let text = format!("{value:0digits$}");
+            match text.trim_end_matches('0') {
+                "" => String::new(),
+                kept => format!(".{kept}"),
+            }
+        };
+        match ns {
+            0 => "0s".into(),
+            1..1_000 => format!("{ns}ns"),
+            1_000..1_000_000 => format!("{}{}\u{b5}s", ns / 1_000, fraction(ns % 1_000, 3)),
+            1_000_000..1_000_000_000 => {
+                format!("{}{}ms", ns / 1_000_000, fraction(ns % 1_000_000, 6))
+            }
+            _ => {
+                let (h, m) = (ns / 3_600_000_000_000, ns / 60_000_000_000 % 60);
+                let s = format!(
+                    "{}{}s",
+                    ns / 1_000_000_000 % 60,
+                    fraction(ns % 1_000_000_000, 9)
+                );
+                match (h, m) {
+                    (0, 0) => s,
+                    (0, m) => format!("{m}m{s}"),
+                    (h, m) => format!("{h}h{m}m{s}"),
+                }
+            }
         }
     }
 
