@@ -1,5 +1,6 @@
 //! Fuzz target: TOML policies. Any text: no panic; a policy that is accepted
-//! builds a limiter for every rule and survives a write-and-reread.
+//! builds a limiter for every rule, writes its routes for nginx and HAProxy
+//! or refuses them with a reason, and survives a write-and-reread.
 
 #![no_main]
 
@@ -19,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
             .limiter()
             .expect("a checked rule builds its limiter");
         let _ = rule.matches("GET", "/api/x?y=1");
+        if let Some(route) = &rule.route {
+            let _ = rlctl::text::pcre_bytes::bytes_matcher(route.as_str());
+        }
     }
     let policy: Policy = toml::from_str(text).expect("parsed once already");
     let header = ["a header line".to_string()];
