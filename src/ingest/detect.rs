@@ -131,7 +131,9 @@ pub fn choose(settings: &Settings, head: Option<&[u8]>, file: &str) -> Result<Ch
     };
     let parser = parser_for_input(&chosen, settings, head.unwrap_or_default())?;
     let description = match (&chosen, parser.time_used()) {
-        (FormatChoice::LogFormat { .. }, Some(time)) => format!("{description} (time: {time})"),
+        (FormatChoice::LogFormat { .. } | FormatChoice::Json, Some(time)) => {
+            format!("{description} (time: {time})")
+        }
         // Only a W3C `time` without `date` parses in order (see `columns::dating`).
         _ if parser.in_order() => description.replacen("date + time", "#Date: lines + time", 1),
         _ => description,
@@ -313,7 +315,7 @@ fn wrapped_hint(head: &[u8]) -> &'static str {
         .collect();
     if compact.starts_with(b"[{") || compact == b"[" {
         "it looks like a JSON array (as `gcloud logging read --format=json` prints): write one entry per line first (`jq -c '.[]'`), then "
-    } else if compact.starts_with(b"{\"records\":[") {
+    } else if json::is_records_envelope(head) {
         "it looks like Azure's `{\"records\": [...]}` envelope: write one record per line first (`jq -c '.records[]'`), then "
     } else {
         ""

@@ -12,25 +12,15 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::IngestError;
-use super::arrival::{self, TimeOf};
+use super::arrival::TimeOf;
 use super::json_doc::{FieldPath, JsonDoc, TapeDoc, ValueDoc, json_object};
 use super::json_tape::{Kind, NONE, Tape};
 use super::record::{LineParser, Record, SkipReason, split_request};
-use super::time::Stamp;
 pub(super) use glue::leading_object;
 use glue::{before_entry, only_object};
 use roles::{ROLES, Role};
-
-/// The unit of a duration field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DurationUnit {
-    Seconds,
-    Millis,
-    Nanos,
-    /// Caddy's, in whichever `duration_format` its log has
-    /// ([`arrival::caddy_duration_ms`]).
-    Caddy,
-}
+pub use timing::DurationUnit;
+use timing::{NGINX_DURATION, NGINX_END_TIMES, Timing, is_nginx_end_time};
 
 /// The JSON fields of one log source: a table, read by [`JsonParser`].
 #[derive(Debug, PartialEq, Eq)]
@@ -49,15 +39,6 @@ pub struct JsonMap {
     pub logged_time: Option<&'static [&'static str]>,
     /// Paths every line of the source has (detection looks for them).
     pub signature: &'static [&'static str],
-}
-
-/// How the event time is moved from the logged one, per source.
-#[derive(Debug, Clone)]
-struct Timing {
-    /// Subtract (arrival from an end time) or add (end from a start time).
-    subtract: bool,
-    duration: FieldPath,
-    unit: DurationUnit,
 }
 
 /// The role names `--field` accepts.
@@ -80,6 +61,12 @@ pub struct JsonParser {
     firsts: Vec<u32>,
     /// Set for sources whose time is moved by a duration (`--time-of`).
     timing: Option<Timing>,
+    /// For the `json` format, with `--time-of arrival`: nginx's logged times,
+    /// read by their variable names, moved back by `request_time`.
+    nginx_end: Option<Timing>,
+    /// Whether the first lines hold such a time and `request_time` (so that
+    /// the format's description names the time used).
+    nginx_end_seen: bool,
     /// Where a second object starts in the line last parsed, when one was
     /// glued onto it (a newline missing): the entry parsed was the text
     /// before.
@@ -97,6 +84,24 @@ impl JsonParser {
             .map(|(role, _, defaults)| (*role, defaults.to_vec()))
             .collect();
         Self::with_paths(texts, mapping, extra)
+    }
+
+    /// With `--time-of arrival`, reads nginx's logged times (`time_iso8601`,
+    /// `time_local`, `msec`, found by those names) as the arrival: the time
+    /// minus `request_time`, as a literal `log_format` does. `head`, the
+    /// input's first bytes, tells whether the description names that time.
+    pub fn with_nginx_times(mut self, time_of: TimeOf, head: &[u8]) -> Self {
+        if time_of == TimeOf::Arrival {
+            self.nginx_end = Some(Timing {
+                subtract: true,
+                duration: self.path(NGINX_DURATION),
+                unit: DurationUnit::Seconds,
+            });
+            let has = |key: &str| memchr::memmem::find(head, format!("\"{key}\"").as_bytes());
+            self.nginx_end_seen =
+                has(NGINX_DURATION).is_some() && NGINX_END_TIMES.iter().any(|k| has(k).is_some());
+        }
+        self
     }
 
     /// A parser for one source's fields (`--field` pairs still override them).
@@ -156,6 +161,8 @@ impl JsonParser {
             tape: Tape::default(),
             firsts: Vec::new(),
             timing: None,
+            nginx_end: None,
+            nginx_end_seen: false,
             glued: None,
             cut_short: 0,
         };
@@ -167,18 +174,32 @@ impl JsonParser {
         Ok(parser)
     }
 
-    /// Splits a dotted path and registers its first key.
+    /// Splits a dotted path and registers its first key (and, for a path
+    /// with dots, the whole text as one key too: see [`FieldPath::flat`]).
     fn path(&mut self, text: &str) -> FieldPath {
         let keys: Vec<String> = text.split('.').map(str::to_string).collect();
+        let flat = (keys.len() > 1).then(|| Box::new(self.key(text.to_string())));
+        let mut path = self.key(keys[0].clone());
+        path.keys = keys;
+        path.flat = flat;
+        path
+    }
+
+    /// The path of one key, registered as a first key.
+    fn key(&mut self, key: String) -> FieldPath {
         let next = self.first_keys.len();
         let first = *self
             .first_index
-            .entry(keys[0].as_bytes().into())
+            .entry(key.as_bytes().into())
             .or_insert(next);
         if first == next {
-            self.first_keys.push(keys[0].clone());
+            self.first_keys.push(key.clone());
         }
-        FieldPath { keys, first }
+        FieldPath {
+            keys: vec![key],
+            first,
+            flat: None,
+        }
     }
 
     fn fill_from_tape<'a>(
@@ -216,18 +237,20 @@ impl JsonParser {
 
     /// Fills `record` from a parsed line, whichever reader parsed it.
     fn fill<'a, D: JsonDoc<'a>>(&self, doc: &D, record: &mut Record<'a>) -> Result<(), SkipReason> {
-        let get = |role| self.candidates(role).iter().find_map(|p| doc.lookup(p));
+        let get = |role| self.candidates(role).iter().find_map(|p| doc.find(p));
         let (method, path, request) = (get(Role::Method), get(Role::Path), get(Role::Request));
         let status = get(Role::Status);
         if method.is_none() && path.is_none() && request.is_none() && status.is_none() {
             return Err(SkipReason::NotAccessEntry);
         }
-        let time = get(Role::Time)
-            .and_then(|t| doc.time(t))
+        let (time_path, time) = (self.candidates(Role::Time).iter())
+            .find_map(|p| doc.find(p).map(|t| (p, t)))
+            .and_then(|(p, t)| Some((p, doc.time(t)?)))
             .ok_or(SkipReason::BadTime)?;
-        record.time = Some(match &self.timing {
-            None => time,
-            Some(timing) => self.moved(time, timing, doc),
+        record.time = Some(match (&self.timing, &self.nginx_end) {
+            (Some(timing), _) => timing.moved(time, doc),
+            (None, Some(end)) if is_nginx_end_time(time_path) => end.moved(time, doc),
+            _ => time,
         });
         record.status = match status {
             Some(s) => doc.status(s)?,
@@ -256,39 +279,13 @@ impl JsonParser {
         record.user_agent = text(Role::UserAgent);
         record.limit_req_status = text(Role::LimitReqStatus);
         for (slot, path) in record.extra.iter_mut().zip(&self.extra) {
-            *slot = doc.lookup(path).map(|v| doc.text(v)).unwrap_or_default();
+            *slot = doc.find(path).map(|v| doc.text(v)).unwrap_or_default();
         }
         Ok(())
     }
 }
 
 impl JsonParser {
-    /// `time` moved by the line's duration (arrival from an end time, or end
-    /// from a start time); as it is when the line has no usable duration.
-    fn moved<'a, D: JsonDoc<'a>>(&self, time: Stamp, timing: &Timing, doc: &D) -> Stamp {
-        let Some(found) = doc.lookup(&timing.duration) else {
-            return time;
-        };
-        let ms = match timing.unit {
-            DurationUnit::Caddy => arrival::caddy_duration_ms(&doc.text(found)),
-            DurationUnit::Seconds => doc.number(found).map(|s| s * 1e3),
-            DurationUnit::Millis => doc.number(found),
-            DurationUnit::Nanos => doc.number(found).map(|ns| ns / 1e6),
-        };
-        let Some(ms) = ms else {
-            return time;
-        };
-        if !(0.0..1e12).contains(&ms) {
-            return time;
-        }
-        let ms = ms.round() as i64;
-        if timing.subtract {
-            arrival::arrival_from_end(time, ms)
-        } else {
-            arrival::end_from_arrival(time, ms)
-        }
-    }
-
     /// Fills `record` from `text`, one JSON object.
     fn parse_object<'a>(
         &mut self,
@@ -342,7 +339,12 @@ impl JsonParser {
 impl LineParser for JsonParser {
     fn parse<'a>(&mut self, line: &'a [u8], record: &mut Record<'a>) -> Result<(), SkipReason> {
         self.cut_short = 0;
-        self.parse_entry(line, record)
+        match self.parse_entry(line, record) {
+            Err(SkipReason::NotAccessEntry) if is_records_envelope(line) => {
+                Err(SkipReason::Envelope)
+            }
+            result => result,
+        }
     }
 
     fn parse_glued<'a>(
@@ -364,9 +366,26 @@ impl LineParser for JsonParser {
     fn name(&self) -> String {
         "json".into()
     }
+
+    fn time_used(&self) -> Option<&'static str> {
+        self.nginx_end_seen.then_some(
+            "arrival: time_iso8601, time_local or msec minus request_time; other times as logged",
+        )
+    }
+}
+
+/// Whether `text` (a line, or a file's first bytes) starts an object whose
+/// first member is a `records` array of objects: the envelope Azure's storage
+/// and Event Hubs deliver entries in, one document for many.
+pub fn is_records_envelope(text: &[u8]) -> bool {
+    let compact: Vec<u8> = (text.iter().take(64).copied())
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    compact.starts_with(b"{\"records\":[")
 }
 
 mod glue;
 mod roles;
 #[cfg(test)]
 mod tests;
+mod timing;

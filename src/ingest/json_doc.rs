@@ -18,6 +18,9 @@ pub struct FieldPath {
     pub keys: Vec<String>,
     /// Index of `keys[0]` in the parser's list of first keys.
     pub first: usize,
+    /// For a path with dots: the whole text as one key (`"client.ip": ...`),
+    /// read when the object has no such nesting.
+    pub flat: Option<Box<FieldPath>>,
 }
 
 /// What the JSON parser asks of a line.
@@ -28,6 +31,11 @@ pub trait JsonDoc<'a> {
     /// Follows `path`; an array on the way (or at the end) yields its first
     /// element; a missing or null value is `None`.
     fn lookup(&self, path: &FieldPath) -> Option<Self::Found>;
+    /// [`Self::lookup`], or else the path's text as one key (a key holding dots).
+    fn find(&self, path: &FieldPath) -> Option<Self::Found> {
+        self.lookup(path)
+            .or_else(|| path.flat.as_deref().and_then(|flat| self.lookup(flat)))
+    }
     /// The value if it is a string.
     fn as_str(&self, value: Self::Found) -> Option<&[u8]>;
     /// A string's contents, or any other value as JSON text.

@@ -202,7 +202,10 @@ pub fn parser_for_input(
             combined::CombinedParser::new(extra)?
                 .with_xff(settings.keys.uses_xff() || settings.keys.uses_user_agent()),
         ),
-        FormatChoice::Json => Box::new(json::JsonParser::new(&settings.json_fields, extra)?),
+        FormatChoice::Json => Box::new(
+            json::JsonParser::new(&settings.json_fields, extra)?
+                .with_nginx_times(settings.time_of, head),
+        ),
         FormatChoice::LogFormat { format, escape } => Box::new(
             log_format::LogFormatParser::new(format, extra)?
                 .with_time_of(settings.time_of)

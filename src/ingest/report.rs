@@ -149,9 +149,13 @@ fn nothing_parsed_in(
         .find(|e| !ordinary.iter().any(|r| e.ends_with(r.as_str())))
         .or(examples.first());
     if let Some(first) = telling {
-        let advice = match first.ends_with(&SkipReason::NoClient.to_string()) {
-            true => "check --key: the lines parse, but have no value for it",
-            false => "check --log-format",
+        let ends = |reason: SkipReason| first.ends_with(&reason.to_string());
+        let advice = if ends(SkipReason::NoClient) {
+            "check --key: the lines parse, but have no value for it"
+        } else if ends(SkipReason::Envelope) {
+            "then read that file"
+        } else {
+            "check --log-format"
         };
         message.push_str(&format!(" (first: {first}); {advice}"));
     }

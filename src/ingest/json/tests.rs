@@ -268,3 +268,101 @@ fn a_line_looks_past_at_most_sixteen_entries_cut_short() {
         .collect();
     assert_eq!(starts, expected);
 }
+
+/// The arrival of each line of `lines`, read by the `json` format with `time_of`.
+fn arrivals(time_of: TimeOf, lines: &[&str]) -> Vec<i64> {
+    let mut p = JsonParser::new(&[], &[])
+        .unwrap()
+        .with_nginx_times(time_of, b"");
+    lines
+        .iter()
+        .map(|line| {
+            let mut r = Record::default();
+            r.clear(0);
+            p.parse(line.as_bytes(), &mut r).unwrap();
+            r.time.unwrap().ms
+        })
+        .collect()
+}
+
+#[test]
+fn nginx_logged_times_become_arrivals_by_request_time() {
+    let lines = [
+        // $msec, at the end of the request: 1.25 s earlier.
+        r#"{"msec":"1767571210.500","remote_addr":"1.2.3.4","request":"GET /a HTTP/1.1","status":200,"request_time":"1.250"}"#,
+        // A whole second: the middle of the possible arrivals, end + 0.5 s - 2.5 s.
+        r#"{"time_iso8601":"2026-01-05T00:00:10+00:00","remote_addr":"1.2.3.4","request":"GET /a HTTP/1.1","status":200,"request_time":2.5}"#,
+        r#"{"time_local":"05/Jan/2026:00:00:10 +0000","remote_addr":"1.2.3.4","request":"GET /a HTTP/1.1","status":200,"request_time":"2.500"}"#,
+        // Another name for the time says nothing of when it was taken: as logged.
+        r#"{"time":"2026-01-05T00:00:10.500Z","remote_addr":"1.2.3.4","request":"GET /a HTTP/1.1","status":200,"request_time":"1.250"}"#,
+        // No duration: as logged.
+        r#"{"msec":"1767571210.500","remote_addr":"1.2.3.4","request":"GET /a HTTP/1.1","status":200}"#,
+    ];
+    let second = 1_767_571_210_000;
+    assert_eq!(
+        arrivals(TimeOf::Arrival, &lines),
+        [
+            second - 750,
+            second - 2000,
+            second - 2000,
+            second + 500,
+            second + 500
+        ]
+    );
+    assert_eq!(
+        arrivals(TimeOf::Logged, &lines),
+        [second + 500, second, second, second + 500, second + 500]
+    );
+}
+
+#[test]
+fn the_description_names_the_arrival_only_when_the_lines_have_it() {
+    let parser = |head: &[u8]| {
+        JsonParser::new(&[], &[])
+            .unwrap()
+            .with_nginx_times(TimeOf::Arrival, head)
+    };
+    let nginx = br#"{"time_local":"05/Jan/2026:00:00:10 +0000","request_time":"0.1"}"#;
+    assert!(parser(nginx).time_used().unwrap().contains("request_time"));
+    assert_eq!(
+        parser(br#"{"time":"x","request_time":"0.1"}"#).time_used(),
+        None
+    );
+    let logged = JsonParser::new(&[], &[])
+        .unwrap()
+        .with_nginx_times(TimeOf::Logged, nginx);
+    assert_eq!(logged.time_used(), None);
+}
+
+#[test]
+fn a_dotted_path_reads_nesting_first_then_a_key_with_dots() {
+    let mapping = [("client", "client.ip"), ("path", "req.path")];
+    let flat = r#"{"time":1767571200,"client.ip":"9.9.9.9","req.path":"/flat"}"#;
+    let nested = r#"{"time":1767571200,"client":{"ip":"8.8.8.8"},"client.ip":"9.9.9.9","req":{"path":"/nested"}}"#;
+    let r = parse_with(&mapping, flat).unwrap();
+    assert_eq!((&*r.addr, &*r.path), (&b"9.9.9.9"[..], &b"/flat"[..]));
+    let r = parse_with(&mapping, nested).unwrap();
+    assert_eq!((&*r.addr, &*r.path), (&b"8.8.8.8"[..], &b"/nested"[..]));
+    // The same through serde's reader (a line outside the tape's subset: an exponent).
+    let odd = r#"{"time":1.7675712e9,"client.ip":"9.9.9.9","req.path":"/flat"}"#;
+    let r = parse_with(&mapping, odd).unwrap();
+    assert_eq!((&*r.addr, &*r.path), (&b"9.9.9.9"[..], &b"/flat"[..]));
+}
+
+#[test]
+fn an_envelope_of_records_on_one_line_says_how_to_unwrap_it() {
+    let envelope =
+        r#"{"records": [{"time":"2026-01-05T00:00:00Z","properties":{"clientIp":"1.2.3.4"}}]}"#;
+    assert_eq!(parse_with(&[], envelope).unwrap_err(), SkipReason::Envelope);
+    assert!(
+        SkipReason::Envelope
+            .to_string()
+            .contains("jq -c '.records[]'")
+    );
+    // Another object without request fields is no envelope.
+    let other = r#"{"records":3,"level":"info"}"#;
+    assert_eq!(
+        parse_with(&[], other).unwrap_err(),
+        SkipReason::NotAccessEntry
+    );
+}

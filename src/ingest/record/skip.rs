@@ -25,6 +25,9 @@ pub enum SkipReason {
     BadJson,
     /// A JSON object that is not an access-log entry (no request fields).
     NotAccessEntry,
+    /// A JSON object holding entries in a `records` array (Azure's envelope):
+    /// entries to write one per line before reading.
+    Envelope,
     /// A header or comment line (W3C `#Fields:`, `#Version:`…): not a request,
     /// and not an error for `--strict`.
     Directive,
@@ -61,6 +64,9 @@ impl fmt::Display for SkipReason {
             SkipReason::NotAccessEntry => {
                 f.write_str("JSON object without request fields (not an access entry)")
             }
+            SkipReason::Envelope => f.write_str(
+                "a JSON envelope of entries, Azure's {\"records\": [...]}: write one entry per line first (jq -c '.records[]')",
+            ),
             SkipReason::Directive => f.write_str("header or comment line (#Fields:, #Version:, …)"),
             SkipReason::ColumnsChanged => f.write_str(
                 "a #Fields: directive that names other columns than the first one of the file",
