@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::baseline::{self, BaselineChoice, BaselineRule, ScopeBaseline, ScopeInput};
+use super::baseline::{self, BaselineChoice, BaselineRule, ScopeBaseline, ScopeInput, TailBasis};
 use super::windows::{TableWindows, span_windows};
 use super::{Recommendation, recommend_on};
 use crate::events::EventTable;
@@ -23,8 +23,12 @@ pub struct SeparatedClient {
     /// Windows above the threshold, and the longest run of them in a row.
     pub windows_above: u64,
     pub longest_run: u64,
-    /// p99 of the samples when it was separated; threshold = 5 × that p99.
+    /// p99 of the samples when it was separated; the quantile the threshold
+    /// was set by (`p99`, or `p95` when the tail was steep only there) and
+    /// its value; threshold = 5 × that value.
     pub p99: u64,
+    pub basis: TailBasis,
+    pub basis_value: u64,
     pub threshold: u64,
     /// Whether its peak window exceeds the recommended limit.
     pub flagged: bool,
@@ -96,14 +100,17 @@ impl BaselineSummary {
                     windows_above: s.windows_above,
                     longest_run: s.longest_run,
                     p99: s.p99,
+                    basis: s.basis,
+                    basis_value: s.basis_value,
                     threshold: s.threshold,
                     flagged: s.peak_window > limit,
                     explanation: format!(
-                        "peak {}/{window}; {} windows above {} x p99 {} = {}/{window}, {} in a row",
+                        "peak {}/{window}; {} windows above {} x {} {} = {}/{window}, {} in a row",
                         s.peak_window,
                         s.windows_above,
                         baseline::TAIL_RATIO,
-                        s.p99,
+                        s.basis,
+                        s.basis_value,
                         s.threshold,
                         s.longest_run
                     ),

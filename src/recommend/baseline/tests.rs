@@ -97,6 +97,11 @@ fn separated_names(r: &Recommendation) -> Vec<&str> {
 /// `n` clients whose windows are all drawn from one Pareto tail (alpha 1:
 /// p99.9 is about ten times p99), each active in about 70% of 60 windows.
 fn homogeneous(n: usize, seed: u64) -> Vec<Client> {
+    homogeneous_tail(n, seed, 1.0)
+}
+
+/// [`homogeneous`] with the tail's index `alpha`.
+fn homogeneous_tail(n: usize, seed: u64, alpha: f64) -> Vec<Client> {
     let mut rng = Rng(seed);
     (0..n)
         .map(|i| {
@@ -105,7 +110,7 @@ fn homogeneous(n: usize, seed: u64) -> Vec<Client> {
                     if rng.unit() < 0.3 {
                         0
                     } else {
-                        rng.pareto(2.0, 1.0).min(5000)
+                        rng.pareto(2.0, alpha).min(5000)
                     }
                 })
                 .collect();
@@ -149,6 +154,80 @@ fn homogeneous_heavy_tail_separates_nobody_and_equals_the_literal_figures() {
         );
         assert_eq!(all.baseline.choice, BaselineChoice::All);
     }
+}
+
+/// A flatter tail (alpha 1.7: p99.9 about 3.9 × p99, and 5.8 × p95) is steep
+/// at p95 only: the step at p95 runs, and separates nobody either.
+#[test]
+fn homogeneous_tail_steep_at_p95_only_separates_nobody() {
+    for seed in 1..=4 {
+        let clients = homogeneous_tail(200, seed, 1.7);
+        let robust = overall(&clients, BaselineChoice::Robust);
+        let all = overall(&clients, BaselineChoice::All);
+        let q = &all.baseline;
+        assert!(q.p999 <= TAIL_RATIO * q.p99, "seed {seed}: {q:?}");
+        let literal = all_quantiles(&clients);
+        assert_eq!(
+            steep_tail(&literal).map(|(basis, _)| basis),
+            Some(TailBasis::P95),
+            "seed {seed}"
+        );
+        assert_eq!(robust.baseline.separated_count, 0, "seed {seed}");
+        assert_eq!(
+            (robust.limit, robust.burst, robust.flagged_count),
+            (all.limit, all.burst, all.flagged_count)
+        );
+    }
+}
+
+/// The per-window quantiles of every sample of `clients`.
+fn all_quantiles(clients: &[Client]) -> Quantiles {
+    let t = table_of(clients);
+    analyze(&t, &settings()).overall.per_window
+}
+
+/// Populations apart holding more than 1% of the samples: two batch jobs busy
+/// in every window (120 of 3720 samples) and two runaway loops. Their windows
+/// are p99 itself and p99.9 is within 5 × p99, so the step at p99 alone
+/// separated nobody and the limit (4 × 900) stopped none of them; the tail is
+/// steep at p95.
+#[test]
+fn populations_above_one_percent_of_the_samples_are_separated_at_p95() {
+    let mut clients = steady(60, 5);
+    for name in ["batch0", "batch1"] {
+        clients.push(client(name.into(), vec![600; 60]));
+    }
+    for (name, start) in [("runaway0", 10), ("runaway1", 40)] {
+        let counts = (0..60)
+            .map(|w| {
+                if (start..start + 5).contains(&w) {
+                    900
+                } else {
+                    10
+                }
+            })
+            .collect();
+        clients.push(client(name.into(), counts));
+    }
+    let all = overall(&clients, BaselineChoice::All);
+    assert_eq!((all.basis_p999, all.baseline.p99), (900, 600));
+    assert_eq!(all.flagged_count, 0);
+    let r = overall(&clients, BaselineChoice::Robust);
+    assert_eq!(
+        separated_names(&r),
+        vec!["batch0", "batch1", "runaway0", "runaway1"]
+    );
+    let mut flagged: Vec<&str> = r.flagged.iter().map(|f| f.client.as_str()).collect();
+    flagged.sort_unstable();
+    assert_eq!(flagged, separated_names(&r));
+    // The steady clients peak at 1.5 x 60 = 90 a minute; the basis is theirs.
+    assert!(r.basis_p999 <= 90, "{}", r.basis_p999);
+    let first = &r.baseline.separated[0];
+    assert!(
+        first.explanation.contains(" windows above 5 x p95 "),
+        "{}",
+        first.explanation
+    );
 }
 
 /// The evidence for runs of three: the first rule tried ("leave out every
