@@ -194,11 +194,12 @@ pub fn profile_clients(
             .filter(|p| !only_all || p.among_all())
             .filter_map(|p| p.detect(&subject))
             .collect();
-        // A scanner probing many paths at a steady pace is no health check
-        // (found by review: discovery folded its paths into one template, and
-        // the probe's exemption was suggested for it).
+        // A scanner probing many paths at a steady pace is no health check,
+        // nor a loop on few endpoints (found by review: discovery folded its
+        // paths into one or two templates, and the probe's exemption, or the
+        // loop's "tell its owner", was suggested for it).
         if findings.iter().any(|f| f.kind == Kind::Scanner) {
-            findings.retain(|f| f.kind != Kind::PeriodicProbe);
+            findings.retain(|f| !matches!(f.kind, Kind::PeriodicProbe | Kind::RunawayLoop));
         }
         findings
     };

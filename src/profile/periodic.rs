@@ -46,10 +46,22 @@ impl Profile for PeriodicProbe {
                 names.join(", "),
                 f.requests
             ),
-            suggestion: format!(
-                "a health check or monitor: exempt it (a rule with exempt = true for this client or route {})",
-                names.first().copied().unwrap_or_default()
-            ),
+            suggestion: exemption(names.first().copied().unwrap_or_default()),
         })
+    }
+}
+
+/// The exemption suggested for a probe on `endpoint`: for the client, and
+/// for the route only when it is a literal path. A template's parameter
+/// (`GET /:name`, which a scanner's paths can make of `/healthz`) matches
+/// every path at its place, so exempting that route would exempt them all.
+pub(super) fn exemption(endpoint: &str) -> String {
+    match endpoint.contains(':') {
+        false => format!(
+            "a health check or monitor: exempt it (a rule with exempt = true for this client or route {endpoint})"
+        ),
+        true => format!(
+            "a health check or monitor: exempt this client (a rule with exempt = true; not the route {endpoint}, whose parameter matches other paths too)"
+        ),
     }
 }

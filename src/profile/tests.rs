@@ -145,14 +145,17 @@ fn traffic() -> EventTable {
     b.finish()
 }
 
-fn profiles(t: &EventTable, reviewed: &[&str]) -> Vec<ClientProfile> {
-    let s = StatsSettings {
+fn settings_1m() -> StatsSettings {
+    StatsSettings {
         window: "1m".parse().unwrap(),
         top: 5,
         exclude: vec![],
         keep_counts: false,
-    };
-    let a = analyze(t, &s);
+    }
+}
+
+fn profiles(t: &EventTable, reviewed: &[&str]) -> Vec<ClientProfile> {
+    let a = analyze(t, &settings_1m());
     let ids: Vec<Id> = reviewed.iter().map(|c| t.clients.get(c).unwrap()).collect();
     // Baseline p99 by hand: 20, so runs are counted above 100 a minute.
     profile_clients(t, &a, COLUMNS, &ids, 20, None)
@@ -282,4 +285,44 @@ fn crawler_tokens_match_case_insensitively() {
     assert!(crawler::is_crawler("Mozilla/5.0 (compatible; bingbot/2.0)"));
     assert!(crawler::is_crawler("GOOGLEBOT"));
     assert!(!crawler::is_crawler("Mozilla/5.0 (Windows NT 10.0)"));
+}
+
+/// Found by review: discovery folded a scanner's thousands of paths into two
+/// templates, so its pace also read as a runaway loop on those two (and as a
+/// probe): a scanner is named a scanner only.
+#[test]
+fn a_fast_scanner_folded_into_few_templates_is_a_scanner_only() {
+    let mut b = Builder::new();
+    for w in 0..5 {
+        for k in 0..150 {
+            let endpoint = ["GET /:name", "GET /:name/admin"][(k % 2) as usize];
+            b.push(w * 60_000 + k * 400, "scan", endpoint, 404, "zgrab", "");
+        }
+    }
+    for k in 0..40 {
+        b.push(k * 30_000 + 11, "user", "GET /a", 200, "curl/8", "");
+    }
+    let t = b.finish();
+    let a = analyze(&t, &settings_1m());
+    let scan = t.clients.get("scan").unwrap();
+    // Before templates folded them, 750 distinct paths answered it 404.
+    let mut error_endpoints = vec![0; t.clients.len()];
+    error_endpoints[scan as usize] = 750;
+    let ps = profile_clients(&t, &a, COLUMNS, &[scan], 20, Some(&error_endpoints));
+    assert_eq!(kinds(find(&ps, "scan")), vec![Kind::Scanner]);
+    // Without the 4xx evidence, the same client is a loop on two endpoints.
+    let ps = profile_clients(&t, &a, COLUMNS, &[scan], 20, None);
+    assert_eq!(kinds(find(&ps, "scan")), vec![Kind::RunawayLoop]);
+}
+
+#[test]
+fn a_probe_on_a_template_is_exempted_by_client_not_by_its_route() {
+    let literal = periodic::exemption("GET /healthz");
+    assert!(
+        literal.contains("for this client or route GET /healthz"),
+        "{literal}"
+    );
+    let template = periodic::exemption("GET /:name");
+    assert!(template.contains("exempt this client"), "{template}");
+    assert!(template.contains("not the route GET /:name"), "{template}");
 }
