@@ -18,8 +18,8 @@ use super::source::{self, Compression};
 use super::{IngestError, Ingested, KeptPaths, Progress, Settings};
 use crate::events::{EventTable, Id, Interner, KeyColumn, NO_KEY, Resolution};
 
-/// How many skipped-line examples the report keeps.
-const EXAMPLES: usize = 10;
+/// How many skipped-line examples the report keeps: the first skipped lines.
+const EXAMPLES: usize = super::chunk::EXAMPLES_PER_CHUNK;
 
 /// Global ids for the names of a chunk-local interner, in local id order.
 fn remap(local: &Interner, global: &mut Interner) -> Vec<Id> {

@@ -207,6 +207,40 @@ fn invalid_utf8_and_nul_bytes_are_parsed_and_shown_safely() {
     assert!(text.contains("GET /caf\u{fffd}\\x00x"), "{text}");
 }
 
+/// Found by review: each part of the input read in parallel kept its first 5
+/// skipped lines, so the report's 10 showed lines 1, 2, 3, 4, 7 and then the
+/// next part's, past the first part's later ones.
+#[test]
+fn the_examples_are_the_first_skipped_lines_across_the_parts_read_in_parallel() {
+    let dir = tempfile::tempdir().unwrap();
+    let good = "192.0.2.1 - - [05/Jan/2026:00:00:00 +0000] \"GET /a HTTP/1.1\" 200 1 \"-\" \"x\"\n";
+    let mut text = String::new();
+    // 12 bad lines among the first 36, then 6 MB of good lines (more than
+    // one part), then more bad lines.
+    for n in 1..=36 {
+        text.push_str(if n % 3 == 0 { "not a log line\n" } else { good });
+    }
+    while text.len() < 6 << 20 {
+        text.push_str(good);
+    }
+    for _ in 0..5 {
+        text.push_str("not a log line\n");
+    }
+    let log = write(dir.path(), "a.log", text.as_bytes());
+    let json = analyze_json(&["--log-format", "combined", log.to_str().unwrap()]);
+    let lines: Vec<String> = json["input"]["examples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let e = e.as_str().unwrap();
+            e.split(':').nth(1).unwrap().to_string()
+        })
+        .collect();
+    let expected: Vec<String> = (1..=10).map(|k| (3 * k).to_string()).collect();
+    assert_eq!(lines, expected);
+}
+
 #[test]
 fn a_ten_megabyte_line_is_skipped_not_kept() {
     let dir = tempfile::tempdir().unwrap();

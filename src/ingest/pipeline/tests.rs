@@ -95,8 +95,10 @@ fn line_numbers_run_across_chunks_and_threads() {
     for (i, (lines, parsed, skipped)) in seen.iter().enumerate() {
         assert_eq!((*lines, *parsed), (300, 300 - bad.len() as u64));
         let numbers: Vec<u64> = skipped.iter().map(|s| s.0).collect();
-        // At most 5 examples per chunk are kept: one chunk keeps the first 5.
-        let expected = if i < 8 { &bad[..] } else { &bad[..5] };
+        // At most EXAMPLES_PER_CHUNK examples per chunk are kept: one chunk
+        // keeps the first of them.
+        let per_chunk = crate::ingest::chunk::EXAMPLES_PER_CHUNK;
+        let expected = if i < 8 { &bad[..] } else { &bad[..per_chunk] };
         assert_eq!(numbers, expected, "chunk size #{}", i / 4);
         let too_long = skipped
             .iter()
