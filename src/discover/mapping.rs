@@ -168,13 +168,17 @@ type Example<'p> = (bool, u64, &'p str);
 /// example so far.
 type TemplateTally<'p> = (u64, u64, Option<Example<'p>>);
 
-/// The templates that collapsed more than one path, from their tallies,
-/// most requests first (ties by template).
+/// The templates that collapsed more than one path, or renamed the one path
+/// they took (`/:id/status` of `/v1/status`, when a scanner's names made the
+/// first segment a parameter), from their tallies, most requests first (ties
+/// by template).
 fn template_uses(per: Vec<TemplateTally>, texts: &[String]) -> Vec<TemplateUse> {
+    let renames =
+        |text: &str, example: &Option<Example>| example.is_some_and(|(_, _, path)| path != text);
     let mut out: Vec<TemplateUse> = per
         .into_iter()
         .zip(texts)
-        .filter(|((_, distinct, _), _)| *distinct > 1)
+        .filter(|((_, distinct, example), text)| *distinct > 1 || renames(text, example))
         .map(|((requests, distinct, example), text)| TemplateUse {
             template: text.clone(),
             requests,

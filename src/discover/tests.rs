@@ -235,6 +235,31 @@ fn a_parameter_position_keeps_only_skeletons_of_eight_values() {
     );
 }
 
+/// Found by review: a scanner's many first segments made the root a
+/// parameter, so `/v1/status` became `/:id/status`, a template of that one
+/// path, and the report listed only templates of more than one: nothing said
+/// where `/:id/status` came from.
+#[test]
+fn a_template_that_renames_its_one_path_is_listed() {
+    let mut rows: Vec<(String, u64)> = (0..2000)
+        .map(|i| (format!("GET /probe{i:04x}z"), 1))
+        .collect();
+    rows.push(("GET /v1/status".into(), 10));
+    rows.push(("GET /v2/search".into(), 900));
+    rows.push(("GET /v2/orders".into(), 900));
+    let mut t = table(&rows);
+    let (_, uses) = discover_and_apply(&mut t, &[]);
+    let status = uses.iter().find(|u| u.example == "/v1/status");
+    let status = status.unwrap_or_else(|| panic!("{uses:?}"));
+    assert_eq!(status.distinct_paths, 1);
+    assert_ne!(status.template, "/v1/status");
+    // A path that is its template's own text renames nothing.
+    assert!(
+        uses.iter()
+            .all(|u| u.distinct_paths > 1 || u.template != u.example)
+    );
+}
+
 #[test]
 fn frequent_literals_count_among_the_values_of_their_skeleton() {
     // Found by review: six frequent posts of one skeleton stay literal

@@ -43,7 +43,9 @@ fn apply_reference(
     table.endpoints = names;
     let mut out: Vec<TemplateUse> = uses
         .into_iter()
-        .filter(|(_, (_, paths))| paths.len() > 1)
+        .filter(|(template, (_, paths))| {
+            paths.len() > 1 || paths.keys().any(|path| path != template)
+        })
         .map(|(template, (requests, paths))| {
             // Prefer a path as logged to one the shape rules already turned into a template.
             let example = paths
