@@ -5,6 +5,7 @@
 use crate::support::{json_of_success, rlctl, success};
 
 mod kong_real_log;
+mod reviewed;
 mod versions;
 
 const LOG_FORMAT: &str = r#"$msec $remote_addr "$request" $status"#;

@@ -19,17 +19,31 @@
 //!   Envoy's start, which a log does not show: ticks are taken at epoch-aligned
 //!   multiples of the fill interval.
 //!
-//! The doubles use the log's epoch milliseconds as seconds where Envoy uses its
-//! monotonic clock: the arithmetic is Envoy's, the rounding of the last bit may
-//! differ. One place where that rounding would decide: a new bucket is taken
-//! as holding exactly `max_tokens` (Envoy's intent: the constructor with
-//! `init_fill` sets `time_in_seconds -= max_tokens_ / fill_rate_`: a full
-//! bucket, on a monotonic clock whose smaller values round far less), because
-//! `(now − (now − max_tokens/fill_rate))·fill_rate` with epoch-sized `now`
-//! rounds on the grid of `now` (2⁻²² s) and can land below `max_tokens`; with
-//! a one-token bucket that alone would reject every new client's first
-//! request (1 token per 300 ms did at each of 100,000 random times of
-//! 2024–2027). Not reproduced: the LRU of dynamic descriptors (an evicted client
+//! The clock of [`Continuous`]. Envoy reads its monotonic clock (small values:
+//! time since boot), whose origin a log does not show, and two requests never
+//! reach it at the same nanosecond. The log's times are epoch milliseconds,
+//! with many requests in one millisecond. Taken as seconds since the epoch
+//! (about 1.8·10⁹, where a double's step is 2⁻²² s) they round
+//! `now − (now − (tokens − 1)/fill_rate)` visibly: a bucket idle for ten
+//! seconds, full at 2 tokens of 1 per 300 ms, held 0.99999985 tokens after
+//! its first request and rejected the second one of the same millisecond,
+//! which Envoy admits (the microseconds between them alone add more than
+//! that rounding). A small origin is not enough either: with the clock at 0
+//! at the bucket's last full instant, `((t − 1)/fill_rate)·fill_rate` still
+//! loses the last token of a burst for about 7% of exported settings (121/1s
+//! burst 50: 55 of 56). So the replay keeps Envoy's `time_in_seconds` as the
+//! instant it stands for, the last admitted request and the tokens it left:
+//! `time = last − left/fill_rate`, and `(now − time)·fill_rate` is computed
+//! as `left + (now − last)·fill_rate`, with `now − last` the log's exact
+//! milliseconds over 1000.0 (Envoy's formula with its clock read from the
+//! last admitted request). Requests in one millisecond then take whole tokens
+//! exactly, as Envoy's do, and a bucket full again is the same state as a new
+//! one (`left = max_tokens − 1`). A new bucket holds exactly `max_tokens`
+//! (Envoy's intent: the constructor with `init_fill` sets `time_in_seconds
+//! −= max_tokens_ / fill_rate_`). The last bit may still differ from a real
+//! Envoy's, where the exact value lands on a whole token (1 per 300 ms, 300 ms
+//! later): there the sub-millisecond arrival times, which no log shows,
+//! decide. Not reproduced: the LRU of dynamic descriptors (an evicted client
 //! comes back with a full bucket).
 
 use super::bounds::{capacity, mul_div_ceil};
@@ -99,15 +113,17 @@ pub struct Continuous {
     fill_rate: f64,
 }
 
-/// `time_in_seconds_` of the client's bucket; `None` before its first request.
+/// `time_in_seconds_` of the client's bucket, as the instant it stands for:
+/// the last admitted request and the tokens it left (`time = last −
+/// left/fill_rate`); `None` before the bucket's first admitted request.
 #[derive(Debug, Clone, Default)]
 pub struct ContinuousState {
-    time: Option<f64>,
+    last: Option<(Millis, f64)>,
 }
 
-/// Envoy's monotonic time in seconds, from the log's milliseconds.
-fn seconds(t: Millis) -> f64 {
-    t as f64 / 1000.0
+/// Seconds between two of the log's times, as a double.
+fn seconds(from: Millis, to: Millis) -> f64 {
+    to.saturating_sub(from) as f64 / 1000.0
 }
 
 impl Continuous {
@@ -120,10 +136,14 @@ impl Continuous {
         }
     }
 
-    /// The bucket's tokens at `now`: a new bucket is full.
-    fn tokens(&self, state: &ContinuousState, now: f64) -> f64 {
-        match state.time {
-            Some(time) => self.max_tokens.min((now - time) * self.fill_rate),
+    /// The bucket's tokens at `t`, `min(max_tokens, (now − time)·fill_rate)`
+    /// with Envoy's clock read from the last admitted request: a new bucket
+    /// is full.
+    fn tokens(&self, state: &ContinuousState, t: Millis) -> f64 {
+        match state.last {
+            Some((last, left)) => self
+                .max_tokens
+                .min(left + seconds(last, t) * self.fill_rate),
             None => self.max_tokens,
         }
     }
@@ -133,23 +153,25 @@ impl Algorithm for Continuous {
     type State = ContinuousState;
 
     fn allows(&self, state: &mut ContinuousState, t: Millis) -> bool {
-        self.tokens(state, seconds(t)) >= 1.0
+        self.tokens(state, t) >= 1.0
     }
 
+    /// `time = now − (tokens − 1)/fill_rate`: the request at `t`, leaving
+    /// `tokens − 1` (exact in doubles for any count of tokens ≥ 1).
     fn record(&self, state: &mut ContinuousState, t: Millis) -> u64 {
-        let now = seconds(t);
-        let total = self.tokens(state, now);
-        state.time = Some(now - (total - 1.0) / self.fill_rate);
+        let total = self.tokens(state, t);
+        state.last = Some((t, total - 1.0));
         0
     }
 
     // A rejection changes nothing: a bucket created by a rejected request is
     // full, as a new one is.
 
-    /// A bucket full at `t` is full at every later time (`now − time` and the
-    /// product only grow), so it holds exactly `max_tokens`, as a new one.
+    /// A bucket full at `t` is full at every later time (`now − last` and the
+    /// product only grow), so it holds exactly `max_tokens`, and its next
+    /// admitted request leaves the state a new bucket's would.
     fn is_idle(&self, state: &ContinuousState, t: Millis) -> bool {
-        self.tokens(state, seconds(t)) >= self.max_tokens
+        self.tokens(state, t) >= self.max_tokens
     }
 
     fn instant_capacity(&self) -> u64 {
@@ -370,18 +392,84 @@ mod tests {
     #[test]
     fn timer_and_continuous_differ_on_a_tick_boundary() {
         // The bucket emptied at t=900: the timer refills at t=1000 (100 ms
-        // later), the continuous bucket only a full second later. (At exactly
-        // t=1900 it holds (1.9 − 0.9)·1.0 = 0.9999999999999999 in doubles: still
-        // rejected.)
+        // later), the continuous bucket only a full second later, at t=1900
+        // (0 + (1900 − 900)/1000.0 · 1.0 = 1.0 token: whole, admitted).
         let cont = Continuous::new(params(1, 1, 1000));
         let timer = Timer::new(params(1, 1, 1000));
         assert_eq!(
-            decisions(&cont, &[900, 1000, 1900, 1901]),
-            expect("y n n y")
+            decisions(&cont, &[900, 1000, 1899, 1900, 1901]),
+            expect("y n n y n")
         );
         assert_eq!(
-            decisions(&timer, &[900, 1000, 1900, 1901]),
-            expect("y y n n")
+            decisions(&timer, &[900, 1000, 1899, 1900, 1901]),
+            expect("y y n n n")
         );
+    }
+
+    #[test]
+    fn a_bucket_full_again_admits_max_tokens_at_one_instant() {
+        // 3/1s burst 2 as exported: 2 tokens, 1 per 300 ms. At epoch times:
+        //   t0        new bucket, 2 tokens → 1 left: admitted
+        //   t0 + 10 s 1 + 10·3.33… = 34.3, capped at 2 → 1 left: admitted
+        //   t0 + 10 s 1 token (same instant, nothing added): admitted
+        //   t0 + 10 s 0 tokens: rejected
+        let rules = Policy::parse(
+            "[[rule]]\nname='global'\nkey='ip'\nlimit='3/1s'\nburst=2\nalgorithm='token-bucket'",
+            "p",
+        )
+        .unwrap();
+        let p = Params::of(&rules[0].spec).unwrap();
+        assert_eq!(p, params(2, 1, 300));
+        let t0 = 1_767_571_200_000;
+        let alg = Continuous::new(p);
+        assert_eq!(
+            decisions(&alg, &[t0, t0 + 10_000, t0 + 10_000, t0 + 10_000]),
+            expect("y yy n")
+        );
+        // Envoy's `time` in epoch seconds, as the replay once kept it, rounds
+        // on a grid of 2⁻²² s there: the second request would find 0.99999985
+        // tokens.
+        let (now, fill) = (1_767_571_210.0_f64, p.fill_rate());
+        let time = now - (2.0 - 1.0) / fill;
+        assert!((now - time) * fill < 1.0);
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+
+        /// At any epoch-sized time, whatever went before, a bucket idle for
+        /// `max_tokens / fill_rate` seconds admits exactly `max_tokens`
+        /// requests in one instant, and no more.
+        #[test]
+        fn an_idle_bucket_admits_max_tokens_at_once(
+            requests in 1u64..2_000,
+            secs in proptest::sample::select(vec![1u32, 2, 7, 60, 90, 3_600]),
+            burst in proptest::option::of(1u64..200),
+            // 2024-01-01 to 2028-01-01, in ms.
+            start in 1_704_067_200_000i64..1_830_297_600_000,
+            before in proptest::collection::vec(0i64..400, 0..20),
+        ) {
+            let text = format!(
+                "[[rule]]\nname='g'\nlimit='{requests}/{secs}s'\nalgorithm='token-bucket'\n{}",
+                burst.map(|b| format!("burst={b}")).unwrap_or_default()
+            );
+            let rules = Policy::parse(&text, "p").unwrap();
+            let p = Params::of(&rules[0].spec).unwrap();
+            let alg = Continuous::new(p);
+            let mut state = ContinuousState::default();
+            let mut t = start;
+            for gap in before {
+                t += gap;
+                alg.decide(&mut state, t);
+            }
+            // Idle long enough to refill from empty, plus a millisecond.
+            let refill = (p.max_tokens * p.fill_interval_ms).div_ceil(p.tokens_per_fill);
+            let at = t + refill as i64 + 1;
+            proptest::prop_assert!(alg.is_idle(&state, at));
+            for n in 0..p.max_tokens {
+                proptest::prop_assert!(alg.decide(&mut state, at), "request {} of {:?} at {}", n + 1, p, at);
+            }
+            proptest::prop_assert!(!alg.decide(&mut state, at));
+        }
     }
 }
