@@ -5,8 +5,9 @@
 
 use super::super::yaml::{Map, Seq, Value, flow, plain, single, string};
 use super::super::{ClientPart, ExportError, Shape, client_parts, describe, route};
-use super::{U32_MAX, duration, path_regex, token_bucket};
+use super::{TokenBucket, U32_MAX, duration, path_regex, token_bucket};
 use crate::policy::CheckedRule;
+use crate::units::Limit;
 
 /// The rate-limit action and descriptor key of one key part.
 fn action(part: &ClientPart) -> Option<(Value, String)> {
@@ -106,9 +107,9 @@ pub(super) fn rule_config(rule: &CheckedRule, id: &str) -> Result<RuleConfig, Ex
             bucket.tokens_per_fill,
             duration(bucket.fill_interval_ms),
             if bucket.exact {
-                " exactly"
+                " exactly".to_string()
             } else {
-                " (interval rounded down to 50 ms steps: slightly faster)"
+                rounded_note(rule.spec.limit, &bucket)
             }
         ),
     ];
@@ -190,4 +191,30 @@ fn routed(rule: &CheckedRule, r: &str, method: Option<&str>, rate_limit: &Map) -
         .set("match", matcher)
         .set("route", target);
     route
+}
+
+/// What rounding the fill interval down to Envoy's 50 ms steps does to the
+/// rate: the interval it stands for, and the rate the bucket really refills
+/// at, per the policy's window.
+fn rounded_note(limit: Limit, bucket: &TokenBucket) -> String {
+    let w_ms = f64::from(limit.window.secs()) * 1000.0;
+    let wanted = bucket.tokens_per_fill as f64 * w_ms / limit.requests as f64;
+    let real = bucket.tokens_per_fill as f64 * w_ms / bucket.fill_interval_ms as f64;
+    let faster = (real / limit.requests as f64 - 1.0) * 100.0;
+    format!(
+        " (the interval, {} ms, rounded down to 50 ms steps: a refill of {}/{}, {}% faster than the policy)",
+        decimals(wanted, 3),
+        decimals(real, 3),
+        limit.window,
+        decimals(faster, 2)
+    )
+}
+
+/// `x` with at most `places` decimals, without trailing zeros.
+fn decimals(x: f64, places: usize) -> String {
+    let text = format!("{x:.places$}");
+    match text.contains('.') {
+        true => text.trim_end_matches('0').trim_end_matches('.').to_string(),
+        false => text,
+    }
 }

@@ -31,6 +31,31 @@ fn fast_rates_refill_several_tokens_and_add_capacity() {
 }
 
 #[test]
+fn a_rounded_interval_says_the_rate_it_refills_at() {
+    // 21/1s: 2 tokens every 2000/21 = 95.238 ms, rounded down to 50 ms: 40
+    // tokens a second, not "slightly" faster.
+    let b = bucket("21/1s", 5);
+    assert_eq!(
+        (b.max_tokens, b.tokens_per_fill, b.fill_interval_ms, b.exact),
+        (6, 2, 50, false)
+    );
+    let rules =
+        crate::policy::Policy::parse("[[rule]]\nname='g'\nlimit='21/1s'\nburst=5", "p").unwrap();
+    let out = Envoy.render(&rules, &ExportOptions::default()).unwrap();
+    assert!(
+        out.contains("refill: 21/1s = 2 token(s) every 0.050s (the interval, 95.238 ms, rounded down to 50 ms steps: a refill of 40/1s, 90.48% faster than the policy)."),
+        "{out}"
+    );
+    // 7/90s: one token every 12857.143 ms, rounded to 12.850 s.
+    let rules = crate::policy::Policy::parse("[[rule]]\nname='g'\nlimit='7/90s'", "p").unwrap();
+    let out = Envoy.render(&rules, &ExportOptions::default()).unwrap();
+    assert!(
+        out.contains("(the interval, 12857.143 ms, rounded down to 50 ms steps: a refill of 7.004/90s, 0.06% faster than the policy)."),
+        "{out}"
+    );
+}
+
+#[test]
 fn keys_envoy_cannot_read_are_refused() {
     let rules = crate::policy::Policy::parse(
         "[[rule]]\nname='c'\nkey='field:cookie_sid'\nlimit='1/s'",
