@@ -13,7 +13,7 @@ use super::traefik_exempt;
 use super::yaml::{Map, Value, plain, string};
 use super::{
     ClientPart, ExportError, ExportOptions, Exporter, Shape, client_parts, comment_block, conf,
-    dashed, describe, free_name, identifiers, route,
+    dashed, describe, free_name, route,
 };
 use crate::policy::{CheckedRule, Exemption};
 use crate::text::counted;
@@ -126,29 +126,46 @@ fn middleware(rule: &CheckedRule) -> Result<(Vec<String>, Map), ExportError> {
     Ok((notes, settings))
 }
 
-/// One router: its Traefik rule and the middlewares it carries.
-struct Router {
-    name: String,
-    rule: String,
-    middlewares: Vec<String>,
-    note: String,
+/// One router the export writes for rate-limited requests: the rule whose
+/// method and route its Traefik rule picks (`None`: `rl-all`, every other
+/// request), that rule's text, and the rules whose middlewares it chains, in
+/// the chain's order. Traefik builds each router's middlewares on their own
+/// (`buildHTTPHandler` in pkg/server/router/router.go), so a rule's buckets
+/// are kept per router: `rlctl simulate --gateway traefik` replays these.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chain {
+    /// The rule whose router this is, or `None` for `rl-all`.
+    pub router_of: Option<usize>,
+    /// The router's Traefik rule.
+    pub rule: String,
+    /// The rules whose middlewares it carries, in order.
+    pub middlewares: Vec<usize>,
 }
 
-/// The routers: one per rule with a method or route, carrying the middlewares
-/// of every rule that applies to its requests, then `rl-all` for the rest.
-fn routers(rules: &[CheckedRule], ids: &[String], scopes: &[Scope]) -> Vec<Router> {
-    let mw = |i: usize| format!("rl-{}", ids[i]);
-    let everywhere: Vec<usize> = (0..rules.len())
+impl Chain {
+    /// Traefik's default priority of the router: its rule's length in bytes
+    /// (`GetRulePriority` in pkg/muxer/http/mux.go); the highest that
+    /// matches takes the request.
+    pub fn priority(&self) -> usize {
+        self.rule.len()
+    }
+}
+
+/// The routers for rules with these `scopes` (method, route), in the order
+/// written: one per rule with a method or route, carrying the middlewares of
+/// every rule that applies to its requests, then `rl-all` for the rest.
+pub fn chains(scopes: &[Scope]) -> Vec<Chain> {
+    let everywhere: Vec<usize> = (0..scopes.len())
         .filter(|&i| scopes[i] == (None, None))
         .collect();
-    let mut routers = Vec::new();
+    let mut chains = Vec::new();
     for (i, (m, r)) in scopes.iter().enumerate() {
         let (rule_text, also) = match (m, r) {
             (None, None) => continue,
             (Some(m), None) => (format!("Method({})", rule_literal(m)), Vec::new()),
             (m, Some(r)) => {
                 let path = format!("PathRegexp({})", rule_literal(r));
-                let method_only: Vec<usize> = (0..rules.len())
+                let method_only: Vec<usize> = (0..scopes.len())
                     .filter(|&j| m.is_some() && scopes[j].1.is_none() && &scopes[j].0 == m)
                     .collect();
                 match m {
@@ -160,30 +177,60 @@ fn routers(rules: &[CheckedRule], ids: &[String], scopes: &[Scope]) -> Vec<Route
                 }
             }
         };
-        let mut list: Vec<String> = everywhere.iter().chain(&also).map(|&j| mw(j)).collect();
-        list.push(mw(i));
-        routers.push(Router {
-            name: mw(i),
+        let mut middlewares: Vec<usize> = everywhere.iter().chain(&also).copied().collect();
+        middlewares.push(i);
+        chains.push(Chain {
+            router_of: Some(i),
             rule: rule_text,
-            middlewares: list,
-            note: format!("requests of rule {}", rules[i].name),
+            middlewares,
         });
     }
     if !everywhere.is_empty() {
-        // `rl-all`, unless a rule's router is called so.
-        let name = free_name("rl-all", '-', |name| routers.iter().any(|r| r.name == name));
-        routers.push(Router {
-            name,
+        chains.push(Chain {
+            router_of: None,
             rule: "PathPrefix(`/`)".into(),
-            middlewares: everywhere.iter().map(|&j| mw(j)).collect(),
-            note: "every other request".into(),
+            middlewares: everywhere,
         });
     }
-    routers
+    chains
+}
+
+/// The middleware name of each rule: `rl-` and its identifier.
+pub fn middleware_names(rules: &[CheckedRule]) -> Vec<String> {
+    middleware_names_of(rules.iter().map(|r| r.name.as_str()))
+}
+
+/// [`middleware_names`] of rules with these names.
+pub fn middleware_names_of<'a>(names: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    (super::identifiers_besides(names, Default::default()).iter())
+        .map(|id| format!("rl-{}", dashed(id)))
+        .collect()
+}
+
+/// The name of each of `chains` (a rule's middleware name for its router,
+/// `rl-all` unless a rule's router is called so), from the middleware
+/// `names` of the rules.
+pub fn router_names(chains: &[Chain], names: &[String]) -> Vec<String> {
+    let mut written: Vec<String> = Vec::new();
+    for chain in chains {
+        let name = match chain.router_of {
+            Some(i) => names[i].clone(),
+            None => free_name("rl-all", '-', |name| written.iter().any(|w| w == name)),
+        };
+        written.push(name);
+    }
+    written
 }
 
 /// A rule's method and route.
-type Scope = (Option<String>, Option<String>);
+pub type Scope = (Option<String>, Option<String>);
+
+/// The scope of each rule (its route refused as the export refuses it).
+pub fn scopes(rules: &[CheckedRule]) -> Result<Vec<Scope>, ExportError> {
+    (rules.iter())
+        .map(|rule| Ok((rule.method.clone(), route(rule)?.map(str::to_string))))
+        .collect()
+}
 
 impl Exporter for Traefik {
     fn target(&self) -> &'static str {
@@ -205,16 +252,13 @@ impl Exporter for Traefik {
                         .into(),
             });
         }
-        let ids: Vec<String> = identifiers(rules).iter().map(|id| dashed(id)).collect();
+        let names = middleware_names(rules);
         let mut middlewares = Map::new();
-        let mut scopes = Vec::new();
-        for (rule, id) in rules.iter().zip(&ids) {
+        for (rule, name) in rules.iter().zip(&names) {
             let (notes, settings) = middleware(rule)?;
-            scopes.push((rule.method.clone(), route(rule)?.map(str::to_string)));
-            middlewares
-                .comments(&notes)
-                .set(format!("rl-{id}"), settings);
+            middlewares.comments(&notes).set(name.clone(), settings);
         }
+        let chains = chains(&scopes(rules)?);
         let mut routers_map = Map::new();
         for router in traefik_exempt::routers(exemptions, rules)? {
             let mut settings = Map::new();
@@ -228,17 +272,19 @@ impl Exporter for Traefik {
                 .comments(&router.notes)
                 .set(router.name, settings);
         }
-        for router in routers(rules, &ids, &scopes) {
+        for (chain, name) in chains.iter().zip(router_names(&chains, &names)) {
             let mut settings = Map::new();
+            let list = chain.middlewares.iter().map(|&j| string(names[j].clone()));
             settings
-                .set("rule", string(router.rule))
+                .set("rule", string(chain.rule.clone()))
                 .set("service", plain("backend"))
                 .note("your service")
-                .set(
-                    "middlewares",
-                    Value::FlowSeq(router.middlewares.into_iter().map(string).collect()),
-                );
-            routers_map.comment(router.note).set(router.name, settings);
+                .set("middlewares", Value::FlowSeq(list.collect()));
+            let note = match chain.router_of {
+                Some(i) => format!("requests of rule {}", rules[i].name),
+                None => "every other request".into(),
+            };
+            routers_map.comment(note).set(name, settings);
         }
         let mut http = Map::new();
         http.set("middlewares", middlewares)

@@ -106,7 +106,8 @@ pub fn label(gateway: Gateway) -> String {
 /// The rules of `base` as each of `gateways` enforces them, one scenario each,
 /// each rule counting by its key as the gateway reads it from `keys` (which
 /// [`KeySet::add_policy_keys`] gave the gateways' readings): each rule on its
-/// own, or for Kong the plugins its configuration runs ([`super::kong`]).
+/// own, for Kong the plugins its configuration runs ([`super::kong`]), for
+/// Traefik each rule once per router that chains it ([`super::traefik`]).
 pub fn scenarios(
     base: &Scenario,
     gateways: &[Gateway],
@@ -118,6 +119,9 @@ pub fn scenarios(
             let mut scenario = each_rule(base, gateway, keys)?;
             if gateway.runs_one_plugin() {
                 scenario.rules = super::kong::plugins(&scenario.rules);
+            }
+            if gateway == Gateway::Traefik {
+                scenario.rules = super::traefik::routed(&scenario.rules);
             }
             Ok(scenario)
         })
@@ -323,11 +327,29 @@ mod tests {
         let names: Vec<&str> = all.iter().map(|s| s.name.as_str()).collect();
         assert!(names.contains(&"aws-waf (model)"));
         assert!(names.contains(&"cloudflare (model)"));
-        for s in &all {
+        for s in all.iter().filter(|s| s.name != "traefik") {
             assert_eq!(s.rules.len(), 2);
             assert!(matches!(s.rules[0].limiter, Limiter::Gateway(_)));
             assert_eq!(s.rules[1].route.as_ref().unwrap().as_str(), "^/s");
         }
+        // Traefik: `g` once per router that chains it (its router for `^/s`
+        // and `rl-all`), each with its own buckets; `rl-all` takes what the
+        // longer rule of `rl-s` does not.
+        let traefik = all.iter().find(|s| s.name == "traefik").unwrap();
+        let routed: Vec<(&str, Option<&str>, usize)> = (traefik.rules.iter())
+            .map(|r| {
+                let route = r.route.as_ref().map(|r| r.as_str());
+                (r.name.as_str(), route, r.unless.len())
+            })
+            .collect();
+        assert_eq!(
+            routed,
+            [
+                ("g @ rl-s", Some("^/s"), 0),
+                ("s", Some("^/s"), 0),
+                ("g @ rl-all", None, 1)
+            ]
+        );
     }
 
     #[test]

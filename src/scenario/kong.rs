@@ -24,6 +24,28 @@ pub type MethodRoute = (Option<String>, Option<Regex>);
 pub struct PluginRun {
     pub merged: Vec<usize>,
     pub unless: Vec<MethodRoute>,
+    /// Where the run's requests are picked by another rule's method and
+    /// route than its own (Traefik's routers, [`super::traefik`]): that
+    /// rule, and the router's name when the rule runs on several routers.
+    pub router: Option<(usize, Option<String>)>,
+}
+
+impl PluginRun {
+    /// The rule whose method and route pick the run's requests.
+    pub fn picked_by(&self) -> usize {
+        self.router.as_ref().map_or(self.merged[0], |(i, _)| *i)
+    }
+
+    /// The run's name, from the names of the rules: theirs, joined with
+    /// ` + ` (Kong's merged plugins), and ` @ ` its router when the rule runs
+    /// on several.
+    pub fn name<'a>(&self, names: impl Fn(usize) -> &'a str) -> String {
+        let name = plugin_name(names, &self.merged);
+        match &self.router {
+            Some((_, Some(router))) => format!("{name} @ {router}"),
+            _ => name,
+        }
+    }
 }
 
 /// The plugins Kong runs for rules with these `sides` and (method, route)
@@ -37,7 +59,14 @@ fn plugins_of<K: PartialEq>(sides: &[RuleSide<K>], picks: &[MethodRoute]) -> Vec
         .map(|(p, unless)| {
             let first = p.route_of.unwrap_or(p.merged[0]);
             let merged = p.merged.clone();
-            (first, PluginRun { merged, unless })
+            (
+                first,
+                PluginRun {
+                    merged,
+                    unless,
+                    router: None,
+                },
+            )
         })
         .collect();
     runs.sort_by_key(|(first, _)| *first);
@@ -89,8 +118,9 @@ pub fn plugins(rules: &[PlannedRule]) -> Vec<PlannedRule> {
         .collect()
 }
 
-/// The plugins `gateway` runs for a policy's `rules`: Kong's plan, or each
-/// rule on its own for every other product (and without a gateway).
+/// The plugins `gateway` runs for a policy's `rules`: Kong's plan, each
+/// rule once per Traefik router that chains it, or each rule on its own for
+/// every other product (and without a gateway).
 pub fn policy_runs(rules: &[CheckedRule], gateway: Option<Gateway>) -> Vec<PluginRun> {
     match gateway {
         Some(g) if g.runs_one_plugin() => {
@@ -99,10 +129,18 @@ pub fn policy_runs(rules: &[CheckedRule], gateway: Option<Gateway>) -> Vec<Plugi
                 .collect();
             plugins_of(&checked_sides(rules), &picks)
         }
+        Some(Gateway::Traefik) => {
+            let picks: Vec<MethodRoute> = (rules.iter())
+                .map(|r| (r.method.clone(), r.route.clone()))
+                .collect();
+            let names: Vec<&str> = rules.iter().map(|r| r.name.as_str()).collect();
+            super::traefik::runs(&picks, &names)
+        }
         _ => (0..rules.len())
             .map(|i| PluginRun {
                 merged: vec![i],
                 unless: Vec::new(),
+                router: None,
             })
             .collect(),
     }

@@ -22,6 +22,7 @@ pub mod plan;
 mod route_match;
 pub mod sampling;
 mod selection;
+pub mod traefik;
 
 pub use compare::{Comparison, compare};
 pub use execute::{RuleResult, ScenarioResult, ScenarioRunner};

@@ -186,7 +186,8 @@ impl Shadow {
         gateway: Option<Gateway>,
         keys: &KeySet,
     ) -> Result<Self, ShadowError> {
-        // Kong runs one plugin per request: its plugins stand for the rules.
+        // Kong runs one plugin per request: its plugins stand for the rules;
+        // Traefik keeps a rule's buckets per router.
         let runs = kong::policy_runs(rules, gateway);
         let rules = runs
             .into_iter()
@@ -211,8 +212,13 @@ impl Shadow {
                     several => kong::merged_limiter(&several.iter().collect::<Vec<_>>())
                         .expect("only Kong's plugins merge rules"),
                 };
+                // Traefik's routers pick a rule's requests by their own
+                // method and route.
+                let picked = &rules[run.picked_by()];
                 let rule = CheckedRule {
-                    name: kong::plugin_name(|j| &rules[j].name, &run.merged),
+                    name: run.name(|j| &rules[j].name),
+                    method: picked.method.clone(),
+                    route: picked.route.clone(),
                     ..rules[run.merged[0]].clone()
                 };
                 let states = with_algorithm!(&limiter, alg => Box::new(Keyed::new(alg.clone())) as Box<dyn KeyedStates>);

@@ -183,7 +183,8 @@ pub fn simulated_as(
                 let i = keys.extra.iter().position(|k| k.text == text).unwrap();
                 (&table.extra_keys[i].ids, table.extra_keys[i].names.len())
             };
-            let own = filter((rule.method.as_deref(), rule.route.as_ref()));
+            let picked = &rules[run.picked_by()];
+            let own = filter((picked.method.as_deref(), picked.route.as_ref()));
             let unless: Vec<NameFilter> = (run.unless.iter())
                 .map(|(m, r)| filter((m.as_deref(), r.as_ref())))
                 .collect();

@@ -21,6 +21,11 @@
 //! `Duration((−tokens / rate)·1e9)` when negative; `last = t`. Cancelling at the
 //! same instant gives the token back: `tokens = min(burst, (tokens − 1) + 1)`.
 //!
+//! One model is one middleware on one router: Traefik builds each router's
+//! middlewares anew (`buildHTTPHandler` in `pkg/server/router/router.go`), so
+//! a rule on several routers has a bucket map on each; the routers are the
+//! exported ones (`crate::scenario::traefik`).
+//!
 //! Several rules: Traefik chains one middleware per rule, and a middleware
 //! that rejects stops the chain, so the ones after it never see the request
 //! while the ones before it keep their reservation. The model takes every

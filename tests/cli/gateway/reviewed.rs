@@ -1,5 +1,6 @@
-//! Sequences found by review, end to end: an Envoy bucket full again after
-//! an idle spell admits `max_tokens` at once.
+//! Two sequences found by review, end to end: an Envoy bucket full again after
+//! an idle spell admits `max_tokens` at once, and Traefik keeps a rule's
+//! buckets per router.
 
 use super::LOG_FORMAT;
 use crate::support::rlctl;
@@ -48,6 +49,60 @@ fn envoy_gateway_admits_a_full_bucket_at_epoch_times() {
     );
     assert!(
         check.contains("policy rejects 0, envoy rejects 0; they differ on 0 requests"),
+        "{check}"
+    );
+}
+
+const TRAEFIK_POLICY: &str = "[[rule]]\nname = \"global\"\nkey = \"ip\"\nlimit = \"2/1s\"\nburst = 2\nalgorithm = \"token-bucket\"\n\n\
+[[rule]]\nname = \"login\"\nkey = \"ip\"\nmethod = \"POST\"\nroute = \"^/login$\"\nlimit = \"100/1s\"\nburst = 100\nalgorithm = \"token-bucket\"\n";
+
+/// Two GETs empty `global`'s bucket of router `rl-all`; the POSTs go to
+/// router `rl-login`, whose `rl-global` is another instance with a full
+/// bucket: nothing is rejected.
+const TRAEFIK_LOG: &str = "1767571200.000 192.0.2.1 \"GET /a HTTP/1.1\" 200\n\
+1767571200.001 192.0.2.1 \"GET /a HTTP/1.1\" 200\n\
+1767571200.002 192.0.2.1 \"POST /login HTTP/1.1\" 200\n\
+1767571200.003 192.0.2.1 \"POST /login HTTP/1.1\" 200\n";
+
+#[test]
+fn traefik_gateway_keeps_a_rules_buckets_per_router() {
+    let dir = tempfile::tempdir().unwrap();
+    let decisions = dir.path().join("d.csv");
+    let out = run(
+        TRAEFIK_POLICY,
+        TRAEFIK_LOG,
+        &["simulate"],
+        &[
+            "-q",
+            "--gateway",
+            "traefik",
+            "--format",
+            "csv",
+            "--decisions",
+            decisions.to_str().unwrap(),
+        ],
+    );
+    let allowed: Vec<String> = (std::fs::read_to_string(&decisions).unwrap().lines())
+        .skip(1)
+        .map(|l| l.rsplit(',').next().unwrap().to_string())
+        .collect();
+    assert_eq!(allowed, ["true"; 4], "{out}");
+    // `global` once per router that chains it, each seeing its own requests.
+    for rule in ["global @ rl-login", "global @ rl-all", "login"] {
+        let row = out
+            .lines()
+            .find(|l| l.contains(&format!(",{rule},")))
+            .unwrap_or_else(|| panic!("{rule}: {out}"));
+        assert!(row.contains(",2,0,"), "{row}\n{out}");
+    }
+    let check = run(
+        TRAEFIK_POLICY,
+        TRAEFIK_LOG,
+        &["export", "--target", "traefik"],
+        &["--check"],
+    );
+    assert!(
+        check.contains("policy rejects 2, traefik rejects 0; they differ on 2 requests"),
         "{check}"
     );
 }
