@@ -142,12 +142,23 @@ pub struct Chain {
     pub middlewares: Vec<usize>,
 }
 
+/// The priority written for `rl-all`: the lowest, below every rule's router.
+/// Left to Traefik's default (the rule's length), ``PathPrefix(`/`)`` (16
+/// bytes) outranked ``Method(`GET`)`` (13), so a rule with a method and no
+/// route never took a request while a rule for every request wrote `rl-all`
+/// (found by review).
+pub const RL_ALL_PRIORITY: usize = 1;
+
 impl Chain {
-    /// Traefik's default priority of the router: its rule's length in bytes
-    /// (`GetRulePriority` in pkg/muxer/http/mux.go); the highest that
+    /// The router's priority: `rl-all`'s [`RL_ALL_PRIORITY`], written; a
+    /// rule's router has Traefik's default, its rule's length in bytes
+    /// (`GetRulePriority` in pkg/muxer/http/mux.go). The highest that
     /// matches takes the request.
     pub fn priority(&self) -> usize {
-        self.rule.len()
+        match self.router_of {
+            Some(_) => self.rule.len(),
+            None => RL_ALL_PRIORITY,
+        }
     }
 }
 
@@ -275,8 +286,13 @@ impl Exporter for Traefik {
         for (chain, name) in chains.iter().zip(router_names(&chains, &names)) {
             let mut settings = Map::new();
             let list = chain.middlewares.iter().map(|&j| string(names[j].clone()));
+            settings.set("rule", string(chain.rule.clone()));
+            if chain.router_of.is_none() {
+                settings
+                    .set("priority", plain(RL_ALL_PRIORITY))
+                    .note("below every rule's router");
+            }
             settings
-                .set("rule", string(chain.rule.clone()))
                 .set("service", plain("backend"))
                 .note("your service")
                 .set("middlewares", Value::FlowSeq(list.collect()));

@@ -106,3 +106,40 @@ fn traefik_gateway_keeps_a_rules_buckets_per_router() {
         "{check}"
     );
 }
+
+const METHOD_POLICY: &str = "[[rule]]\nname = \"global\"\nkey = \"ip\"\nlimit = \"100/1s\"\nburst = 100\nalgorithm = \"token-bucket\"\n\n\
+[[rule]]\nname = \"gets\"\nkey = \"ip\"\nmethod = \"GET\"\nlimit = \"1/1s\"\nburst = 1\nalgorithm = \"token-bucket\"\n";
+
+/// Found while replaying the routers: `rl-all`'s ``PathPrefix(`/`)`` (16
+/// bytes, Traefik's default priority) outranked ``Method(`GET`)`` (13), so the
+/// GET rule never took a request. `rl-all` is written at priority 1: the
+/// second GET meets the GET rule's empty bucket, as the policy says.
+#[test]
+fn traefik_method_only_rule_takes_its_requests_beside_a_rule_for_all() {
+    let log = "1767571200.000 192.0.2.1 \"GET /a HTTP/1.1\" 200\n\
+1767571200.001 192.0.2.1 \"GET /a HTTP/1.1\" 200\n";
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("p.toml");
+    std::fs::write(&policy, METHOD_POLICY).unwrap();
+    let out = success(
+        rlctl()
+            .args(["export", "--target", "traefik", "--policy"])
+            .arg(&policy),
+    );
+    let config = String::from_utf8(out.stdout).unwrap();
+    let rl_all = config
+        .split("rl-all:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{config}"));
+    assert!(rl_all.contains("priority: 1"), "{config}");
+    let check = run(
+        METHOD_POLICY,
+        log,
+        &["export", "--target", "traefik"],
+        &["--check"],
+    );
+    assert!(
+        check.contains("policy rejects 1, traefik rejects 1; they differ on 0 requests"),
+        "{check}"
+    );
+}
