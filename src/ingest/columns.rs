@@ -76,6 +76,8 @@ pub enum Separator {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DurationUnit {
     Seconds,
+    /// Whole milliseconds (IIS's `time-taken`); a value with a decimal point
+    /// is read as seconds, the W3C draft's unit.
     Millis,
 }
 
@@ -349,6 +351,9 @@ impl LineParser for ColumnsParser {
         }
         let duration_ms = duration.and_then(|d| match self.layout.duration_unit {
             DurationUnit::Seconds => arrival::seconds_text_ms(d),
+            // IIS writes whole milliseconds; a decimal is the W3C draft's own
+            // unit, seconds (`<fixed>`), as other writers log it.
+            DurationUnit::Millis if d.contains(&b'.') => arrival::seconds_text_ms(d),
             DurationUnit::Millis => arrival::millis_text(d),
         });
         record.time = match self.time_of {

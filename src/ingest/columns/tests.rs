@@ -157,6 +157,9 @@ fn w3c_lines_with_their_header() {
     );
     // Ended in second 10 after 0.7 s: most likely arrived in second 9.
     assert_eq!(r.time.unwrap().ms, 1_767_571_209_000);
+    // A decimal is the W3C draft's seconds (IIS writes whole ms): 2.5 s.
+    let r = parse(&mut p, "2026-01-05 00:00:10 192.0.2.1 GET /a q=1 200 2.500").unwrap();
+    assert_eq!(r.time.unwrap().ms, 1_767_571_208_000);
     let r = parse(&mut p, "2026-01-05 00:00:10 192.0.2.1 GET /a - 000 0").unwrap();
     assert_eq!((&*r.path, r.status), (&b"/a"[..], None));
     assert_eq!(
