@@ -66,6 +66,17 @@ impl Outputs for Terminal {
         );
         Ok(())
     }
+
+    fn undetected(&mut self, _file: &str, why: &str) -> io::Result<()> {
+        if self.quiet || self.output == WatchOutput::View {
+            return Ok(());
+        }
+        eprintln!(
+            "rlctl: {}; still following: lines in no format detected are skipped and counted (\"log format not detected\"), and detection is tried again on the lines after them",
+            escape::terminal(why)
+        );
+        Ok(())
+    }
 }
 
 /// Runs `rlctl watch`.

@@ -4,8 +4,12 @@
 //! (lines + entries glued onto them = parsed + skipped, by reason).
 //!
 //! With `--log-format auto`, a file's first lines are held until detection
-//! decides (as ingestion does on the first lines of an input); the format found
-//! stays for the life of the watch, across rotations, but for the columns of a
+//! decides (as ingestion does on the first lines of an input). When it cannot
+//! decide on enough lines (not an access log, binary garbage), those lines are
+//! counted as skipped ([`SkipReason::FormatNotDetected`]), the failure is
+//! handed to the watch once to report ([`FileParser::take_undetected`]), and
+//! detection starts again on the lines after them: never an error. The format
+//! found stays for the life of the watch, across rotations, but for the columns of a
 //! W3C file: a `#Fields:` header that names other columns (a rotation, an IIS
 //! restart after its fields were changed) is read as the header of the lines
 //! after it ([`LineParser::follow_headers`]).
@@ -79,6 +83,10 @@ pub struct FileParser {
     /// The number of the file the preamble is of.
     preamble_file: u32,
     counts: FileCounts,
+    /// True once detection gave up on held lines.
+    gave_up: bool,
+    /// Why detection first gave up, until the watch takes it to report it.
+    detect_failure: Option<String>,
 }
 
 impl std::fmt::Debug for FileParser {
@@ -103,6 +111,8 @@ impl FileParser {
             preamble: Vec::new(),
             preamble_file: 0,
             counts: FileCounts::default(),
+            gave_up: false,
+            detect_failure: None,
         }
     }
 
@@ -142,7 +152,7 @@ impl FileParser {
 
     /// Parses whole lines (`data` ends with a newline) of the file numbered
     /// `file`. Returns `None` while the format is still being detected (the
-    /// lines are held).
+    /// lines are held, or counted as skipped when detection gave up on them).
     pub fn parse(
         &mut self,
         file: u32,
@@ -229,8 +239,31 @@ impl FileParser {
                 Ok(Some(chosen.parser))
             }
             Err(IngestError::Detect { .. }) if !enough => Ok(None),
+            Err(e @ IngestError::Detect { .. }) => {
+                self.give_up(&e);
+                Ok(None)
+            }
             Err(e) => Err(e),
         }
+    }
+
+    /// Detection found no format in enough held lines: they are counted as
+    /// skipped, and detection starts again on the lines after them (a file
+    /// that begins with a program's own messages may go on as an access log).
+    fn give_up(&mut self, error: &IngestError) {
+        let lines = memchr::memchr_iter(b'\n', &self.undetected).count() as u64;
+        self.counts.skip(SkipReason::FormatNotDetected, lines);
+        self.undetected.clear();
+        if !self.gave_up {
+            self.gave_up = true;
+            self.detect_failure = Some(error.to_string());
+        }
+    }
+
+    /// Why detection gave up on this file's lines, the first time it did,
+    /// once: the watch reports it.
+    pub fn take_undetected(&mut self) -> Option<String> {
+        self.detect_failure.take()
     }
 
     /// Ends the file: held lines are parsed with the combined parser when the

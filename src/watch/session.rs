@@ -38,6 +38,11 @@ pub trait Outputs {
     fn event(&mut self, _file: &str, _event: &FileEvent) -> io::Result<()> {
         Ok(())
     }
+    /// Called once for a file whose format could not be detected on its
+    /// first lines (`why`: the detection's message); it is still followed.
+    fn undetected(&mut self, _file: &str, _why: &str) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// How a session ended.
@@ -91,6 +96,9 @@ pub fn run(
         };
         for (file, event) in &step.events {
             outputs.event(file, event)?;
+        }
+        for (file, why) in &step.undetected {
+            outputs.undetected(file, why)?;
         }
         // Quiet (no request read; lines skipped do not count): release what
         // the wall clock has passed by the delay. Not on every step caught

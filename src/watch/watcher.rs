@@ -77,6 +77,10 @@ pub struct Step {
     pub more: bool,
     /// What happened to the files: (file, event).
     pub events: Vec<(String, FileEvent)>,
+    /// Files whose format detection gave up on their first lines, the first
+    /// time it did: (file, why). Their lines are skipped and counted, and
+    /// detection is tried again on the lines after them.
+    pub undetected: Vec<(String, String)>,
 }
 
 #[derive(Debug)]
@@ -244,7 +248,12 @@ impl Watcher {
         let file = &mut self.files[i];
         match item {
             Followed::Lines { file: number, data } => {
-                if let Some(chunk) = file.parser.parse(*number, data, &self.settings.ingest)? {
+                let chunk = file.parser.parse(*number, data, &self.settings.ingest)?;
+                if let Some(why) = file.parser.take_undetected() {
+                    *file.events.entry("undetected".to_string()).or_default() += 1;
+                    step.undetected.push((file.name.clone(), why));
+                }
+                if let Some(chunk) = chunk {
                     step.requests += self.hold(i, &chunk);
                 }
             }

@@ -44,6 +44,9 @@ pub enum SkipReason {
     /// An entry that does not parse, cut short by another glued after it on
     /// the same line (which is read on its own).
     CutShort,
+    /// Where a watch detects a followed file's format: lines held for
+    /// detection when it gave up on them (it tries again on the lines after).
+    FormatNotDetected,
 }
 
 impl fmt::Display for SkipReason {
@@ -79,6 +82,9 @@ impl fmt::Display for SkipReason {
             ),
             SkipReason::CutShort => f.write_str(
                 "an entry cut short, with another glued after it on the same line (a newline missing)",
+            ),
+            SkipReason::FormatNotDetected => f.write_str(
+                "log format not detected (watch tries again on the lines after)",
             ),
         }
     }

@@ -62,17 +62,33 @@ fn a_first_line_longer_than_the_detection_window_is_skipped_not_cut() {
     assert_eq!(p.format(), "combined (detected)");
 }
 
+/// Found by review: a followed file whose first lines were no access log
+/// (a program's start-up messages, binary garbage) stopped the whole watch.
 #[test]
-fn a_file_of_nothing_but_garbage_is_a_detection_error() {
+fn lines_detection_gives_up_on_are_skipped_and_detection_is_tried_again() {
     let s = settings(FormatChoice::Auto);
     let mut p = FileParser::new("x.log");
-    let garbage = "no format here\n".repeat(DETECT_LINES);
-    let err = p.parse(1, garbage.as_bytes(), &s).unwrap_err();
+    let garbage = "Starting worker 1 ... ok\n".repeat(DETECT_LINES);
+    assert!(p.parse(1, garbage.as_bytes(), &s).unwrap().is_none());
+    let why = p.take_undetected().expect("reported");
     assert!(
-        err.to_string()
-            .contains("cannot detect the log format of x.log"),
-        "{err}"
+        why.contains("cannot detect the log format of x.log"),
+        "{why}"
     );
+    let reason = SkipReason::FormatNotDetected.to_string();
+    let c = p.counts();
+    assert_eq!((c.lines, c.parsed, c.skipped[&reason]), (50, 0, 50));
+    // Binary garbage after them: skipped too, reported only once.
+    let binary = "\u{0}\u{1}\u{ff}\u{1b}[2J\n".repeat(DETECT_LINES);
+    assert!(p.parse(1, binary.as_bytes(), &s).unwrap().is_none());
+    assert_eq!(p.take_undetected(), None);
+    assert_eq!(p.counts().skipped[&reason], 100);
+    // Then access lines: detected on them, and read.
+    let chunk = p.parse(1, GOOD.repeat(3).as_bytes(), &s).unwrap().unwrap();
+    assert_eq!((chunk.lines, chunk.parsed), (3, 3));
+    assert_eq!(p.format(), "combined (detected)");
+    let c = p.counts();
+    assert_eq!((c.lines, c.parsed, c.skipped_total()), (103, 3, 100));
 }
 
 #[test]

@@ -289,3 +289,50 @@ fn busy_files_behind_the_wall_clock_are_put_in_order() {
     assert_eq!((last.late_lines, last.rules[0].unplaced), (0, 0));
     assert!(last.rules[0].requests >= 110, "{}", last.rules[0].requests);
 }
+
+/// Found by review: 50 lines of no access log (a program's start-up
+/// messages) in one followed file stopped the watch with exit 2, and with it
+/// the following of every other file.
+#[test]
+fn a_file_of_no_log_format_is_reported_and_the_others_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let (good, noise) = (dir.path().join("good.log"), dir.path().join("g.log"));
+    std::fs::write(&good, b"").unwrap();
+    std::fs::write(&noise, b"").unwrap();
+    let mut w = watcher_of(&[&good, &noise], None);
+    let clock = ManualClock::new(1_800_000_000_000);
+    let stop = AtomicBool::new(false);
+    let append = |path: &std::path::Path, text: &str| {
+        let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        f.write_all(text.as_bytes()).unwrap();
+    };
+    let mut refreshes = 0;
+    let mut out = Acting {
+        on_refresh: |_: &Snapshot| {
+            refreshes += 1;
+            match refreshes {
+                1 => (0..20).for_each(|i| append(&good, &line_at("10.0.0.1", i, "/a"))),
+                2 => (0..55).for_each(|i| append(&noise, &format!("Starting worker {i} ... ok\n"))),
+                3 => (20..25).for_each(|i| append(&good, &line_at("10.0.0.1", i, "/a"))),
+                _ => stop.store(true, Ordering::Relaxed),
+            }
+        },
+        summaries: Vec::new(),
+    };
+    let quick = SessionSettings {
+        refresh: Duration::from_millis(200),
+        ..settings()
+    };
+    let ending = run(&mut w, &clock, &quick, None, &mut out, &stop).unwrap();
+    assert_eq!(ending, Ending::Stopped);
+    let [last] = &out.summaries[..] else {
+        panic!("{} summaries", out.summaries.len())
+    };
+    assert_eq!(last.rules[0].requests, 25);
+    let (g, n) = (&last.files[0], &last.files[1]);
+    assert_eq!((g.lines, g.parsed), (25, 25));
+    assert_eq!(n.events.get("undetected"), Some(&1));
+    // The 55 lines came in one read: detection gave up on all of them.
+    let reason = "log format not detected (watch tries again on the lines after)";
+    assert_eq!((n.lines, n.parsed, last.skipped[reason]), (55, 0, 55));
+}
