@@ -191,9 +191,11 @@ impl Follower {
         polled
     }
 
-    /// Ends following: every partial line becomes a line.
+    /// Ends following: every partial last line becomes a line (as when a
+    /// rotated-away file is closed). The files stay open, so that the last
+    /// figures still say which path was readable.
     pub fn finish(&mut self, out: &mut Vec<Followed>) {
-        for mut handle in self.retired.drain(..).chain(self.current.take()) {
+        for handle in self.retired.iter_mut().chain(&mut self.current) {
             handle.lines.finish(out);
         }
     }

@@ -11,7 +11,7 @@ use super::follow::FileEvent;
 use super::http::Published;
 use super::metrics::{Snapshot, render};
 use super::verdict::Judgement;
-use super::watcher::{WatchError, Watcher};
+use super::watcher::{Step, WatchError, Watcher};
 
 /// How often the loop runs (the verdict that may end it is the watcher's).
 #[derive(Debug, Clone)]
@@ -83,8 +83,7 @@ pub fn run(
     let mut next_summary = settings.interval.map(|i| clock.elapsed() + i);
     loop {
         if stop.load(Ordering::Relaxed) {
-            last_summary(watcher, clock, published, outputs)?;
-            return Ok(ending(watcher.judgement()).unwrap_or(Ending::Stopped));
+            return stopped(watcher, clock, published, outputs);
         }
         let step = match watcher.step(clock.elapsed(), clock.wall_ms()) {
             Ok(step) => step,
@@ -94,12 +93,7 @@ pub fn run(
                 return Err(e.into());
             }
         };
-        for (file, event) in &step.events {
-            outputs.event(file, event)?;
-        }
-        for (file, why) in &step.undetected {
-            outputs.undetected(file, why)?;
-        }
+        report(&step, outputs)?;
         // Quiet (no request read; lines skipped do not count): release what
         // the wall clock has passed by the delay. Not on every step caught
         // up: a busy log behind the wall clock would have its lines released
@@ -128,6 +122,45 @@ pub fn run(
     }
 }
 
+/// Tells the outputs what a step found happened to the files.
+fn report(step: &Step, outputs: &mut dyn Outputs) -> io::Result<()> {
+    for (file, event) in &step.events {
+        outputs.event(file, event)?;
+    }
+    for (file, why) in &step.undetected {
+        outputs.undetected(file, why)?;
+    }
+    Ok(())
+}
+
+/// Ends a watch asked to stop: every file is read once more (what was
+/// written since the last poll, up to one poll's budget), a partial last
+/// line is read as a line (no newline will come now; `simulate` reads it
+/// too), everything held is decided, then the metrics and a last summary.
+fn stopped(
+    watcher: &mut Watcher,
+    clock: &dyn Clock,
+    published: Option<&Published>,
+    outputs: &mut dyn Outputs,
+) -> Result<Ending, SessionError> {
+    let read = watcher
+        .step(clock.elapsed(), clock.wall_ms())
+        .and_then(|step| {
+            watcher.finish()?;
+            Ok(step)
+        });
+    match read {
+        Ok(step) => report(&step, outputs)?,
+        Err(e) => {
+            // The error matters more than output that could not be written.
+            let _ = last_summary(watcher, clock, published, outputs);
+            return Err(e.into());
+        }
+    }
+    last_summary(watcher, clock, published, outputs)?;
+    Ok(ending(watcher.judgement()).unwrap_or(Ending::Stopped))
+}
+
 /// How the session ends on `judgement`, if it is decided.
 fn ending(judgement: &Judgement) -> Option<Ending> {
     match judgement {
@@ -148,8 +181,8 @@ fn ending(judgement: &Judgement) -> Option<Ending> {
 }
 
 /// Decides what the reorder buffer holds, then publishes the figures so far
-/// in the metrics and as a last summary (a watch asked to stop, or stopped by
-/// an error).
+/// in the metrics and as a last summary (a watch asked to stop, after its last
+/// read, or stopped by an error).
 fn last_summary(
     watcher: &mut Watcher,
     clock: &dyn Clock,

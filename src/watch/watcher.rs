@@ -220,8 +220,8 @@ impl Watcher {
         Ok(())
     }
 
-    /// Decides every request the reorder buffer holds (a watch asked to
-    /// stop: lines already read are decided; a partial last line waits).
+    /// Decides every request the reorder buffer holds (a watch stopped by an
+    /// error: the lines already read are decided).
     pub fn drain(&mut self) {
         self.reorder.flush(&mut self.released);
         self.decide_released();

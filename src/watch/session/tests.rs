@@ -336,3 +336,37 @@ fn a_file_of_no_log_format_is_reported_and_the_others_go_on() {
     let reason = "log format not detected (watch tries again on the lines after)";
     assert_eq!((n.lines, n.parsed, last.skipped[reason]), (55, 0, 55));
 }
+
+/// Found by review: at SIGINT or SIGTERM a last line without its newline was
+/// never counted (`simulate` reads it), nor were lines written since the
+/// last poll.
+#[test]
+fn a_stop_reads_the_files_once_more_and_a_partial_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("access.log");
+    std::fs::write(&path, line_at("10.0.0.1", 0, "/a")).unwrap();
+    let mut w = watcher(&path, None);
+    let clock = ManualClock::new(1_800_000_000_000);
+    let stop = AtomicBool::new(false);
+    let mut out = Acting {
+        on_refresh: |_: &Snapshot| {
+            // Written just before the signal: a line, then one without its newline.
+            let more = [line_at("10.0.0.2", 1, "/a"), line_at("10.0.0.3", 2, "/a")].concat();
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&path)
+                .unwrap();
+            f.write_all(more.trim_end().as_bytes()).unwrap();
+            stop.store(true, Ordering::Relaxed);
+        },
+        summaries: Vec::new(),
+    };
+    let ending = run(&mut w, &clock, &settings(), None, &mut out, &stop).unwrap();
+    assert_eq!(ending, Ending::Stopped);
+    let [last] = &out.summaries[..] else {
+        panic!("{} summaries", out.summaries.len())
+    };
+    let f = &last.files[0];
+    assert_eq!((f.lines, f.parsed, last.rules[0].requests), (3, 3, 3));
+    assert!(f.readable);
+}
