@@ -10,9 +10,9 @@
 //! - a new file at the path (rename-and-create, deleted and recreated) is read
 //!   from byte 0, while the old one is still read until it has stayed quiet for
 //!   the linger time (writers keep writing to a renamed file until they reopen);
-//! - a file that shrinks, or whose bytes before the read offset changed
-//!   (copytruncate, then written past the old offset before the next poll), is
-//!   read again from byte 0;
+//! - a file that shrinks, or whose first bytes or bytes just before the read
+//!   offset changed (copytruncate, then written past the old offset before the
+//!   next poll), is read again from byte 0;
 //! - a line longer than [`MAX_LINE_BYTES`](crate::ingest::lines::MAX_LINE_BYTES) is discarded as it streams by and
 //!   reported with its length, so memory never grows with line length;
 //! - a path that is missing, not a regular file, or unreadable is reported once
@@ -244,6 +244,7 @@ impl Follower {
                 handle.lines.finish(out);
                 handle.offset = 0;
                 handle.signature.clear();
+                handle.head.clear();
                 handle.plain = None;
                 out.push(Followed::Event(FileEvent::Truncated));
             }
@@ -264,6 +265,7 @@ impl Follower {
             0
         };
         let header = header::comment_lines(&file, offset);
+        let head = handle::head_of(&file, offset);
         if self.opened > 0 {
             out.push(Followed::Event(FileEvent::Replaced));
         }
@@ -274,6 +276,7 @@ impl Follower {
             id: (meta.dev(), meta.ino()),
             offset,
             signature: Vec::new(),
+            head,
             plain: None,
             lines: LineAssembler::new(self.opened),
             last_growth: now,

@@ -13,6 +13,10 @@ use super::{FileEvent, Followed, Polled, READ_BUDGET};
 /// Bytes before the read offset compared on each poll to see a copytruncate
 /// that the writer has already filled past the old offset.
 const SIGNATURE_BYTES: usize = 32;
+/// Bytes at the start of the file (those before the read offset) compared on
+/// each poll too: lines of one shape can end alike at the old offset, while
+/// their first bytes (a newer time, another client) differ.
+pub(super) const HEAD_BYTES: usize = 4096;
 
 /// An open file and how far it was read.
 #[derive(Debug)]
@@ -23,6 +27,8 @@ pub(super) struct Handle {
     pub(super) offset: u64,
     /// The bytes just before `offset`, as read.
     pub(super) signature: Vec<u8>,
+    /// The file's first bytes, up to `offset` and [`HEAD_BYTES`], as read.
+    pub(super) head: Vec<u8>,
     /// What the file's first bytes said, once they were there: a
     /// compressed file is reported once and never read.
     pub(super) plain: Option<bool>,
@@ -66,6 +72,10 @@ impl Handle {
                 Err(e) => return Err(e),
             };
             let data = &buf[..n];
+            if self.head.len() < HEAD_BYTES && self.head.len() as u64 == self.offset {
+                let take = n.min(HEAD_BYTES - self.head.len());
+                self.head.extend_from_slice(&data[..take]);
+            }
             self.offset += n as u64;
             polled.bytes += n as u64;
             self.signature
@@ -80,14 +90,27 @@ impl Handle {
         Ok(polled)
     }
 
-    /// True when the file no longer holds what was read before `offset`.
+    /// True when the file no longer holds what was read before `offset`:
+    /// it is shorter, or its first bytes or those just before `offset` changed.
     pub(super) fn rewritten(&self, len: u64) -> bool {
         if len < self.offset {
             return true;
         }
-        let mut now = vec![0; self.signature.len()];
-        let at = self.offset - self.signature.len() as u64;
-        !self.signature.is_empty()
-            && (self.file.read_exact_at(&mut now, at).is_err() || now != self.signature)
+        let changed = |was: &[u8], at: u64| {
+            let mut now = vec![0; was.len()];
+            !was.is_empty() && (self.file.read_exact_at(&mut now, at).is_err() || now != was)
+        };
+        changed(&self.signature, self.offset - self.signature.len() as u64)
+            || changed(&self.head, 0)
+    }
+}
+
+/// The first bytes of `file`, up to `offset` and [`HEAD_BYTES`] (none when
+/// they cannot be read): what a file followed from `offset` holds before it.
+pub(super) fn head_of(file: &File, offset: u64) -> Vec<u8> {
+    let mut head = vec![0; offset.min(HEAD_BYTES as u64) as usize];
+    match file.read_exact_at(&mut head, 0) {
+        Ok(()) => head,
+        Err(_) => Vec::new(),
     }
 }

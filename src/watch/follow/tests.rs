@@ -244,6 +244,28 @@ fn copytruncate_is_seen_even_when_the_file_grew_back_past_the_offset() {
     );
 }
 
+/// Found by review: lines of one length that end alike reached the old
+/// offset with the same 32 bytes before it, and the truncation was missed.
+#[test]
+fn copytruncate_is_seen_when_the_new_lines_end_like_the_old_at_the_offset() {
+    let (_dir, path, mut f) = following_an_empty_log();
+    let line = |n: u32| format!("10.0.0.{n} GET /a HTTP/1.1 200 1 \"-\" \"the same agent\"\n");
+    let old: String = (1..=3).map(line).collect();
+    append(&path, old.as_bytes());
+    assert_eq!(text(&poll(&mut f, 1)), old);
+    OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let new: String = (4..=7).map(line).collect();
+    append(&path, new.as_bytes());
+    let out = poll(&mut f, 2);
+    assert_eq!(out[0], event(FileEvent::Truncated));
+    assert_eq!(text(&out), new);
+}
+
 #[test]
 fn a_deleted_and_recreated_file_is_followed_from_its_start() {
     let dir = tempfile::tempdir().unwrap();
