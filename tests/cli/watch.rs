@@ -411,3 +411,50 @@ fn a_signal_ends_the_watch_with_its_figures_and_leaves_an_open_verdict_failed() 
         }
     }
 }
+
+#[test]
+fn a_file_in_no_format_is_reported_on_stderr_and_still_followed() {
+    // Found by review: 50 lines that told no format ended the whole watch.
+    let dir = tempfile::tempdir().unwrap();
+    let (policy, log) = one_line_log(dir.path());
+    let noise = dir.path().join("worker.log");
+    let text: String = (0..55)
+        .map(|i| format!("Starting worker {i} ... ok\n"))
+        .collect();
+    append(&noise, text.as_bytes());
+    let port = free_port();
+    let child = Command::new(crate::support::rlctl_path())
+        .arg("watch")
+        .args([&log, &noise])
+        .arg("--policy")
+        .arg(&policy)
+        .args(["--from-start", "--format", "jsonl", "--interval", "1h"])
+        .args(["--listen", &format!("127.0.0.1:{port}")])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let undetected = format!(
+        "rlctl_file_events_total{{file=\"{}\",event=\"undetected\"}}",
+        noise.display()
+    );
+    let lines = format!("rlctl_lines_total{{file=\"{}\"}}", log.display());
+    wait_for(port, "the undetected file reported", |m| {
+        m.get(&undetected) == Some(&1.0) && m.get(&lines) == Some(&1.0)
+    });
+    let killed = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("cannot detect the log format of"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("worker.log"), "{stderr}");
+    assert!(stderr.contains("; still following:"), "{stderr}");
+}
