@@ -68,6 +68,7 @@ printf "log_format a 'x\\\\'y \$msec' \"\\\\n\";\nlog_format b escape=none '\$ti
 # JSON lines: the --field mapping on the first line
 { echo ''; head_of "$fixtures/access.json.log" 20; } | seed json_lines fixture
 { echo 'time=when,client=who.ip,path=req.uri'; printf '{"when":"2026-01-05T00:00:00Z","who":{"ip":"10.0.0.1"},"req":{"uri":"/a?b"},"status":200}\n{"when":1767571200123,"who":[{"ip":"::1"}],"status":"429"}\n'; } | seed json_lines mapping
+{ echo 'client=client.ip'; printf '{"msec":"1767571210.500","client.ip":"10.0.0.1","request":"GET /a HTTP/1.1","status":200,"request_time":"1.250"}\n{"time_local":"05/Jan/2026:00:00:10 +0000","client":{"ip":"10.0.0.2"},"request":"GET /b HTTP/1.1","status":200,"request_time":2.5}\n{"records":[{"time":"2026-01-05T00:00:00Z"}]}\n'; } | seed json_lines nginx-times
 { echo 'time=StartUTC'; printf '{"StartUTC":"2026-01-05T00:00:00.123456789Z","ClientHost":"10.0.0.1","RequestMethod":"GET","RequestPath":"/x","DownstreamStatus":200}\n'; } | seed json_lines traefik
 
 # limits and durations
