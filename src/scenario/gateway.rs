@@ -230,12 +230,13 @@ pub fn check(
     let policy = runner.run(base)?;
     let as_gateway = scenarios(base, &[gateway], keys)?.remove(0);
     let counted = runner.run(&as_gateway)?;
-    // For Kong, its rules each on their own: where they agree with the
-    // policy, the plugin Kong runs is what differs. Then the gateway's
+    // For Kong and Traefik, their rules each on their own: where they agree
+    // with the policy, the plugin Kong runs, or Traefik's buckets per router,
+    // is what differs. Then the gateway's
     // arithmetic on the policy's keys (and exemptions), then with rejected
     // requests ignored as well: what tells the other reasons apart.
     let each = each_rule(base, gateway, keys)?;
-    let each_allowed = match gateway.runs_one_plugin() {
+    let each_allowed = match gateway.runs_one_plugin() || gateway == Gateway::Traefik {
         true => Some(runner.run(&each)?.allowed),
         false => None,
     };

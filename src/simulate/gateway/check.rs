@@ -37,6 +37,9 @@ pub enum Reason {
     /// The gateway runs one rule's limit on the request where the policy
     /// applies several (Kong's one plugin per request).
     OnePlugin,
+    /// The gateway keeps a rule's buckets per router that chains it, where
+    /// the policy keeps one (Traefik).
+    PerRouter,
 }
 
 impl fmt::Display for Reason {
@@ -49,6 +52,7 @@ impl fmt::Display for Reason {
             Reason::MethodOrPath => "method, path or version",
             Reason::KeyMethodOrPath => "client key, method, path or version",
             Reason::OnePlugin => "one plugin per request",
+            Reason::PerRouter => "buckets per router",
         })
     }
 }
@@ -90,7 +94,8 @@ pub struct GatewayReplays<'a> {
     /// As the gateway enforces the configuration, keys read its way.
     pub enforced: &'a [bool],
     /// The same with its rules each limiting on its own, when the gateway
-    /// runs one plugin per request (`None`: it runs them so).
+    /// runs one plugin per request or keeps buckets per router (`None`: it
+    /// runs them so).
     pub each_rule: Option<&'a [bool]>,
     /// The same with the policy's keys, methods and paths, when the gateway
     /// reads some otherwise (`None`: it reads them as the policy does).
@@ -103,8 +108,8 @@ pub struct GatewayReplays<'a> {
 }
 
 /// The requests where `gateway` differs from `policy`, with their reasons:
-/// one plugin per request where the gateway's rules each on their own agree
-/// with the policy, else the client key where the gateway with the policy's
+/// one plugin per request (Kong) or buckets per router (Traefik) where the
+/// gateway's rules each on their own agree with the policy, else the client key where the gateway with the policy's
 /// keys agrees with the policy, else counted rejections where it also agrees once rejected
 /// requests are ignored, else the gateway's own arithmetic.
 pub fn differences(
@@ -114,7 +119,10 @@ pub fn differences(
 ) -> Vec<Difference> {
     let reason = |row: usize, p: bool| {
         if replays.each_rule.is_some_and(|own| own[row] == p) {
-            Reason::OnePlugin
+            match gateway_name {
+                Gateway::Traefik => Reason::PerRouter,
+                _ => Reason::OnePlugin,
+            }
         } else if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
             replays.read_otherwise
         } else if replays.uncounted[row] == p {

@@ -105,6 +105,7 @@ fn traefik_gateway_keeps_a_rules_buckets_per_router() {
         check.contains("policy rejects 2, traefik rejects 0; they differ on 2 requests"),
         "{check}"
     );
+    assert!(check.contains("buckets per router: 2"), "{check}");
 }
 
 const METHOD_POLICY: &str = "[[rule]]\nname = \"global\"\nkey = \"ip\"\nlimit = \"100/1s\"\nburst = 100\nalgorithm = \"token-bucket\"\n\n\
