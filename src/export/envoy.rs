@@ -75,15 +75,11 @@ pub fn token_bucket(limit: Limit, capacity: u64) -> TokenBucket {
 pub fn path_regex(route: &str) -> String {
     let inner = route.strip_prefix('^').and_then(|r| r.strip_suffix('$'));
     match inner {
-        Some(inner) if !inner.contains('|') && !ends_escaped(inner) => inner.to_string(),
+        Some(inner) if !inner.contains('|') && !crate::text::ends_in_escape(inner.as_bytes()) => {
+            inner.to_string()
+        }
         _ => format!(".*(?:{route}).*"),
     }
-}
-
-/// Whether `text` ends with an odd run of backslashes (so the `$` after it
-/// was a literal dollar, not an anchor).
-fn ends_escaped(text: &str) -> bool {
-    text.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
 }
 
 /// A protobuf JSON duration: `1.500s`, `60s`.

@@ -236,12 +236,8 @@ fn split_spaces(line: &[u8], spans: &mut Vec<(usize, usize)>) -> Result<(), Skip
             let mut close = None;
             for q in memchr::memchr_iter(b'"', &line[body..]) {
                 let at = body + q;
-                let backslashes = line[body..at]
-                    .iter()
-                    .rev()
-                    .take_while(|&&b| b == b'\\')
-                    .count();
-                if backslashes % 2 == 0 && matches!(line.get(at + 1), None | Some(b' ')) {
+                let escaped = crate::text::ends_in_escape(&line[body..at]);
+                if !escaped && matches!(line.get(at + 1), None | Some(b' ')) {
                     close = Some(at);
                     break;
                 }

@@ -2,8 +2,9 @@
 //! log-derived text ([`escape`]), logged paths as route regexes
 //! ([`path_regex`]), route regexes as nginx and HAProxy match them
 //! ([`pcre_bytes`]), atomic file writes ([`atomic`]), calendar arithmetic and
-//! date formatting ([`time`]), counts with their noun ([`counted`]), and
-//! hints to the processor's cache ([`cache`]).
+//! date formatting ([`time`]), counts with their noun ([`counted`]), whether
+//! a character is backslash-escaped ([`ends_in_escape`]), and hints to the
+//! processor's cache ([`cache`]).
 //!
 //! It owns no domain types and imports nothing from the rest of the crate but
 //! [`crate::units`]: ingestion, export, frames and rendering all sit above it.
@@ -21,6 +22,12 @@ pub fn counted(n: impl TryInto<u64>, noun: &str) -> String {
         1 => format!("1 {noun}"),
         n => format!("{n} {noun}s"),
     }
+}
+
+/// Whether `before` ends with an odd run of backslashes: the character after
+/// it is escaped (`\"` inside a quoted value, `\$` in a regex).
+pub fn ends_in_escape(before: &[u8]) -> bool {
+    before.iter().rev().take_while(|&&b| b == b'\\').count() % 2 == 1
 }
 
 /// A regex error on one line: the regex crate writes a syntax error over
@@ -54,6 +61,23 @@ pub fn regex_error(error: &regex::Error) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn an_odd_run_of_backslashes_escapes() {
+        for (before, escaped) in [
+            ("", false),
+            ("a", false),
+            ("a\\", true),
+            ("\\\\", false),
+            ("x\\\\\\", true),
+        ] {
+            assert_eq!(
+                super::ends_in_escape(before.as_bytes()),
+                escaped,
+                "{before}"
+            );
+        }
+    }
+
     #[test]
     fn a_regex_syntax_error_reads_on_one_line() {
         let pattern = String::from("^/api/(x");

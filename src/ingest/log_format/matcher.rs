@@ -120,8 +120,7 @@ pub(super) fn find_delimiter(hay: &[u8], finder: &Finder<'_>) -> Option<usize> {
     let mut from = 0;
     while let Some(off) = finder.find(&hay[from..]) {
         let at = from + off;
-        let backslashes = hay[..at].iter().rev().take_while(|&&b| b == b'\\').count();
-        if backslashes % 2 == 0 {
+        if !crate::text::ends_in_escape(&hay[..at]) {
             return Some(at);
         }
         from = at + 1;
