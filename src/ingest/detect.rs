@@ -307,12 +307,7 @@ fn has_quoted_tail(line: &[u8]) -> bool {
 /// storage and Event Hubs deliver a `{"records": [...]}` envelope.
 fn wrapped_hint(head: &[u8]) -> &'static str {
     let head = head.trim_ascii_start();
-    let compact: Vec<u8> = head
-        .iter()
-        .take(64)
-        .copied()
-        .filter(|b| !b.is_ascii_whitespace())
-        .collect();
+    let compact = json::compact_start(head);
     if compact.starts_with(b"[{") || compact == b"[" {
         "it looks like a JSON array (as `gcloud logging read --format=json` prints): write one entry per line first (`jq -c '.[]'`), then "
     } else if json::is_records_envelope(head) {

@@ -375,13 +375,18 @@ impl LineParser for JsonParser {
 }
 
 /// Whether `text` (a line, or a file's first bytes) starts an object whose
-/// first member is a `records` array of objects: the envelope Azure's storage
-/// and Event Hubs deliver entries in, one document for many.
+/// first member is a `records` array: the envelope Azure's storage and Event
+/// Hubs deliver entries in, one document for many.
 pub fn is_records_envelope(text: &[u8]) -> bool {
-    let compact: Vec<u8> = (text.iter().take(64).copied())
+    compact_start(text).starts_with(b"{\"records\":[")
+}
+
+/// The first 64 bytes of `text` without their white space: how a document
+/// starts, pretty-printed or not.
+pub fn compact_start(text: &[u8]) -> Vec<u8> {
+    (text.iter().take(64).copied())
         .filter(|b| !b.is_ascii_whitespace())
-        .collect();
-    compact.starts_with(b"{\"records\":[")
+        .collect()
 }
 
 mod glue;
