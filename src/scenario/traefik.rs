@@ -16,47 +16,31 @@ use super::kong::{MethodRoute, PluginRun};
 use super::plan::PlannedRule;
 use crate::export::traefik::{Chain, chains, middleware_names_of, router_names};
 
-/// Each router's chain with the routers Traefik tries before it: by
-/// priority, highest first; equal priorities in the order written (Traefik's
-/// own order between them is unspecified: `sort.Sort` of its routes).
-fn by_priority(scopes: &[(Option<String>, Option<String>)]) -> Vec<(usize, Chain)> {
-    let mut ranked: Vec<(usize, Chain)> = chains(scopes).into_iter().enumerate().collect();
-    ranked.sort_by_key(|(_, c)| std::cmp::Reverse(c.priority()));
-    ranked
-}
-
 /// The runs of rules with these (method, route) `picks` and `names`: per
 /// router, in the order written, one per middleware of its chain, each on
-/// the router's requests less those of the routers Traefik tries first.
+/// the router's requests less those of the routers Traefik tries first (by
+/// priority, highest first; equal priorities in the order written, Traefik's
+/// own order between them being unspecified: `sort.Sort` of its routes).
 pub fn runs(picks: &[MethodRoute], names: &[&str]) -> Vec<PluginRun> {
     let scopes: Vec<(Option<String>, Option<String>)> = (picks.iter())
         .map(|(m, r)| (m.clone(), r.as_ref().map(|r| r.as_str().to_string())))
         .collect();
-    let ranked = by_priority(&scopes);
-    let written: Vec<Chain> = ranked.iter().map(|(_, c)| c.clone()).collect();
-    let mut in_order = ranked.clone();
-    in_order.sort_by_key(|(i, _)| *i);
-    let routers = router_names(
-        &in_order.iter().map(|(_, c)| c.clone()).collect::<Vec<_>>(),
-        &middleware_names_of(names.iter().copied()),
-    );
+    let chains = chains(&scopes);
+    let mut ranked: Vec<usize> = (0..chains.len()).collect();
+    ranked.sort_by_key(|&i| std::cmp::Reverse(chains[i].priority()));
+    let routers = router_names(&chains, &middleware_names_of(names.iter().copied()));
     let scope = |c: &Chain| match c.router_of {
         Some(i) => picks[i].clone(),
         None => (None, None),
     };
-    let chained = |j: usize| {
-        written
-            .iter()
-            .filter(|c| c.middlewares.contains(&j))
-            .count()
-    };
+    let chained = |j: usize| chains.iter().filter(|c| c.middlewares.contains(&j)).count();
     let mut runs = Vec::new();
-    for (i, chain) in &in_order {
-        let rank = ranked.iter().position(|(k, _)| k == i).expect("ranked");
-        let unless: Vec<MethodRoute> = ranked[..rank].iter().map(|(_, c)| scope(c)).collect();
+    for (i, chain) in chains.iter().enumerate() {
+        let rank = ranked.iter().position(|&k| k == i).expect("ranked");
+        let unless: Vec<MethodRoute> = ranked[..rank].iter().map(|&k| scope(&chains[k])).collect();
         for &j in &chain.middlewares {
             let router_of = chain.router_of.unwrap_or(j);
-            let label = (chained(j) > 1).then(|| routers[*i].clone());
+            let label = (chained(j) > 1).then(|| routers[i].clone());
             runs.push(PluginRun {
                 merged: vec![j],
                 unless: unless.clone(),
