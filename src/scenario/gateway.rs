@@ -13,7 +13,9 @@ use crate::events::{EventTable, NO_KEY};
 use crate::export::{ExportOptions, Target};
 use crate::ingest::key::{KeySet, KeySpec};
 use crate::policy::{CheckedRule, Exemption};
-use crate::simulate::gateway::check::{Difference, GatewayReplays, Reason, differences};
+use crate::simulate::gateway::check::{
+    Difference, GatewayReplays, Reason, differences, regrouping,
+};
 use crate::simulate::gateway::{Fidelity, Gateway, GatewayError, NameReading};
 use crate::simulate::{Deployment, Limiter, ReplayError};
 
@@ -236,9 +238,9 @@ pub fn check(
     // arithmetic on the policy's keys (and exemptions), then with rejected
     // requests ignored as well: what tells the other reasons apart.
     let each = each_rule(base, gateway, keys)?;
-    let each_allowed = match gateway.runs_one_plugin() || gateway == Gateway::Traefik {
-        true => Some(runner.run(&each)?.allowed),
-        false => None,
+    let each_allowed = match regrouping(gateway) {
+        Some(_) => Some(runner.run(&each)?.allowed),
+        None => None,
     };
     let mut on_policy_keys = each.clone();
     for (rule, own) in on_policy_keys.rules.iter_mut().zip(&base.rules) {

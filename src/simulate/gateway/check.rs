@@ -70,6 +70,18 @@ pub struct Difference {
     pub reason: Reason,
 }
 
+/// How the gateway groups a policy's rules otherwise than one limit each:
+/// Kong runs one plugin per request, Traefik keeps a rule's buckets per
+/// router. The reason of a difference that its rules, each on their own, do
+/// not make; `None` for a gateway that runs each rule once.
+pub fn regrouping(gateway: Gateway) -> Option<Reason> {
+    match gateway {
+        g if g.runs_one_plugin() => Some(Reason::OnePlugin),
+        Gateway::Traefik => Some(Reason::PerRouter),
+        _ => None,
+    }
+}
+
 /// The difference that is the gateway's own arithmetic (not counting).
 pub fn own_reason(gateway: Gateway) -> Reason {
     match gateway {
@@ -108,27 +120,24 @@ pub struct GatewayReplays<'a> {
 }
 
 /// The requests where `gateway` differs from `policy`, with their reasons:
-/// one plugin per request (Kong) or buckets per router (Traefik) where the
-/// gateway's rules each on their own agree with the policy, else the client key where the gateway with the policy's
-/// keys agrees with the policy, else counted rejections where it also agrees once rejected
-/// requests are ignored, else the gateway's own arithmetic.
+/// the gateway's [`regrouping`] where its rules each on their own agree with
+/// the policy, else the client key where the gateway with the policy's keys
+/// agrees with the policy, else counted rejections where it also agrees once
+/// rejected requests are ignored, else the gateway's own arithmetic.
 pub fn differences(
     gateway_name: Gateway,
     policy: &[bool],
     replays: GatewayReplays<'_>,
 ) -> Vec<Difference> {
     let reason = |row: usize, p: bool| {
-        if replays.each_rule.is_some_and(|own| own[row] == p) {
-            match gateway_name {
-                Gateway::Traefik => Reason::PerRouter,
-                _ => Reason::OnePlugin,
+        let each_agrees = replays.each_rule.is_some_and(|own| own[row] == p);
+        match regrouping(gateway_name) {
+            Some(regrouped) if each_agrees => regrouped,
+            _ if replays.on_policy_keys.is_some_and(|same| same[row] == p) => {
+                replays.read_otherwise
             }
-        } else if replays.on_policy_keys.is_some_and(|same| same[row] == p) {
-            replays.read_otherwise
-        } else if replays.uncounted[row] == p {
-            Reason::CountedRejections
-        } else {
-            own_reason(gateway_name)
+            _ if replays.uncounted[row] == p => Reason::CountedRejections,
+            _ => own_reason(gateway_name),
         }
     };
     policy
