@@ -121,9 +121,15 @@ pub fn endpoint_of_text(
                 .iter()
                 .all(|b| b.is_ascii_uppercase() || *b == b'-' || *b == b'_')
     });
+    // A method with no path after it (`"GET"`, `"GET ?q=1 HTTP/1.1"`) is a
+    // request line servers answer 400 before any limit runs, as they do a bad
+    // method (`ngx_http_parse_request_line`, nginx's src/http/ngx_http_parse.c:
+    // a CR where a method character or a space is due, a `?` where the path
+    // is): no endpoint of its own.
+    let no_path = target.is_empty() || target.starts_with(['?', '#']);
     let target = strip_origin(target);
     // Without a method, only a path names anything.
-    if !valid_method || (method.is_none() && !target.starts_with('/')) {
+    if !valid_method || no_path || (method.is_none() && !target.starts_with('/')) {
         out.push_str(INVALID_REQUEST);
         return;
     }

@@ -8,7 +8,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::Ipv4Addr;
 
 use crate::support::json_of_success;
-use crate::support::nginx::{Nginx, ScheduledRequest, SentRequest, http_get, send_schedule};
+use crate::support::nginx::{
+    Nginx, ScheduledRequest, SentRequest, http_get, send_schedule, status_of_request_line,
+};
 
 /// The `http {}` body of the scenario: `/api/` allows 5 r/s with a burst of 3,
 /// `/slow/` 30 r/m with no burst, `/` is unlimited. Decisions are immediate
@@ -359,4 +361,47 @@ fn nginx_uri_is_what_a_real_nginx_makes_of_each_path() {
     }
     let nginx_400 = statuses.iter().filter(|&&s| s == 400).count();
     crate::support::assert_same_readings("nginx", paths.len(), nginx_400, 10, &wrong);
+}
+
+#[test]
+fn a_method_with_no_path_is_answered_400_before_any_limit_and_is_no_endpoint() {
+    // One request a minute per address: the second `GET /` passes only if
+    // the lines with no path before it were not counted.
+    let config = "limit_req_zone $binary_remote_addr zone=one:1m rate=1r/m;\n\
+                  server {\n    listen 127.0.0.1:{{port}};\n    access_log {{access_log}} combined;\n    \
+                  location / { limit_req zone=one nodelay; limit_req_status 429; empty_gif; }\n}\n";
+    let Some(nginx) = Nginx::start(config) else {
+        return;
+    };
+    let lines = [
+        "GET",
+        "GET ?q=1 HTTP/1.1",
+        "GET / HTTP/1.1",
+        "GET / HTTP/1.1",
+    ];
+    let statuses: Vec<u16> = (lines.iter())
+        .map(|line| status_of_request_line(nginx.addr(), Ipv4Addr::new(127, 0, 0, 2), line))
+        .collect::<Result<_, _>>()
+        .unwrap_or_else(|err| panic!("request failed: {err}\n{}", nginx.error_log()));
+    assert_eq!(statuses, [400, 400, 200, 429]);
+    let log = nginx.read_access_log(lines.len());
+    assert!(log.contains("\"GET\" 400 "), "{log}");
+    let report = json_of_success(crate::support::rlctl().args([
+        "analyze",
+        "-q",
+        "--format",
+        "json",
+        "--discover",
+        "off",
+        nginx.access_log_path().to_str().unwrap(),
+    ]));
+    let endpoints: Vec<(&str, u64)> = (report["endpoints"].as_array().unwrap().iter())
+        .map(|e| {
+            (
+                e["endpoint"].as_str().unwrap(),
+                e["requests"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(endpoints, [("(invalid request)", 2), ("GET /", 2)]);
 }

@@ -4,7 +4,8 @@
 //! analyze` would give the same requests.
 //!
 //! - a method that is not 1 to 20 of `A-Z`, `-`, `_` with a letter among them
-//!   gives `(invalid request)` (`-` is how Envoy and ALB log a missing one);
+//!   gives `(invalid request)` (`-` is how Envoy and ALB log a missing one),
+//!   and so does a method with no path (`"GET"`, `"GET ?q=1"`);
 //! - the path is the target without `http(s)://host` and without its query
 //!   string or fragment (`http://host` alone is `/`);
 //! - `--route REGEX=NAME` rules are tried on that path in order (the regex is
@@ -118,7 +119,9 @@ pub struct Naming<'a> {
 pub const NORM_PATH: &str = "norm_path";
 
 /// The endpoint of a request with `method` (None: endpoints are paths alone)
-/// and `path` (as [`route_path`] gives it).
+/// and `path` (as [`route_path`] gives it); `raw_path` is the target
+/// without its query ([`path_without_query`]), empty when the request line
+/// has a method and no path (`"GET"`), which is `(invalid request)`.
 ///
 /// The method check and the routes are the WHEN arms of a CASE whose ELSE is
 /// the automatic endpoint. With neither a method nor a route there is no arm,
@@ -126,6 +129,7 @@ pub const NORM_PATH: &str = "norm_path";
 pub fn endpoint(
     d: &dyn SqlDialect,
     method: Option<&str>,
+    raw_path: &str,
     path: &str,
     naming: Naming<'_>,
 ) -> String {
@@ -133,7 +137,7 @@ pub fn endpoint(
     let mut arms = String::new();
     if let Some(m) = method {
         arms.push_str(&format!(
-            "\n      WHEN NOT ({} AND {}) THEN {}",
+            "\n      WHEN NOT ({} AND {}) OR {raw_path} = '' THEN {}",
             d.matches(m, r"^[A-Z_-]{1,20}\z"),
             d.matches(m, "[A-Z]"),
             d.string(INVALID_REQUEST)

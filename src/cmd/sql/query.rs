@@ -90,7 +90,7 @@ impl Builder<'_> {
                     routes: &s.routes,
                     templates: &s.templates,
                 };
-                endpoint::endpoint(d, method, "route_path", naming)
+                endpoint::endpoint(d, method, "path", "route_path", naming)
             }
         };
         // With a host column (for `@HOST` routes), the host as routes compare it.

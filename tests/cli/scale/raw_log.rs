@@ -51,9 +51,15 @@ pub(super) const SHAPE: [&str; 4] = ["--window", "10s", "--endpoints", "100"];
 
 /// A generated log in `dir` with the [`TRICKY`] requests appended, and its analysis.
 pub(super) fn tricky_log(dir: &Path) -> (PathBuf, Value) {
+    tricky_log_with(dir, "")
+}
+
+/// [`tricky_log`] with the lines `more` appended too.
+fn tricky_log_with(dir: &Path, more: &str) -> (PathBuf, Value) {
     let log = generated_log(dir, "60", "5m", "9");
     let mut text = std::fs::read_to_string(&log).unwrap();
     text.push_str(TRICKY);
+    text.push_str(more);
     std::fs::write(&log, text).unwrap();
     let analyze = [
         "analyze",
@@ -125,6 +131,13 @@ const TRICKY: &str = r#"10.9.9.1 - - [05/Jan/2026:00:01:00 +0000] "GET /blob/dea
 10.9.9.6 - - [05/Jan/2026:00:02:07 +0000] "GET /static/css/main.c81f0e55.css?v=2 HTTP/1.1" 200 5 "-" "ua"
 "#;
 
+/// Request lines with a method and no path, `(invalid request)` to rlctl
+/// and to the queries of the round trips with a method column (the
+/// combinations without one read their targets as paths: see matrix.rs).
+const NO_PATH: &str = r#"10.9.9.2 - - [05/Jan/2026:00:01:02 +0000] "GET" 400 0 "-" "-"
+10.9.9.2 - - [05/Jan/2026:00:01:02 +0000] "GET ?q=1 HTTP/1.1" 400 0 "-" "-"
+"#;
+
 #[test]
 fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
     let Some(py) = require(Engine::DuckDb) else {
@@ -132,7 +145,7 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (log, raw) = tricky_log(d);
+    let (log, raw) = tricky_log_with(d, NO_PATH);
     let result = run_engine(
         &py,
         d,
@@ -161,6 +174,11 @@ fn duckdb_over_a_raw_log_normalises_and_routes_like_rlctl() {
     ] {
         assert!(endpoints.contains(&expected), "{expected} in {endpoints:?}");
     }
+    // `"-"`, `get /lower`, `- - HTTP/1.1` and the two of NO_PATH.
+    let invalid = (raw["endpoints"].as_array().unwrap().iter())
+        .find(|e| e["endpoint"] == "(invalid request)")
+        .unwrap();
+    assert_eq!(invalid["requests"], 5, "{invalid}");
 }
 
 #[test]
@@ -170,7 +188,7 @@ fn trino_and_bigquery_queries_parse_and_agree_through_duckdb() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (log, raw) = tricky_log(d);
+    let (log, raw) = tricky_log_with(d, NO_PATH);
     let view = format!("raw_log={}", s(&log));
     for dialect in ["trino", "bigquery"] {
         let result = run_engine(
@@ -195,7 +213,7 @@ fn clickhouse_normalises_and_routes_like_rlctl() {
     };
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let (log, raw) = tricky_log(d);
+    let (log, raw) = tricky_log_with(d, NO_PATH);
     let events = d.join("events.parquet");
     run(&["convert", "-q", s(&log), "-o", s(&events)]);
     let view = format!("events={}", s(&events));

@@ -267,6 +267,26 @@ pub fn http_get_with(
     path: &str,
     headers: &str,
 ) -> io::Result<u16> {
+    exchange(server, source, &format!("GET {path} HTTP/1.1"), headers)
+}
+
+/// Sends `request_line` as it is (`GET` alone, say), with [`http_get`]'s
+/// headers, and returns the response's status code.
+pub fn status_of_request_line(
+    server: SocketAddr,
+    source: Ipv4Addr,
+    request_line: &str,
+) -> io::Result<u16> {
+    exchange(server, source, request_line, "")
+}
+
+/// Sends `request_line` and the headers; the response's status code.
+fn exchange(
+    server: SocketAddr,
+    source: Ipv4Addr,
+    request_line: &str,
+    headers: &str,
+) -> io::Result<u16> {
     let socket = Socket::new(Domain::IPV4, Type::STREAM, None)?;
     socket.bind(&SocketAddr::V4(SocketAddrV4::new(source, 0)).into())?;
     socket.connect_timeout(&server.into(), REQUEST_TIMEOUT)?;
@@ -275,7 +295,7 @@ pub fn http_get_with(
     stream.set_write_timeout(Some(REQUEST_TIMEOUT))?;
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {server}\r\nUser-Agent: rlctl-tests\r\n{headers}Connection: close\r\n\r\n"
+        "{request_line}\r\nHost: {server}\r\nUser-Agent: rlctl-tests\r\n{headers}Connection: close\r\n\r\n"
     )?;
     let mut response = Vec::new();
     stream.take(MAX_RESPONSE_BYTES).read_to_end(&mut response)?;
