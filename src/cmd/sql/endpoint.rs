@@ -64,7 +64,8 @@ pub fn path_without_query(d: &dyn SqlDialect, target: &str) -> String {
 /// `ingest::endpoint` reads one (found by review: `HTTP://h/x` kept its
 /// origin in the queries).
 pub fn route_path(d: &dyn SqlDialect, target: &str) -> String {
-    const ORIGIN: &str = "[A-Za-z][A-Za-z0-9+.-]*://[^/]*";
+    // The authority ends at `/`, `?` or `#`, as `strip_origin` reads it.
+    const ORIGIN: &str = "[A-Za-z][A-Za-z0-9+.-]*://[^/?#]*";
     format!(
         "CASE WHEN {} THEN '/' ELSE {} END",
         d.matches(target, &format!("^{ORIGIN}\\z")),
